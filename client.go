@@ -1,0 +1,182 @@
+package redimo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDBAPI is the set of DynamoDB operations redimo calls. A
+// *dynamodb.Client satisfies it, and so does a user's wrapper around one
+// (tracing, metrics, request counting).
+type DynamoDBAPI interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+}
+
+var _ DynamoDBAPI = (*dynamodb.Client)(nil)
+
+// Defaults of Options.
+const (
+	// DefaultTableName is the table redimo uses unless Options.TableName is set.
+	DefaultTableName = "redimo"
+	// DefaultIndexName is the local secondary index on (pk, ix).
+	DefaultIndexName = "by_ix"
+	// DefaultMaxAttempts bounds the attempts of one transaction that keeps
+	// conflicting with concurrent writers or being cancelled by them.
+	DefaultMaxAttempts = 100
+	// DefaultParallelism bounds the concurrent DynamoDB requests of one
+	// command (batch reads of set algebra, for example).
+	DefaultParallelism = 8
+)
+
+// Options configure a Client. The zero value of each field means its default.
+type Options struct {
+	// TableName is the DynamoDB table. Default DefaultTableName.
+	TableName string
+	// IndexName is the table's local secondary index on (pk, ix). Default DefaultIndexName.
+	IndexName string
+	// EventuallyConsistent makes reads eventually consistent: half the read
+	// capacity, but a read may miss a write that just succeeded. Default
+	// false: every read is strongly consistent.
+	EventuallyConsistent bool
+	// MaxAttempts bounds the attempts of one transaction. Default DefaultMaxAttempts.
+	MaxAttempts int
+	// Parallelism bounds the concurrent requests of one command. Default DefaultParallelism.
+	Parallelism int
+}
+
+// Client runs Redis set and sorted-set commands on one DynamoDB table. It is
+// safe for concurrent use by multiple goroutines, and by many processes on
+// the same table.
+type Client struct {
+	db   DynamoDBAPI
+	opts Options
+}
+
+// NewClient returns a Client over db. It does no I/O; CreateTable creates
+// the table when it does not exist yet.
+func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
+	o := Options{}
+	for _, f := range optFns {
+		f(&o)
+	}
+	if o.TableName == "" {
+		o.TableName = DefaultTableName
+	}
+	if o.IndexName == "" {
+		o.IndexName = DefaultIndexName
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultParallelism
+	}
+	return &Client{db: db, opts: o}
+}
+
+// Options returns the client's options, defaults filled in.
+func (c *Client) Options() Options { return c.opts }
+
+func (c *Client) table() *string { return aws.String(c.opts.TableName) }
+
+func (c *Client) consistent() *bool { return aws.Bool(!c.opts.EventuallyConsistent) }
+
+// schema is the table redimo needs: see doc.go.
+func (c *Client) schema() *dynamodb.CreateTableInput {
+	b := types.ScalarAttributeTypeB
+	return &dynamodb.CreateTableInput{
+		TableName:   c.table(),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrPK), AttributeType: b},
+			{AttributeName: aws.String(attrSK), AttributeType: b},
+			{AttributeName: aws.String(attrIX), AttributeType: b},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
+		},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{
+			IndexName: aws.String(c.opts.IndexName),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrIX), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		}},
+	}
+}
+
+// CreateTable creates the table and its index (on-demand billing) and waits
+// until it is active. It does nothing when the table already exists with the
+// schema redimo needs, and returns an error wrapping ErrTableMismatch when it
+// exists with another.
+//
+// Cost: one DescribeTable, plus CreateTable and DescribeTable polls when the
+// table is new.
+func (c *Client) CreateTable(ctx context.Context) error {
+	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
+	var notFound *types.ResourceNotFoundException
+	switch {
+	case err == nil:
+		return c.checkSchema(desc.Table)
+	case !errors.As(err, &notFound):
+		return wrap("CreateTable", err)
+	}
+	if _, err := c.db.CreateTable(ctx, c.schema()); err != nil {
+		var inUse *types.ResourceInUseException
+		if !errors.As(err, &inUse) { // a concurrent CreateTable won the race
+			return wrap("CreateTable", err)
+		}
+	}
+	w := dynamodb.NewTableExistsWaiter(c.db, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 100 * time.Millisecond
+		o.MaxDelay = 2 * time.Second
+	})
+	return wrap("CreateTable", w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: c.table()}, 5*time.Minute))
+}
+
+func (c *Client) checkSchema(t *types.TableDescription) error {
+	want := c.schema()
+	types_ := map[string]types.ScalarAttributeType{}
+	for _, d := range t.AttributeDefinitions {
+		types_[aws.ToString(d.AttributeName)] = d.AttributeType
+	}
+	sameKeys := func(a, b []types.KeySchemaElement) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			name := aws.ToString(a[i].AttributeName)
+			if name != aws.ToString(b[i].AttributeName) || a[i].KeyType != b[i].KeyType ||
+				types_[name] != types.ScalarAttributeTypeB {
+				return false
+			}
+		}
+		return true
+	}
+	if !sameKeys(t.KeySchema, want.KeySchema) {
+		return fmt.Errorf("%w: table %s needs key (pk B, sk B)", ErrTableMismatch, c.opts.TableName)
+	}
+	for _, ix := range t.LocalSecondaryIndexes {
+		if aws.ToString(ix.IndexName) == c.opts.IndexName {
+			if sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[0].KeySchema) {
+				return nil
+			}
+			break
+		}
+	}
+	return fmt.Errorf("%w: table %s needs local secondary index %s on (pk B, ix B)",
+		ErrTableMismatch, c.opts.TableName, c.opts.IndexName)
+}

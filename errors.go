@@ -1,0 +1,81 @@
+package redimo
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Test for them with errors.Is; every error redimo returns
+// wraps one of them or a DynamoDB error (reachable with errors.As).
+var (
+	// ErrWrongType is returned when a command runs against a key holding
+	// another type, as Redis's WRONGTYPE error. Nothing is written.
+	ErrWrongType = errors.New("redimo: WRONGTYPE Operation against a key holding the wrong kind of value")
+
+	// ErrInvalidArgument is returned (inside an *ArgError that names the
+	// argument) when a command's input is rejected before any request.
+	ErrInvalidArgument = errors.New("redimo: invalid argument")
+
+	// ErrKeyTooLong is returned when a key is longer than MaxKeyLen bytes.
+	ErrKeyTooLong = errors.New("redimo: key too long")
+
+	// ErrMemberTooLong is returned when a member is longer than MaxMemberLen bytes.
+	ErrMemberTooLong = errors.New("redimo: member too long")
+
+	// ErrNotFloat is returned when a score or increment is NaN or does not
+	// parse as a float, like Redis's "value is not a valid float".
+	ErrNotFloat = errors.New("redimo: value is not a valid float")
+
+	// ErrOutOfRange is returned for a count or limit outside what the
+	// command accepts (a negative SPOP count, say), like Redis's "value is
+	// out of range".
+	ErrOutOfRange = errors.New("redimo: value is out of range")
+
+	// ErrSyntax is returned for malformed arguments such as an unparsable
+	// range bound or incompatible options, like Redis's "syntax error".
+	ErrSyntax = errors.New("redimo: syntax error")
+
+	// ErrContention is returned when a write kept conflicting with concurrent
+	// writers for Options.MaxAttempts attempts. Nothing of the failed
+	// attempt was written; earlier chunks of a multi-chunk command were.
+	ErrContention = errors.New("redimo: too many conflicting concurrent writes")
+
+	// ErrTableMismatch is returned by CreateTable when the table exists with
+	// a key schema or index that redimo cannot use.
+	ErrTableMismatch = errors.New("redimo: table exists with another schema")
+)
+
+// ArgError reports a rejected argument: which command, which argument, the
+// offending value and why. errors.Is(err, ErrInvalidArgument) holds for every
+// ArgError, and errors.Is(err, Err) for its specific reason (ErrKeyTooLong,
+// ErrMemberTooLong, ErrNotFloat, ErrOutOfRange, ErrSyntax).
+type ArgError struct {
+	Command string // the Redis command, e.g. "SADD"
+	Arg     string // the argument's name, e.g. "member"
+	Value   string // the offending value, shortened when long
+	Err     error  // the specific reason
+}
+
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("redimo: %s: invalid %s %q: %v", e.Command, e.Arg, e.Value, e.Err)
+}
+
+// Unwrap lets errors.Is match both ErrInvalidArgument and the specific reason.
+func (e *ArgError) Unwrap() []error { return []error{ErrInvalidArgument, e.Err} }
+
+func argError(cmd, arg, value string, reason error) error {
+	if len(value) > 64 {
+		value = value[:61] + "..."
+	}
+	return &ArgError{Command: cmd, Arg: arg, Value: value, Err: reason}
+}
+
+// wrap prefixes a DynamoDB error with the command that hit it, keeping it
+// reachable through errors.As. Errors redimo made itself pass through.
+func wrap(cmd string, err error) error {
+	if err == nil || errors.Is(err, ErrWrongType) || errors.Is(err, ErrInvalidArgument) ||
+		errors.Is(err, ErrContention) {
+		return err
+	}
+	return fmt.Errorf("redimo: %s: %w", cmd, err)
+}

@@ -1,0 +1,196 @@
+package redimo
+
+// Commands on keys of any type (DEL, EXISTS, TYPE) and the reads of
+// metadata items and member lists that every command family shares.
+
+import (
+	"context"
+	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+var metaProjection = struct {
+	expr  *string
+	names map[string]string
+}{aws.String("#pk, #t, #n"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard}}
+
+// getMeta reads key's metadata item: one GetItem, 1 read unit (0.5 when
+// eventually consistent).
+func (c *Client) getMeta(ctx context.Context, key string) (meta, error) {
+	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent(),
+		ProjectionExpression: metaProjection.expr, ExpressionAttributeNames: metaProjection.names,
+	})
+	if err != nil {
+		return meta{}, err
+	}
+	return decodeMeta(out.Item), nil
+}
+
+// typedMeta is getMeta failing with ErrWrongType when key holds another type than typ.
+func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, error) {
+	m, err := c.getMeta(ctx, key)
+	if err == nil && m.typ != typeNone && m.typ != typ {
+		return meta{}, ErrWrongType
+	}
+	return m, err
+}
+
+// metas reads the metadata items of keys with BatchGetItem (100 keys a
+// request, in parallel); result[i] belongs to keys[i].
+func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
+	unique := dedupe(keys)
+	req := make([]item, len(unique))
+	for i, k := range unique {
+		req[i] = metaKey(k)
+	}
+	items, err := c.batchGet(ctx, req, metaProjection.expr, metaProjection.names)
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[string]meta, len(items))
+	for _, it := range items {
+		byKey[string(bytesAttr(it, attrPK)[1:])] = decodeMeta(it)
+	}
+	out := make([]meta, len(keys))
+	for i, k := range keys {
+		if m, ok := byKey[k]; ok {
+			out[i] = m
+		} else {
+			out[i] = meta{typ: typeNone}
+		}
+	}
+	return out, nil
+}
+
+// typedMetas is metas failing with ErrWrongType when a key holds another
+// type than one of allowed.
+func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyType) ([]meta, error) {
+	ms, err := c.metas(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		ok := m.typ == typeNone
+		for _, t := range allowed {
+			ok = ok || m.typ == t
+		}
+		if !ok {
+			return nil, ErrWrongType
+		}
+	}
+	return ms, nil
+}
+
+// memberItems yields the member items of key of type typ whose member starts
+// with prefix, in member order (keys-only projection plus ix), across pages.
+func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
+	return c.query(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: item{
+			":pk": bin(pkValue(key)), ":p": bin(memberSK(typ, prefix)),
+		},
+	}, 0)
+}
+
+// members returns every member of key of type typ, in member order.
+func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string, error) {
+	var out []string
+	for it, err := range c.memberItems(ctx, key, typ, "") {
+		if err != nil {
+			return nil, err
+		}
+		m, _, _ := memberOf(it)
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Del removes keys of any type and returns how many existed, as Redis's DEL.
+//
+// Each key is deleted member by member through the same transactions as
+// SREM/ZREM, so a concurrent writer never leaves a count wrong; a key of up
+// to 99 members goes in one atomic transaction, a bigger one in chunks of 99.
+//
+// Cost per existing key: 1 GetItem + Query of its members (1 read unit per
+// 4 KB) + ⌈members/99⌉ TransactWriteItems (2 write units per member and
+// for the metadata item). A missing key costs 1 read unit.
+//
+// [DEL]: https://redis.io/docs/latest/commands/del/
+func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
+	if err := checkKeys("DEL", keys...); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, key := range dedupe(keys) {
+		deleted, err := c.del(ctx, key)
+		if err != nil {
+			return n, wrap("DEL", err)
+		}
+		if deleted {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (c *Client) del(ctx context.Context, key string) (bool, error) {
+	m, err := c.getMeta(ctx, key)
+	if err != nil || m.typ == typeNone {
+		return false, err
+	}
+	members, err := c.members(ctx, key, m.typ)
+	if err != nil {
+		return false, err
+	}
+	writes := make([]*write, len(members))
+	for i, member := range members {
+		writes[i] = c.deleteMember(key, m.typ, member)
+	}
+	applied, err := c.transactChunks(ctx, key, m.typ, writes)
+	return len(applied) > 0, err
+}
+
+// Exists returns how many of keys exist, counting a key named twice twice,
+// as Redis's EXISTS.
+//
+// Cost: one BatchGetItem per 100 distinct keys, 1 read unit per key
+// (0.5 when eventually consistent).
+//
+// [EXISTS]: https://redis.io/docs/latest/commands/exists/
+func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
+	if err := checkKeys("EXISTS", keys...); err != nil {
+		return 0, err
+	}
+	ms, err := c.metas(ctx, keys)
+	if err != nil {
+		return 0, wrap("EXISTS", err)
+	}
+	var n int64
+	for _, m := range ms {
+		if m.typ != typeNone {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Type returns the type of the value at key: "set", "zset", or "none" when
+// the key does not exist, as Redis's TYPE.
+//
+// Cost: one GetItem, 1 read unit (0.5 when eventually consistent).
+//
+// [TYPE]: https://redis.io/docs/latest/commands/type/
+func (c *Client) Type(ctx context.Context, key string) (string, error) {
+	if err := checkKey("TYPE", key); err != nil {
+		return "", err
+	}
+	m, err := c.getMeta(ctx, key)
+	if err != nil {
+		return "", wrap("TYPE", err)
+	}
+	return string(m.typ), nil
+}

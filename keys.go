@@ -1,0 +1,234 @@
+package redimo
+
+// Every encoding of keys, members and scores lives in this file.
+//
+// All three key attributes are DynamoDB Binary (B) values, compared as
+// unsigned bytes, which is exactly how Redis compares strings (memcmp). So
+// keys and members are binary-safe, as in Redis: invalid UTF-8 is stored as
+// it is, never mangled into U+FFFD, and lexicographic ranges
+// (ZRANGEBYLEX) are key-condition ranges.
+//
+//	item        pk            sk              ix (local secondary index sort key)
+//	metadata    'k' + key     0x00            (absent: not in the index)
+//	set member  'k' + key     's' + member    8 random bytes
+//	zset member 'k' + key     'z' + member    score(8 bytes) + 0x00 + member
+//
+// The 'k' prefix lets the empty key exist (DynamoDB key values cannot be
+// empty); the 's'/'z' prefixes keep every member, the empty one included,
+// distinct from the metadata item and from members of the other type.
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Attribute names. They are fixed: the table schema in doc.go uses them.
+const (
+	attrPK   = "pk" // partition key: the Redis key
+	attrSK   = "sk" // sort key: a member or the metadata item
+	attrIX   = "ix" // sort key of the local secondary index
+	attrType = "t"  // metadata: "set" or "zset"
+	attrCard = "n"  // metadata: exact number of members
+)
+
+const (
+	// MaxKeyLen is the longest key, in bytes, redimo stores: DynamoDB's
+	// 2048-byte partition-key limit minus one prefix byte.
+	MaxKeyLen = 2047
+
+	// MaxMemberLen is the longest member, in bytes: the 1024-byte limit of
+	// the index sort key minus the 8-byte score and 1 separator byte. Sets
+	// and sorted sets share it so that any set can be stored as a sorted set.
+	MaxMemberLen = 1015
+)
+
+// keyType is the Redis type of a key, stored in its metadata item.
+type keyType string
+
+const (
+	typeNone keyType = "none"
+	typeSet  keyType = "set"
+	typeZSet keyType = "zset"
+)
+
+// item is one DynamoDB item.
+type item = map[string]types.AttributeValue
+
+var metaSK = []byte{0x00}
+
+func pkValue(key string) []byte { return append([]byte{'k'}, key...) }
+
+// memberPrefix is the first byte of the sort key of a member of type t.
+func memberPrefix(t keyType) byte {
+	if t == typeZSet {
+		return 'z'
+	}
+	return 's'
+}
+
+func memberSK(t keyType, member string) []byte {
+	return append([]byte{memberPrefix(t)}, member...)
+}
+
+func bin(b []byte) *types.AttributeValueMemberB { return &types.AttributeValueMemberB{Value: b} }
+
+func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+
+func num(n int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// itemKey is the primary key of a member (or, with sk = metaSK, of the metadata item).
+func itemKey(key string, sk []byte) item {
+	return item{attrPK: bin(pkValue(key)), attrSK: bin(sk)}
+}
+
+func metaKey(key string) item { return itemKey(key, metaSK) }
+
+// bytesAttr returns the bytes of a B attribute, or nil.
+func bytesAttr(it item, name string) []byte {
+	if v, ok := it[name].(*types.AttributeValueMemberB); ok {
+		return v.Value
+	}
+	return nil
+}
+
+// memberOf decodes an item's sort key: its member and the type it belongs to.
+// ok is false for the metadata item.
+func memberOf(it item) (member string, t keyType, ok bool) {
+	sk := bytesAttr(it, attrSK)
+	if len(sk) == 0 || sk[0] == metaSK[0] {
+		return "", typeNone, false
+	}
+	t = typeSet
+	if sk[0] == 'z' {
+		t = typeZSet
+	}
+	return string(sk[1:]), t, true
+}
+
+// meta is what a key's metadata item says. A missing item is typeNone, card 0.
+type meta struct {
+	typ  keyType
+	card int64
+}
+
+func decodeMeta(it item) meta {
+	if it == nil {
+		return meta{typ: typeNone}
+	}
+	m := meta{typ: typeNone}
+	if v, ok := it[attrType].(*types.AttributeValueMemberS); ok {
+		m.typ = keyType(v.Value)
+	}
+	if v, ok := it[attrCard].(*types.AttributeValueMemberN); ok {
+		m.card, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	if m.card <= 0 {
+		return meta{typ: typeNone}
+	}
+	return m
+}
+
+// randomIX is a set member's index value: random, so that a query from a
+// random point of the index picks random members.
+func randomIX() []byte {
+	return binary.BigEndian.AppendUint64(nil, rand.Uint64())
+}
+
+// encodeScore maps a float64 to 8 bytes whose unsigned order is the float's
+// numeric order: -inf < ... < -0 = +0 < ... < +inf. NaN must be rejected
+// before. -0 is stored as +0, as Redis does not distinguish them in order.
+func encodeScore(f float64) uint64 {
+	if f == 0 {
+		f = 0 // -0 → +0
+	}
+	b := math.Float64bits(f)
+	if b&(1<<63) != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func decodeScore(u uint64) float64 {
+	if u&(1<<63) != 0 {
+		return math.Float64frombits(u &^ (1 << 63))
+	}
+	return math.Float64frombits(^u)
+}
+
+// zsetIX is a sorted-set member's index value: score order, then member order,
+// as Redis orders a sorted set. The 0x00 separator makes the 8-byte value
+// encodeScore(s)+1 sort after every member with score s and before every
+// member with the next score, so a score range is one BETWEEN.
+func zsetIX(score float64, member string) []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 9+len(member)), encodeScore(score))
+	return append(append(b, 0), member...)
+}
+
+// scoreOfIX decodes the score of a sorted-set index value.
+func scoreOfIX(ix []byte) float64 {
+	if len(ix) < 8 {
+		return 0
+	}
+	return decodeScore(binary.BigEndian.Uint64(ix))
+}
+
+// scoreBound is the 8-byte index value that starts score s's range.
+func scoreBound(s float64) []byte { return binary.BigEndian.AppendUint64(nil, encodeScore(s)) }
+
+// scoreBoundAfter is the 8-byte index value that ends score s's range.
+func scoreBoundAfter(s float64) []byte {
+	return binary.BigEndian.AppendUint64(nil, encodeScore(s)+1)
+}
+
+// checkKey rejects a key DynamoDB cannot hold.
+func checkKey(cmd, key string) error {
+	if len(key) > MaxKeyLen {
+		return argError(cmd, "key", key, ErrKeyTooLong)
+	}
+	return nil
+}
+
+// checkMember rejects a member DynamoDB cannot hold.
+func checkMember(cmd, member string) error {
+	if len(member) > MaxMemberLen {
+		return argError(cmd, "member", member, ErrMemberTooLong)
+	}
+	return nil
+}
+
+func checkKeys(cmd string, keys ...string) error {
+	for _, k := range keys {
+		if err := checkKey(cmd, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkMembers(cmd string, members []string) error {
+	for _, m := range members {
+		if err := checkMember(cmd, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dedupe returns members without repeats, in first-seen order.
+func dedupe(members []string) []string {
+	seen := make(map[string]struct{}, len(members))
+	out := make([]string, 0, len(members))
+	for _, m := range members {
+		if _, ok := seen[m]; !ok {
+			seen[m] = struct{}{}
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package redimo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/local"
+	"github.com/stretchr/testify/require"
+)
+
+// Integration tests run against DynamoDB Local at REDIMO_TEST_ENDPOINT, in a
+// fresh table made for this run. Without an endpoint they skip, unless
+// REDIMO_TEST_REQUIRE=1 (set by `make test`), which turns that into a failure.
+
+var (
+	testEndpoint = os.Getenv("REDIMO_TEST_ENDPOINT")
+	testTable    string
+	testDB       *dynamodb.Client
+)
+
+func TestMain(m *testing.M) {
+	if testEndpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
+		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
+		os.Exit(1)
+	}
+	if testEndpoint != "" {
+		testDB = local.Client(testEndpoint, nil)
+		testTable = "redimo_test_" + randomHex(4)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := NewClient(testDB, func(o *Options) { o.TableName = testTable }).CreateTable(ctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "cannot create table %s at %s: %v\n", testTable, testEndpoint, err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// needDB skips (or, under make test, fails) a test that needs DynamoDB.
+func needDB(tb testing.TB) {
+	tb.Helper()
+	if testDB == nil {
+		tb.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+	}
+}
+
+// newTestClient returns a client on the run's table whose requests are
+// counted, and a key prefix unique to the test.
+func newTestClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, string) {
+	tb.Helper()
+	needDB(tb)
+	cnt := &counter{db: testDB}
+	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)
+	return NewClient(cnt, opts...), cnt, tb.Name() + ":" + randomHex(3) + ":"
+}
+
+// counter is a DynamoDBAPI that counts requests, items read and capacity
+// consumed, for tests and benchmarks.
+type counter struct {
+	db       DynamoDBAPI
+	requests atomic.Int64
+	reads    atomic.Int64 // items read (returned or scanned)
+	mu       sync.Mutex
+	byOp     map[string]int64
+	capacity float64
+}
+
+func (c *counter) count(op string, cc ...types.ConsumedCapacity) {
+	c.requests.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byOp == nil {
+		c.byOp = map[string]int64{}
+	}
+	c.byOp[op]++
+	for _, x := range cc {
+		if x.CapacityUnits != nil {
+			c.capacity += *x.CapacityUnits
+		}
+	}
+}
+
+// reset zeroes the counts.
+func (c *counter) reset() {
+	c.requests.Store(0)
+	c.reads.Store(0)
+	c.mu.Lock()
+	c.byOp, c.capacity = nil, 0
+	c.mu.Unlock()
+}
+
+func (c *counter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ops []string
+	for op, n := range c.byOp {
+		ops = append(ops, fmt.Sprintf("%s=%d", op, n))
+	}
+	return fmt.Sprintf("%d requests (%s), %d items read", c.requests.Load(), strings.Join(ops, " "), c.reads.Load())
+}
+
+func (c *counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.db.GetItem(ctx, in, o...)
+	if err == nil {
+		c.count("GetItem", deref(out.ConsumedCapacity)...)
+		if out.Item != nil {
+			c.reads.Add(1)
+		}
+	} else {
+		c.count("GetItem")
+	}
+	return out, err
+}
+
+func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.db.Query(ctx, in, o...)
+	if err == nil {
+		c.count("Query", deref(out.ConsumedCapacity)...)
+		c.reads.Add(int64(out.ScannedCount))
+	} else {
+		c.count("Query")
+	}
+	return out, err
+}
+
+func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.db.BatchGetItem(ctx, in, o...)
+	c.count("BatchGetItem")
+	if err == nil {
+		c.count("", out.ConsumedCapacity...)
+		c.requests.Add(-1)
+		for _, items := range out.Responses {
+			c.reads.Add(int64(len(items)))
+		}
+	}
+	return out, err
+}
+
+func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.db.TransactWriteItems(ctx, in, o...)
+	if err == nil {
+		c.count("TransactWriteItems", out.ConsumedCapacity...)
+	} else {
+		c.count("TransactWriteItems")
+	}
+	return out, err
+}
+
+func (c *counter) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	c.count("DescribeTable")
+	return c.db.DescribeTable(ctx, in, o...)
+}
+
+func (c *counter) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	c.count("CreateTable")
+	return c.db.CreateTable(ctx, in, o...)
+}
+
+func deref(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if cc == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*cc}
+}
+
+// scanTable returns every item of the test table under keys starting with
+// prefix, as "key/sk" strings: a test's view of exactly what was written.
+func scanTable(t testing.TB, prefix string) []string {
+	t.Helper()
+	var out []string
+	in := &dynamodb.ScanInput{TableName: &testTable}
+	for {
+		page, err := testDB.Scan(context.Background(), in)
+		require.NoError(t, err)
+		for _, it := range page.Items {
+			key := string(bytesAttr(it, attrPK)[1:])
+			if strings.HasPrefix(key, prefix) {
+				out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}

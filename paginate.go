@@ -1,0 +1,145 @@
+package redimo
+
+import (
+	"context"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// queryPages runs a Query and follows LastEvaluatedKey until the result is
+// exhausted, limit items have been returned (limit > 0), or the caller stops.
+// Every Query in redimo goes through it. in is not modified.
+func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[*dynamodb.QueryOutput, error] {
+	return func(yield func(*dynamodb.QueryOutput, error) bool) {
+		page := *in
+		page.TableName = c.table()
+		page.ConsistentRead = c.consistent()
+		seen := 0
+		for {
+			if limit > 0 {
+				page.Limit = aws.Int32(int32(min(limit-seen, 1<<20)))
+			}
+			out, err := c.db.Query(ctx, &page)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			seen += len(out.Items)
+			if page.Select == types.SelectCount {
+				seen += int(out.Count)
+			}
+			if !yield(out, nil) || len(out.LastEvaluatedKey) == 0 || (limit > 0 && seen >= limit) {
+				return
+			}
+			page.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+}
+
+// query yields the items of a Query, across pages; see queryPages.
+func (c *Client) query(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[item, error] {
+	return func(yield func(item, error) bool) {
+		for out, err := range c.queryPages(ctx, in, limit) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, it := range out.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// queryCount counts the items a Query matches, page by page (Select COUNT:
+// DynamoDB still reads, and charges for, every matched item).
+func (c *Client) queryCount(ctx context.Context, in *dynamodb.QueryInput) (int64, error) {
+	counted := *in
+	counted.Select = types.SelectCount
+	var n int64
+	for out, err := range c.queryPages(ctx, &counted, 0) {
+		if err != nil {
+			return 0, err
+		}
+		n += int64(out.Count)
+	}
+	return n, nil
+}
+
+// batchGet reads items by primary key with BatchGetItem: 100 keys a
+// request, up to Options.Parallelism requests at once, unprocessed keys
+// retried with backoff. Missing items are absent from the result, which is
+// in no particular order.
+func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
+	var (
+		mu    sync.Mutex
+		found []item
+		first error
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, c.opts.Parallelism)
+	)
+	for start := 0; start < len(keys); start += 100 {
+		chunk := keys[start:min(start+100, len(keys))]
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			items, err := c.batchGetChunk(ctx, chunk, projection, names)
+			mu.Lock()
+			defer mu.Unlock()
+			found = append(found, items...)
+			if err != nil && first == nil {
+				first = err
+			}
+		}()
+	}
+	wg.Wait()
+	return found, first
+}
+
+func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
+	req := map[string]types.KeysAndAttributes{c.opts.TableName: {
+		Keys:                     keys,
+		ConsistentRead:           c.consistent(),
+		ProjectionExpression:     projection,
+		ExpressionAttributeNames: names,
+	}}
+	var found []item
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, attempt); err != nil {
+				return found, err
+			}
+		}
+		out, err := c.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return found, err
+		}
+		found = append(found, out.Responses[c.opts.TableName]...)
+		req = out.UnprocessedKeys
+	}
+	return found, nil
+}
+
+// sleep waits before retry number attempt (1, 2, ...): exponential backoff
+// from 5 ms, capped at 500 ms, with full jitter. It returns ctx's error
+// when ctx ends first.
+func sleep(ctx context.Context, attempt int) error {
+	d := 5 * time.Millisecond << min(attempt, 7)
+	d = min(d, 500*time.Millisecond)
+	t := time.NewTimer(jitter(d))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

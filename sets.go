@@ -1,0 +1,731 @@
+package redimo
+
+// The Redis SET commands.
+
+import (
+	"context"
+	"iter"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// SAdd adds members to the set at key, creating it when missing, and returns
+// how many were not members before, as Redis's SADD. Repeated members count
+// once. The count is exact when other clients write the same key at the same
+// time.
+//
+// Up to 99 distinct members are one atomic transaction; more go in
+// transactions of 99, each atomic and exactly counted, the whole not atomic.
+//
+// Cost: ⌈n/99⌉ TransactWriteItems for n distinct members, 2 write units per
+// new member (transactional writes cost double) plus 2 for the metadata
+// item, and the index entry of each new member. Members that already exist
+// cost one more TransactWriteItems for the chunk that holds them.
+//
+// [SADD]: https://redis.io/docs/latest/commands/sadd/
+func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
+	if err := c.checkWrite("SADD", key, members); err != nil {
+		return 0, err
+	}
+	members = dedupe(members)
+	writes := make([]*write, len(members))
+	for i, m := range members {
+		writes[i] = c.putMember(key, typeSet, m, randomIX())
+	}
+	applied, err := c.transactChunks(ctx, key, typeSet, writes)
+	return counted(applied), wrap("SADD", err)
+}
+
+// SRem removes members from the set at key and returns how many were
+// members, as Redis's SREM. Removing the last member deletes the key. Exact
+// and chunked like SAdd.
+//
+// Cost: ⌈n/99⌉ TransactWriteItems, 2 write units per removed member plus 2
+// for the metadata item; a chunk with absent members, or that empties the
+// set, takes one more.
+//
+// [SREM]: https://redis.io/docs/latest/commands/srem/
+func (c *Client) SRem(ctx context.Context, key string, members ...string) (int64, error) {
+	if err := c.checkWrite("SREM", key, members); err != nil {
+		return 0, err
+	}
+	return c.remove(ctx, "SREM", key, typeSet, members)
+}
+
+// remove deletes members of a key of type typ; SREM and ZREM.
+func (c *Client) remove(ctx context.Context, cmd, key string, typ keyType, members []string) (int64, error) {
+	members = dedupe(members)
+	writes := make([]*write, len(members))
+	for i, m := range members {
+		writes[i] = c.deleteMember(key, typ, m)
+	}
+	applied, err := c.transactChunks(ctx, key, typ, writes)
+	return counted(applied), wrap(cmd, err)
+}
+
+// checkWrite validates the key and a non-empty list of members.
+func (c *Client) checkWrite(cmd, key string, members []string) error {
+	if len(members) == 0 {
+		return argError(cmd, "members", "", ErrSyntax)
+	}
+	if err := checkKey(cmd, key); err != nil {
+		return err
+	}
+	return checkMembers(cmd, members)
+}
+
+// SCard returns the number of members of the set at key (0 when missing),
+// as Redis's SCARD.
+//
+// Cost: one GetItem of the metadata item, 1 read unit (0.5 eventually
+// consistent), whatever the set's size.
+//
+// [SCARD]: https://redis.io/docs/latest/commands/scard/
+func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
+	if err := checkKey("SCARD", key); err != nil {
+		return 0, err
+	}
+	m, err := c.typedMeta(ctx, key, typeSet)
+	return m.card, wrap("SCARD", err)
+}
+
+// SIsMember reports whether member is a member of the set at key, as
+// Redis's SISMEMBER.
+//
+// Cost: one GetItem, 1 read unit; when member is absent, a second GetItem
+// (of the metadata item, to tell a missing member from a wrong type).
+//
+// [SISMEMBER]: https://redis.io/docs/latest/commands/sismember/
+func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error) {
+	if err := c.checkWrite("SISMEMBER", key, []string{member}); err != nil {
+		return false, err
+	}
+	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: c.table(), Key: itemKey(key, memberSK(typeSet, member)),
+		ConsistentRead: c.consistent(), ProjectionExpression: aws.String("#pk"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+	})
+	if err != nil {
+		return false, wrap("SISMEMBER", err)
+	}
+	if out.Item != nil {
+		return true, nil
+	}
+	_, err = c.typedMeta(ctx, key, typeSet)
+	return false, wrap("SISMEMBER", err)
+}
+
+// SMIsMember reports, for each of members, whether it is a member of the set
+// at key, as Redis's SMISMEMBER.
+//
+// Cost: one BatchGetItem per 100 items (the members plus the metadata
+// item), 1 read unit per item.
+//
+// [SMISMEMBER]: https://redis.io/docs/latest/commands/smismember/
+func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
+	if err := c.checkWrite("SMISMEMBER", key, members); err != nil {
+		return nil, err
+	}
+	found, err := c.probe(ctx, key, typeSet, dedupe(members), true)
+	if err != nil {
+		return nil, wrap("SMISMEMBER", err)
+	}
+	out := make([]bool, len(members))
+	for i, m := range members {
+		_, out[i] = found[m]
+	}
+	return out, nil
+}
+
+// probe reads which of members exist in key (of type typ) with BatchGetItem
+// and returns them with their items. withMeta also reads the metadata item
+// and fails with ErrWrongType when key holds another type.
+func (c *Client) probe(ctx context.Context, key string, typ keyType, members []string, withMeta bool) (map[string]item, error) {
+	keys := make([]item, 0, len(members)+1)
+	if withMeta {
+		keys = append(keys, metaKey(key))
+	}
+	for _, m := range members {
+		keys = append(keys, itemKey(key, memberSK(typ, m)))
+	}
+	items, err := c.batchGet(ctx, keys, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]item, len(items))
+	for _, it := range items {
+		m, _, ok := memberOf(it)
+		if !ok {
+			if mt := decodeMeta(it); mt.typ != typeNone && mt.typ != typ {
+				return nil, ErrWrongType
+			}
+			continue
+		}
+		found[m] = it
+	}
+	return found, nil
+}
+
+// SMembers returns all members of the set at key, in byte order (Redis's
+// order is unspecified), as Redis's SMEMBERS. Use SScan to stream a big set.
+//
+// Cost: one Query per 1 MB of members, 1 read unit per 4 KB read (0.5
+// eventually consistent), the metadata item included.
+//
+// [SMEMBERS]: https://redis.io/docs/latest/commands/smembers/
+func (c *Client) SMembers(ctx context.Context, key string) ([]string, error) {
+	var out []string
+	for m, err := range c.SScan(ctx, key, "") {
+		if err != nil {
+			return nil, wrap("SMEMBERS", err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// SScan returns an iterator over the members of the set at key that match
+// the glob-style pattern match ("" or "*" for all), in byte order, as
+// Redis's SSCAN iterated to the end. It reads page by page as the caller
+// iterates; a member added or removed meanwhile may or may not appear, as
+// with SSCAN, but no member present throughout is missed or repeated.
+//
+// A pattern with a literal prefix ("user:*") reads only the members with
+// that prefix; other filtering is done in the client after the read.
+//
+// Cost: one Query per 1 MB of members read, 1 read unit per 4 KB; a
+// pattern with a literal prefix also reads the metadata item (1 GetItem).
+//
+// [SSCAN]: https://redis.io/docs/latest/commands/sscan/
+func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := checkKey("SSCAN", key); err != nil {
+			yield("", err)
+			return
+		}
+		prefix := globPrefix(match)
+		in := &dynamodb.QueryInput{
+			// The metadata item (sk 0x00) sorts before every set member
+			// ('s'...) and is read in the same query, for the type check.
+			KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :end"),
+			ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
+			ExpressionAttributeValues: item{
+				":pk": bin(pkValue(key)), ":end": bin([]byte{memberPrefix(typeSet) + 1}),
+			},
+		}
+		if prefix != "" {
+			if _, err := c.typedMeta(ctx, key, typeSet); err != nil {
+				yield("", wrap("SSCAN", err))
+				return
+			}
+			in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :p)")
+			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":p": bin(memberSK(typeSet, prefix))}
+		}
+		for it, err := range c.query(ctx, in, 0) {
+			if err != nil {
+				yield("", wrap("SSCAN", err))
+				return
+			}
+			m, _, ok := memberOf(it)
+			if !ok {
+				if mt := decodeMeta(it); mt.typ != typeNone && mt.typ != typeSet {
+					yield("", ErrWrongType)
+					return
+				}
+				continue
+			}
+			if (match == "" || globMatch(match, m)) && !yield(m, nil) {
+				return
+			}
+		}
+	}
+}
+
+// SRandMember returns a random member of the set at key; ok is false when
+// the set is empty or missing. As Redis's SRANDMEMBER without count.
+//
+// Cost: one Query of the index, 1 read unit; two when the random point
+// falls past the last member.
+//
+// [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
+func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {
+	ms, err := c.SRandMemberN(ctx, key, 1)
+	if err != nil || len(ms) == 0 {
+		return "", false, err
+	}
+	return ms[0], true, nil
+}
+
+// SRandMemberN returns random members of the set at key, as Redis's
+// SRANDMEMBER with count: for count > 0, min(count, SCARD) distinct
+// members; for count < 0, |count| members that may repeat; for 0, none.
+//
+// Each set member carries a random value in the table's index; redimo reads
+// the members that follow a random point of it. Every member can be picked,
+// but members picked together tend to be neighbours in that random order,
+// and members after a wide gap are picked a little more often, as with
+// Redis's own sampling, which is not uniform either.
+//
+// Cost: one or two Queries of the index reading min(|count|, SCARD) keys
+// (1 read unit per 4 KB); count 0 costs one GetItem.
+//
+// [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
+func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]string, error) {
+	if err := checkKey("SRANDMEMBER", key); err != nil {
+		return nil, err
+	}
+	n := count
+	if n < 0 {
+		n = -n
+	}
+	ms, err := c.randomRun(ctx, key, n)
+	if err != nil || len(ms) == 0 {
+		return nil, wrap("SRANDMEMBER", err)
+	}
+	if count > 0 {
+		rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+		return ms, nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = ms[rand.IntN(len(ms))]
+	}
+	return out, nil
+}
+
+// randomRun reads up to n members of the set at key that follow a random
+// point of the index, wrapping around at the end. With n == 0 it only checks
+// the type.
+func (c *Client) randomRun(ctx context.Context, key string, n int64) ([]string, error) {
+	if n == 0 {
+		_, err := c.typedMeta(ctx, key, typeSet)
+		return nil, err
+	}
+	from := randomIX()
+	var out []string
+	for _, cond := range []string{"#pk = :pk AND #ix >= :r", "#pk = :pk AND #ix < :r"} {
+		in := &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String(cond),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":r": bin(from)},
+		}
+		for it, err := range c.query(ctx, in, int(n)-len(out)) {
+			if err != nil {
+				return nil, err
+			}
+			m, t, _ := memberOf(it)
+			if t != typeSet {
+				return nil, ErrWrongType
+			}
+			out = append(out, m)
+		}
+		if int64(len(out)) >= n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// SPop removes and returns a random member of the set at key; ok is false
+// when the set is empty or missing. As Redis's SPOP without count.
+//
+// Cost: SRandMember's Query plus one TransactWriteItems (4 write units).
+//
+// [SPOP]: https://redis.io/docs/latest/commands/spop/
+func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, err error) {
+	ms, err := c.SPopN(ctx, key, 1)
+	if err != nil || len(ms) == 0 {
+		return "", false, err
+	}
+	return ms[0], true, nil
+}
+
+// SPopN removes and returns min(count, SCARD) random members of the set at
+// key, as Redis's SPOP with count; count must not be negative. A member
+// popped concurrently by another client is returned to one of them only:
+// redimo picks again until it has popped count members or the set is empty.
+// Popping the last member deletes the key. The members are picked as by
+// SRandMemberN.
+//
+// Cost: per round, SRandMemberN(count) plus ⌈count/99⌉ TransactWriteItems
+// (2 write units per popped member plus 2).
+//
+// [SPOP]: https://redis.io/docs/latest/commands/spop/
+func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
+	if err := checkKey("SPOP", key); err != nil {
+		return nil, err
+	}
+	if count < 0 {
+		return nil, argError("SPOP", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
+	}
+	var popped []string
+	for round := 0; ; round++ {
+		want := count - int64(len(popped))
+		if round > 0 && (want == 0 || round >= c.opts.MaxAttempts) {
+			return popped, nil
+		}
+		picks, err := c.randomRun(ctx, key, want)
+		if err != nil || len(picks) == 0 {
+			return popped, wrap("SPOP", err)
+		}
+		writes := make([]*write, len(picks))
+		for i, m := range picks {
+			writes[i] = c.deleteMember(key, typeSet, m)
+		}
+		applied, err := c.transactChunks(ctx, key, typeSet, writes)
+		for _, w := range applied {
+			popped = append(popped, w.member)
+		}
+		if err != nil {
+			return popped, wrap("SPOP", err)
+		}
+	}
+}
+
+// SMove moves member from the set at source to the set at destination and
+// reports whether it was moved (false when member is not in source), as
+// Redis's SMOVE: one atomic transaction removing it from source and adding
+// it to destination unless it is already there.
+//
+// Cost: one TransactWriteItems of up to 4 items (8 write units); one more
+// when source becomes empty or member is already in destination.
+//
+// [SMOVE]: https://redis.io/docs/latest/commands/smove/
+func (c *Client) SMove(ctx context.Context, source, destination, member string) (bool, error) {
+	if err := c.checkWrite("SMOVE", source, []string{member}); err != nil {
+		return false, err
+	}
+	if err := checkKey("SMOVE", destination); err != nil {
+		return false, err
+	}
+	if source == destination {
+		m, err := c.typedMeta(ctx, source, typeSet)
+		if err != nil || m.typ == typeNone {
+			return false, wrap("SMOVE", err)
+		}
+		return c.SIsMember(ctx, source, member)
+	}
+	rem := c.deleteMember(source, typeSet, member)
+	rem.required = true
+	res, err := c.transact(ctx,
+		&group{key: source, typ: typeSet, writes: []*write{rem}},
+		&group{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, randomIX())}},
+	)
+	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination {
+		// Redis answers 0 for a missing source before it looks at destination.
+		if m, err2 := c.typedMeta(ctx, source, typeSet); err2 == nil && m.typ == typeNone {
+			return false, nil
+		}
+	}
+	if err != nil {
+		return false, wrap("SMOVE", err)
+	}
+	return !res.abandoned, nil
+}
+
+// SInter returns the members of the intersection of the sets at keys, as
+// Redis's SINTER; a missing key is an empty set. Like Redis, redimo reads
+// the smallest set and probes the others for its members, smallest first.
+//
+// Cost: one BatchGetItem of the metadata items, a Query of the smallest
+// set (1 read unit per 4 KB), and BatchGetItem probes of the surviving
+// candidates in each other set (100 keys a request, 1 read unit a key).
+//
+// [SINTER]: https://redis.io/docs/latest/commands/sinter/
+func (c *Client) SInter(ctx context.Context, keys ...string) ([]string, error) {
+	var out []string
+	err := c.inter(ctx, "SINTER", keys, 0, func(m string) { out = append(out, m) })
+	return out, err
+}
+
+// SInterCard returns the size of the intersection of the sets at keys, as
+// Redis's SINTERCARD; when limit > 0 it stops counting at limit, reading
+// no more of the smallest set than it needs. limit must not be negative.
+//
+// Cost: as SInter, but the smallest set is read and probed in pages of up
+// to 100 members and only until limit is reached.
+//
+// [SINTERCARD]: https://redis.io/docs/latest/commands/sintercard/
+func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (int64, error) {
+	if limit < 0 {
+		return 0, argError("SINTERCARD", "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
+	}
+	var n int64
+	err := c.inter(ctx, "SINTERCARD", keys, limit, func(string) { n++ })
+	return n, err
+}
+
+// inter streams the intersection of the sets at keys to fn, stopping after
+// limit members when limit > 0.
+func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int64, fn func(string)) error {
+	if len(keys) == 0 {
+		return argError(cmd, "keys", "", ErrSyntax)
+	}
+	if err := checkKeys(cmd, keys...); err != nil {
+		return err
+	}
+	ms, err := c.typedMetas(ctx, keys, typeSet)
+	if err != nil {
+		return wrap(cmd, err)
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		if ms[i].typ == typeNone {
+			return nil
+		}
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(ms[a].card - ms[b].card) })
+	others := dedupe(mapSlice(order[1:], func(i int) string { return keys[i] }))
+	others = slices.DeleteFunc(others, func(k string) bool { return k == keys[order[0]] })
+
+	var found int64
+	batch := make([]string, 0, 100)
+	flush := func() error {
+		cand := batch
+		for _, k := range others {
+			if len(cand) == 0 {
+				break
+			}
+			present, err := c.probe(ctx, k, typeSet, cand, false)
+			if err != nil {
+				return err
+			}
+			cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return !ok })
+		}
+		for _, m := range cand {
+			if limit > 0 && found >= limit {
+				break
+			}
+			fn(m)
+			found++
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for it, err := range c.memberItems(ctx, keys[order[0]], typeSet, "") {
+		if err != nil {
+			return wrap(cmd, err)
+		}
+		m, _, _ := memberOf(it)
+		batch = append(batch, m)
+		if len(batch) == cap(batch) {
+			if err := flush(); err != nil {
+				return wrap(cmd, err)
+			}
+			if limit > 0 && found >= limit {
+				return nil
+			}
+		}
+	}
+	return wrap(cmd, flush())
+}
+
+// SUnion returns the members of the union of the sets at keys, in no
+// particular order, as Redis's SUNION; a missing key is an empty set.
+//
+// Cost: one BatchGetItem of the metadata items and a Query of every set
+// (1 read unit per 4 KB).
+//
+// [SUNION]: https://redis.io/docs/latest/commands/sunion/
+func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, argError("SUNION", "keys", "", ErrSyntax)
+	}
+	if err := checkKeys("SUNION", keys...); err != nil {
+		return nil, err
+	}
+	ms, err := c.typedMetas(ctx, keys, typeSet)
+	if err != nil {
+		return nil, wrap("SUNION", err)
+	}
+	var all []string
+	for i, k := range keys {
+		if ms[i].typ == typeNone {
+			continue
+		}
+		m, err := c.members(ctx, k, typeSet)
+		if err != nil {
+			return nil, wrap("SUNION", err)
+		}
+		all = append(all, m...)
+	}
+	return dedupe(all), nil
+}
+
+// SDiff returns the members of the set at the first key that are in none of
+// the sets at the other keys, as Redis's SDIFF; a missing key is an empty
+// set. For each other set, redimo either probes it for the remaining
+// candidates or reads it whole, whichever reads fewer items.
+//
+// Cost: one BatchGetItem of the metadata items, a Query of the first set,
+// then per other set min(candidates, its size) item reads.
+//
+// [SDIFF]: https://redis.io/docs/latest/commands/sdiff/
+func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, argError("SDIFF", "keys", "", ErrSyntax)
+	}
+	if err := checkKeys("SDIFF", keys...); err != nil {
+		return nil, err
+	}
+	ms, err := c.typedMetas(ctx, keys, typeSet)
+	if err != nil {
+		return nil, wrap("SDIFF", err)
+	}
+	if ms[0].typ == typeNone {
+		return nil, nil
+	}
+	cand, err := c.members(ctx, keys[0], typeSet)
+	if err != nil {
+		return nil, wrap("SDIFF", err)
+	}
+	for i, k := range keys[1:] {
+		if len(cand) == 0 {
+			break
+		}
+		if ms[i+1].typ == typeNone {
+			continue
+		}
+		if k == keys[0] {
+			return nil, nil
+		}
+		var drop map[string]bool
+		if ms[i+1].card < int64(len(cand)) {
+			others, err := c.members(ctx, k, typeSet)
+			if err != nil {
+				return nil, wrap("SDIFF", err)
+			}
+			drop = make(map[string]bool, len(others))
+			for _, m := range others {
+				drop[m] = true
+			}
+		} else {
+			present, err := c.probe(ctx, k, typeSet, cand, false)
+			if err != nil {
+				return nil, wrap("SDIFF", err)
+			}
+			drop = make(map[string]bool, len(present))
+			for m := range present {
+				drop[m] = true
+			}
+		}
+		cand = slices.DeleteFunc(cand, func(m string) bool { return drop[m] })
+	}
+	return cand, nil
+}
+
+// SInterStore stores the intersection of the sets at keys in destination and
+// returns its size, as Redis's SINTERSTORE. See setStore for how
+// destination is overwritten.
+//
+// Cost: SInter plus the writes of setStore.
+//
+// [SINTERSTORE]: https://redis.io/docs/latest/commands/sinterstore/
+func (c *Client) SInterStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+	return c.setStore(ctx, "SINTERSTORE", destination, keys, c.SInter)
+}
+
+// SUnionStore stores the union of the sets at keys in destination and
+// returns its size, as Redis's SUNIONSTORE. See SInterStore.
+//
+// Cost: SUnion plus the writes of SInterStore.
+//
+// [SUNIONSTORE]: https://redis.io/docs/latest/commands/sunionstore/
+func (c *Client) SUnionStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+	return c.setStore(ctx, "SUNIONSTORE", destination, keys, c.SUnion)
+}
+
+// SDiffStore stores the difference of the sets at keys in destination and
+// returns its size, as Redis's SDIFFSTORE. See SInterStore.
+//
+// Cost: SDiff plus the writes of SInterStore.
+//
+// [SDIFFSTORE]: https://redis.io/docs/latest/commands/sdiffstore/
+func (c *Client) SDiffStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+	return c.setStore(ctx, "SDIFFSTORE", destination, keys, c.SDiff)
+}
+
+// setStore computes a set and overwrites destination with it, as the
+// *STORE commands do: whatever destination held (of any type) is replaced,
+// and an empty result deletes it.
+//
+// When destination is a set, only the difference is written: members to
+// add and members to remove, in transactions of 99 writes that keep the
+// count exact; when the difference is at most 99 members, the overwrite is
+// one atomic transaction. A destination of another type is deleted first.
+// The result is computed from reads that precede the writes, and a client
+// writing destination meanwhile can interleave with a multi-chunk store:
+// unlike Redis, the command is not isolated from concurrent writers.
+func (c *Client) setStore(ctx context.Context, cmd, destination string, keys []string, compute func(context.Context, ...string) ([]string, error)) (int64, error) {
+	if err := checkKey(cmd, destination); err != nil {
+		return 0, err
+	}
+	result, err := compute(ctx, keys...)
+	if err != nil {
+		return 0, wrap(cmd, err)
+	}
+	return int64(len(result)), wrap(cmd, c.overwrite(ctx, destination, typeSet, result, func(m string) []byte { return randomIX() }))
+}
+
+// overwrite makes the key hold exactly members (of type typ, with index
+// values from ix), deleting it when members is empty. Existing members of
+// the right type whose index value is unchanged are not rewritten.
+func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members []string, ix func(string) []byte) error {
+	m, err := c.getMeta(ctx, key)
+	if err != nil {
+		return err
+	}
+	if m.typ != typeNone && m.typ != typ {
+		if _, err := c.del(ctx, key); err != nil {
+			return err
+		}
+		m = meta{typ: typeNone}
+	}
+	old := map[string][]byte{}
+	if m.typ == typ {
+		for it, err := range c.memberItems(ctx, key, typ, "") {
+			if err != nil {
+				return err
+			}
+			member, _, _ := memberOf(it)
+			old[member] = bytesAttr(it, attrIX)
+		}
+	}
+	var writes []*write
+	keep := make(map[string]bool, len(members))
+	for _, member := range members {
+		keep[member] = true
+		want := ix(member)
+		prev, exists := old[member]
+		switch {
+		case !exists:
+			writes = append(writes, c.putMember(key, typ, member, want))
+		case typ == typeZSet && string(prev) != string(want):
+			writes = append(writes, c.setIX(key, typ, member, prev, want))
+		}
+	}
+	for member := range old {
+		if !keep[member] {
+			writes = append(writes, c.deleteMember(key, typ, member))
+		}
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	_, err = c.transactChunks(ctx, key, typ, writes)
+	return err
+}
+
+func mapSlice[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}

@@ -1,0 +1,545 @@
+package redimo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// makeZSet writes a sorted-set key through the transaction writer, so set
+// tests can meet a key of the other type.
+func makeZSet(t *testing.T, c *Client, key string, members ...string) {
+	t.Helper()
+	var ws []*write
+	for i, m := range members {
+		ws = append(ws, c.putMember(key, typeZSet, m, zsetIX(float64(i), m)))
+	}
+	_, err := c.transactChunks(context.Background(), key, typeZSet, ws)
+	require.NoError(t, err)
+}
+
+func sorted(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return s
+}
+
+func TestSAddSRemBasics(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "s"
+
+	n, err := c.SAdd(ctx, k, "a", "b", "a", "", "héllo", "\xff\xfe")
+	require.NoError(t, err)
+	require.EqualValues(t, 5, n, "duplicates inside one call count once")
+
+	n, err = c.SAdd(ctx, k, "a", "c")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "existing members are not counted")
+
+	card, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 6, card)
+
+	members, err := c.SMembers(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, []string{"", "a", "b", "c", "héllo", "\xff\xfe"}, members, "byte order, binary-safe")
+
+	for _, m := range []string{"", "héllo", "\xff\xfe", "a"} {
+		ok, err := c.SIsMember(ctx, k, m)
+		require.NoError(t, err)
+		require.True(t, ok, "%q", m)
+	}
+	ok, err := c.SIsMember(ctx, k, "\xff")
+	require.NoError(t, err)
+	require.False(t, ok, "a different invalid-UTF-8 member must not collide")
+
+	flags, err := c.SMIsMember(ctx, k, "a", "zz", "", "a")
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false, true, true}, flags)
+
+	n, err = c.SRem(ctx, k, "a", "zz", "a", "")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	card, err = c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 4, card)
+
+	n, err = c.SRem(ctx, p+"missing", "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 0, n)
+}
+
+func requireGone(t *testing.T, c *Client, key string) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := c.Exists(ctx, key)
+	require.NoError(t, err)
+	require.EqualValues(t, 0, n)
+	typ, err := c.Type(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, "none", typ)
+	card, err := c.SCard(ctx, key)
+	require.NoError(t, err)
+	require.EqualValues(t, 0, card)
+	require.Empty(t, scanTable(t, key), "no item of the key is left in the table")
+}
+
+func TestEmptiedSetIsDeleted(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+
+	t.Run("SRem", func(t *testing.T) {
+		k := p + "srem"
+		_, err := c.SAdd(ctx, k, "a", "b")
+		require.NoError(t, err)
+		n, err := c.SRem(ctx, k, "a", "b", "c")
+		require.NoError(t, err)
+		require.EqualValues(t, 2, n)
+		requireGone(t, c, k)
+	})
+	t.Run("SPop", func(t *testing.T) {
+		k := p + "spop"
+		_, err := c.SAdd(ctx, k, "a", "b", "c")
+		require.NoError(t, err)
+		got, err := c.SPopN(ctx, k, 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{"a", "b", "c"}, sorted(got))
+		requireGone(t, c, k)
+		_, ok, err := c.SPop(ctx, k)
+		require.NoError(t, err)
+		require.False(t, ok)
+	})
+	t.Run("SMove", func(t *testing.T) {
+		src, dst := p+"move-src", p+"move-dst"
+		_, err := c.SAdd(ctx, src, "a")
+		require.NoError(t, err)
+		ok, err := c.SMove(ctx, src, dst, "a")
+		require.NoError(t, err)
+		require.True(t, ok)
+		requireGone(t, c, src)
+		members, err := c.SMembers(ctx, dst)
+		require.NoError(t, err)
+		require.Equal(t, []string{"a"}, members)
+	})
+	t.Run("Del", func(t *testing.T) {
+		k := p + "del"
+		_, err := c.SAdd(ctx, k, "a", "b")
+		require.NoError(t, err)
+		n, err := c.Del(ctx, k, k, p+"nothing")
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n)
+		requireGone(t, c, k)
+	})
+}
+
+func TestSMove(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	src, dst, z := p+"src", p+"dst", p+"z"
+	_, err := c.SAdd(ctx, src, "a", "b", "c")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, dst, "b")
+	require.NoError(t, err)
+	makeZSet(t, c, z, "x")
+
+	ok, err := c.SMove(ctx, src, dst, "b")
+	require.NoError(t, err)
+	require.True(t, ok, "moved although already in destination")
+	ok, err = c.SMove(ctx, src, dst, "nope")
+	require.NoError(t, err)
+	require.False(t, ok)
+	ok, err = c.SMove(ctx, src, src, "a")
+	require.NoError(t, err)
+	require.True(t, ok, "same key: reports membership")
+
+	got, _ := c.SMembers(ctx, src)
+	require.Equal(t, []string{"a", "c"}, got)
+	got, _ = c.SMembers(ctx, dst)
+	require.Equal(t, []string{"b"}, got)
+	card, _ := c.SCard(ctx, dst)
+	require.EqualValues(t, 1, card)
+
+	_, err = c.SMove(ctx, src, z, "a")
+	require.ErrorIs(t, err, ErrWrongType)
+	_, err = c.SMove(ctx, z, src, "x")
+	require.ErrorIs(t, err, ErrWrongType)
+	ok, err = c.SMove(ctx, p+"missing", z, "a")
+	require.NoError(t, err, "a missing source answers 0 before the destination's type is checked")
+	require.False(t, ok)
+	got, _ = c.SMembers(ctx, src)
+	require.Equal(t, []string{"a", "c"}, got, "nothing written by the failed moves")
+}
+
+func TestSAddChunking(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "big"
+	members := make([]string, 1000)
+	for i := range members {
+		members[i] = fmt.Sprintf("m%04d", i)
+	}
+	cnt.reset()
+	n, err := c.SAdd(ctx, k, members...)
+	require.NoError(t, err)
+	require.EqualValues(t, 1000, n)
+	require.EqualValues(t, 11, cnt.requests.Load(), cnt.String())
+
+	card, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 1000, card)
+	got, err := c.SMembers(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, members, got)
+
+	n, err = c.SAdd(ctx, k, append(members[500:], "new1", "new2")...)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	n, err = c.SRem(ctx, k, members[:700]...)
+	require.NoError(t, err)
+	require.EqualValues(t, 700, n)
+	card, _ = c.SCard(ctx, k)
+	require.EqualValues(t, 302, card)
+}
+
+func TestSetWrongType(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	z, s := p+"z", p+"s"
+	makeZSet(t, c, z, "a", "b")
+	_, err := c.SAdd(ctx, s, "a")
+	require.NoError(t, err)
+	before := scanTable(t, p)
+
+	calls := map[string]func() error{
+		"SADD":        func() error { _, err := c.SAdd(ctx, z, "c"); return err },
+		"SREM":        func() error { _, err := c.SRem(ctx, z, "a"); return err },
+		"SCARD":       func() error { _, err := c.SCard(ctx, z); return err },
+		"SISMEMBER":   func() error { _, err := c.SIsMember(ctx, z, "a"); return err },
+		"SMISMEMBER":  func() error { _, err := c.SMIsMember(ctx, z, "a"); return err },
+		"SMEMBERS":    func() error { _, err := c.SMembers(ctx, z); return err },
+		"SSCAN":       func() error { _, err := c.SMembers(ctx, z); return err },
+		"SSCANprefix": func() error { return firstErr(c.SScan(ctx, z, "a*")) },
+		"SRANDMEMBER": func() error { _, err := c.SRandMemberN(ctx, z, 2); return err },
+		"SRAND0":      func() error { _, err := c.SRandMemberN(ctx, z, 0); return err },
+		"SPOP":        func() error { _, err := c.SPopN(ctx, z, 1); return err },
+		"SINTER":      func() error { _, err := c.SInter(ctx, s, z); return err },
+		"SINTERmiss":  func() error { _, err := c.SInter(ctx, p+"missing", z); return err },
+		"SINTERCARD":  func() error { _, err := c.SInterCard(ctx, 0, s, z); return err },
+		"SUNION":      func() error { _, err := c.SUnion(ctx, s, z); return err },
+		"SDIFF":       func() error { _, err := c.SDiff(ctx, s, z); return err },
+		"SDIFFSTORE":  func() error { _, err := c.SDiffStore(ctx, p+"d", s, z); return err },
+	}
+	for name, call := range calls {
+		require.ErrorIs(t, call(), ErrWrongType, name)
+	}
+	require.Equal(t, before, scanTable(t, p), "nothing was written")
+}
+
+func firstErr[T any](seq func(func(T, error) bool)) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestSetAlgebra(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	a, b, d, none := p+"a", p+"b", p+"d", p+"none"
+	_, err := c.SAdd(ctx, a, "1", "2", "3", "4")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, b, "3", "4", "5")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, d, "4")
+	require.NoError(t, err)
+
+	cases := []struct {
+		name string
+		got  func() ([]string, error)
+		want []string
+	}{
+		{"inter", func() ([]string, error) { return c.SInter(ctx, a, b) }, []string{"3", "4"}},
+		{"inter3", func() ([]string, error) { return c.SInter(ctx, a, b, d) }, []string{"4"}},
+		{"inter same key", func() ([]string, error) { return c.SInter(ctx, a, a) }, []string{"1", "2", "3", "4"}},
+		{"inter missing", func() ([]string, error) { return c.SInter(ctx, a, none) }, nil},
+		{"union", func() ([]string, error) { return c.SUnion(ctx, a, b, none) }, []string{"1", "2", "3", "4", "5"}},
+		{"union missing", func() ([]string, error) { return c.SUnion(ctx, none) }, nil},
+		{"diff", func() ([]string, error) { return c.SDiff(ctx, a, b) }, []string{"1", "2"}},
+		{"diff missing other", func() ([]string, error) { return c.SDiff(ctx, a, none, d) }, []string{"1", "2", "3"}},
+		{"diff missing first", func() ([]string, error) { return c.SDiff(ctx, none, a) }, nil},
+		{"diff self", func() ([]string, error) { return c.SDiff(ctx, a, a) }, nil},
+	}
+	for _, tc := range cases {
+		got, err := tc.got()
+		require.NoError(t, err, tc.name)
+		require.Equal(t, sorted(tc.want), sorted(got), tc.name)
+	}
+
+	n, err := c.SInterCard(ctx, 0, a, b)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	n, err = c.SInterCard(ctx, 1, a, b)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	_, err = c.SInterCard(ctx, -1, a, b)
+	require.ErrorIs(t, err, ErrOutOfRange)
+
+	// *STORE overwrites a destination of the other type, and deletes it on an empty result.
+	z := p + "z"
+	makeZSet(t, c, z, "x", "y")
+	n, err = c.SUnionStore(ctx, z, a, b)
+	require.NoError(t, err)
+	require.EqualValues(t, 5, n)
+	typ, _ := c.Type(ctx, z)
+	require.Equal(t, "set", typ)
+	got, _ := c.SMembers(ctx, z)
+	require.Equal(t, []string{"1", "2", "3", "4", "5"}, got)
+	card, _ := c.SCard(ctx, z)
+	require.EqualValues(t, 5, card)
+
+	n, err = c.SInterStore(ctx, z, a, d)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	got, _ = c.SMembers(ctx, z)
+	require.Equal(t, []string{"4"}, got)
+	card, _ = c.SCard(ctx, z)
+	require.EqualValues(t, 1, card)
+
+	n, err = c.SDiffStore(ctx, z, d, a)
+	require.NoError(t, err)
+	require.EqualValues(t, 0, n)
+	requireGone(t, c, z)
+
+	// Store onto one of its sources.
+	n, err = c.SDiffStore(ctx, a, a, d)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	got, _ = c.SMembers(ctx, a)
+	require.Equal(t, []string{"1", "2", "3"}, got)
+
+	// SInter of a small set with a big one probes, it does not read the big one.
+	big, small := p+"big", p+"small"
+	var bigMembers, smallMembers []string
+	for i := range 2000 {
+		bigMembers = append(bigMembers, fmt.Sprint(i))
+	}
+	for i := range 100 {
+		smallMembers = append(smallMembers, fmt.Sprint(i*30))
+	}
+	_, err = c.SAdd(ctx, big, bigMembers...)
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, small, smallMembers...)
+	require.NoError(t, err)
+	cnt.reset()
+	got, err = c.SInter(ctx, big, small)
+	require.NoError(t, err)
+	require.Len(t, got, 67)
+	require.LessOrEqual(t, cnt.reads.Load(), int64(300), cnt.String())
+}
+
+func TestSRandMemberAndSPop(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "r"
+	all := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	_, err := c.SAdd(ctx, k, all...)
+	require.NoError(t, err)
+
+	seen := map[string]int{}
+	for range 300 {
+		m, ok, err := c.SRandMember(ctx, k)
+		require.NoError(t, err)
+		require.True(t, ok)
+		seen[m]++
+	}
+	require.Len(t, seen, len(all), "every member is picked over many draws: %v", seen)
+
+	got, err := c.SRandMemberN(ctx, k, 4)
+	require.NoError(t, err)
+	require.Len(t, got, 4)
+	require.Len(t, dedupe(got), 4, "distinct for count > 0")
+	got, err = c.SRandMemberN(ctx, k, 50)
+	require.NoError(t, err)
+	require.Equal(t, all, sorted(got))
+	got, err = c.SRandMemberN(ctx, k, -25)
+	require.NoError(t, err)
+	require.Len(t, got, 25)
+	for _, m := range got {
+		require.Contains(t, all, m)
+	}
+	got, err = c.SRandMemberN(ctx, k, 0)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	got, err = c.SRandMemberN(ctx, p+"missing", 3)
+	require.NoError(t, err)
+	require.Empty(t, got)
+
+	popped := map[string]int{}
+	for range 60 {
+		_, err := c.SAdd(ctx, k, all...)
+		require.NoError(t, err)
+		m, ok, err := c.SPop(ctx, k)
+		require.NoError(t, err)
+		require.True(t, ok)
+		popped[m]++
+		card, _ := c.SCard(ctx, k)
+		require.EqualValues(t, 9, card)
+	}
+	require.GreaterOrEqual(t, len(popped), 8, "pops are random: %v", popped)
+	_, err = c.SPopN(ctx, k, -1)
+	require.ErrorIs(t, err, ErrOutOfRange)
+}
+
+func TestSScan(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "scan"
+	_, err := c.SAdd(ctx, k, "user:1", "user:2", "user:10", "admin:1", "u*", "[x]")
+	require.NoError(t, err)
+	collect := func(match string) []string {
+		var out []string
+		for m, err := range c.SScan(ctx, k, match) {
+			require.NoError(t, err)
+			out = append(out, m)
+		}
+		return out
+	}
+	require.Equal(t, []string{"user:1", "user:10", "user:2"}, collect("user:*"))
+	require.Equal(t, []string{"user:1", "user:2"}, collect("user:?"))
+	require.Equal(t, []string{"admin:1", "user:1"}, collect("*:1"))
+	require.Equal(t, []string{"u*"}, collect(`u\*`))
+	require.Equal(t, []string{"[x]"}, collect(`\[*`))
+	require.Len(t, collect(""), 6)
+	require.Len(t, collect("*"), 6)
+
+	// Stopping early stops reading.
+	n := 0
+	for range c.SScan(ctx, k, "") {
+		n++
+		break
+	}
+	require.Equal(t, 1, n)
+}
+
+func TestSetBadInput(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	long := strings.Repeat("x", MaxMemberLen+1)
+	longKey := strings.Repeat("k", MaxKeyLen+1)
+	cnt.reset()
+	_, err := c.SAdd(ctx, p+"k", "ok", long)
+	require.ErrorIs(t, err, ErrMemberTooLong)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	var ae *ArgError
+	require.True(t, errors.As(err, &ae))
+	require.Equal(t, "member", ae.Arg)
+	_, err = c.SAdd(ctx, longKey, "a")
+	require.ErrorIs(t, err, ErrKeyTooLong)
+	_, err = c.SAdd(ctx, p+"k")
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	_, err = c.SInter(ctx)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.EqualValues(t, 0, cnt.requests.Load(), "rejected before any request")
+	require.Empty(t, scanTable(t, p))
+
+	// The longest member and key fit, and the empty key works.
+	n, err := c.SAdd(ctx, strings.Repeat("k", MaxKeyLen), strings.Repeat("x", MaxMemberLen))
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.SAdd(ctx, "", "a")
+	require.NoError(t, err)
+	_, err = c.Del(ctx, "", strings.Repeat("k", MaxKeyLen))
+	require.NoError(t, err)
+}
+
+// 16 goroutines add and remove overlapping members of one key for a few
+// seconds. Single-member calls give a per-member model (each member's net
+// count of reported adds minus removes must be 0 or 1 and match
+// membership); multi-member calls check the totals.
+func TestSetConcurrency(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "hot"
+	const workers = 16
+	var (
+		mu    sync.Mutex
+		net   = map[string]int64{}
+		total int64
+	)
+	deadline := time.Now().Add(3 * time.Second)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 42))
+			for time.Now().Before(deadline) {
+				if w%2 == 0 { // single member: exact per-member accounting
+					m := fmt.Sprintf("single-%d", r.IntN(8))
+					add := r.IntN(2) == 0
+					var n int64
+					var err error
+					if add {
+						n, err = c.SAdd(ctx, k, m)
+					} else {
+						n, err = c.SRem(ctx, k, m)
+					}
+					require.NoError(t, err)
+					if !add {
+						n = -n
+					}
+					mu.Lock()
+					net[m] += n
+					total += n
+					mu.Unlock()
+					continue
+				}
+				ms := make([]string, 1+r.IntN(5))
+				for i := range ms {
+					ms[i] = fmt.Sprintf("multi-%d", r.IntN(12))
+				}
+				var n int64
+				var err error
+				if r.IntN(2) == 0 {
+					n, err = c.SAdd(ctx, k, ms...)
+				} else {
+					n, err = c.SRem(ctx, k, ms...)
+					n = -n
+				}
+				require.NoError(t, err)
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	members, err := c.SMembers(ctx, k)
+	require.NoError(t, err)
+	card, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, len(members), card, "SCard equals len(SMembers)")
+	require.Equal(t, total, card, "sum of SAdd returns minus SRem returns equals SCard")
+	for i := range 8 {
+		m := fmt.Sprintf("single-%d", i)
+		require.Contains(t, []int64{0, 1}, net[m], m)
+		require.Equal(t, net[m] == 1, slices.Contains(members, m), m)
+	}
+	t.Logf("%d members at the end, %d net adds", card, total)
+}

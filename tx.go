@@ -1,0 +1,338 @@
+package redimo
+
+// The one transaction writer every write command uses.
+//
+// A command describes its writes as member-item writes grouped by key. Each
+// write carries a condition that holds exactly when the write changes what
+// the command reports (attribute_not_exists for an add, attribute_exists for
+// a remove, a compare-and-swap on the old value for an update), and the
+// change it makes to the key's cardinality. transact adds one action per key
+// on its metadata item (type check plus the cardinality change, or its
+// deletion when the key becomes empty) and sends everything as one
+// TransactWriteItems. When DynamoDB cancels it, CancellationReasons say
+// which conditions failed and, with ReturnValuesOnConditionCheckFailure,
+// what those items hold now; each failed write is then dropped or replaced
+// (write.retry) and the rest is tried again. So the counts are exact under
+// any concurrency: a write is counted only when the transaction that
+// carried it committed.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	mrand "math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxTxItems is DynamoDB's limit of actions in one TransactWriteItems.
+const maxTxItems = 100
+
+// write is one member item's change inside a key's transaction.
+type write struct {
+	member string
+	action types.TransactWriteItem // its condition must be set
+	delta  int64                   // change of the key's cardinality when applied
+	count  int64                   // what it adds to the command's reply when applied
+	score  float64                 // for sorted-set writes: the score it stores
+	// required: when its condition fails and retry gives no replacement, the
+	// whole command is abandoned (SMOVE: no add to the destination without
+	// the removal from the source).
+	required bool
+	// retry is called when the condition failed, with the item as it is now
+	// (nil when absent). It returns the write to try instead, or nil to drop
+	// this one. A nil retry drops it.
+	retry func(now item) (*write, error)
+}
+
+// group is the writes of one command on one key.
+type group struct {
+	key    string
+	typ    keyType
+	writes []*write
+	// known is set once the metadata item has been seen (by a failed
+	// condition); then now holds it.
+	known  bool
+	now    meta
+	typeOK bool // the metadata condition held in a cancelled, conflict-free attempt
+}
+
+// txResult is what transact did.
+type txResult struct {
+	applied   []*write // the writes that committed
+	abandoned bool     // a required write failed: nothing was written
+}
+
+// transact writes groups (at most maxTxItems actions in all, metadata items
+// included) as one atomic transaction, retrying as described above.
+func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, error) {
+	for attempt := 0; ; attempt++ {
+		if attempt >= c.opts.MaxAttempts {
+			return txResult{}, ErrContention
+		}
+		if attempt > 0 {
+			if err := ctx.Err(); err != nil {
+				return txResult{}, err
+			}
+		}
+		var (
+			actions []types.TransactWriteItem
+			owners  []*group // owners[i] is the group of actions[i]
+			writes  []*write // writes[i] is actions[i]'s write, nil for a metadata action
+		)
+		for _, g := range groups {
+			if len(g.writes) == 0 && g.typeOK {
+				continue
+			}
+			for _, w := range g.writes {
+				actions = append(actions, w.action)
+				owners, writes = append(owners, g), append(writes, w)
+			}
+			actions = append(actions, c.metaAction(g))
+			owners, writes = append(owners, g), append(writes, nil)
+		}
+		if len(actions) == 0 {
+			return txResult{}, nil
+		}
+		_, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems: actions,
+			// One token per attempt: the SDK's own retries of this request
+			// (after a lost response, say) reuse it, so DynamoDB applies it
+			// at most once; a new attempt has a new payload and a new token.
+			ClientRequestToken: aws.String(token()),
+		})
+		if err == nil {
+			var res txResult
+			for _, g := range groups {
+				res.applied = append(res.applied, g.writes...)
+			}
+			return res, nil
+		}
+		var cancelled *types.TransactionCanceledException
+		if !errors.As(err, &cancelled) || len(cancelled.CancellationReasons) != len(actions) {
+			var conflict *types.TransactionConflictException
+			if errors.As(err, &conflict) {
+				if err := sleep(ctx, attempt+1); err != nil {
+					return txResult{}, err
+				}
+				continue
+			}
+			return txResult{}, err
+		}
+		conflict := false
+		for _, r := range cancelled.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "None", "", "ConditionalCheckFailed":
+			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+				conflict = true
+			default:
+				return txResult{}, err
+			}
+		}
+		// Metadata first: a wrong type outranks everything else.
+		for i, r := range cancelled.CancellationReasons {
+			g := owners[i]
+			if writes[i] != nil {
+				continue
+			}
+			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+				g.known, g.now = true, decodeMeta(r.Item)
+				if g.now.typ != typeNone && g.now.typ != g.typ {
+					return txResult{}, &wrongTypeError{key: g.key}
+				}
+			}
+			g.typeOK = !conflict
+		}
+		for i, r := range cancelled.CancellationReasons {
+			w := writes[i]
+			if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
+				continue
+			}
+			var next *write
+			if w.retry != nil {
+				if next, err = w.retry(r.Item); err != nil {
+					return txResult{}, err
+				}
+			}
+			if next == nil && w.required {
+				return txResult{abandoned: true}, nil
+			}
+			owners[i].replace(w, next)
+		}
+		if conflict {
+			if err := sleep(ctx, attempt+1); err != nil {
+				return txResult{}, err
+			}
+		}
+	}
+}
+
+// replace swaps w for next (nil: removes w).
+func (g *group) replace(w, next *write) {
+	for i, x := range g.writes {
+		if x == w {
+			if next != nil {
+				g.writes[i] = next
+			} else {
+				g.writes = append(g.writes[:i], g.writes[i+1:]...)
+			}
+			return
+		}
+	}
+}
+
+// metaAction is the action on g's metadata item for g's writes:
+//   - the cardinality grows: set the type, add to the count; the key must be
+//     missing or of g's type;
+//   - it shrinks by k: subtract, on condition that more than k remain; or,
+//     when the last failed attempt showed exactly k, delete the item on
+//     condition that it still counts k. So the metadata item is deleted in
+//     the same transaction that removes the last member;
+//   - unchanged: a condition check of the type.
+func (c *Client) metaAction(g *group) types.TransactWriteItem {
+	var d int64
+	for _, w := range g.writes {
+		d += w.delta
+	}
+	names := map[string]string{"#t": attrType, "#n": attrCard}
+	key := metaKey(g.key)
+	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
+	switch {
+	case d > 0:
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: key,
+			UpdateExpression:                    aws.String("SET #t = :t ADD #n :d"),
+			ConditionExpression:                 aws.String("attribute_not_exists(#t) OR #t = :t"),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           item{":t": str(string(g.typ)), ":d": num(d)},
+			ReturnValuesOnConditionCheckFailure: onFail,
+		}}
+	case d < 0 && g.known && g.now.card == -d:
+		return types.TransactWriteItem{Delete: &types.Delete{
+			TableName: c.table(), Key: key,
+			ConditionExpression:                 aws.String("#t = :t AND #n = :k"),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           item{":t": str(string(g.typ)), ":k": num(-d)},
+			ReturnValuesOnConditionCheckFailure: onFail,
+		}}
+	case d < 0:
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: key,
+			UpdateExpression:                    aws.String("ADD #n :d"),
+			ConditionExpression:                 aws.String("#t = :t AND #n > :k"),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           item{":t": str(string(g.typ)), ":d": num(d), ":k": num(-d)},
+			ReturnValuesOnConditionCheckFailure: onFail,
+		}}
+	default:
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: c.table(), Key: key,
+			ConditionExpression:                 aws.String("attribute_not_exists(#t) OR #t = :t"),
+			ExpressionAttributeNames:            map[string]string{"#t": attrType},
+			ExpressionAttributeValues:           item{":t": str(string(g.typ))},
+			ReturnValuesOnConditionCheckFailure: onFail,
+		}}
+	}
+}
+
+// transactChunks runs the writes of one key in transactions of at most
+// maxTxItems-1 writes (plus the metadata action) and returns the writes that
+// were applied. Each chunk is atomic; the whole is not. No writes at all is
+// a lone type check of the key.
+func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, writes []*write) ([]*write, error) {
+	var applied []*write
+	for start := 0; start < len(writes) || start == 0; start += maxTxItems - 1 {
+		g := &group{key: key, typ: typ, writes: append([]*write(nil), writes[start:min(start+maxTxItems-1, len(writes))]...)}
+		res, err := c.transact(ctx, g)
+		if err != nil {
+			return applied, err
+		}
+		applied = append(applied, res.applied...)
+	}
+	return applied, nil
+}
+
+// counted is the reply of a command whose applied writes are ws.
+func counted(ws []*write) int64 {
+	var n int64
+	for _, w := range ws {
+		n += w.count
+	}
+	return n
+}
+
+// putMember is a write that creates member, counting +1, and does nothing
+// when it exists (the condition fails and the write is dropped).
+func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *write {
+	it := itemKey(key, memberSK(typ, member))
+	it[attrIX] = bin(ix)
+	return &write{
+		member: member, delta: 1, count: 1,
+		action: types.TransactWriteItem{Put: &types.Put{
+			TableName: c.table(), Item: it,
+			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames:            map[string]string{"#pk": attrPK},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+	}
+}
+
+// deleteMember is a write that removes member, counting +1 (and -1 to the
+// cardinality), and does nothing when it is absent.
+func (c *Client) deleteMember(key string, typ keyType, member string) *write {
+	return &write{
+		member: member, delta: -1, count: 1,
+		action: types.TransactWriteItem{Delete: &types.Delete{
+			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+			ConditionExpression:      aws.String("attribute_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+		}},
+	}
+}
+
+// setIX is a write that changes the index value of an existing member from
+// prev to want (a sorted-set score change), counting 1 and not changing the
+// cardinality. If the member changed meanwhile it retries from what it
+// holds now; if it is gone, it adds it again.
+func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte) *write {
+	w := &write{
+		member: member, count: 1, score: scoreOfIX(want),
+		action: types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+			UpdateExpression:                    aws.String("SET #ix = :want"),
+			ConditionExpression:                 aws.String("#ix = :prev"),
+			ExpressionAttributeNames:            map[string]string{"#ix": attrIX},
+			ExpressionAttributeValues:           item{":want": bin(want), ":prev": bin(prev)},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+	}
+	w.retry = func(now item) (*write, error) {
+		if now == nil {
+			return c.putMember(key, typ, member, want), nil
+		}
+		if cur := bytesAttr(now, attrIX); string(cur) != string(want) {
+			return c.setIX(key, typ, member, cur, want), nil
+		}
+		return nil, nil
+	}
+	return w
+}
+
+// wrongTypeError is ErrWrongType naming the key.
+type wrongTypeError struct{ key string }
+
+func (e *wrongTypeError) Error() string { return ErrWrongType.Error() }
+func (e *wrongTypeError) Unwrap() error { return ErrWrongType }
+
+// token is a fresh idempotency token for TransactWriteItems.
+func token() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func jitter(d time.Duration) time.Duration { return time.Duration(mrand.Int64N(int64(d))) + 1 }
