@@ -150,7 +150,7 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 	for i, member := range members {
 		writes[i] = c.deleteMember(key, m.typ, member)
 	}
-	applied, err := c.transactChunks(ctx, key, m.typ, writes)
+	applied, err := c.transactChunksFrom(ctx, key, m.typ, writes, m)
 	return len(applied) > 0, err
 }
 

@@ -377,11 +377,18 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		for i, m := range picks {
 			writes[i] = c.deleteMember(key, typeSet, m)
 		}
-		applied, err := c.transactChunks(ctx, key, typeSet, writes)
+		// Fewer picks than wanted means the whole set was read: it has
+		// len(picks) members, and this round empties it.
+		exhausted := int64(len(picks)) < want
+		now := meta{typ: typeNone}
+		if exhausted {
+			now = meta{typ: typeSet, card: int64(len(picks))}
+		}
+		applied, err := c.transactChunksFrom(ctx, key, typeSet, writes, now)
 		for _, w := range applied {
 			popped = append(popped, w.member)
 		}
-		if err != nil {
+		if err != nil || (exhausted && len(applied) == len(picks)) {
 			return popped, wrap("SPOP", err)
 		}
 	}

@@ -244,14 +244,28 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 // were applied. Each chunk is atomic; the whole is not. No writes at all is
 // a lone type check of the key.
 func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, writes []*write) ([]*write, error) {
+	return c.transactChunksFrom(ctx, key, typ, writes, meta{typ: typeNone})
+}
+
+// transactChunksFrom is transactChunks for a caller that has just read the
+// key's metadata (now): the chunk that removes the last members then
+// deletes the metadata item at the first attempt instead of the second. A
+// stale now costs one attempt, never correctness: the conditions decide.
+func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
 	var applied []*write
 	for start := 0; start < len(writes) || start == 0; start += maxTxItems - 1 {
 		g := &group{key: key, typ: typ, writes: append([]*write(nil), writes[start:min(start+maxTxItems-1, len(writes))]...)}
+		if now.typ == typ {
+			g.known, g.now = true, now
+		}
 		res, err := c.transact(ctx, g)
 		if err != nil {
 			return applied, err
 		}
 		applied = append(applied, res.applied...)
+		for _, w := range res.applied {
+			now.card += w.delta
+		}
 	}
 	return applied, nil
 }
