@@ -1,0 +1,52 @@
+// Package redimo gives Go programs the Redis SET and SORTED SET commands,
+// with Redis's semantics, stored in one Amazon DynamoDB table: Redis's data
+// structures with DynamoDB's durability and serverless scaling, and no
+// server of its own in the data path.
+//
+//	cfg, _ := config.LoadDefaultConfig(ctx)
+//	rdb := redimo.NewClient(dynamodb.NewFromConfig(cfg)) // table "redimo"
+//	if err := rdb.CreateTable(ctx); err != nil { ... }   // once; a no-op afterwards
+//	added, err := rdb.SAdd(ctx, "visitors:2026-11-22", "u1", "u2") // 2, nil
+//	n, err := rdb.SCard(ctx, "visitors:2026-11-22")                // 2, nil
+//
+// Method names and shapes follow github.com/redis/go-redis: context first,
+// plain return values plus error. A Redis nil reply is a comma-ok boolean
+// (SPop returns member, ok, err). Errors are testable with errors.Is:
+// ErrWrongType, ErrInvalidArgument (inside an *ArgError naming the
+// argument), and DynamoDB's own errors wrapped with the command's name.
+// Every command checks its input before any request: a rejected command
+// writes nothing.
+//
+// # Guarantees
+//
+//   - A write of up to 99 members is one TransactWriteItems: all or nothing.
+//     Larger writes go in transactions of 99 members, each atomic.
+//   - Counts are exact under any concurrency: SADD/SREM/ZADD replies, SCARD
+//     and ZCARD, because every transaction that adds or removes members also
+//     updates the key's metadata item, and each member write is conditional.
+//   - Reads are strongly consistent unless Options.EventuallyConsistent.
+//   - A lost response never double-applies a write: each transaction
+//     carries an idempotency token that the SDK's retries reuse.
+//
+// # The table
+//
+// One table (default "redimo"), created by CreateTable with on-demand
+// billing, or by your own infrastructure code with this schema:
+//
+//	attribute  type  role
+//	pk         B     partition key: 'k' + the Redis key
+//	sk         B     sort key: 0x00 for the key's metadata item, 's' + member
+//	                 for a set member, 'z' + member for a sorted-set member
+//	ix         B     sort key of the local secondary index "by_ix" on (pk, ix),
+//	                 projection KEYS_ONLY: 8 random bytes for a set member,
+//	                 the order-preserving score encoding + 0x00 + member for
+//	                 a sorted-set member; absent on metadata items
+//	t, n             metadata item: type ("set", "zset") and exact cardinality
+//
+// Binary attributes make keys and members binary-safe, as in Redis: any
+// bytes (invalid UTF-8 included) up to MaxKeyLen and MaxMemberLen bytes. A
+// local secondary index limits one key to 10 GB of items.
+//
+// Every exported method's doc comment says which Redis command it mirrors,
+// where it differs, and its cost in DynamoDB requests and capacity units.
+package redimo
