@@ -19,6 +19,7 @@ type DynamoDBAPI interface {
 	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
 }
@@ -53,6 +54,10 @@ type Options struct {
 	MaxAttempts int
 	// Parallelism bounds the concurrent requests of one command. Default DefaultParallelism.
 	Parallelism int
+	// Now is the clock of rate limits and member expiry. Default time.Now.
+	// All clients of one table should have clocks in sync (NTP): an
+	// expiry or a window is judged by the clock of the client that reads it.
+	Now func() time.Time
 }
 
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
@@ -81,6 +86,9 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	}
 	if o.Parallelism <= 0 {
 		o.Parallelism = DefaultParallelism
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return &Client{db: db, opts: o}
 }

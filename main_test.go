@@ -167,6 +167,17 @@ func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 	return out, err
 }
 
+func (c *counter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.db.UpdateItem(ctx, in, o...)
+	if err == nil {
+		c.count("UpdateItem", deref(out.ConsumedCapacity)...)
+	} else {
+		c.count("UpdateItem")
+	}
+	return out, err
+}
+
 func (c *counter) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	c.count("DescribeTable")
 	return c.db.DescribeTable(ctx, in, o...)

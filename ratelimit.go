@@ -1,0 +1,132 @@
+package redimo
+
+// A sliding-window rate limiter that holds across app servers.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MaxRateLimit is the largest limit a RateLimiter takes: its slots are read
+// with one Query.
+const MaxRateLimit = 1000
+
+const attrAt = "at" // rate-limit slot: unix milliseconds of its last allowance
+
+// RateLimiter allows at most Limit events per key in any sliding Window,
+// across every process that uses the same table: "each phone number can
+// request an OTP at most 3 times per 10 minutes". Create one with
+// Client.RateLimiter; it is safe for concurrent use.
+//
+// Each key has Limit slots, items holding the time of the allowance that last
+// used them. Allow reads the slots and claims a free one (unused, or last
+// used a Window ago or more) with one conditional UpdateItem: the check and
+// the add are a single atomic write, so concurrent callers can never claim
+// the same slot, and no more than Limit calls are allowed in any Window.
+// This is the Redis sorted-set "sliding log" pattern (ZREMRANGEBYSCORE,
+// ZCARD, ZADD in a MULTI) without its race: there, the check and the add
+// are two steps unless wrapped in a Lua script.
+//
+// Rate-limit keys live in their own namespace: they are not Redis keys
+// (TYPE does not see them) and cannot collide with sets of the same name.
+type RateLimiter struct {
+	c      *Client
+	limit  int
+	window time.Duration
+}
+
+// RateLimit is the outcome of RateLimiter.Allow: what a caller needs for an
+// HTTP 429 (Retry-After) or the RateLimit-* headers.
+type RateLimit struct {
+	Allowed    bool          // the event may proceed; it was counted
+	Limit      int           // the limiter's limit
+	Remaining  int           // further events allowed now (0 when denied)
+	RetryAfter time.Duration // when denied: until the next slot frees; else 0
+}
+
+// RateLimiter returns a limiter of limit events per window. limit must be in
+// 1..MaxRateLimit and window positive, or every Allow fails with an
+// *ArgError.
+func (c *Client) RateLimiter(limit int, window time.Duration) *RateLimiter {
+	return &RateLimiter{c: c, limit: limit, window: window}
+}
+
+// Allow counts one event for key and reports whether it is within the
+// limit. A denied event is not counted.
+//
+// Cost: one Query reading the key's slots (Limit small items: 1 read unit
+// per ~100 slots) and, when a slot is free, one conditional UpdateItem (1
+// write unit); a slot taken concurrently by another caller costs one more
+// UpdateItem per retry.
+func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) {
+	if l.limit < 1 || l.limit > MaxRateLimit {
+		return RateLimit{}, argError("RATELIMIT", "limit", strconv.Itoa(l.limit), ErrOutOfRange)
+	}
+	if l.window <= 0 {
+		return RateLimit{}, argError("RATELIMIT", "window", l.window.String(), ErrOutOfRange)
+	}
+	if err := checkKey("RATELIMIT", key); err != nil {
+		return RateLimit{}, err
+	}
+	now := l.c.opts.Now().UnixMilli()
+	cut := now - l.window.Milliseconds() // a slot used at or before cut is free
+	used := make(map[uint16]int64, l.limit)
+	for it, err := range l.c.query(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: item{":pk": bin(limiterPK(key))},
+	}, 0) {
+		if err != nil {
+			return RateLimit{}, wrap("RATELIMIT", err)
+		}
+		sk := bytesAttr(it, attrSK)
+		if len(sk) == 2 {
+			if n, ok := it[attrAt].(*types.AttributeValueMemberN); ok {
+				used[binary.BigEndian.Uint16(sk)], _ = strconv.ParseInt(n.Value, 10, 64)
+			}
+		}
+	}
+	var free []uint16
+	oldest := now
+	for slot := range uint16(l.limit) {
+		at, ok := used[slot]
+		if !ok || at <= cut {
+			free = append(free, slot)
+		} else {
+			oldest = min(oldest, at)
+		}
+	}
+	// Claim free slots in random order, so concurrent callers rarely collide.
+	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	for i, slot := range free {
+		_, err := l.c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: l.c.table(),
+			Key:       item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
+			UpdateExpression:          aws.String("SET #at = :now"),
+			ConditionExpression:       aws.String("attribute_not_exists(#at) OR #at <= :cut"),
+			ExpressionAttributeNames:  map[string]string{"#at": attrAt},
+			ExpressionAttributeValues: item{":now": num(now), ":cut": num(cut)},
+		})
+		var taken *types.ConditionalCheckFailedException
+		switch {
+		case err == nil:
+			return RateLimit{Allowed: true, Limit: l.limit, Remaining: len(free) - i - 1}, nil
+		case !errors.As(err, &taken):
+			return RateLimit{}, wrap("RATELIMIT", err)
+		}
+		oldest = min(oldest, now) // taken just now by another caller
+	}
+	return RateLimit{Limit: l.limit, RetryAfter: time.Duration(oldest-cut) * time.Millisecond}, nil
+}
+
+// limiterPK is the partition key of a rate-limit key: 'r' + key, apart from
+// Redis keys ('k' + key).
+func limiterPK(key string) []byte { return append([]byte{'r'}, key...) }

@@ -1,0 +1,113 @@
+package redimo
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is an injectable clock for Options.Now.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
+func (f *fakeClock) Add(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
+}
+
+func TestRateLimiterConcurrent(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	lim := c.RateLimiter(10, time.Minute)
+	key := p + "otp:+15550100"
+
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := lim.Allow(ctx, key)
+			require.NoError(t, err)
+			if r.Allowed {
+				allowed.Add(1)
+			} else {
+				require.Equal(t, 0, r.Remaining)
+				require.Positive(t, r.RetryAfter)
+			}
+		}()
+	}
+	wg.Wait()
+	require.EqualValues(t, 10, allowed.Load(), "exactly limit allowances")
+
+	clock.Add(30 * time.Second)
+	r, err := lim.Allow(ctx, key)
+	require.NoError(t, err)
+	require.False(t, r.Allowed)
+	require.Equal(t, 30*time.Second, r.RetryAfter, "the oldest slot frees a window after it was used")
+
+	clock.Add(30 * time.Second) // a full window since the burst
+	for i := range 10 {
+		r, err := lim.Allow(ctx, key)
+		require.NoError(t, err)
+		require.True(t, r.Allowed, "after the window, allowed again (%d)", i)
+		require.Equal(t, 9-i, r.Remaining)
+	}
+	r, err = lim.Allow(ctx, key)
+	require.NoError(t, err)
+	require.False(t, r.Allowed)
+
+	// Other keys are independent.
+	r, err = lim.Allow(ctx, p+"otp:+15550199")
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	require.Equal(t, 9, r.Remaining)
+}
+
+func TestRateLimiterSlidingWindow(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, cnt, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	lim := c.RateLimiter(4, 10*time.Second)
+	key := p + "k"
+	allow := func() bool {
+		r, err := lim.Allow(ctx, key)
+		require.NoError(t, err)
+		return r.Allowed
+	}
+	require.True(t, allow())
+	require.True(t, allow())
+	clock.Add(6 * time.Second)
+	require.True(t, allow())
+	require.True(t, allow())
+	require.False(t, allow(), "4 in the last 10 s")
+	clock.Add(4 * time.Second) // the first two are now 10 s old
+	require.True(t, allow())
+	require.True(t, allow())
+	require.False(t, allow())
+
+	cnt.reset()
+	clock.Add(time.Hour)
+	require.True(t, allow())
+	require.EqualValues(t, 2, cnt.requests.Load(), "one Query and one UpdateItem: %s", cnt)
+
+	// Bad limits are rejected before any request.
+	cnt.reset()
+	for _, bad := range []*RateLimiter{c.RateLimiter(0, time.Second), c.RateLimiter(MaxRateLimit+1, time.Second), c.RateLimiter(1, 0)} {
+		_, err := bad.Allow(ctx, key)
+		require.ErrorIs(t, err, ErrOutOfRange)
+	}
+	require.EqualValues(t, 0, cnt.requests.Load())
+	typ, err := c.Type(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, "none", typ, "rate-limit keys are apart from Redis keys")
+}
