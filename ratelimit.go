@@ -108,8 +108,8 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
 	for i, slot := range free {
 		_, err := l.c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: l.c.table(),
-			Key:       item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
+			TableName:                 l.c.table(),
+			Key:                       item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
 			UpdateExpression:          aws.String("SET #at = :now"),
 			ConditionExpression:       aws.String("attribute_not_exists(#at) OR #at <= :cut"),
 			ExpressionAttributeNames:  map[string]string{"#at": attrAt},
