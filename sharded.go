@@ -1,0 +1,426 @@
+package redimo
+
+// Sharded sets: one logical set spread over N set keys, for sets too busy
+// for one DynamoDB partition.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MaxShards is the largest shard count of a ShardedSet: Card reads every
+// shard's metadata item in one BatchGetItem (100 keys).
+const MaxShards = 99
+
+// ErrShardCount is returned when a ShardedSet is opened with another shard
+// count than the one recorded for its key, which would silently split its
+// members.
+var ErrShardCount = errors.New("redimo: sharded set opened with another shard count")
+
+const attrShards = "sh" // shard-count record of a sharded set
+
+// ShardedSet is one logical set stored as Shards set keys, the member's FNV-1a
+// hash choosing its shard: the write-sharding pattern of DynamoDB's best
+// practices (and of Redis in Action's sharded sets). One DynamoDB partition
+// takes about 1,000 write units a second, and every write to a set also
+// updates its metadata item, so a plain set is limited by one partition; a
+// sharded set by Shards of them.
+//
+// Shard i is the plain set key Key+"{i}" (SMEMBERS "visitors{3}" shows it).
+// The shard count is recorded under Key at first use, and a handle with
+// another count fails with ErrShardCount instead of splitting members.
+// Commands are exact per shard, so exact as a whole; an Add or Rem whose
+// members fall in several shards writes the shards in parallel, each
+// atomically, the whole not atomically.
+type ShardedSet struct {
+	c      *Client
+	key    string
+	shards int
+
+	mu       sync.Mutex
+	verified bool
+}
+
+// ShardedSet returns a handle on the sharded set at key with shards shards
+// (1..MaxShards). It does no I/O.
+func (c *Client) ShardedSet(key string, shards int) *ShardedSet {
+	return &ShardedSet{c: c, key: key, shards: shards}
+}
+
+// shard is the key of shard i.
+func (s *ShardedSet) shard(i int) string { return s.key + "{" + strconv.Itoa(i) + "}" }
+
+func (s *ShardedSet) shardOf(member string) int {
+	h := fnv.New64a()
+	h.Write([]byte(member))
+	return int(h.Sum64() % uint64(s.shards))
+}
+
+func descriptorKey(key string) item {
+	return item{attrPK: bin(append([]byte{'h'}, key...)), attrSK: bin(metaSK)}
+}
+
+// check validates the handle and, once per handle, records or verifies the
+// shard count (one conditional UpdateItem).
+func (s *ShardedSet) check(ctx context.Context, cmd string) error {
+	if s.shards < 1 || s.shards > MaxShards {
+		return argError(cmd, "shards", strconv.Itoa(s.shards), ErrOutOfRange)
+	}
+	if err := checkKey(cmd, s.shard(s.shards-1)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.verified {
+		return nil
+	}
+	_, err := s.c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: s.c.table(), Key: descriptorKey(s.key),
+		UpdateExpression:                    aws.String("SET #sh = :sh"),
+		ConditionExpression:                 aws.String("attribute_not_exists(#sh) OR #sh = :sh"),
+		ExpressionAttributeNames:            map[string]string{"#sh": attrShards},
+		ExpressionAttributeValues:           item{":sh": num(int64(s.shards))},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return fmt.Errorf("%w: %q has %v shards, not %d", ErrShardCount, s.key, failed.Item[attrShards], s.shards)
+	}
+	if err != nil {
+		return wrap(cmd, err)
+	}
+	s.verified = true
+	return nil
+}
+
+// byShard groups members by shard.
+func (s *ShardedSet) byShard(members []string) map[int][]string {
+	out := map[int][]string{}
+	for _, m := range dedupe(members) {
+		i := s.shardOf(m)
+		out[i] = append(out[i], m)
+	}
+	return out
+}
+
+// eachShard runs fn for the given shards, Options.Parallelism at a time, and
+// returns the first error.
+func (s *ShardedSet) eachShard(shards []int, fn func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		sem   = make(chan struct{}, s.c.opts.Parallelism)
+	)
+	for _, i := range shards {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+func (s *ShardedSet) all() []int {
+	out := make([]int, s.shards)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// write runs SAdd or SRem on each shard concerned, in parallel, and sums.
+func (s *ShardedSet) write(ctx context.Context, cmd string, members []string, op func(context.Context, string, ...string) (int64, error)) (int64, error) {
+	if len(members) == 0 {
+		return 0, argError(cmd, "members", "", ErrSyntax)
+	}
+	if err := checkMembers(cmd, members); err != nil {
+		return 0, err
+	}
+	if err := s.check(ctx, cmd); err != nil {
+		return 0, err
+	}
+	groups := s.byShard(members)
+	var total int64
+	var mu sync.Mutex
+	shards := make([]int, 0, len(groups))
+	for i := range groups {
+		shards = append(shards, i)
+	}
+	err := s.eachShard(shards, func(i int) error {
+		n, err := op(ctx, s.shard(i), groups[i]...)
+		mu.Lock()
+		total += n
+		mu.Unlock()
+		return err
+	})
+	return total, err
+}
+
+// Add adds members and returns how many were new, exactly (count a unique
+// visitor when Add reports it new).
+//
+// Cost: one TransactWriteItems per shard concerned (in parallel), as SAdd;
+// the handle's first command also records or checks the shard count (one
+// UpdateItem).
+func (s *ShardedSet) Add(ctx context.Context, members ...string) (int64, error) {
+	return s.write(ctx, "SADD", members, s.c.SAdd)
+}
+
+// Rem removes members and returns how many were members. Cost as Add.
+func (s *ShardedSet) Rem(ctx context.Context, members ...string) (int64, error) {
+	return s.write(ctx, "SREM", members, s.c.SRem)
+}
+
+// IsMember reports whether member is in the set. Cost: one GetItem, as
+// SIsMember.
+func (s *ShardedSet) IsMember(ctx context.Context, member string) (bool, error) {
+	if err := s.check(ctx, "SISMEMBER"); err != nil {
+		return false, err
+	}
+	return s.c.SIsMember(ctx, s.shard(s.shardOf(member)), member)
+}
+
+// MIsMember reports, for each member, whether it is in the set.
+//
+// Cost: one BatchGetItem per 100 members (in parallel).
+func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, error) {
+	if len(members) == 0 {
+		return nil, argError("SMISMEMBER", "members", "", ErrSyntax)
+	}
+	if err := checkMembers("SMISMEMBER", members); err != nil {
+		return nil, err
+	}
+	if err := s.check(ctx, "SMISMEMBER"); err != nil {
+		return nil, err
+	}
+	keys := make([]item, 0, len(members))
+	for _, m := range dedupe(members) {
+		keys = append(keys, itemKey(s.shard(s.shardOf(m)), memberSK(typeSet, m)))
+	}
+	items, err := s.c.batchGet(ctx, keys, nil, nil)
+	if err != nil {
+		return nil, wrap("SMISMEMBER", err)
+	}
+	found := map[string]bool{}
+	for _, it := range items {
+		if m, t, ok := memberOf(it); ok && t == typeSet {
+			found[m] = true
+		}
+	}
+	out := make([]bool, len(members))
+	for i, m := range members {
+		out[i] = found[m]
+	}
+	return out, nil
+}
+
+// Card returns the number of members, and checks the shard count.
+//
+// Cost: one BatchGetItem of the shards' metadata items and the shard-count
+// record, 1 read unit per shard, whatever the set's size.
+func (s *ShardedSet) Card(ctx context.Context) (int64, error) {
+	cards, err := s.cards(ctx)
+	var n int64
+	for _, c := range cards {
+		n += c
+	}
+	return n, err
+}
+
+// cards reads every shard's cardinality and the shard-count record in one
+// BatchGetItem.
+func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
+	if s.shards < 1 || s.shards > MaxShards {
+		return nil, argError("SCARD", "shards", strconv.Itoa(s.shards), ErrOutOfRange)
+	}
+	keys := []item{descriptorKey(s.key)}
+	for i := range s.shards {
+		keys = append(keys, metaKey(s.shard(i)))
+	}
+	items, err := s.c.batchGet(ctx, keys, nil, nil)
+	if err != nil {
+		return nil, wrap("SCARD", err)
+	}
+	cards := make([]int64, s.shards)
+	for _, it := range items {
+		pk := bytesAttr(it, attrPK)
+		if pk[0] == 'h' {
+			if v, ok := it[attrShards].(*types.AttributeValueMemberN); ok && v.Value != strconv.Itoa(s.shards) {
+				return nil, fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, v.Value, s.shards)
+			}
+			continue
+		}
+		m := decodeMeta(it)
+		if m.typ != typeNone && m.typ != typeSet {
+			return nil, ErrWrongType
+		}
+		for i := range s.shards {
+			if string(pk[1:]) == s.shard(i) {
+				cards[i] = m.card
+			}
+		}
+	}
+	return cards, nil
+}
+
+// Members returns an iterator over all members, shard by shard; shards are
+// read in parallel (Options.Parallelism at a time) ahead of the caller.
+//
+// Cost: one Query per shard per 1 MB of members.
+func (s *ShardedSet) Members(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := s.check(ctx, "SMEMBERS"); err != nil {
+			yield("", err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		results := make([]chan []string, s.shards)
+		errs := make([]error, s.shards)
+		for i := range results {
+			results[i] = make(chan []string, 1)
+		}
+		go func() {
+			_ = s.eachShard(s.all(), func(i int) error {
+				m, err := s.c.members(ctx, s.shard(i), typeSet)
+				errs[i] = err
+				results[i] <- m
+				return nil
+			})
+		}()
+		for i := range results {
+			ms := <-results[i]
+			if errs[i] != nil {
+				yield("", wrap("SMEMBERS", errs[i]))
+				return
+			}
+			for _, m := range ms {
+				if !yield(m, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// pickShard chooses a shard with probability proportional to its size; ok
+// is false when the set is empty.
+func (s *ShardedSet) pickShard(ctx context.Context) (int, bool, error) {
+	cards, err := s.cards(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	var total int64
+	for _, c := range cards {
+		total += c
+	}
+	if total == 0 {
+		return 0, false, nil
+	}
+	r := rand.Int64N(total)
+	for i, c := range cards {
+		if r < c {
+			return i, true, nil
+		}
+		r -= c
+	}
+	return len(cards) - 1, true, nil
+}
+
+// RandMember returns a random member (ok false when empty): a shard picked
+// in proportion to its size, then SRandMember in it.
+//
+// Cost: Card's BatchGetItem plus SRandMember's Query.
+func (s *ShardedSet) RandMember(ctx context.Context) (string, bool, error) {
+	i, ok, err := s.pickShard(ctx)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	return s.c.SRandMember(ctx, s.shard(i))
+}
+
+// Pop removes and returns a random member (ok false when empty), picked as
+// by RandMember.
+//
+// Cost: Card's BatchGetItem plus SPop's Query and TransactWriteItems.
+func (s *ShardedSet) Pop(ctx context.Context) (string, bool, error) {
+	for range s.c.opts.MaxAttempts {
+		i, ok, err := s.pickShard(ctx)
+		if err != nil || !ok {
+			return "", false, err
+		}
+		m, ok, err := s.c.SPop(ctx, s.shard(i))
+		if err != nil || ok {
+			return m, ok, err
+		}
+		// The shard was emptied meanwhile: pick again.
+	}
+	return "", false, ErrContention
+}
+
+// algebra runs op shard by shard (shard i of s with shard i of the others),
+// in parallel, and concatenates the results: members of different shards
+// never meet, so that is the whole answer.
+func (s *ShardedSet) algebra(ctx context.Context, cmd string, others []*ShardedSet, op func(context.Context, ...string) ([]string, error)) ([]string, error) {
+	for _, o := range append([]*ShardedSet{s}, others...) {
+		if o.shards != s.shards {
+			return nil, fmt.Errorf("%w: %s of %q (%d shards) with %q (%d shards)", ErrShardCount, cmd, s.key, s.shards, o.key, o.shards)
+		}
+		if err := o.check(ctx, cmd); err != nil {
+			return nil, err
+		}
+	}
+	parts := make([][]string, s.shards)
+	err := s.eachShard(s.all(), func(i int) error {
+		keys := []string{s.shard(i)}
+		for _, o := range others {
+			keys = append(keys, o.shard(i))
+		}
+		var err error
+		parts[i], err = op(ctx, keys...)
+		return err
+	})
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, err
+}
+
+// Inter returns the members in s and in every one of others (same shard
+// count). Cost: SInter per shard, in parallel.
+func (s *ShardedSet) Inter(ctx context.Context, others ...*ShardedSet) ([]string, error) {
+	return s.algebra(ctx, "SINTER", others, s.c.SInter)
+}
+
+// Union returns the members in s or any of others (same shard count).
+// Cost: SUnion per shard, in parallel.
+func (s *ShardedSet) Union(ctx context.Context, others ...*ShardedSet) ([]string, error) {
+	return s.algebra(ctx, "SUNION", others, s.c.SUnion)
+}
+
+// Diff returns the members of s in none of others (same shard count).
+// Cost: SDiff per shard, in parallel.
+func (s *ShardedSet) Diff(ctx context.Context, others ...*ShardedSet) ([]string, error) {
+	return s.algebra(ctx, "SDIFF", others, s.c.SDiff)
+}
