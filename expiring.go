@@ -1,0 +1,314 @@
+package redimo
+
+// Sets whose members expire one by one.
+
+import (
+	"context"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// sweepBatch is how many expired members a write removes on the way.
+const sweepBatch = 25
+
+// ExpiringSet is a set whose members each have their own expiry: Redis
+// cannot expire single members of a set, and users emulate it with a sorted
+// set scored by expiry time; ExpiringSet is that pattern made native. Create
+// one with Client.ExpiringSet; it is safe for concurrent use.
+//
+// It is stored as a sorted set whose scores are expiry times in Unix
+// milliseconds (ZRANGE on the key shows them). Reads never return or count
+// an expired member, even before it is deleted. Every Add and Rem also
+// deletes up to 25 expired members, in the same transaction, so storage is
+// reclaimed as the set is written, and the key (like any sorted set) keeps
+// an exact cardinality; Sweep deletes them all. DynamoDB's TTL attribute is
+// deliberately not used: its deletions bypass the transactions that keep
+// the cardinality exact. The clock is Options.Now.
+type ExpiringSet struct {
+	c   *Client
+	key string
+}
+
+// ExpiringSet returns a handle on the expiring set at key. It does no I/O.
+func (c *Client) ExpiringSet(key string) *ExpiringSet { return &ExpiringSet{c: c, key: key} }
+
+func (e *ExpiringSet) now() float64 { return float64(e.c.opts.Now().UnixMilli()) }
+
+// Add adds members that expire after ttl, or gives members already there a
+// new expiry of now+ttl, and returns how many were not live members before
+// (an expired member added again counts as new).
+//
+// Cost: one Query of up to 25 expired members, then ⌈n/99⌉
+// TransactWriteItems as ZAdd (the expired members' deletions ride in the
+// first one); members already present cost one more TransactWriteItems.
+func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...string) (int64, error) {
+	if err := e.c.checkWrite("EXPADD", e.key, members); err != nil {
+		return 0, err
+	}
+	if ttl <= 0 {
+		return 0, argError("EXPADD", "ttl", ttl.String(), ErrOutOfRange)
+	}
+	now := e.now()
+	exp := now + float64(ttl.Milliseconds())
+	var writes []*write
+	for _, m := range dedupe(members) {
+		writes = append(writes, e.addWrite(m, exp, now))
+	}
+	return e.write(ctx, "EXPADD", writes, now)
+}
+
+// addWrite creates member with expiry exp; when it exists, a CAS update of
+// its expiry counts 1 if the old expiry had passed at now, else 0.
+func (e *ExpiringSet) addWrite(member string, exp, now float64) *write {
+	w := e.c.putMember(e.key, typeZSet, member, zsetIX(exp, member))
+	var retry func(cur item) (*write, error)
+	retry = func(cur item) (*write, error) {
+		if cur == nil {
+			return e.addWrite(member, exp, now), nil
+		}
+		prev := bytesAttr(cur, attrIX)
+		next := e.c.setIX(e.key, typeZSet, member, prev, zsetIX(exp, member))
+		if scoreOfIX(prev) > now {
+			next.count = 0
+		}
+		if string(prev) == string(zsetIX(exp, member)) {
+			return nil, nil // same expiry already: nothing to write, and it was live
+		}
+		next.retry = retry
+		return next, nil
+	}
+	w.retry = retry
+	return w
+}
+
+// write runs writes with up to sweepBatch expired members' deletions added
+// to them (members the writes touch excepted).
+func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*write, now float64) (int64, error) {
+	touched := map[string]bool{}
+	for _, w := range writes {
+		touched[w.member] = true
+	}
+	expired, err := e.expired(ctx, now, sweepBatch)
+	if err != nil {
+		return 0, wrap(cmd, err)
+	}
+	var sweep []*write
+	for _, m := range expired {
+		if !touched[m] {
+			sweep = append(sweep, e.deleteIf(m, now, false, false))
+		}
+	}
+	applied, err := e.c.transactChunks(ctx, e.key, typeZSet, append(sweep, writes...))
+	return counted(applied), wrap(cmd, err)
+}
+
+// expired returns up to limit members whose expiry is at or before now
+// (limit 0: all).
+func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]string, error) {
+	var out []string
+	for it, err := range e.c.query(ctx, e.scoreRange(math.Inf(-1), now), limit) {
+		if err != nil {
+			return nil, err
+		}
+		m, t, _ := memberOf(it)
+		if t != typeZSet {
+			return nil, ErrWrongType
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// scoreRange is the index query of the members with expiry in [lo, hi].
+func (e *ExpiringSet) scoreRange(lo, hi float64) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		IndexName:                aws.String(e.c.opts.IndexName),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: item{
+			":pk": bin(pkValue(e.key)), ":lo": bin(scoreBound(lo)), ":hi": bin(scoreBoundAfter(hi)),
+		},
+	}
+}
+
+// live is the query of the members not expired at now.
+func (e *ExpiringSet) live(now float64) *dynamodb.QueryInput {
+	return e.scoreRange(math.Nextafter(now, math.Inf(1)), math.Inf(1))
+}
+
+// Rem removes members and returns how many were live members (removing an
+// expired member counts 0, as it was already gone).
+//
+// Cost: as Add.
+func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error) {
+	if err := e.c.checkWrite("EXPREM", e.key, members); err != nil {
+		return 0, err
+	}
+	now := e.now()
+	var writes []*write
+	for _, m := range dedupe(members) {
+		writes = append(writes, e.remWrite(m, now))
+	}
+	return e.write(ctx, "EXPREM", writes, now)
+}
+
+// remWrite deletes member, counting 1 only if it was live. Its expiry is
+// not known in advance: the first attempt assumes live and is conditioned
+// on it; when that fails, the item read back decides.
+func (e *ExpiringSet) remWrite(member string, now float64) *write {
+	return e.deleteIf(member, now, true, true)
+}
+
+// deleteIf deletes member on condition that it is live (count 1) or expired
+// (count 0) at now. With follow, a failed condition retries with the other
+// one; without, the write is dropped (sweeps leave a renewed member alone).
+func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *write {
+	w := e.c.deleteMember(e.key, typeZSet, member)
+	d := w.action.Delete
+	// For one member, ix order is expiry order, and scoreBoundAfter(now)
+	// lies between every ix with expiry <= now and every ix with expiry > now.
+	d.ConditionExpression = aws.String("#ix < :b")
+	if live {
+		d.ConditionExpression = aws.String("#ix > :b")
+	} else {
+		w.count = 0
+	}
+	d.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
+	d.ExpressionAttributeValues = item{":b": bin(scoreBoundAfter(now))}
+	d.ReturnValuesOnConditionCheckFailure = "ALL_OLD"
+	if follow {
+		w.retry = func(cur item) (*write, error) {
+			if cur == nil {
+				return nil, nil
+			}
+			return e.deleteIf(member, now, scoreOfIX(bytesAttr(cur, attrIX)) > now, true), nil
+		}
+	}
+	return w
+}
+
+// IsMember reports whether member is a live member.
+//
+// Cost: one GetItem (a second when absent, to check the key's type).
+func (e *ExpiringSet) IsMember(ctx context.Context, member string) (bool, error) {
+	_, ok, err := e.TTL(ctx, member)
+	return ok, err
+}
+
+// TTL returns the time member has left; ok is false when it is not a live
+// member. Cost: as IsMember.
+func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bool, error) {
+	if err := e.c.checkWrite("EXPTTL", e.key, []string{member}); err != nil {
+		return 0, false, err
+	}
+	out, err := e.c.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: e.c.table(), Key: itemKey(e.key, memberSK(typeZSet, member)), ConsistentRead: e.c.consistent(),
+	})
+	if err != nil {
+		return 0, false, wrap("EXPTTL", err)
+	}
+	if out.Item == nil {
+		_, err := e.c.typedMeta(ctx, e.key, typeZSet)
+		return 0, false, wrap("EXPTTL", err)
+	}
+	left := scoreOfIX(bytesAttr(out.Item, attrIX)) - e.now()
+	if left <= 0 {
+		return 0, false, nil
+	}
+	return time.Duration(left) * time.Millisecond, true, nil
+}
+
+// Card returns the number of live members.
+//
+// Cost: a Query with Select COUNT over the live members: 1 read unit per
+// 4 KB of them (about 80 short members), plus a GetItem for the type
+// check when there are none. The key's metadata count (ZCARD) would be one
+// GetItem but also counts expired members not yet deleted.
+func (e *ExpiringSet) Card(ctx context.Context) (int64, error) {
+	if err := checkKey("EXPCARD", e.key); err != nil {
+		return 0, err
+	}
+	n, err := e.c.queryCount(ctx, e.live(e.now()))
+	if err == nil && n == 0 {
+		_, err = e.c.typedMeta(ctx, e.key, typeZSet)
+	}
+	return n, wrap("EXPCARD", err)
+}
+
+// Members returns an iterator over the live members, soonest to expire
+// first.
+//
+// Cost: one Query of the index per 1 MB of live members.
+func (e *ExpiringSet) Members(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := checkKey("EXPMEMBERS", e.key); err != nil {
+			yield("", err)
+			return
+		}
+		for it, err := range e.c.query(ctx, e.live(e.now()), 0) {
+			if err != nil {
+				yield("", wrap("EXPMEMBERS", err))
+				return
+			}
+			m, t, _ := memberOf(it)
+			if t != typeZSet {
+				yield("", ErrWrongType)
+				return
+			}
+			if !yield(m, nil) {
+				return
+			}
+		}
+	}
+}
+
+// RandMember returns a random live member; ok is false when there is none.
+//
+// Cost: Card's Query, then a Query reading up to a random rank among the
+// live members: O(Card) items at most, 1 read unit per ~80.
+func (e *ExpiringSet) RandMember(ctx context.Context) (string, bool, error) {
+	n, err := e.Card(ctx)
+	if err != nil || n == 0 {
+		return "", false, err
+	}
+	pick := rand.Int64N(n)
+	var i int64
+	for m, err := range e.Members(ctx) {
+		if err != nil {
+			return "", false, err
+		}
+		if i == pick {
+			return m, true, nil
+		}
+		i++
+	}
+	return "", false, nil // the members expired meanwhile
+}
+
+// Sweep deletes every expired member and returns how many it deleted.
+// Writes sweep as they go (see ExpiringSet), so Sweep is only needed for a
+// set that is no longer written.
+//
+// Cost: a Query of the expired members, then ⌈expired/99⌉ TransactWriteItems.
+func (e *ExpiringSet) Sweep(ctx context.Context) (int64, error) {
+	if err := checkKey("EXPSWEEP", e.key); err != nil {
+		return 0, err
+	}
+	now := e.now()
+	expired, err := e.expired(ctx, now, 0)
+	if err != nil || len(expired) == 0 {
+		return 0, wrap("EXPSWEEP", err)
+	}
+	writes := make([]*write, len(expired))
+	for i, m := range expired {
+		writes[i] = e.deleteIf(m, now, false, false) // a member renewed meanwhile stays
+		writes[i].count = 1
+	}
+	applied, err := e.c.transactChunks(ctx, e.key, typeZSet, writes)
+	return counted(applied), wrap("EXPSWEEP", err)
+}

@@ -1,0 +1,125 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestExpiringSet(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	key := p + "online"
+	e := c.ExpiringSet(key)
+	members := func() []string {
+		var out []string
+		for m, err := range e.Members(ctx) {
+			require.NoError(t, err)
+			out = append(out, m)
+		}
+		return out
+	}
+	card := func() int64 {
+		n, err := e.Card(ctx)
+		require.NoError(t, err)
+		return n
+	}
+	stored := func() int64 { // the key's exact metadata count (ZCARD)
+		m, err := c.getMeta(ctx, key)
+		require.NoError(t, err)
+		return m.card
+	}
+
+	n, err := e.Add(ctx, 10*time.Second, "a", "b", "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	n, err = e.Add(ctx, time.Minute, "c")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.EqualValues(t, 3, card())
+	ok, err := e.IsMember(ctx, "a")
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	clock.Add(5 * time.Second)
+	n, err = e.Add(ctx, 10*time.Second, "a") // re-adding extends: a now expires at +15s
+	require.NoError(t, err)
+	require.EqualValues(t, 0, n, "a live member re-added is not new")
+
+	clock.Add(6 * time.Second) // +11s: b expired, a (extended) and c live
+	ok, err = e.IsMember(ctx, "b")
+	require.NoError(t, err)
+	require.False(t, ok, "expired members are not members, even before deletion")
+	require.EqualValues(t, 2, card())
+	require.Equal(t, []string{"a", "c"}, members(), "soonest to expire first")
+	left, ok, err := e.TTL(ctx, "c")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 49*time.Second, left)
+	require.EqualValues(t, 3, stored(), "b is still stored")
+
+	n, err = e.Add(ctx, 10*time.Second, "b")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "an expired member added again is new")
+
+	clock.Add(5 * time.Second) // +16s: a expired
+	n, err = e.Rem(ctx, "a", "c", "zz")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "only c was live")
+	require.EqualValues(t, 1, stored(), "the write removed a too: only b is stored")
+	require.Equal(t, []string{"b"}, members())
+
+	clock.Add(time.Hour)
+	require.EqualValues(t, 0, card())
+	_, ok, err = e.RandMember(ctx)
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Empty(t, members())
+	n, err = e.Sweep(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Empty(t, scanTable(t, key), "a swept set is deleted")
+
+	_, err = e.Add(ctx, 0, "x")
+	require.ErrorIs(t, err, ErrOutOfRange)
+	_, err = c.SAdd(ctx, p+"plain", "x")
+	require.NoError(t, err)
+	_, err = c.ExpiringSet(p+"plain").Add(ctx, time.Second, "x")
+	require.ErrorIs(t, err, ErrWrongType)
+}
+
+func TestExpiringSetConcurrent(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	e := c.ExpiringSet(p + "sessions")
+	var added atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				n, err := e.Add(ctx, time.Minute, fmt.Sprint((w+i)%15), fmt.Sprint((w*3+i)%15))
+				require.NoError(t, err)
+				added.Add(n)
+			}
+		}()
+	}
+	wg.Wait()
+	n, err := e.Card(ctx)
+	require.NoError(t, err)
+	require.Equal(t, added.Load(), n, "each member counted new once")
+	require.EqualValues(t, 15, n)
+
+	m, ok, err := e.RandMember(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotEmpty(t, m)
+}
