@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -77,6 +78,9 @@ type counter struct {
 	db       DynamoDBAPI
 	requests atomic.Int64
 	reads    atomic.Int64 // items read (returned or scanned)
+	// cancelled counts cancelled transactions; conflicts those cancelled
+	// by a concurrent transaction (TransactionConflict).
+	cancelled, conflicts atomic.Int64
 	mu       sync.Mutex
 	byOp     map[string]int64
 	capacity float64
@@ -101,6 +105,8 @@ func (c *counter) count(op string, cc ...types.ConsumedCapacity) {
 func (c *counter) reset() {
 	c.requests.Store(0)
 	c.reads.Store(0)
+	c.cancelled.Store(0)
+	c.conflicts.Store(0)
 	c.mu.Lock()
 	c.byOp, c.capacity = nil, 0
 	c.mu.Unlock()
@@ -161,8 +167,22 @@ func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 	out, err := c.db.TransactWriteItems(ctx, in, o...)
 	if err == nil {
 		c.count("TransactWriteItems", out.ConsumedCapacity...)
-	} else {
-		c.count("TransactWriteItems")
+		return out, err
+	}
+	c.count("TransactWriteItems")
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		c.cancelled.Add(1)
+		for _, r := range tce.CancellationReasons {
+			if r.Code != nil && *r.Code == "TransactionConflict" {
+				c.conflicts.Add(1)
+				break
+			}
+		}
+	}
+	var tc *types.TransactionConflictException
+	if errors.As(err, &tc) {
+		c.conflicts.Add(1)
 	}
 	return out, err
 }

@@ -94,7 +94,11 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
-		return fmt.Errorf("%w: %q has %v shards, not %d", ErrShardCount, s.key, failed.Item[attrShards], s.shards)
+		recorded := "?"
+		if v, ok := failed.Item[attrShards].(*types.AttributeValueMemberN); ok {
+			recorded = v.Value
+		}
+		return fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, recorded, s.shards)
 	}
 	if err != nil {
 		return wrap(cmd, err)

@@ -23,6 +23,9 @@ var sections = []struct {
 	run   func(*walk)
 }{
 	{"Sets: tags and set algebra", setsStory},
+	{"Unique daily visitors on a sharded set", visitorsStory},
+	{"An OTP rate limit that holds across app servers", otpStory},
+	{"Members that expire", expiringStory},
 }
 
 func main() {
