@@ -260,9 +260,16 @@ func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok
 	return ms[0], true, nil
 }
 
+// MaxRandCount bounds the number of members SRandMemberN (and
+// ZRandMember) returns for a negative count, which may repeat members
+// without limit: the reply is built in memory. (Redis itself runs out of
+// memory for counts near -2^62.)
+const MaxRandCount = 1 << 24
+
 // SRandMemberN returns random members of the set at key, as Redis's
 // SRANDMEMBER with count: for count > 0, min(count, SCARD) distinct
-// members; for count < 0, |count| members that may repeat; for 0, none.
+// members; for count < 0, |count| members that may repeat (|count| at most
+// MaxRandCount); for 0, none.
 //
 // Each set member carries a random value in the table's index; redimo reads
 // the members that follow a random point of it. Every member can be picked,
@@ -277,6 +284,9 @@ func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok
 func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]string, error) {
 	if err := checkKey("SRANDMEMBER", key); err != nil {
 		return nil, err
+	}
+	if count < -MaxRandCount {
+		return nil, argError("SRANDMEMBER", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
 	n := count
 	if n < 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -403,6 +404,8 @@ func TestSRandMemberAndSPop(t *testing.T) {
 	require.GreaterOrEqual(t, len(popped), 8, "pops are random: %v", popped)
 	_, err = c.SPopN(ctx, k, -1)
 	require.ErrorIs(t, err, ErrOutOfRange)
+	_, err = c.SRandMemberN(ctx, k, math.MinInt64)
+	require.ErrorIs(t, err, ErrOutOfRange, "a reply that cannot be built in memory is refused, not attempted")
 }
 
 func TestSScan(t *testing.T) {
