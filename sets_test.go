@@ -546,3 +546,31 @@ func TestSetConcurrency(t *testing.T) {
 	}
 	t.Logf("%d members at the end, %d net adds", card, total)
 }
+
+// Picks are close to uniform in a set bigger than the sampling window: no
+// member is favoured by the random gaps of the index. (Picking the first
+// member after a random point, members after wide gaps come up several
+// times as often as average.)
+func TestSRandMemberUniformity(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "u"
+	members := make([]string, 100)
+	for i := range members {
+		members[i] = fmt.Sprintf("m%03d", i)
+	}
+	_, err := c.SAdd(ctx, k, members...)
+	require.NoError(t, err)
+	const draws = 2000
+	seen := map[string]int{}
+	for range draws {
+		m, ok, err := c.SRandMember(ctx, k)
+		require.NoError(t, err)
+		require.True(t, ok)
+		seen[m]++
+	}
+	require.Len(t, seen, len(members), "every member is picked")
+	for m, n := range seen {
+		require.Less(t, n, 3*draws/len(members), "%s picked %d times of %d (expected %d)", m, n, draws, draws/len(members))
+	}
+}
