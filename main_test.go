@@ -81,9 +81,9 @@ type counter struct {
 	// cancelled counts cancelled transactions; conflicts those cancelled
 	// by a concurrent transaction (TransactionConflict).
 	cancelled, conflicts atomic.Int64
-	mu       sync.Mutex
-	byOp     map[string]int64
-	capacity float64
+	mu                   sync.Mutex
+	byOp                 map[string]int64
+	capacity             float64
 }
 
 func (c *counter) count(op string, cc ...types.ConsumedCapacity) {
