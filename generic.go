@@ -14,11 +14,23 @@ import (
 var metaProjection = struct {
 	expr  *string
 	names map[string]string
-}{aws.String("#pk, #t, #n"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard}}
+}{aws.String("#pk, #t, #n, #x"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp}}
 
-// getMeta reads key's metadata item: one GetItem, 1 read unit (0.5 when
-// eventually consistent).
+// nowMs is the clock (Options.Now) in Unix milliseconds.
+func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
+
+// liveMeta decodes a metadata item as reads see it: an expired key is missing.
+func (c *Client) liveMeta(it item) meta { return decodeMeta(it).live(c.nowMs()) }
+
+// getMeta reads key's metadata item as reads see it (an expired key is
+// missing): one GetItem, 1 read unit (0.5 when eventually consistent).
 func (c *Client) getMeta(ctx context.Context, key string) (meta, error) {
+	m, err := c.readMeta(ctx, key)
+	return m.live(c.nowMs()), err
+}
+
+// readMeta reads key's metadata item as stored, expired or not.
+func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
 	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent(),
 		ProjectionExpression: metaProjection.expr, ExpressionAttributeNames: metaProjection.names,
@@ -52,7 +64,7 @@ func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
 	}
 	byKey := make(map[string]meta, len(items))
 	for _, it := range items {
-		byKey[string(bytesAttr(it, attrPK)[1:])] = decodeMeta(it)
+		byKey[string(bytesAttr(it, attrPK)[1:])] = c.liveMeta(it)
 	}
 	out := make([]meta, len(keys))
 	for i, k := range keys {
@@ -63,6 +75,29 @@ func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
 		}
 	}
 	return out, nil
+}
+
+// withMeta runs read while it reads key's metadata item, in parallel (one
+// more request, no more latency), for reads that do not otherwise see the
+// metadata: the type and the key's expiry decide what read found. When the
+// key is missing or expired, m.typ is typeNone and read's outcome must be
+// ignored by the caller.
+func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read func() error) (m meta, err error) {
+	done := make(chan struct{})
+	var merr error
+	go func() {
+		defer close(done)
+		m, merr = c.typedMeta(ctx, key, typ)
+	}()
+	err = read()
+	<-done
+	switch {
+	case merr != nil:
+		return m, merr
+	case m.typ == typeNone:
+		return m, nil
+	}
+	return m, err
 }
 
 // typedMetas is metas failing with ErrWrongType when a key holds another
@@ -138,9 +173,12 @@ func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
 }
 
 func (c *Client) del(ctx context.Context, key string) (bool, error) {
-	m, err := c.getMeta(ctx, key)
+	m, err := c.readMeta(ctx, key)
 	if err != nil || m.typ == typeNone {
 		return false, err
+	}
+	if m.expired(c.nowMs()) { // already gone for Redis; reclaim its items
+		return false, c.purge(ctx, key, m)
 	}
 	members, err := c.members(ctx, key, m.typ)
 	if err != nil {

@@ -33,6 +33,7 @@ const (
 	attrIX   = "ix" // sort key of the local secondary index
 	attrType = "t"  // metadata: "set" or "zset"
 	attrCard = "n"  // metadata: exact number of members
+	attrExp  = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
 )
 
 const (
@@ -115,8 +116,21 @@ func memberOf(it item) (member string, t keyType, ok bool) {
 type meta struct {
 	typ  keyType
 	card int64
+	exp  int64 // expiry in Unix milliseconds; 0: none
 }
 
+// live is m as seen at now (Unix milliseconds): an expired key is missing.
+func (m meta) live(now int64) meta {
+	if m.expired(now) {
+		return meta{typ: typeNone}
+	}
+	return m
+}
+
+func (m meta) expired(now int64) bool { return m.typ != typeNone && m.exp > 0 && m.exp <= now }
+
+// decodeMeta decodes a metadata item as stored, expired or not; reads use
+// Client.liveMeta.
 func decodeMeta(it item) meta {
 	if it == nil {
 		return meta{typ: typeNone}
@@ -127,6 +141,9 @@ func decodeMeta(it item) meta {
 	}
 	if v, ok := it[attrCard].(*types.AttributeValueMemberN); ok {
 		m.card, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	if v, ok := it[attrExp].(*types.AttributeValueMemberN); ok {
+		m.exp, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	if m.card <= 0 {
 		return meta{typ: typeNone}

@@ -4,6 +4,7 @@ package redimo
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // SAdd adds members to the set at key, creating it when missing, and returns
@@ -96,27 +98,17 @@ func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
 // SIsMember reports whether member is a member of the set at key, as
 // Redis's SISMEMBER.
 //
-// Cost: one GetItem, 1 read unit; when member is absent, a second GetItem
-// (of the metadata item, to tell a missing member from a wrong type).
+// Cost: one BatchGetItem of the member and the key's metadata item (which
+// tells a wrong type or an expired key), 2 read units.
 //
 // [SISMEMBER]: https://redis.io/docs/latest/commands/sismember/
 func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error) {
 	if err := c.checkWrite("SISMEMBER", key, []string{member}); err != nil {
 		return false, err
 	}
-	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: c.table(), Key: itemKey(key, memberSK(typeSet, member)),
-		ConsistentRead: c.consistent(), ProjectionExpression: aws.String("#pk"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-	})
-	if err != nil {
-		return false, wrap("SISMEMBER", err)
-	}
-	if out.Item != nil {
-		return true, nil
-	}
-	_, err = c.typedMeta(ctx, key, typeSet)
-	return false, wrap("SISMEMBER", err)
+	found, err := c.probe(ctx, key, typeSet, []string{member}, true)
+	_, ok := found[member]
+	return ok, wrap("SISMEMBER", err)
 }
 
 // SMIsMember reports, for each of members, whether it is a member of the set
@@ -142,8 +134,9 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 }
 
 // probe reads which of members exist in key (of type typ) with BatchGetItem
-// and returns them with their items. withMeta also reads the metadata item
-// and fails with ErrWrongType when key holds another type.
+// and returns them with their items. withMeta also reads the metadata item:
+// a missing or expired key then has no members, and a key of another type
+// fails with ErrWrongType. Without it, the caller knows the key is live.
 func (c *Client) probe(ctx context.Context, key string, typ keyType, members []string, withMeta bool) (map[string]item, error) {
 	keys := make([]item, 0, len(members)+1)
 	if withMeta {
@@ -156,16 +149,22 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 	if err != nil {
 		return nil, err
 	}
+	alive := !withMeta
 	found := make(map[string]item, len(items))
 	for _, it := range items {
 		m, _, ok := memberOf(it)
 		if !ok {
-			if mt := decodeMeta(it); mt.typ != typeNone && mt.typ != typ {
+			mt := c.liveMeta(it)
+			if mt.typ != typeNone && mt.typ != typ {
 				return nil, ErrWrongType
 			}
+			alive = mt.typ == typ
 			continue
 		}
 		found[m] = it
+	}
+	if !alive {
+		return map[string]item{}, nil
 	}
 	return found, nil
 }
@@ -218,8 +217,10 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			},
 		}
 		if prefix != "" {
-			if _, err := c.typedMeta(ctx, key, typeSet); err != nil {
-				yield("", wrap("SSCAN", err))
+			if m, err := c.typedMeta(ctx, key, typeSet); err != nil || m.typ == typeNone {
+				if err != nil {
+					yield("", wrap("SSCAN", err))
+				}
 				return
 			}
 			in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :p)")
@@ -231,12 +232,16 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 				return
 			}
 			m, _, ok := memberOf(it)
-			if !ok {
-				if mt := decodeMeta(it); mt.typ != typeNone && mt.typ != typeSet {
+			if !ok { // the metadata item comes first
+				switch mt := c.liveMeta(it); mt.typ {
+				case typeSet:
+					continue
+				case typeNone: // expired: its members are not there
+					return
+				default:
 					yield("", ErrWrongType)
 					return
 				}
-				continue
 			}
 			if (match == "" || globMatch(match, m)) && !yield(m, nil) {
 				return
@@ -280,7 +285,8 @@ const MaxRandCount = 1 << 24
 // point would give one member ten times another's chance).
 //
 // Cost: one or two Queries of the index reading min(|count|+32, SCARD)
-// keys (about 1 read unit per 80 members); count 0 costs one GetItem.
+// keys (about 1 read unit per 80 members), and in parallel one GetItem of
+// the metadata item (type and expiry); count 0 costs the GetItem only.
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]string, error) {
@@ -322,26 +328,32 @@ func (c *Client) randomWindow(ctx context.Context, key string, n int64) (window 
 	}
 	want := int(min(n, MaxRandCount)) + sampleExtra
 	from := randomIX()
-	for _, cond := range []string{"#pk = :pk AND #ix >= :r", "#pk = :pk AND #ix < :r"} {
-		in := &dynamodb.QueryInput{
-			IndexName:                 aws.String(c.opts.IndexName),
-			KeyConditionExpression:    aws.String(cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":r": bin(from)},
-		}
-		for it, err := range c.query(ctx, in, want-len(window)) {
-			if err != nil {
-				return nil, false, err
+	m, err := c.withMeta(ctx, key, typeSet, func() error {
+		for _, cond := range []string{"#pk = :pk AND #ix >= :r", "#pk = :pk AND #ix < :r"} {
+			in := &dynamodb.QueryInput{
+				IndexName:                 aws.String(c.opts.IndexName),
+				KeyConditionExpression:    aws.String(cond),
+				ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+				ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":r": bin(from)},
 			}
-			m, t, _ := memberOf(it)
-			if t != typeSet {
-				return nil, false, ErrWrongType
+			for it, err := range c.query(ctx, in, want-len(window)) {
+				if err != nil {
+					return err
+				}
+				m, t, _ := memberOf(it)
+				if t != typeSet {
+					return ErrWrongType
+				}
+				window = append(window, m)
 			}
-			window = append(window, m)
+			if len(window) >= want {
+				break
+			}
 		}
-		if len(window) >= want {
-			break
-		}
+		return nil
+	})
+	if err != nil || m.typ == typeNone {
+		return nil, false, err
 	}
 	rand.Shuffle(len(window), func(i, j int) { window[i], window[j] = window[j], window[i] })
 	return window, len(window) < want, nil
@@ -434,12 +446,14 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 		}
 		return c.SIsMember(ctx, source, member)
 	}
-	rem := c.deleteMember(source, typeSet, member)
-	rem.required = true
-	res, err := c.transact(ctx,
-		&group{key: source, typ: typeSet, writes: []*write{rem}},
-		&group{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, randomIX())}},
-	)
+	res, err := c.transactPurging(ctx, func() []*group {
+		rem := c.deleteMember(source, typeSet, member)
+		rem.required = true
+		return []*group{
+			{key: source, typ: typeSet, writes: []*write{rem}},
+			{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, randomIX())}},
+		}
+	})
 	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination {
 		// Redis answers 0 for a missing source before it looks at destination.
 		if m, err2 := c.typedMeta(ctx, source, typeSet); err2 == nil && m.typ == typeNone {
@@ -704,6 +718,12 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 	m, err := c.getMeta(ctx, key)
 	if err != nil {
 		return err
+	}
+	if m.exp > 0 { // the new value has no expiry, as in Redis
+		var failed *types.ConditionalCheckFailedException
+		if err := c.persist(ctx, key); err != nil && !errors.As(err, &failed) {
+			return err
+		}
 	}
 	if m.typ != typeNone && m.typ != typ {
 		if _, err := c.del(ctx, key); err != nil {

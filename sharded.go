@@ -274,7 +274,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 			}
 			continue
 		}
-		m := decodeMeta(it)
+		m := s.c.liveMeta(it)
 		if m.typ != typeNone && m.typ != typeSet {
 			return nil, ErrWrongType
 		}

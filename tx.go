@@ -141,6 +141,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
 				g.known, g.now = true, decodeMeta(r.Item)
+				if g.now.expired(c.nowMs()) {
+					return txResult{}, &expiredKeyError{key: g.key, m: g.now}
+				}
 				if g.now.typ != typeNone && g.now.typ != g.typ {
 					return txResult{}, &wrongTypeError{key: g.key}
 				}
@@ -198,45 +201,135 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	for _, w := range g.writes {
 		d += w.delta
 	}
-	names := map[string]string{"#t": attrType, "#n": attrCard}
+	// Every action also requires the key not to have expired: writes to an
+	// expired key would otherwise meet its old members. transact purges the
+	// key and starts again when that is what failed.
+	const live = " AND (attribute_not_exists(#x) OR #x > :now)"
+	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp}
+	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs())}
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
 	switch {
 	case d > 0:
+		values[":d"] = num(d)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
 			UpdateExpression:                    aws.String("SET #t = :t ADD #n :d"),
-			ConditionExpression:                 aws.String("attribute_not_exists(#t) OR #t = :t"),
+			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
 			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           item{":t": str(string(g.typ)), ":d": num(d)},
+			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
 	case d < 0 && g.known && g.now.card == -d:
+		values[":k"] = num(-d)
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: key,
-			ConditionExpression:                 aws.String("#t = :t AND #n = :k"),
+			ConditionExpression:                 aws.String("#t = :t AND #n = :k" + live),
 			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           item{":t": str(string(g.typ)), ":k": num(-d)},
+			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
 	case d < 0:
+		values[":d"], values[":k"] = num(d), num(-d)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
 			UpdateExpression:                    aws.String("ADD #n :d"),
-			ConditionExpression:                 aws.String("#t = :t AND #n > :k"),
+			ConditionExpression:                 aws.String("#t = :t AND #n > :k" + live),
 			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           item{":t": str(string(g.typ)), ":d": num(d), ":k": num(-d)},
+			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
 	default:
+		delete(names, "#n")
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: key,
-			ConditionExpression:                 aws.String("attribute_not_exists(#t) OR #t = :t"),
-			ExpressionAttributeNames:            map[string]string{"#t": attrType},
-			ExpressionAttributeValues:           item{":t": str(string(g.typ))},
+			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
 	}
+}
+
+// expiredKeyError reports that a transaction met an expired key, which must
+// be purged before the command can go on.
+type expiredKeyError struct {
+	key string
+	m   meta
+}
+
+func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.key }
+
+// transactPurging is transact for writes rebuilt by build on every try:
+// when a key turns out to have expired, it is purged and build's writes
+// are tried again from scratch (the failed attempt's retries were made
+// against the old members).
+func (c *Client) transactPurging(ctx context.Context, build func() []*group) (txResult, error) {
+	for range c.opts.MaxAttempts {
+		res, err := c.transact(ctx, build()...)
+		var expired *expiredKeyError
+		if !errors.As(err, &expired) {
+			return res, err
+		}
+		if err := c.purge(ctx, expired.key, expired.m); err != nil {
+			return txResult{}, err
+		}
+	}
+	return txResult{}, ErrContention
+}
+
+// purge deletes every item of an expired key: its members in transactions of
+// 99, each conditioned on the metadata item still holding the expiry m.exp
+// (so a purge never touches a key created after it), then the metadata
+// item. Concurrent purges of one key are harmless.
+func (c *Client) purge(ctx context.Context, key string, m meta) error {
+	names := map[string]string{"#x": attrExp}
+	values := item{":x": num(m.exp)}
+	var batch []types.TransactWriteItem
+	flush := func(final bool) error {
+		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: c.table(), Key: metaKey(key), ConditionExpression: aws.String("#x = :x"),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+		if final {
+			guard = types.TransactWriteItem{Delete: &types.Delete{
+				TableName: c.table(), Key: metaKey(key), ConditionExpression: aws.String("#x = :x"),
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			}}
+		}
+		_, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems: append(batch, guard), ClientRequestToken: aws.String(token()),
+		})
+		batch = batch[:0]
+		var cancelled *types.TransactionCanceledException
+		if errors.As(err, &cancelled) {
+			return errPurged // another client purged it, or it was re-created
+		}
+		return err
+	}
+	for it, err := range c.memberItems(ctx, key, m.typ, "") {
+		if err != nil {
+			return err
+		}
+		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
+			TableName: c.table(), Key: item{attrPK: it[attrPK], attrSK: it[attrSK]},
+		}})
+		if len(batch) == maxTxItems-1 {
+			if err := flush(false); err != nil {
+				return ignorePurged(err)
+			}
+		}
+	}
+	return ignorePurged(flush(true))
+}
+
+var errPurged = errors.New("redimo: purged concurrently")
+
+func ignorePurged(err error) error {
+	if errors.Is(err, errPurged) {
+		return nil
+	}
+	return err
 }
 
 // transactChunks runs the writes of one key in transactions of at most
@@ -254,11 +347,16 @@ func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, wr
 func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
 	var applied []*write
 	for start := 0; start < len(writes) || start == 0; start += maxTxItems - 1 {
-		g := &group{key: key, typ: typ, writes: append([]*write(nil), writes[start:min(start+maxTxItems-1, len(writes))]...)}
-		if now.typ == typ {
-			g.known, g.now = true, now
-		}
-		res, err := c.transact(ctx, g)
+		chunk := writes[start:min(start+maxTxItems-1, len(writes))]
+		first := true
+		res, err := c.transactPurging(ctx, func() []*group {
+			g := &group{key: key, typ: typ, writes: append([]*write(nil), chunk...)}
+			if first && now.typ == typ {
+				g.known, g.now = true, now
+			}
+			first = false
+			return []*group{g}
+		})
 		if err != nil {
 			return applied, err
 		}

@@ -1,0 +1,213 @@
+package redimo
+
+// Key expiry: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL, PERSIST.
+//
+// A key's expiry is an attribute of its metadata item (Unix milliseconds),
+// so setting or removing it is one UpdateItem, O(1) as in Redis. Every
+// command treats an expired key as missing: reads check the metadata item
+// (those that do not read it anyway read it in parallel or in the same
+// BatchGetItem), and every write transaction requires the key not to have
+// expired; a write that meets an expired key first deletes its items (the
+// purge), then goes on as on a missing key. Until a write or DEL meets it,
+// an expired key's items stay in the table, invisible; the clock is
+// Options.Now.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ExpireCondition restricts when an expiry is set, as Redis 7's EXPIRE
+// options.
+type ExpireCondition string
+
+// The ExpireCondition values.
+const (
+	ExpireAlways ExpireCondition = ""   // set the expiry in any case
+	ExpireNX     ExpireCondition = "NX" // only when the key has no expiry
+	ExpireXX     ExpireCondition = "XX" // only when the key has an expiry
+	ExpireGT     ExpireCondition = "GT" // only when later than the current one (none counts as infinite)
+	ExpireLT     ExpireCondition = "LT" // only when earlier than the current one (none counts as infinite)
+)
+
+// Expire sets a timeout of d on key and reports whether it was set (false:
+// the key does not exist), as Redis's EXPIRE; d ≤ 0 deletes the key. The
+// timeout has millisecond precision (Redis's EXPIRE takes seconds: use
+// whole seconds for the same effect).
+//
+// Cost: one GetItem and one conditional UpdateItem (1 write unit); d ≤ 0
+// costs a DEL.
+//
+// [EXPIRE]: https://redis.io/docs/latest/commands/expire/
+func (c *Client) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
+	return c.expireAt(ctx, "EXPIRE", key, c.nowMs()+d.Milliseconds(), ExpireAlways)
+}
+
+// ExpireWith is Expire restricted by cond (NX, XX, GT, LT), as EXPIRE with
+// an option. It reports whether the expiry was set (or the key deleted).
+//
+// [EXPIRE]: https://redis.io/docs/latest/commands/expire/
+func (c *Client) ExpireWith(ctx context.Context, key string, d time.Duration, cond ExpireCondition) (bool, error) {
+	return c.expireAt(ctx, "EXPIRE", key, c.nowMs()+d.Milliseconds(), cond)
+}
+
+// PExpire is Expire, as Redis's PEXPIRE.
+//
+// [PEXPIRE]: https://redis.io/docs/latest/commands/pexpire/
+func (c *Client) PExpire(ctx context.Context, key string, d time.Duration) (bool, error) {
+	return c.expireAt(ctx, "PEXPIRE", key, c.nowMs()+d.Milliseconds(), ExpireAlways)
+}
+
+// ExpireAt makes key expire at t and reports whether it was set (false: the
+// key does not exist), as Redis's EXPIREAT; a t not after now deletes the
+// key. Cost: as Expire.
+//
+// [EXPIREAT]: https://redis.io/docs/latest/commands/expireat/
+func (c *Client) ExpireAt(ctx context.Context, key string, t time.Time) (bool, error) {
+	return c.expireAt(ctx, "EXPIREAT", key, t.UnixMilli(), ExpireAlways)
+}
+
+// PExpireAt is ExpireAt, as Redis's PEXPIREAT.
+//
+// [PEXPIREAT]: https://redis.io/docs/latest/commands/pexpireat/
+func (c *Client) PExpireAt(ctx context.Context, key string, t time.Time) (bool, error) {
+	return c.expireAt(ctx, "PEXPIREAT", key, t.UnixMilli(), ExpireAlways)
+}
+
+func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return false, err
+	}
+	var flag string
+	switch cond {
+	case ExpireAlways:
+	case ExpireNX:
+		flag = " AND attribute_not_exists(#x)"
+	case ExpireXX:
+		flag = " AND attribute_exists(#x)"
+	case ExpireGT:
+		flag = " AND #x < :at"
+	case ExpireLT:
+		flag = " AND (attribute_not_exists(#x) OR #x > :at)"
+	default:
+		return false, argError(cmd, "condition", string(cond), ErrSyntax)
+	}
+	m, err := c.getMeta(ctx, key)
+	if err != nil || m.typ == typeNone {
+		return false, wrap(cmd, err)
+	}
+	now := c.nowMs()
+	if at <= now { // Redis deletes the key, once the condition holds
+		if !cond.holds(m.exp, at) {
+			return false, nil
+		}
+		n, err := c.Del(ctx, key)
+		return n > 0, wrap(cmd, err)
+	}
+	_, err = c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: c.table(), Key: metaKey(key),
+		UpdateExpression:          aws.String("SET #x = :at"),
+		ConditionExpression:       aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
+		ExpressionAttributeNames:  map[string]string{"#t": attrType, "#x": attrExp},
+		ExpressionAttributeValues: item{":at": num(at), ":now": num(now)},
+	})
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return false, nil // missing, expired meanwhile, or cond does not hold
+	}
+	return err == nil, wrap(cmd, err)
+}
+
+// holds evaluates cond for a key whose expiry is exp (0: none) against at.
+func (cond ExpireCondition) holds(exp, at int64) bool {
+	switch cond {
+	case ExpireNX:
+		return exp == 0
+	case ExpireXX:
+		return exp != 0
+	case ExpireGT:
+		return exp != 0 && at > exp
+	case ExpireLT:
+		return exp == 0 || at < exp
+	}
+	return true
+}
+
+// Persist removes key's expiry and reports whether it had one, as Redis's
+// PERSIST.
+//
+// Cost: one conditional UpdateItem (1 write unit).
+//
+// [PERSIST]: https://redis.io/docs/latest/commands/persist/
+func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
+	if err := checkKey("PERSIST", key); err != nil {
+		return false, err
+	}
+	err := c.persist(ctx, key)
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return false, nil
+	}
+	return err == nil, wrap("PERSIST", err)
+}
+
+// persist removes a live key's expiry; a ConditionalCheckFailedException
+// means it had none (or is missing or expired).
+func (c *Client) persist(ctx context.Context, key string) error {
+	_, err := c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: c.table(), Key: metaKey(key),
+		UpdateExpression:          aws.String("REMOVE #x"),
+		ConditionExpression:       aws.String("attribute_exists(#t) AND #x > :now"),
+		ExpressionAttributeNames:  map[string]string{"#t": attrType, "#x": attrExp},
+		ExpressionAttributeValues: item{":now": num(c.nowMs())},
+	})
+	return err
+}
+
+// Special TTL and PTTL replies, as go-redis returns them.
+const (
+	TTLMissing    time.Duration = -2 // the key does not exist
+	TTLPersistent time.Duration = -1 // the key exists and has no expiry
+)
+
+// TTL returns the time key has left, rounded to the second as Redis's TTL,
+// or TTLMissing, or TTLPersistent.
+//
+// Cost: one GetItem, 1 read unit.
+//
+// [TTL]: https://redis.io/docs/latest/commands/ttl/
+func (c *Client) TTL(ctx context.Context, key string) (time.Duration, error) {
+	ms, err := c.pttl(ctx, "TTL", key)
+	if err != nil || ms < 0 {
+		return ms, err
+	}
+	return (ms + 500*time.Millisecond) / time.Second * time.Second, nil
+}
+
+// PTTL is TTL in milliseconds, as Redis's PTTL.
+//
+// [PTTL]: https://redis.io/docs/latest/commands/pttl/
+func (c *Client) PTTL(ctx context.Context, key string) (time.Duration, error) {
+	return c.pttl(ctx, "PTTL", key)
+}
+
+func (c *Client) pttl(ctx context.Context, cmd, key string) (time.Duration, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return 0, err
+	}
+	m, err := c.getMeta(ctx, key)
+	switch {
+	case err != nil:
+		return 0, wrap(cmd, err)
+	case m.typ == typeNone:
+		return TTLMissing, nil
+	case m.exp == 0:
+		return TTLPersistent, nil
+	}
+	return time.Duration(m.exp-c.nowMs()) * time.Millisecond, nil
+}
