@@ -101,6 +101,14 @@ func (c *counter) count(op string, cc ...types.ConsumedCapacity) {
 	}
 }
 
+// units is the capacity consumed since the last reset, as DynamoDB
+// reported it (ReturnConsumedCapacity TOTAL).
+func (c *counter) units() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.capacity
+}
+
 // reset zeroes the counts.
 func (c *counter) reset() {
 	c.requests.Store(0)
@@ -151,13 +159,13 @@ func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(
 func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	out, err := c.db.BatchGetItem(ctx, in, o...)
-	c.count("BatchGetItem")
-	if err == nil {
-		c.count("", out.ConsumedCapacity...)
-		c.requests.Add(-1)
-		for _, items := range out.Responses {
-			c.reads.Add(int64(len(items)))
-		}
+	if err != nil {
+		c.count("BatchGetItem")
+		return out, err
+	}
+	c.count("BatchGetItem", out.ConsumedCapacity...)
+	for _, items := range out.Responses {
+		c.reads.Add(int64(len(items)))
 	}
 	return out, err
 }

@@ -67,12 +67,14 @@ func baselineLoad(b *testing.B, c *Client, key string) map[string]bool {
 func compare(b *testing.B, cnt *counter, redimo, baseline func()) {
 	var rt, bt time.Duration
 	var rReq, bReq, rReads, bReads int64
+	var rUnits float64
 	for range b.N {
 		cnt.reset()
 		start := time.Now()
 		redimo()
 		rt += time.Since(start)
 		rReq, rReads = rReq+cnt.requests.Load(), rReads+cnt.reads.Load()
+		rUnits += cnt.units()
 
 		cnt.reset()
 		start = time.Now()
@@ -83,6 +85,7 @@ func compare(b *testing.B, cnt *counter, redimo, baseline func()) {
 	n := float64(b.N)
 	b.ReportMetric(float64(rReq)/n, "requests/op")
 	b.ReportMetric(float64(rReads)/n, "items-read/op")
+	b.ReportMetric(rUnits/n, "capacity-units/op")
 	b.ReportMetric(float64(bReq)/n, "baseline-requests/op")
 	b.ReportMetric(float64(bReads)/n, "baseline-items-read/op")
 	b.ReportMetric(float64(rt.Microseconds())/n/1000, "ms/op")
