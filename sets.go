@@ -498,18 +498,26 @@ func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (i
 	return n, err
 }
 
+// setMetas validates the keys of a set-algebra command and reads their
+// metadata (one BatchGetItem per 100 keys), failing with ErrWrongType when
+// one holds another type.
+func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]meta, error) {
+	if len(keys) == 0 {
+		return nil, argError(cmd, "keys", "", ErrSyntax)
+	}
+	if err := checkKeys(cmd, keys...); err != nil {
+		return nil, err
+	}
+	ms, err := c.typedMetas(ctx, keys, typeSet)
+	return ms, wrap(cmd, err)
+}
+
 // inter streams the intersection of the sets at keys to fn, stopping after
 // limit members when limit > 0.
 func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int64, fn func(string)) error {
-	if len(keys) == 0 {
-		return argError(cmd, "keys", "", ErrSyntax)
-	}
-	if err := checkKeys(cmd, keys...); err != nil {
-		return err
-	}
-	ms, err := c.typedMetas(ctx, keys, typeSet)
+	ms, err := c.setMetas(ctx, cmd, keys)
 	if err != nil {
-		return wrap(cmd, err)
+		return err
 	}
 	order := make([]int, len(keys))
 	for i := range order {
@@ -572,15 +580,9 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 //
 // [SUNION]: https://redis.io/docs/latest/commands/sunion/
 func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
-	if len(keys) == 0 {
-		return nil, argError("SUNION", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("SUNION", keys...); err != nil {
-		return nil, err
-	}
-	ms, err := c.typedMetas(ctx, keys, typeSet)
+	ms, err := c.setMetas(ctx, "SUNION", keys)
 	if err != nil {
-		return nil, wrap("SUNION", err)
+		return nil, err
 	}
 	var all []string
 	for i, k := range keys {
@@ -606,15 +608,9 @@ func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
 //
 // [SDIFF]: https://redis.io/docs/latest/commands/sdiff/
 func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
-	if len(keys) == 0 {
-		return nil, argError("SDIFF", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("SDIFF", keys...); err != nil {
-		return nil, err
-	}
-	ms, err := c.typedMetas(ctx, keys, typeSet)
+	ms, err := c.setMetas(ctx, "SDIFF", keys)
 	if err != nil {
-		return nil, wrap("SDIFF", err)
+		return nil, err
 	}
 	if ms[0].typ == typeNone {
 		return nil, nil
