@@ -1,0 +1,138 @@
+// Command redimo-server serves the Redis SET and SORTED SET commands over
+// the Redis protocol (RESP2 and RESP3), storing the data in a DynamoDB
+// table through redimo, so that any Redis client — redis-cli,
+// redis-benchmark, redis-py, go-redis — can use it.
+//
+//	redimo-server [flags]
+//
+//	redimo-server --endpoint http://127.0.0.1:8000 --create-table   # DynamoDB Local
+//	redimo-server --table redimo --region eu-west-1                 # AWS
+//	redis-cli -p 6380 SADD visitors u1 u2
+//
+// Besides the library's commands (SADD ... SDIFFSTORE, Z*, DEL, UNLINK,
+// EXISTS, TYPE) it answers what clients send on connect: PING, ECHO,
+// HELLO (RESP3), AUTH, SELECT 0, CLIENT ID/GETNAME/SETNAME/SETINFO/INFO/
+// LIST, COMMAND (COUNT, LIST, INFO, DOCS), CONFIG GET, INFO, TIME, QUIT.
+// Replies follow Redis 7.0 byte for byte, except that unordered replies
+// (SMEMBERS, SINTER...) come in byte order, and SSCAN returns every match
+// for cursor 0 with the next cursor 0.
+//
+// Every command runs with a context that is cancelled when its client
+// disconnects. SIGTERM or SIGINT stops accepting connections, lets the
+// commands in flight finish (for up to --shutdown-timeout) and exits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/redimo-go/redimo/internal/connect"
+	"github.com/redimo-go/redimo/internal/server"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("redimo-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		db          connect.Flags
+		addr        = fs.String("addr", envOr("REDIMO_ADDR", "127.0.0.1:6380"), "listen address (env REDIMO_ADDR)")
+		password    = fs.String("requirepass", os.Getenv("REDIMO_PASSWORD"), "password clients must AUTH with (env REDIMO_PASSWORD); empty: none")
+		createTable = fs.Bool("create-table", false, "create the table (on-demand billing) when it does not exist, and check its schema")
+		maxClients  = fs.Int("maxclients", server.DefaultMaxClients, "maximum open connections")
+		grace       = fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight commands may take before they are cancelled")
+		verbose     = fs.Bool("v", false, "log connections' protocol errors and more")
+	)
+	db.Register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: redimo-server [flags]\n\nServes redimo (Redis sets and sorted sets on DynamoDB) over the Redis protocol.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "redimo-server: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	client, info, err := db.Client(ctx)
+	if err != nil {
+		log.Error("cannot configure DynamoDB", "err", err)
+		return 1
+	}
+	if *createTable {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		err := client.CreateTable(cctx)
+		cancel()
+		if err != nil {
+			log.Error("cannot create table", "table", db.Table, "err", err)
+			return 1
+		}
+		log.Info("table ready", "table", db.Table)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Error("cannot listen", "err", err)
+		return 1
+	}
+	port := 0
+	if _, p, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		port, _ = strconv.Atoi(p)
+	}
+	srv := server.New(server.Config{
+		Client: client, Password: *password, MaxClients: *maxClients, Logger: log, Info: info, Port: port,
+	})
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("redimo-server listening", "addr", ln.Addr().String(), "table", db.Table, "endpoint", info[1][1],
+		"auth", *password != "")
+
+	select {
+	case err := <-served:
+		log.Error("serve", "err", err)
+		return 1
+	case <-ctx.Done():
+	}
+	stop() // a second signal kills the process
+	log.Info("shutting down: finishing in-flight commands", "timeout", grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("shutdown timeout: in-flight commands were cancelled", "err", err)
+		return 1
+	}
+	<-served
+	log.Info("bye")
+	return 0
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,84 @@
+// Package connect builds a redimo.Client from the command-line flags and
+// environment variables that cmd/redimo-server and cmd/redimo share.
+package connect
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/local"
+)
+
+// Flags are the DynamoDB settings of a program.
+type Flags struct {
+	Table                string
+	Endpoint             string
+	Region               string
+	EventuallyConsistent bool
+}
+
+// Register defines -table, -endpoint, -region and -eventually-consistent
+// on fs, with defaults from REDIMO_TABLE, REDIMO_ENDPOINT, REDIMO_REGION
+// (else the AWS configuration's region) and REDIMO_EVENTUALLY_CONSISTENT.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	consistent, _ := strconv.ParseBool(os.Getenv("REDIMO_EVENTUALLY_CONSISTENT"))
+	fs.StringVar(&f.Table, "table", envOr("REDIMO_TABLE", redimo.DefaultTableName), "DynamoDB table (env REDIMO_TABLE)")
+	fs.StringVar(&f.Endpoint, "endpoint", os.Getenv("REDIMO_ENDPOINT"),
+		"DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local, with dummy credentials (env REDIMO_ENDPOINT); empty: AWS from the default configuration")
+	fs.StringVar(&f.Region, "region", os.Getenv("REDIMO_REGION"), "AWS region (env REDIMO_REGION; default: the AWS configuration's)")
+	fs.BoolVar(&f.EventuallyConsistent, "eventually-consistent", consistent,
+		"eventually consistent reads: half the read cost, may miss a write that just succeeded (env REDIMO_EVENTUALLY_CONSISTENT)")
+}
+
+// Client returns the redimo client the flags describe, and lines
+// describing it (for INFO).
+func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error) {
+	var db *dynamodb.Client
+	region := f.Region
+	if f.Endpoint != "" {
+		var opts []func(*dynamodb.Options)
+		if region != "" {
+			opts = append(opts, func(o *dynamodb.Options) { o.Region = region })
+		}
+		db = local.Client(f.Endpoint, nil, opts...)
+		region = db.Options().Region
+	} else {
+		var opts []func(*config.LoadOptions) error
+		if region != "" {
+			opts = append(opts, config.WithRegion(region))
+		}
+		cfg, err := config.LoadDefaultConfig(ctx, opts...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("AWS configuration: %w", err)
+		}
+		db = dynamodb.NewFromConfig(cfg)
+		region = cfg.Region
+	}
+	c := redimo.NewClient(db, func(o *redimo.Options) {
+		o.TableName = f.Table
+		o.EventuallyConsistent = f.EventuallyConsistent
+	})
+	endpoint := f.Endpoint
+	if endpoint == "" {
+		endpoint = "aws"
+	}
+	return c, [][2]string{
+		{"table", f.Table},
+		{"endpoint", endpoint},
+		{"region", region},
+		{"eventually_consistent", strconv.FormatBool(f.EventuallyConsistent)},
+	}, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,260 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/redimo-go/redimo/internal/resp"
+)
+
+// serverCommands are COMMAND, INFO, CONFIG GET and TIME: what clients and
+// tools (redis-cli, redis-benchmark) ask about the server.
+func serverCommands() []*Command {
+	srv := func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
+		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), Group: "server", Since: since, Summary: summary, run: run}
+	}
+	command := srv("command", -1, "loading stale", "2.8.13", "Returns detailed information about all commands.", func(c *call) resp.Value {
+		all := Commands()
+		out := make([]resp.Value, len(all))
+		for i, cmd := range all {
+			out[i] = cmd.info()
+		}
+		return resp.Arr(out...)
+	})
+	command.subs = map[string]*Command{}
+	for _, sub := range []*Command{
+		srv("command|count", 2, "loading stale", "2.8.13", "Returns a count of commands.", func(c *call) resp.Value {
+			return resp.Int(int64(len(table)))
+		}),
+		srv("command|list", -2, "loading stale", "7.0.0", "Returns a list of command names.", func(c *call) resp.Value {
+			var names []string
+			for _, cmd := range Commands() {
+				names = append(names, cmd.Name)
+			}
+			return resp.Strings(names)
+		}),
+		srv("command|info", -2, "loading stale", "2.8.13", "Returns information about one, multiple or all commands.", func(c *call) resp.Value {
+			names := c.rest(2)
+			if len(names) == 0 {
+				for _, cmd := range Commands() {
+					names = append(names, cmd.Name)
+				}
+			}
+			out := make([]resp.Value, len(names))
+			for i, n := range names {
+				if cmd := findCommand(n); cmd != nil {
+					out[i] = cmd.info()
+				} else {
+					out[i] = resp.NilArray()
+				}
+			}
+			return resp.Arr(out...)
+		}),
+		srv("command|docs", -2, "loading stale", "7.0.0", "Returns documentary information about one, multiple or all commands.", func(c *call) resp.Value {
+			var cmds []*Command
+			if len(c.args) == 2 {
+				cmds = Commands()
+			}
+			for _, n := range c.rest(2) {
+				if cmd := findCommand(n); cmd != nil {
+					cmds = append(cmds, cmd)
+				}
+			}
+			var kv []resp.Value
+			for _, cmd := range cmds {
+				kv = append(kv, resp.Bulk(cmd.Name), cmd.docs())
+			}
+			return resp.MapOf(kv...)
+		}),
+		srv("command|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
+			return help("COMMAND", "(no subcommand)", "COUNT", "LIST", "INFO [<command-name> ...]", "DOCS [<command-name> ...]", "HELP")
+		}),
+	} {
+		command.subs[strings.TrimPrefix(sub.Name, "command|")] = sub
+	}
+
+	config := srv("config", -2, "", "2.0.0", "A container for server configuration commands.", nil)
+	config.subs = map[string]*Command{
+		"get": srv("config|get", -3, "admin noscript loading stale", "2.0.0", "Returns the effective values of configuration parameters.", configGet),
+		"help": srv("config|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
+			return help("CONFIG", "GET <pattern> [<pattern> ...]", "HELP")
+		}),
+	}
+
+	return []*Command{
+		command, config,
+		srv("info", -1, "loading stale", "1.0.0", "Returns information and statistics about the server.", info),
+		srv("time", 1, "loading stale fast", "2.6.0", "Returns the server time.", func(c *call) resp.Value {
+			now := time.Now()
+			return resp.Arr(resp.Bulk(itoa(now.Unix())), resp.Bulk(itoa(int64(now.Nanosecond()/1000))))
+		}),
+	}
+}
+
+// findCommand finds a command or "container|subcommand" by name.
+func findCommand(name string) *Command {
+	name = strings.ToLower(name)
+	if parent, sub, ok := strings.Cut(name, "|"); ok {
+		if cmd := table[parent]; cmd != nil && cmd.subs != nil {
+			return cmd.subs[sub]
+		}
+		return nil
+	}
+	return table[name]
+}
+
+func (cmd *Command) subcommands() []*Command {
+	var out []*Command
+	for _, s := range cmd.subs {
+		out = append(out, s)
+	}
+	sortCommands(out)
+	return out
+}
+
+// info is the command's COMMAND INFO entry: name, arity, flags, first
+// key, last key, step, ACL categories, tips, key specs (none listed),
+// subcommands.
+func (cmd *Command) info() resp.Value {
+	flags := make([]resp.Value, len(cmd.Flags))
+	for i, f := range cmd.Flags {
+		flags[i] = resp.Simple(f)
+	}
+	cats := []resp.Value{resp.Simple("@" + cmd.category())}
+	for _, f := range cmd.Flags {
+		switch f {
+		case "write", "fast":
+			cats = append(cats, resp.Simple("@"+f))
+		case "readonly":
+			cats = append(cats, resp.Simple("@read"))
+		}
+	}
+	var subs []resp.Value
+	for _, s := range cmd.subcommands() {
+		subs = append(subs, s.info())
+	}
+	return resp.Arr(
+		resp.Bulk(cmd.Name), resp.Int(int64(cmd.Arity)),
+		resp.Value{Kind: resp.Set, Elems: flags},
+		resp.Int(int64(cmd.FirstKey)), resp.Int(int64(cmd.LastKey)), resp.Int(int64(cmd.Step)),
+		resp.Value{Kind: resp.Set, Elems: cats},
+		resp.Arr(), resp.Arr(), resp.Arr(subs...),
+	)
+}
+
+func (cmd *Command) category() string {
+	switch cmd.Group {
+	case "set", "connection":
+		return cmd.Group
+	case "sorted-set":
+		return "sortedset"
+	case "generic":
+		return "keyspace"
+	}
+	return "slow"
+}
+
+// docs is the command's COMMAND DOCS entry: summary, since, group and
+// the subcommands' entries (no argument specs).
+func (cmd *Command) docs() resp.Value {
+	kv := []resp.Value{
+		resp.Bulk("summary"), resp.Bulk(cmd.Summary),
+		resp.Bulk("since"), resp.Bulk(cmd.Since),
+		resp.Bulk("group"), resp.Bulk(cmd.Group),
+	}
+	if cmd.subs != nil {
+		var subs []resp.Value
+		for _, s := range cmd.subcommands() {
+			subs = append(subs, resp.Bulk(s.Name), s.docs())
+		}
+		kv = append(kv, resp.Bulk("subcommands"), resp.MapOf(subs...))
+	}
+	return resp.MapOf(kv...)
+}
+
+// configGet is CONFIG GET pattern [pattern ...] over the few parameters
+// tools ask for (redis-benchmark reads save and appendonly).
+func configGet(c *call) resp.Value {
+	params := [][2]string{
+		{"appendonly", "no"},
+		{"databases", "1"},
+		{"maxclients", itoa(int64(c.srv.cfg.MaxClients))},
+		{"port", itoa(int64(c.srv.cfg.Port))},
+		{"save", ""},
+		{"timeout", "0"},
+	}
+	var kv []resp.Value
+	for _, p := range params {
+		for _, pat := range c.rest(2) {
+			if globMatch(strings.ToLower(pat), p[0]) {
+				kv = append(kv, resp.Bulk(p[0]), resp.Bulk(p[1]))
+				break
+			}
+		}
+	}
+	return resp.MapOf(kv...)
+}
+
+// info is INFO [section ...]: sections server, clients, stats, keyspace
+// (empty: redimo does not count keys) and redimo.
+func info(c *call) resp.Value {
+	s := c.srv
+	s.mu.Lock()
+	clients := len(s.conns)
+	s.mu.Unlock()
+	exe, _ := os.Executable()
+	up := time.Since(s.started)
+	sections := []struct {
+		name  string
+		lines [][2]string
+	}{
+		{"Server", [][2]string{
+			{"redis_version", RedisVersion},
+			{"redis_mode", "standalone"},
+			{"redimo_server", "redimo-server (github.com/redimo-go/redimo)"},
+			{"os", runtime.GOOS + " " + runtime.GOARCH},
+			{"arch_bits", fmt.Sprint(32 << (^uint(0) >> 63))},
+			{"go_version", runtime.Version()},
+			{"process_id", fmt.Sprint(os.Getpid())},
+			{"run_id", s.runID},
+			{"tcp_port", fmt.Sprint(s.cfg.Port)},
+			{"server_time_usec", fmt.Sprint(time.Now().UnixMicro())},
+			{"uptime_in_seconds", fmt.Sprint(int64(up.Seconds()))},
+			{"uptime_in_days", fmt.Sprint(int64(up.Hours() / 24))},
+			{"executable", exe},
+		}},
+		{"Clients", [][2]string{
+			{"connected_clients", fmt.Sprint(clients)},
+			{"maxclients", fmt.Sprint(s.cfg.MaxClients)},
+		}},
+		{"Stats", [][2]string{
+			{"total_connections_received", fmt.Sprint(s.accepted.Load())},
+			{"total_commands_processed", fmt.Sprint(s.commands.Load())},
+			{"rejected_connections", fmt.Sprint(s.rejected.Load())},
+		}},
+		{"Keyspace", nil},
+		{"Redimo", s.cfg.Info},
+	}
+	want := map[string]bool{}
+	for _, a := range c.rest(1) {
+		want[strings.ToLower(a)] = true
+	}
+	all := len(want) == 0 || want["all"] || want["everything"] || want["default"]
+	var b strings.Builder
+	for _, sec := range sections {
+		if !all && !want[strings.ToLower(sec.name)] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("# " + sec.name + "\r\n")
+		for _, l := range sec.lines {
+			b.WriteString(l[0] + ":" + l[1] + "\r\n")
+		}
+	}
+	return resp.Verb(b.String())
+}

@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/resp"
+)
+
+// Command is one entry of the command table, with what COMMAND INFO and
+// COMMAND DOCS report about it.
+type Command struct {
+	Name     string // lower case; "client|setname" for a subcommand
+	Arity    int    // as Redis's: n exactly n words (the name counts), -n at least n
+	Flags    []string
+	FirstKey int // position of the first key, 0 when none
+	LastKey  int // position of the last key, -1 for the last argument
+	Step     int
+	Group    string // "set", "sorted-set", "generic", "connection", "server"
+	Since    string // the Redis version that added it
+	Summary  string
+	run      func(*call) resp.Value
+	subs     map[string]*Command // a container's subcommands (CLIENT, COMMAND, CONFIG)
+}
+
+// call is one command being run.
+type call struct {
+	ctx  context.Context
+	srv  *Server
+	sess *Session
+	db   *redimo.Client
+	args []string // args[0] is the command's name as the client sent it
+}
+
+// families lists the command families; each file adds one.
+//
+// Expiry commands (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL,
+// PERSIST) belong in their own file returning an expireCommands() family,
+// listed here; the library already implements them (expire.go).
+func families() [][]*Command {
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), setCommands(), zsetCommands()}
+}
+
+// table maps a lower-case command name to its command.
+var table map[string]*Command
+
+func init() { table = buildTable() }
+
+func buildTable() map[string]*Command {
+	t := map[string]*Command{}
+	for _, f := range families() {
+		for _, c := range f {
+			if t[c.Name] != nil {
+				panic("server: command " + c.Name + " defined twice")
+			}
+			t[c.Name] = c
+		}
+	}
+	return t
+}
+
+// Commands returns the command table, sorted by name.
+func Commands() []*Command {
+	out := make([]*Command, 0, len(table))
+	for _, c := range table {
+		out = append(out, c)
+	}
+	sortCommands(out)
+	return out
+}
+
+// Do runs one command (args[0] is its name) for sess and returns its
+// reply, as Redis's processCommand: an unknown command, then a wrong
+// number of arguments, then a missing AUTH is refused before anything
+// runs.
+func (s *Server) Do(ctx context.Context, sess *Session, args []string) resp.Value {
+	if len(args) == 0 {
+		return resp.Err("ERR empty command")
+	}
+	s.commands.Add(1)
+	cmd, refusal := lookup(args)
+	if cmd == nil {
+		return refusal
+	}
+	if cmd.Arity > 0 && len(args) != cmd.Arity || cmd.Arity < 0 && len(args) < -cmd.Arity {
+		return resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
+	}
+	if !sess.Authenticated() && !cmd.has("no-auth") {
+		return resp.Err(msgNoAuth)
+	}
+	sess.mu.Lock()
+	sess.lastCmd, sess.lastAt = cmd.Name, time.Now()
+	sess.mu.Unlock()
+	return cmd.run(&call{ctx: ctx, srv: s, sess: sess, db: s.cfg.Client, args: args})
+}
+
+// lookup finds the command (or subcommand) args name; when there is none,
+// refusal is Redis's error.
+func lookup(args []string) (cmd *Command, refusal resp.Value) {
+	cmd = table[strings.ToLower(args[0])]
+	if cmd == nil {
+		var b strings.Builder
+		for _, a := range args[1:] {
+			if b.Len() >= 128 {
+				break
+			}
+			fmt.Fprintf(&b, "'%s' ", truncate(a, 128-b.Len()))
+		}
+		return nil, resp.Err(fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", truncate(args[0], 128), b.String()))
+	}
+	if cmd.subs == nil || len(args) < 2 {
+		return cmd, resp.Value{} // a container alone fails its arity check
+	}
+	if sub := cmd.subs[strings.ToLower(args[1])]; sub != nil {
+		return sub, resp.Value{}
+	}
+	return nil, resp.Err(fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", truncate(args[1], 128), strings.ToUpper(cmd.Name)))
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func (c *Command) has(flag string) bool {
+	for _, f := range c.Flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// Redis's error replies.
+const (
+	msgSyntax       = "ERR syntax error"
+	msgNotInt       = "ERR value is not an integer or out of range"
+	msgNotFloat     = "ERR value is not a valid float"
+	msgOutOfRange   = "ERR value is out of range"
+	msgMustPositive = "ERR value is out of range, must be positive"
+	msgWrongType    = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	msgNoAuth       = "NOAUTH Authentication required."
+	msgWrongPass    = "WRONGPASS invalid username-password pair or user is disabled."
+)
+
+// fail turns a library error into Redis's error reply. Errors that are not
+// the client's (DynamoDB's, contention) are logged.
+func (c *call) fail(err error) resp.Value {
+	switch {
+	case errors.Is(err, redimo.ErrWrongType):
+		return resp.Err(msgWrongType)
+	case errors.Is(err, redimo.ErrKeyTooLong), errors.Is(err, redimo.ErrMemberTooLong):
+		return resp.Err("ERR " + err.Error())
+	case errors.Is(err, redimo.ErrNotFloat):
+		return resp.Err(msgNotFloat)
+	case errors.Is(err, redimo.ErrOutOfRange):
+		return resp.Err(msgOutOfRange)
+	case errors.Is(err, redimo.ErrSyntax):
+		return resp.Err(msgSyntax)
+	case errors.Is(err, redimo.ErrInvalidArgument):
+		return resp.Err("ERR " + err.Error())
+	case c.ctx.Err() != nil:
+		return resp.Err("ERR command cancelled: " + c.ctx.Err().Error())
+	}
+	c.srv.cfg.Logger.Warn("command failed", "cmd", strings.ToUpper(c.args[0]), "client", c.sess.addr, "err", err)
+	return resp.Err("ERR " + err.Error())
+}
+
+// reply is the reply of a command returning v and err.
+func reply[T any](c *call, v T, err error, conv func(T) resp.Value) resp.Value {
+	if err != nil {
+		return c.fail(err)
+	}
+	return conv(v)
+}
+
+// parseInt parses an integer argument as Redis's string2ll.
+func parseInt(s string) (int64, bool) { return resp.ParseInt(s) }
+
+// keysOf returns args[from:] (the keys of a variadic command).
+func (c *call) rest(from int) []string { return c.args[from:] }

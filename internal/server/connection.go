@@ -1,0 +1,210 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redimo-go/redimo/internal/resp"
+)
+
+// connectionCommands are those a client sends about its connection,
+// several of them when it connects.
+func connectionCommands() []*Command {
+	conn := func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
+		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), Group: "connection", Since: since, Summary: summary, run: run}
+	}
+	client := conn("client", -2, "", "2.4.0", "A container for client connection commands.", nil)
+	client.subs = map[string]*Command{}
+	for _, sub := range []*Command{
+		conn("client|id", 2, "noscript loading stale", "5.0.0", "Returns the unique client ID of the connection.", func(c *call) resp.Value {
+			return resp.Int(c.sess.id)
+		}),
+		conn("client|getname", 2, "noscript loading stale", "2.6.9", "Returns the name of the connection.", func(c *call) resp.Value {
+			name := c.sess.getName()
+			return bulkOrNil(name, name != "")
+		}),
+		conn("client|setname", 3, "noscript loading stale", "2.6.9", "Sets the connection name.", func(c *call) resp.Value {
+			if !validName(c.args[2]) {
+				return resp.Err("ERR Client names cannot contain spaces, newlines or special characters.")
+			}
+			c.sess.setName(c.args[2])
+			return resp.OK
+		}),
+		conn("client|setinfo", 4, "noscript loading stale", "7.2.0", "Sets information specific to the client or connection.", func(c *call) resp.Value {
+			attr, val := strings.ToLower(c.args[2]), c.args[3]
+			if attr != "lib-name" && attr != "lib-ver" {
+				return resp.Err(fmt.Sprintf("ERR Unrecognized option '%s'", c.args[2]))
+			}
+			if !validName(val) {
+				return resp.Err(fmt.Sprintf("ERR %s cannot contain spaces, newlines or special characters.", attr))
+			}
+			c.sess.mu.Lock()
+			if attr == "lib-name" {
+				c.sess.libName = val
+			} else {
+				c.sess.libVer = val
+			}
+			c.sess.mu.Unlock()
+			return resp.OK
+		}),
+		conn("client|info", 2, "noscript loading stale", "6.2.0", "Returns information about the connection.", func(c *call) resp.Value {
+			return resp.Verb(c.sess.info() + "\n")
+		}),
+		conn("client|list", -2, "admin noscript loading stale", "2.4.0", "Lists open connections.", func(c *call) resp.Value {
+			var b strings.Builder
+			c.srv.mu.Lock()
+			for conn := range c.srv.conns {
+				b.WriteString(conn.sess.info() + "\n")
+			}
+			c.srv.mu.Unlock()
+			return resp.Verb(b.String())
+		}),
+		conn("client|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
+			return help("CLIENT", "ID", "GETNAME", "SETNAME <name>", "SETINFO <LIB-NAME|LIB-VER> <value>", "INFO", "LIST", "HELP")
+		}),
+	} {
+		client.subs[strings.TrimPrefix(sub.Name, "client|")] = sub
+	}
+
+	return []*Command{
+		conn("ping", -1, "fast", "1.0.0", "Returns the server's liveliness response.", func(c *call) resp.Value {
+			switch len(c.args) {
+			case 1:
+				return resp.Simple("PONG")
+			case 2:
+				return resp.Bulk(c.args[1])
+			}
+			return resp.Err("ERR wrong number of arguments for 'ping' command")
+		}),
+		conn("echo", 2, "fast", "1.0.0", "Returns the given string.", func(c *call) resp.Value {
+			return resp.Bulk(c.args[1])
+		}),
+		conn("select", 2, "loading stale fast", "1.0.0", "Changes the selected database (redimo has database 0 only).", func(c *call) resp.Value {
+			n, ok := parseInt(c.args[1])
+			switch {
+			case !ok || n != int64(int32(n)):
+				return resp.Err(msgNotInt)
+			case n != 0:
+				return resp.Err("ERR DB index is out of range")
+			}
+			return resp.OK
+		}),
+		conn("quit", -1, "no-auth allow-busy", "1.0.0", "Closes the connection.", func(c *call) resp.Value {
+			c.sess.quit.Store(true)
+			return resp.OK
+		}),
+		conn("auth", -2, "no-auth fast", "1.0.0", "Authenticates the connection.", auth),
+		conn("hello", -1, "no-auth fast", "6.0.0", "Handshakes with the Redis server.", hello),
+		client,
+	}
+}
+
+// validName is Redis's validateClientName: printable ASCII, no spaces.
+func validName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '!' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// authenticate checks a user and password as Redis's default user does:
+// with no password configured any password is accepted (nopass).
+func (c *call) authenticate(user, password string) bool {
+	if user != "default" {
+		return false
+	}
+	if c.srv.cfg.Password != "" && !c.srv.checkPassword(password) {
+		return false
+	}
+	c.sess.authed.Store(true)
+	return true
+}
+
+// auth is AUTH [username] password.
+func auth(c *call) resp.Value {
+	user, password := "default", ""
+	switch len(c.args) {
+	case 2:
+		if c.srv.cfg.Password == "" {
+			return resp.Err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		}
+		password = c.args[1]
+	case 3:
+		user, password = c.args[1], c.args[2]
+	default:
+		return resp.Err(msgSyntax)
+	}
+	if !c.authenticate(user, password) {
+		return resp.Err(msgWrongPass)
+	}
+	return resp.OK
+}
+
+// hello is HELLO [protover [AUTH username password] [SETNAME clientname]].
+func hello(c *call) resp.Value {
+	var proto int64
+	if len(c.args) >= 2 {
+		n, ok := parseInt(c.args[1])
+		if !ok {
+			return resp.Err("ERR Protocol version is not an integer or out of range")
+		}
+		if n < 2 || n > 3 {
+			return resp.Err("NOPROTO unsupported protocol version")
+		}
+		proto = n
+	}
+	var user, password, name *string
+	for j := 2; j < len(c.args); j++ {
+		more := len(c.args) - 1 - j
+		switch opt := c.args[j]; {
+		case strings.EqualFold(opt, "auth") && more >= 2:
+			user, password = &c.args[j+1], &c.args[j+2]
+			j += 2
+		case strings.EqualFold(opt, "setname") && more >= 1:
+			name = &c.args[j+1]
+			j++
+		default:
+			return resp.Err(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", opt))
+		}
+	}
+	if user != nil && !c.authenticate(*user, *password) {
+		return resp.Err(msgWrongPass)
+	}
+	if !c.sess.Authenticated() {
+		return resp.Err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+	}
+	if name != nil {
+		if !validName(*name) {
+			return resp.Err("ERR Client names cannot contain spaces, newlines or special characters.")
+		}
+		c.sess.setName(*name)
+	}
+	if proto != 0 {
+		c.sess.proto.Store(int32(proto))
+	}
+	return resp.MapOf(
+		resp.Bulk("server"), resp.Bulk("redis"),
+		resp.Bulk("version"), resp.Bulk(RedisVersion),
+		resp.Bulk("proto"), resp.Int(int64(c.sess.Proto())),
+		resp.Bulk("id"), resp.Int(c.sess.id),
+		resp.Bulk("mode"), resp.Bulk("standalone"),
+		resp.Bulk("role"), resp.Bulk("master"),
+		resp.Bulk("modules"), resp.Arr(),
+	)
+}
+
+// help is the reply of a container's HELP subcommand.
+func help(container string, lines ...string) resp.Value {
+	out := []string{container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:"}
+	out = append(out, lines...)
+	vs := make([]resp.Value, len(out))
+	for i, l := range out {
+		vs[i] = resp.Simple(l)
+	}
+	return resp.Arr(vs...)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

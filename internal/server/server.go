@@ -1,0 +1,341 @@
+// Package server runs Redis commands against redimo: the command table
+// (argument parsing, replies and errors as Redis 7.0 gives them) and a
+// RESP2/RESP3 TCP server. cmd/redimo-server serves it on a port;
+// cmd/redimo runs the same table in-process.
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/resp"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMaxClients bounds the open connections (Redis's maxclients).
+	DefaultMaxClients = 10000
+	// RedisVersion is the Redis version the server reports (HELLO, INFO):
+	// replies follow Redis 7.0.
+	RedisVersion = "7.0.15"
+	// pipelineDepth is how many commands of one connection are read ahead
+	// of the one running.
+	pipelineDepth = 128
+)
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("redimo-server: server closed")
+
+// Config configures a Server.
+type Config struct {
+	// Client runs the commands. Required.
+	Client *redimo.Client
+	// Password, when set, must be given with AUTH (or HELLO ... AUTH)
+	// before any other command, as Redis's requirepass.
+	Password string
+	// MaxClients bounds the open connections. Default DefaultMaxClients.
+	MaxClients int
+	// Logger receives connection and DynamoDB errors. Default: discarded.
+	Logger *slog.Logger
+	// Info are extra "key:value" lines for INFO's redimo section (table,
+	// endpoint, region), in order.
+	Info [][2]string
+	// Port is reported by INFO as tcp_port.
+	Port int
+}
+
+// Server serves Redis commands over redimo. Create it with New.
+type Server struct {
+	cfg      Config
+	pwHash   [32]byte
+	started  time.Time
+	runID    string
+	nextID   atomic.Int64
+	commands atomic.Int64 // total_commands_processed
+	accepted atomic.Int64 // total_connections_received
+	rejected atomic.Int64 // rejected_connections
+
+	// base is the parent of every connection's context; cancelling it
+	// aborts the commands in flight (a Shutdown whose deadline passed).
+	base      context.Context
+	cancelAll context.CancelFunc
+
+	mu        sync.Mutex
+	closing   bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	wg        sync.WaitGroup
+}
+
+// New returns a Server for cfg. It does no I/O.
+func New(cfg Config) *Server {
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	id := make([]byte, 20)
+	_, _ = rand.Read(id)
+	s := &Server{
+		cfg: cfg, pwHash: sha256.Sum256([]byte(cfg.Password)),
+		started: time.Now(), runID: hex.EncodeToString(id),
+		listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+	}
+	s.base, s.cancelAll = context.WithCancel(context.Background())
+	return s
+}
+
+// checkPassword compares in constant time.
+func (s *Server) checkPassword(pw string) bool {
+	h := sha256.Sum256([]byte(pw))
+	return subtle.ConstantTimeCompare(h[:], s.pwHash[:]) == 1
+}
+
+// Serve accepts connections on ln and serves each in its own goroutine
+// until Shutdown; it then returns ErrServerClosed. It closes ln.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+		ln.Close()
+	}()
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.cfg.Logger.Warn("accept", "err", err, "retry_in", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		s.accepted.Add(1)
+		c := s.newConn(nc)
+		if c == nil {
+			continue
+		}
+		go c.serve()
+	}
+}
+
+// isTemporary matches accept errors worth retrying (too many open files).
+func isTemporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// Shutdown stops accepting connections, lets every connection finish the
+// command it is running (and write its reply), then closes them. Commands
+// pipelined behind it are not run. When ctx ends first, the commands still
+// running are cancelled and Shutdown returns ctx's error once their
+// connections are closed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	for c := range s.conns {
+		c.stop()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.cancelAll()
+		s.mu.Lock()
+		for c := range s.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// conn is one client connection.
+type conn struct {
+	srv     *Server
+	nc      net.Conn
+	sess    *Session
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stopped atomic.Bool // Shutdown asked this connection to stop
+}
+
+// item is a command read ahead by a connection's reader, or the protocol
+// error that ends the connection.
+type item struct {
+	args []string
+	perr *resp.ProtocolError
+	ack  chan struct{} // closed once run, when the reader waits for it
+}
+
+func (s *Server) newConn(nc net.Conn) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		nc.Close()
+		return nil
+	}
+	if len(s.conns) >= s.cfg.MaxClients {
+		s.rejected.Add(1)
+		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		nc.Close()
+		return nil
+	}
+	c := &conn{srv: s, nc: nc}
+	c.ctx, c.cancel = context.WithCancel(s.base)
+	c.sess = s.newSession(nc.RemoteAddr().String(), nc.LocalAddr().String())
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return c
+}
+
+// stop makes the connection close after the command it is running: the
+// reader is woken by a read deadline in the past and stops reading.
+func (c *conn) stop() {
+	c.stopped.Store(true)
+	_ = c.nc.SetReadDeadline(time.Now())
+}
+
+// serve runs the connection: a reader goroutine parses commands ahead (so
+// that pipelined commands wait in a queue and a client that disconnects is
+// noticed while its command runs: the command's context is cancelled),
+// and this goroutine runs them in order and writes their replies, flushing
+// when no command is waiting.
+func (c *conn) serve() {
+	s := c.srv
+	defer func() {
+		c.cancel()
+		c.nc.Close()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	queue := make(chan item, pipelineDepth)
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		c.read(queue)
+	}()
+	defer func() { c.cancel(); c.nc.Close(); <-readerDone }()
+
+	w := bufio.NewWriterSize(c.nc, 32*1024)
+	var buf []byte
+	for it := range queue {
+		if c.ctx.Err() != nil || c.stopped.Load() {
+			return
+		}
+		if it.perr != nil {
+			buf = resp.Append(buf[:0], resp.Err("ERR "+it.perr.Error()), c.sess.Proto())
+			_, _ = w.Write(buf)
+			_ = w.Flush()
+			s.cfg.Logger.Debug("protocol error", "client", c.sess.addr, "err", it.perr)
+			return
+		}
+		v := s.Do(c.ctx, c.sess, it.args)
+		if c.ctx.Err() != nil && !c.stopped.Load() { // the client is gone
+			return
+		}
+		buf = resp.Append(buf[:0], v, c.sess.Proto())
+		if _, err := w.Write(buf); err != nil {
+			return
+		}
+		if it.ack != nil {
+			close(it.ack)
+		}
+		if c.sess.quitting() || c.stopped.Load() || len(queue) == 0 {
+			if err := w.Flush(); err != nil || c.sess.quitting() || c.stopped.Load() {
+				return
+			}
+		}
+	}
+	_ = w.Flush()
+}
+
+// read parses commands into queue until the connection ends. A read error
+// that Shutdown did not cause means the client is gone: the command in
+// flight is cancelled.
+func (c *conn) read(queue chan<- item) {
+	defer close(queue)
+	r := resp.NewReader(c.nc)
+	for {
+		// Until a client authenticates, commands are read one at a time,
+		// each after the previous one ran, under Redis's smaller limits.
+		strict := c.srv.cfg.Password != "" && !c.sess.Authenticated()
+		args, err := r.ReadCommand(strict)
+		if err != nil {
+			var perr *resp.ProtocolError
+			switch {
+			case errors.As(err, &perr):
+				select {
+				case queue <- item{perr: perr}:
+				case <-c.ctx.Done():
+				}
+			case c.stopped.Load():
+			default:
+				if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+					c.srv.cfg.Logger.Debug("read", "client", c.sess.addr, "err", err)
+				}
+				c.cancel()
+			}
+			return
+		}
+		it := item{args: args}
+		if strict {
+			it.ack = make(chan struct{})
+		}
+		select {
+		case queue <- it:
+		case <-c.ctx.Done():
+			return
+		}
+		if it.ack != nil {
+			select {
+			case <-it.ack:
+			case <-c.ctx.Done():
+				return
+			}
+		}
+	}
+}
