@@ -83,8 +83,10 @@ func connectionCommands() []*Command {
 		conn("select", 2, "loading stale fast", "1.0.0", "Changes the selected database (redimo has database 0 only).", func(c *call) resp.Value {
 			n, ok := parseInt(c.args[1])
 			switch {
-			case !ok || n != int64(int32(n)):
+			case !ok:
 				return resp.Err(msgNotInt)
+			case n != int64(int32(n)):
+				return resp.Err("ERR value is out of range, value must between -2147483648 and 2147483647")
 			case n != 0:
 				return resp.Err("ERR DB index is out of range")
 			}

@@ -1,0 +1,342 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redimo-go/redimo/internal/server"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+func goRedis(tb testing.TB, addr string, protocol int, password string) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: protocol, Password: password, MaxRetries: -1})
+	tb.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// TestGoRedis drives the server with go-redis in RESP3 (its default) and
+// RESP2: commands, a pipeline, and concurrent clients.
+func TestGoRedis(t *testing.T) {
+	ts := startServer(t, nil, server.Config{})
+	ctx := context.Background()
+	for _, proto := range []int{3, 2} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			rdb := goRedis(t, ts.addr, proto, "")
+			k := "goredis:" + randomHex(4) + ":"
+			require.Equal(t, "PONG", rdb.Ping(ctx).Val())
+			require.Equal(t, int64(3), rdb.SAdd(ctx, k+"s", "a", "b", "c").Val())
+			ms, err := rdb.SMembers(ctx, k+"s").Result()
+			require.NoError(t, err)
+			require.Equal(t, []string{"a", "b", "c"}, ms)
+			require.True(t, rdb.SIsMember(ctx, k+"s", "a").Val())
+			require.Equal(t, []bool{true, false}, rdb.SMIsMember(ctx, k+"s", "b", "z").Val())
+			require.Equal(t, "set", rdb.Type(ctx, k+"s").Val())
+			require.Equal(t, "none", rdb.Type(ctx, k+"none").Val())
+			_, err = rdb.SRandMember(ctx, k+"none").Result()
+			require.ErrorIs(t, err, redis.Nil)
+			keys, cursor, err := rdb.SScan(ctx, k+"s", 0, "[ab]", 10).Result()
+			require.NoError(t, err)
+			require.Equal(t, uint64(0), cursor)
+			require.Equal(t, []string{"a", "b"}, keys)
+			var all []string
+			for it := rdb.SScan(ctx, k+"s", 0, "", 1).Iterator(); it.Next(ctx); {
+				all = append(all, it.Val())
+			}
+			require.Equal(t, []string{"a", "b", "c"}, all)
+			require.Equal(t, int64(3), rdb.SInterCard(ctx, 0, k+"s", k+"s").Val())
+			err = rdb.Do(ctx, "NOSUCH", "x").Err()
+			require.EqualError(t, err, "ERR unknown command 'NOSUCH', with args beginning with: 'x' ")
+			name, err := rdb.ClientGetName(ctx).Result()
+			require.ErrorIs(t, err, redis.Nil, name)
+
+			// A pipeline: 100 commands in one write, replies in order.
+			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for i := range 50 {
+					p.SAdd(ctx, k+"p", fmt.Sprint(i))
+					p.SCard(ctx, k+"p")
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			for i := range 50 {
+				require.Equal(t, int64(1), cmds[2*i].(*redis.IntCmd).Val())
+				require.Equal(t, int64(i+1), cmds[2*i+1].(*redis.IntCmd).Val())
+			}
+			require.Equal(t, int64(2), rdb.Del(ctx, k+"s", k+"p", k+"none").Val())
+		})
+	}
+}
+
+// TestConcurrentClients runs 16 connections adding to one set and to
+// their own at the same time.
+func TestConcurrentClients(t *testing.T) {
+	ts := startServer(t, nil, server.Config{})
+	ctx := context.Background()
+	k := "conc:" + randomHex(4) + ":"
+	const clients, each = 16, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, clients*each)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rdb := redis.NewClient(&redis.Options{Addr: ts.addr, PoolSize: 1})
+			defer rdb.Close()
+			for i := range each {
+				m := fmt.Sprintf("%d-%d", c, i)
+				if err := rdb.SAdd(ctx, k+"shared", m).Err(); err != nil {
+					errs <- err
+				}
+				if err := rdb.SAdd(ctx, fmt.Sprintf("%sown%d", k, c), m).Err(); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	rdb := goRedis(t, ts.addr, 3, "")
+	require.Equal(t, int64(clients*each), rdb.SCard(ctx, k+"shared").Val())
+	for c := range clients {
+		require.Equal(t, int64(each), rdb.SCard(ctx, fmt.Sprintf("%sown%d", k, c)).Val())
+	}
+	info := rdb.Info(ctx, "stats").Val()
+	require.Contains(t, info, "total_connections_received:")
+}
+
+// TestPipelineRaw writes 200 commands in one write and reads the replies
+// in order, then checks that a pipeline spanning writes works too.
+func TestPipelineRaw(t *testing.T) {
+	ts := startServer(t, nil, server.Config{})
+	c := dial(t, ts.addr)
+	k := "pipe:" + randomHex(4)
+	var batch []byte
+	for i := range 100 {
+		batch = append(batch, encode("SADD", k, fmt.Sprint(i))...)
+		batch = append(batch, encode("SISMEMBER", k, fmt.Sprint(i))...)
+	}
+	c.send(batch)
+	for range 100 {
+		require.Equal(t, ":1\r\n", string(c.read()))
+		require.Equal(t, ":1\r\n", string(c.read()))
+	}
+	half := encode("SCARD", k)
+	c.send(half[:5])
+	time.Sleep(20 * time.Millisecond)
+	c.send(append(half[5:], []byte("SCARD "+k+"\r\n")...))
+	require.Equal(t, ":100\r\n", string(c.read()))
+	require.Equal(t, ":100\r\n", string(c.read()))
+	require.Equal(t, ":1\r\n", c.do("DEL", k))
+}
+
+// TestAuth: with a password, every command but AUTH, HELLO and QUIT is
+// refused until the client authenticates, with Redis's errors.
+func TestAuth(t *testing.T) {
+	ts := startServer(t, nil, server.Config{Password: "s3cret"})
+	c := dial(t, ts.addr)
+	noauth := "-NOAUTH Authentication required.\r\n"
+	require.Equal(t, noauth, c.do("PING"))
+	require.Equal(t, noauth, c.do("SADD", "k", "a"))
+	require.Equal(t, noauth, c.do("CLIENT", "SETNAME", "x"))
+	require.Equal(t, "-ERR unknown command 'FOO', with args beginning with: \r\n", c.do("FOO"))
+	require.Equal(t, "-ERR wrong number of arguments for 'sadd' command\r\n", c.do("SADD"))
+	require.Equal(t, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n", c.do("HELLO", "3"))
+	wrongpass := "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+	require.Equal(t, wrongpass, c.do("AUTH", "wrong"))
+	require.Equal(t, wrongpass, c.do("AUTH", "nobody", "s3cret"))
+	require.Equal(t, wrongpass, c.do("HELLO", "3", "AUTH", "default", "wrong"))
+	require.Equal(t, noauth, c.do("PING"))
+	// Unauthenticated clients get Redis's smaller limits.
+	c.send([]byte("*11\r\n"))
+	require.Equal(t, "-ERR Protocol error: unauthenticated multibulk length\r\n", c.readAll())
+
+	c = dial(t, ts.addr)
+	require.Equal(t, "+OK\r\n", c.do("AUTH", "s3cret"))
+	require.Equal(t, "+PONG\r\n", c.do("PING"))
+	require.Equal(t, wrongpass, c.do("AUTH", "wrong")) // and stays authenticated
+	require.Equal(t, "+PONG\r\n", c.do("PING"))
+
+	c = dial(t, ts.addr)
+	require.Contains(t, c.do("HELLO", "3", "AUTH", "default", "s3cret", "SETNAME", "me"), "%7\r\n$6\r\nserver")
+	require.Equal(t, "$2\r\nme\r\n", c.do("CLIENT", "GETNAME"))
+	require.Equal(t, "+OK\r\n", c.do("QUIT"))
+
+	// AUTH pipelined with a big command: read one at a time until
+	// authenticated, so the big argument is not held to the limit.
+	c = dial(t, ts.addr)
+	c.send(append(encode("AUTH", "s3cret"), encode("ECHO", strings.Repeat("x", 20000))...))
+	require.Equal(t, "+OK\r\n", string(c.read()))
+	require.Equal(t, 20000+len("$20000\r\n\r\n"), len(c.read()))
+
+	ctx := context.Background()
+	for _, proto := range []int{2, 3} {
+		require.Equal(t, "PONG", goRedis(t, ts.addr, proto, "s3cret").Ping(ctx).Val())
+		require.ErrorContains(t, goRedis(t, ts.addr, proto, "wrong").Ping(ctx).Err(), "WRONGPASS")
+	}
+}
+
+// TestDisconnectCancels: a client that disconnects while its command runs
+// cancels the command's context.
+func TestDisconnectCancels(t *testing.T) {
+	needDB(t)
+	g := newGate(testDB)
+	ts := startServer(t, g, server.Config{})
+	c := dial(t, ts.addr)
+	c.send(encode("SCARD", "slow:"+randomHex(4)))
+	<-g.entered
+	c.nc.Close()
+	require.Eventually(t, func() bool { return g.cancelledCalls() == 1 }, 5*time.Second, 10*time.Millisecond)
+
+	// Pipelined commands behind the cancelled one are not run.
+	c = dial(t, ts.addr)
+	k := "after:" + randomHex(4)
+	c.send(append(encode("SCARD", "slow:"+randomHex(4)), encode("SADD", k, "a")...))
+	<-g.entered
+	c.nc.Close()
+	require.Eventually(t, func() bool { return g.cancelledCalls() == 2 }, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(50 * time.Millisecond)
+	require.Equal(t, ":0\r\n", dial(t, ts.addr).do("EXISTS", k))
+}
+
+// TestGracefulShutdown: Shutdown waits for the command in flight, which
+// replies; new connections are refused; a Shutdown whose context ends
+// cancels what still runs.
+func TestGracefulShutdown(t *testing.T) {
+	needDB(t)
+	g := newGate(testDB)
+	ts := startServer(t, g, server.Config{})
+	busy, idle := dial(t, ts.addr), dial(t, ts.addr)
+	require.Equal(t, "+PONG\r\n", idle.do("PING"))
+	busy.send(encode("SCARD", "slow:"+randomHex(4)))
+	<-g.entered
+	shut := make(chan error, 1)
+	go func() { shut <- ts.Shutdown(context.Background()) }()
+	require.Equal(t, "", idle.readAll()) // the idle connection is closed at once
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned %v with a command in flight", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	_, err := net.DialTimeout("tcp", ts.addr, time.Second)
+	require.Error(t, err, "the listener is closed")
+	close(g.release)
+	require.Equal(t, ":0\r\n", string(busy.read()))
+	require.Equal(t, "", busy.readAll())
+	require.NoError(t, <-shut)
+	require.Equal(t, 0, g.cancelledCalls())
+
+	g = newGate(testDB)
+	ts = startServer(t, g, server.Config{})
+	busy = dial(t, ts.addr)
+	busy.send(encode("SCARD", "slow:"+randomHex(4)))
+	<-g.entered
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, ts.Shutdown(ctx), context.DeadlineExceeded)
+	require.Equal(t, 1, g.cancelledCalls())
+}
+
+// TestMaxClients refuses connections beyond MaxClients with Redis's error.
+func TestMaxClients(t *testing.T) {
+	ts := startServer(t, nil, server.Config{MaxClients: 1})
+	c := dial(t, ts.addr)
+	require.Equal(t, "+PONG\r\n", c.do("PING"))
+	require.Equal(t, "-ERR max number of clients reached\r\n", dial(t, ts.addr).readAll())
+}
+
+// TestClientCommands covers CLIENT, COMMAND, INFO and CONFIG replies that
+// differ from Redis's by nature (ids, addresses, the command table).
+func TestClientCommands(t *testing.T) {
+	ts := startServer(t, nil, server.Config{Info: [][2]string{{"table", "t1"}}, Port: 1234})
+	c := dial(t, ts.addr)
+	require.Regexp(t, `^:\d+\r\n$`, c.do("CLIENT", "ID"))
+	require.Equal(t, "+OK\r\n", c.do("CLIENT", "SETINFO", "LIB-NAME", "go-redis(x)"))
+	require.Equal(t, "-ERR Unrecognized option 'foo'\r\n", c.do("CLIENT", "SETINFO", "foo", "x"))
+	require.Regexp(t, `^\$\d+\r\nid=\d+ addr=127.0.0.1:\d+ laddr=127.0.0.1:\d+ .* cmd=client\|info .*resp=2 lib-name=go-redis\(x\) lib-ver=\n\r\n$`, c.do("CLIENT", "INFO"))
+	require.Contains(t, c.do("CLIENT", "LIST"), "cmd=client|list")
+	count := c.do("COMMAND", "COUNT")
+	require.Regexp(t, `^:\d+\r\n$`, count)
+	require.Contains(t, c.do("COMMAND", "INFO", "sadd", "nosuch", "client|id"),
+		"*10\r\n$4\r\nsadd\r\n:-3\r\n*3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n")
+	require.Contains(t, c.do("COMMAND", "DOCS", "sadd"), "$4\r\nsadd\r\n*6\r\n$7\r\nsummary\r\n")
+	require.Contains(t, c.do("COMMAND"), "$5\r\nsmove\r\n:4\r\n")
+	require.Contains(t, c.do("COMMAND", "LIST"), "$6\r\nsinter\r\n")
+	info := c.do("INFO")
+	for _, want := range []string{"# Server\r\nredis_version:7.0.15\r\n", "tcp_port:1234\r\n", "# Clients\r\nconnected_clients:1\r\n", "# Redimo\r\ntable:t1\r\n"} {
+		require.Contains(t, info, want)
+	}
+	require.NotContains(t, c.do("INFO", "server"), "# Clients")
+	require.Equal(t, "*4\r\n$10\r\nappendonly\r\n$2\r\nno\r\n$4\r\nsave\r\n$0\r\n\r\n", c.do("CONFIG", "GET", "save", "append*"))
+	require.Regexp(t, `^\*2\r\n\$10\r\n\d{10}\r\n\$\d+\r\n\d+\r\n$`, c.do("TIME"))
+	require.Contains(t, c.do("HELLO", "3"), "%7\r\n")
+	require.Regexp(t, `^=\d+\r\ntxt:id=`, c.do("CLIENT", "INFO"))
+	require.Equal(t, "%1\r\n$4\r\nsave\r\n$0\r\n\r\n", c.do("CONFIG", "GET", "save"))
+}
+
+// TestRedisCLI drives the server with the real redis-cli and compares its
+// output with redis-cli's against the reference redis-server.
+func TestRedisCLI(t *testing.T) {
+	cli := needBinary(t, "redis-cli")
+	ts := startServer(t, nil, server.Config{})
+	k := "cli:" + randomHex(4) + ":"
+	run := func(addr string, stdin string, args ...string) string {
+		host, port, _ := net.SplitHostPort(addr)
+		cmd := exec.Command(cli, append([]string{"-h", host, "-p", port}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return string(out)
+	}
+	redimo := func(args ...string) string { return run(ts.addr, "", args...) }
+	require.Equal(t, "(integer) 3\n", redimo("--no-raw", "SADD", k+"s", "a", "b", `x"y`))
+	require.Equal(t, "1) \"a\"\n2) \"b\"\n3) \"x\\\"y\"\n", redimo("--no-raw", "SMEMBERS", k+"s"))
+	require.Equal(t, "1~ \"a\"\n2~ \"b\"\n3~ \"x\\\"y\"\n", redimo("-3", "--no-raw", "SMEMBERS", k+"s"))
+	require.Equal(t, "a\nb\nx\"y\n", redimo("SMEMBERS", k+"s"))
+	require.Equal(t, "(nil)\n", redimo("--no-raw", "SRANDMEMBER", k+"none"))
+	require.Equal(t, "PONG\n", redimo("PING"))
+	require.Contains(t, redimo("INFO", "server"), "redis_version:7.0.15")
+	// Commands on stdin, one a line, pipelined by redis-cli.
+	require.Equal(t, "1\n1\n0\n", run(ts.addr, "SISMEMBER "+k+"s a\nSISMEMBER "+k+"s b\nSISMEMBER "+k+"s z\n"))
+
+	// Mass insertion: redis-cli --pipe writes every command, then waits
+	// for the replies (it ends with an ECHO of random bytes).
+	var in strings.Builder
+	for i := range 300 {
+		in.Write(encode("SADD", k+"mass", fmt.Sprint(i)))
+	}
+	out := run(ts.addr, in.String(), "--pipe")
+	require.Contains(t, out, "errors: 0, replies: 300", out)
+	require.Equal(t, "300\n", redimo("SCARD", k+"mass"))
+
+	if redisAddr == "" {
+		return
+	}
+	for _, args := range [][]string{
+		{"--no-raw", "SADD", k + "d", "a", "b"},
+		{"--no-raw", "SCARD", k + "d"},
+		{"--no-raw", "SSCAN", k + "d", "0", "MATCH", "a"},
+		{"--no-raw", "SMISMEMBER", k + "d", "a", "z"},
+		{"--no-raw", "SINTER", k + "none"},
+		{"-3", "--no-raw", "SINTER", k + "none"},
+		{"--no-raw", "FOO", "bar"},
+		{"--no-raw", "SADD", k + "d"},
+		{"-3", "--no-raw", "SPOP", k + "none"},
+		{"-3", "--no-raw", "SPOP", k + "none", "2"},
+		{"--no-raw", "SPOP", k + "d", "-1"},
+		{"--no-raw", "CLIENT", "GETNAME"},
+		{"--no-raw", "TYPE", k + "d"},
+		{"--no-raw", "DEL", k + "d", k + "none"},
+	} {
+		require.Equal(t, run(redisAddr, "", args...), redimo(args...), "%v", args)
+	}
+}
