@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net"
+	"os"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// TestServe runs the program in-process on a free port against DynamoDB
+// Local at REDIMO_TEST_ENDPOINT (skipped without one, unless
+// REDIMO_TEST_REQUIRE=1): --create-table makes a fresh table, a go-redis
+// client authenticates with REDIMO_PASSWORD and runs commands, and SIGTERM
+// shuts it down cleanly.
+func TestServe(t *testing.T) {
+	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
+	if endpoint == "" {
+		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
+			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set")
+		}
+		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+	}
+	t.Setenv("REDIMO_PASSWORD", "pw")
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	table := "redimo_server_main_test_" + hex.EncodeToString(b)
+
+	logR, logW := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run([]string{"--addr", "127.0.0.1:0", "--endpoint", endpoint, "--table", table, "--create-table"}, logW)
+		logW.Close()
+	}()
+	lines := bufio.NewScanner(logR)
+	var addr string
+	re := regexp.MustCompile(`msg="redimo-server listening" addr=(\S+)`)
+	for addr == "" && lines.Scan() {
+		if m := re.FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	require.NotEmpty(t, addr, "no listening line in the log")
+	var rest []string
+	logDone := make(chan struct{})
+	go func() {
+		defer close(logDone)
+		for lines.Scan() {
+			rest = append(rest, lines.Text())
+		}
+	}()
+
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: "pw"})
+	defer rdb.Close()
+	require.Equal(t, int64(2), rdb.SAdd(ctx, "k", "a", "b").Val())
+	require.Equal(t, []string{"a", "b"}, rdb.SMembers(ctx, "k").Val())
+	require.Contains(t, rdb.Info(ctx, "redimo").Val(), "table:"+table)
+	nc, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	_, _ = nc.Write([]byte("PING\r\n"))
+	buf := make([]byte, 64)
+	n, _ := nc.Read(buf)
+	require.Equal(t, "-NOAUTH Authentication required.\r\n", string(buf[:n]))
+
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case code := <-exit:
+		require.Equal(t, 0, code)
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit 20 s after SIGTERM")
+	}
+	<-logDone
+	require.Contains(t, rest[len(rest)-1], `msg=bye`)
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = nc.Read(buf)
+	require.ErrorIs(t, err, io.EOF, "connections are closed")
+}
+
+func TestBadFlags(t *testing.T) {
+	require.Equal(t, 2, run([]string{"--nosuch"}, io.Discard))
+	require.Equal(t, 2, run([]string{"extra"}, io.Discard))
+	require.Equal(t, 0, run([]string{"-h"}, io.Discard))
+}
