@@ -134,7 +134,10 @@ func benchOps(prefix string) []benchOp {
 			func(ctx context.Context, c *redimo.Client, r string) error { _, err := c.SAdd(ctx, set, r); return err },
 			func(ctx context.Context, c *redis.Client, r string) error { return c.SAdd(ctx, set, r).Err() }},
 		{"SISMEMBER", []string{"sismember", set, "__rand_int__"},
-			func(ctx context.Context, c *redimo.Client, r string) error { _, err := c.SIsMember(ctx, set, r); return err },
+			func(ctx context.Context, c *redimo.Client, r string) error {
+				_, err := c.SIsMember(ctx, set, r)
+				return err
+			},
 			func(ctx context.Context, c *redis.Client, r string) error { return c.SIsMember(ctx, set, r).Err() }},
 	}
 	return append(ops, zsetBenchOps(zset)...)
