@@ -26,6 +26,10 @@ var (
 	// parse as a float, like Redis's "value is not a valid float".
 	ErrNotFloat = errors.New("redimo: value is not a valid float")
 
+	// ErrNotInteger is returned when a rank or count does not parse as an
+	// integer, like Redis's "value is not an integer or out of range".
+	ErrNotInteger = errors.New("redimo: value is not an integer or out of range")
+
 	// ErrOutOfRange is returned for a count or limit outside what the
 	// command accepts (a negative SPOP count, say), like Redis's "value is
 	// out of range".
@@ -48,7 +52,7 @@ var (
 // ArgError reports a rejected argument: which command, which argument, the
 // offending value and why. errors.Is(err, ErrInvalidArgument) holds for every
 // ArgError, and errors.Is(err, Err) for its specific reason (ErrKeyTooLong,
-// ErrMemberTooLong, ErrNotFloat, ErrOutOfRange, ErrSyntax).
+// ErrMemberTooLong, ErrNotFloat, ErrNotInteger, ErrOutOfRange, ErrSyntax).
 type ArgError struct {
 	Command string // the Redis command, e.g. "SADD"
 	Arg     string // the argument's name, e.g. "member"

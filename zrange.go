@@ -1,0 +1,774 @@
+package redimo
+
+// Sorted-set ranges: by rank, by score, by member (lex); their counts,
+// removals and pops; ranks; ZSCAN; ZRANDMEMBER.
+
+import (
+	"context"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ZRangeBy selects members by score (Min, Max: "1.5", "(1.5" exclusive,
+// "-inf", "+inf") or by member (Min, Max: "[a", "(a", "-", "+"), with
+// LIMIT Offset Count (Count < 0 or 0 with Offset 0: no limit).
+type ZRangeBy struct {
+	Min, Max      string
+	Offset, Count int64
+}
+
+// ZRangeArgs is the unified ZRANGE: Start and Stop are ranks, or scores
+// with ByScore, or members with ByLex; Rev reverses the order (and, as in
+// Redis, then Start is the greater bound). Offset and Count are LIMIT (by
+// score or lex only). Static string types stand in for go-redis's
+// interface{} bounds.
+type ZRangeArgs struct {
+	Key            string
+	Start, Stop    string
+	ByScore, ByLex bool
+	Rev            bool
+	Offset, Count  int64
+}
+
+// zrange is a resolved range query: an index (score) or table (lex) range,
+// a direction, an offset and a limit.
+type zrange struct {
+	in      *dynamodb.QueryInput
+	rev     bool
+	offset  int64
+	count   int64  // < 0: all
+	exclude string // lex: a member the key condition could not exclude
+	hasExcl bool
+	empty   bool
+	// reverseResult: the query ran in the opposite direction (ranks counted
+	// from the other end) and its result must be reversed.
+	reverseResult bool
+}
+
+// parseFloat parses a number as Redis's strtod-based parsing does: "inf",
+// "+inf", "-inf", decimal and hex floats; out-of-range values become ±inf.
+func parseFloat(s string) (float64, bool) {
+	if s == "" || strings.ContainsAny(s, "_ \t\r\n") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !(math.IsInf(f, 0) && strings.Contains(err.Error(), "range")) {
+		return 0, false
+	}
+	return f, !math.IsNaN(f)
+}
+
+// parseScoreRange parses ZRANGEBYSCORE bounds into the inclusive range
+// [lo, hi]; empty when nothing can be in it.
+func parseScoreRange(cmd, min, max string) (lo, hi float64, empty bool, err error) {
+	parse := func(arg, s string, up bool) (float64, bool, error) {
+		excl := strings.HasPrefix(s, "(")
+		if excl {
+			s = s[1:]
+		}
+		f, ok := parseFloat(s)
+		if !ok {
+			return 0, false, argError(cmd, arg, s, ErrNotFloat)
+		}
+		if !excl {
+			return f, false, nil
+		}
+		if (up && math.IsInf(f, -1)) || (!up && math.IsInf(f, 1)) {
+			return f, true, nil // nothing is above (+inf or below (-inf
+		}
+		if up {
+			return math.Nextafter(f, math.Inf(-1)), false, nil
+		}
+		return math.Nextafter(f, math.Inf(1)), false, nil
+	}
+	lo, e1, err := parse("min", min, false)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	hi, e2, err := parse("max", max, true)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return lo, hi, e1 || e2 || lo > hi, nil
+}
+
+// lexBound is a parsed ZRANGEBYLEX bound.
+type lexBound struct {
+	value     string
+	excl      bool
+	inf, ninf bool // "+", "-"
+}
+
+func parseLex(cmd, arg, s string) (lexBound, error) {
+	switch {
+	case s == "+":
+		return lexBound{inf: true}, nil
+	case s == "-":
+		return lexBound{ninf: true}, nil
+	case strings.HasPrefix(s, "["):
+		return lexBound{value: s[1:]}, nil
+	case strings.HasPrefix(s, "("):
+		return lexBound{value: s[1:], excl: true}, nil
+	}
+	return lexBound{}, argError(cmd, arg, s, ErrSyntax)
+}
+
+// scoreQuery is the index query of key's members with score in [lo, hi].
+func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		IndexName:                aws.String(c.opts.IndexName),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: item{
+			":pk": bin(pkValue(key)), ":lo": bin(scoreBound(lo)), ":hi": bin(scoreBoundAfter(hi)),
+		},
+	}
+}
+
+// lexRange resolves lex bounds into a table query on the members' sort keys.
+func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
+	lo, err := parseLex(cmd, "min", min)
+	if err != nil {
+		return zrange{}, err
+	}
+	hi, err := parseLex(cmd, "max", max)
+	if err != nil {
+		return zrange{}, err
+	}
+	r := zrange{count: -1}
+	if lo.inf || hi.ninf || (!lo.ninf && !hi.inf && (lo.value > hi.value || (lo.value == hi.value && (lo.excl || hi.excl)))) {
+		r.empty = true
+		return r, nil
+	}
+	loSK := []byte{'z'}
+	if !lo.ninf {
+		loSK = memberSK(typeZSet, lo.value)
+		if lo.excl {
+			loSK = append(loSK, 0) // the next string after lo.value
+		}
+	}
+	hiSK := []byte{'z' + 1} // after every member; no item has this sort key
+	if !hi.inf {
+		hiSK = memberSK(typeZSet, hi.value)
+		r.exclude, r.hasExcl = hi.value, hi.excl
+	}
+	r.in = &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":lo": bin(loSK), ":hi": bin(hiSK)},
+	}
+	return r, nil
+}
+
+// scoreRange resolves score bounds (min ≤ max order; rev only flips the
+// direction).
+func (c *Client) scoreRange(cmd, key, min, max string) (zrange, error) {
+	lo, hi, empty, err := parseScoreRange(cmd, min, max)
+	if err != nil {
+		return zrange{}, err
+	}
+	return zrange{in: c.scoreQuery(key, lo, hi), count: -1, empty: empty}, nil
+}
+
+// limit applies LIMIT offset count (Redis: a negative offset selects
+// nothing, a negative count everything from offset).
+func (r zrange) limit(offset, count int64) zrange {
+	if offset == 0 && count == 0 {
+		return r // no LIMIT given
+	}
+	if offset < 0 {
+		r.empty = true
+	}
+	r.offset, r.count = offset, count
+	return r
+}
+
+// read runs a resolved range on key and returns its members with scores,
+// in order, checking the type and expiry in parallel.
+func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
+	if r.empty || r.count == 0 {
+		_, err := c.typedMeta(ctx, key, typeZSet)
+		return nil, err
+	}
+	var out []Z
+	m, err := c.withMeta(ctx, key, typeZSet, func() error {
+		in := *r.in
+		in.ScanIndexForward = aws.Bool(!r.rev)
+		limit := 0
+		if r.count >= 0 {
+			limit = int(r.offset + r.count)
+			if r.hasExcl {
+				limit++
+			}
+		}
+		skip := r.offset
+		for it, err := range c.query(ctx, &in, limit) {
+			if err != nil {
+				return err
+			}
+			member, t, _ := memberOf(it)
+			if t != typeZSet {
+				return ErrWrongType
+			}
+			if r.hasExcl && member == r.exclude {
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if r.count >= 0 && int64(len(out)) >= r.count {
+				break
+			}
+			out = append(out, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: member})
+		}
+		return nil
+	})
+	if err != nil || m.typ == typeNone {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rankRange resolves ranks start..stop (negative: from the end) into a
+// range. Both non-negative or both negative ranks need no cardinality:
+// one query from the right end; mixed signs read ZCARD first.
+func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, rev bool) (zrange, error) {
+	r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev}
+	if (start < 0) != (stop < 0) {
+		m, err := c.typedMeta(ctx, key, typeZSet)
+		if err != nil {
+			return r, err
+		}
+		if start < 0 {
+			start += m.card
+		}
+		if stop < 0 {
+			stop += m.card
+		}
+		start = max(start, 0)
+		if stop < 0 {
+			r.empty = true
+			return r, nil
+		}
+	}
+	if start < 0 { // both negative: count from the other end
+		start, stop = -stop-1, -start-1
+		r.rev = !rev
+		r.reverseResult = true
+	}
+	if start > stop {
+		r.empty = true
+		return r, nil
+	}
+	r.offset, r.count = start, stop-start+1
+	return r, nil
+}
+
+// zRange reads ranks start..stop of key in the given direction.
+func (c *Client) zRange(ctx context.Context, cmd, key string, start, stop int64, rev bool) ([]Z, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	r, err := c.rankRange(ctx, key, start, stop, rev)
+	if err != nil {
+		return nil, wrap(cmd, err)
+	}
+	out, err := c.read(ctx, key, r)
+	if r.reverseResult {
+		slices.Reverse(out)
+	}
+	return out, wrap(cmd, err)
+}
+
+func members(zs []Z) []string {
+	out := make([]string, len(zs))
+	for i, z := range zs {
+		out[i] = z.Member
+	}
+	return out
+}
+
+// ZRange returns the members at ranks start..stop (0 is the lowest score;
+// negative ranks count from the highest), as Redis's ZRANGE.
+//
+// Cost: one Query of the index reading stop+1 members (or, with both ranks
+// negative, -start members from the top), 1 read unit per ~80, plus a
+// GetItem of the metadata item in parallel; ranks of mixed signs read the
+// metadata first.
+//
+// [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
+func (c *Client) ZRange(ctx context.Context, key string, start, stop int64) ([]string, error) {
+	zs, err := c.zRange(ctx, "ZRANGE", key, start, stop, false)
+	return members(zs), err
+}
+
+// ZRangeWithScores is ZRange with scores (ZRANGE ... WITHSCORES).
+func (c *Client) ZRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error) {
+	return c.zRange(ctx, "ZRANGE", key, start, stop, false)
+}
+
+// ZRevRange is ZRange from the highest score down, as Redis's ZREVRANGE:
+// the top 10 is ZRevRange(ctx, key, 0, 9), one Query reading 10 members.
+//
+// [ZREVRANGE]: https://redis.io/docs/latest/commands/zrevrange/
+func (c *Client) ZRevRange(ctx context.Context, key string, start, stop int64) ([]string, error) {
+	zs, err := c.zRange(ctx, "ZREVRANGE", key, start, stop, true)
+	return members(zs), err
+}
+
+// ZRevRangeWithScores is ZRevRange with scores.
+func (c *Client) ZRevRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error) {
+	return c.zRange(ctx, "ZREVRANGE", key, start, stop, true)
+}
+
+func (c *Client) byScore(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]Z, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	r, err := c.scoreRange(cmd, key, opt.Min, opt.Max)
+	if err != nil {
+		return nil, err
+	}
+	r.rev = rev
+	out, err := c.read(ctx, key, r.limit(opt.Offset, opt.Count))
+	return out, wrap(cmd, err)
+}
+
+func (c *Client) byLex(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]string, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	r, err := c.lexRange(cmd, key, opt.Min, opt.Max)
+	if err != nil {
+		return nil, err
+	}
+	r.rev = rev
+	out, err := c.read(ctx, key, r.limit(opt.Offset, opt.Count))
+	return members(out), wrap(cmd, err)
+}
+
+// ZRangeByScore returns the members with scores between opt.Min and
+// opt.Max, lowest first, ties in member order, with LIMIT opt.Offset
+// opt.Count, as Redis's ZRANGEBYSCORE. Bounds: "1.5", "(1.5" (exclusive),
+// "-inf", "+inf"; a bound that is not a float is ErrNotFloat.
+//
+// Cost: one Query of the index reading offset+count members (all in range
+// without LIMIT), plus a GetItem of the metadata item in parallel.
+//
+// [ZRANGEBYSCORE]: https://redis.io/docs/latest/commands/zrangebyscore/
+func (c *Client) ZRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+	zs, err := c.byScore(ctx, "ZRANGEBYSCORE", key, opt, false)
+	return members(zs), err
+}
+
+// ZRangeByScoreWithScores is ZRangeByScore with scores.
+func (c *Client) ZRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error) {
+	return c.byScore(ctx, "ZRANGEBYSCORE", key, opt, false)
+}
+
+// ZRevRangeByScore is ZRangeByScore highest first (opt.Max is still the
+// greater bound), as Redis's ZREVRANGEBYSCORE.
+//
+// [ZREVRANGEBYSCORE]: https://redis.io/docs/latest/commands/zrevrangebyscore/
+func (c *Client) ZRevRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+	zs, err := c.byScore(ctx, "ZREVRANGEBYSCORE", key, opt, true)
+	return members(zs), err
+}
+
+// ZRevRangeByScoreWithScores is ZRevRangeByScore with scores.
+func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error) {
+	return c.byScore(ctx, "ZREVRANGEBYSCORE", key, opt, true)
+}
+
+// ZRangeByLex returns the members between opt.Min and opt.Max in byte order
+// ("[a" inclusive, "(a" exclusive, "-", "+"), with LIMIT, as Redis's
+// ZRANGEBYLEX (meaningful when all scores are equal, as in Redis).
+//
+// Cost: one Query of the table's sort keys reading the members in range,
+// plus a GetItem of the metadata item in parallel.
+//
+// [ZRANGEBYLEX]: https://redis.io/docs/latest/commands/zrangebylex/
+func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+	return c.byLex(ctx, "ZRANGEBYLEX", key, opt, false)
+}
+
+// ZRevRangeByLex is ZRangeByLex in reverse byte order, as Redis's
+// ZREVRANGEBYLEX (opt.Max is still the greater bound).
+//
+// [ZREVRANGEBYLEX]: https://redis.io/docs/latest/commands/zrevrangebylex/
+func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+	return c.byLex(ctx, "ZREVRANGEBYLEX", key, opt, true)
+}
+
+// ZRangeArgs is the unified ZRANGE (BYSCORE, BYLEX, REV, LIMIT).
+//
+// [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
+func (c *Client) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
+	zs, err := c.zRangeArgs(ctx, "ZRANGE", z)
+	return members(zs), err
+}
+
+// ZRangeArgsWithScores is ZRangeArgs with scores (not with ByLex, as Redis).
+func (c *Client) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
+	if z.ByLex {
+		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
+	}
+	return c.zRangeArgs(ctx, "ZRANGE", z)
+}
+
+func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs) ([]Z, error) {
+	lo, hi := z.Start, z.Stop
+	if z.Rev && (z.ByScore || z.ByLex) {
+		lo, hi = hi, lo
+	}
+	opt := &ZRangeBy{Min: lo, Max: hi, Offset: z.Offset, Count: z.Count}
+	switch {
+	case z.ByScore && z.ByLex:
+		return nil, argError(cmd, "BYSCORE", "BYLEX", ErrSyntax)
+	case z.ByScore:
+		return c.byScore(ctx, cmd, z.Key, opt, z.Rev)
+	case z.ByLex:
+		ms, err := c.byLex(ctx, cmd, z.Key, opt, z.Rev)
+		out := make([]Z, len(ms))
+		for i, m := range ms {
+			out[i].Member = m
+		}
+		return out, err
+	case z.Offset != 0 || z.Count != 0:
+		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
+	}
+	start, err1 := strconv.ParseInt(z.Start, 10, 64)
+	stop, err2 := strconv.ParseInt(z.Stop, 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
+	}
+	return c.zRange(ctx, cmd, z.Key, start, stop, z.Rev)
+}
+
+// count counts a resolved range's members, checking type and expiry.
+func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error) {
+	if r.empty {
+		_, err := c.typedMeta(ctx, key, typeZSet)
+		return 0, err
+	}
+	var n int64
+	m, err := c.withMeta(ctx, key, typeZSet, func() error {
+		if !r.hasExcl {
+			var err error
+			n, err = c.queryCount(ctx, r.in)
+			return err
+		}
+		for it, err := range c.query(ctx, r.in, 0) {
+			if err != nil {
+				return err
+			}
+			if member, _, _ := memberOf(it); member != r.exclude {
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil || m.typ == typeNone {
+		return 0, err
+	}
+	return n, nil
+}
+
+// ZCount returns how many members have scores between min and max, as
+// Redis's ZCOUNT.
+//
+// Cost: a Query with Select COUNT over the range (1 read unit per ~80
+// members counted), plus a GetItem of the metadata item in parallel.
+//
+// [ZCOUNT]: https://redis.io/docs/latest/commands/zcount/
+func (c *Client) ZCount(ctx context.Context, key, min, max string) (int64, error) {
+	if err := checkKey("ZCOUNT", key); err != nil {
+		return 0, err
+	}
+	r, err := c.scoreRange("ZCOUNT", key, min, max)
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.count(ctx, key, r)
+	return n, wrap("ZCOUNT", err)
+}
+
+// ZLexCount returns how many members are between min and max in byte
+// order, as Redis's ZLEXCOUNT. Cost: as ZCount.
+//
+// [ZLEXCOUNT]: https://redis.io/docs/latest/commands/zlexcount/
+func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
+	if err := checkKey("ZLEXCOUNT", key); err != nil {
+		return 0, err
+	}
+	r, err := c.lexRange("ZLEXCOUNT", key, min, max)
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.count(ctx, key, r)
+	return n, wrap("ZLEXCOUNT", err)
+}
+
+// ZRank returns member's rank (0 for the lowest score); ok is false when
+// member or key is missing. As Redis's ZRANK.
+//
+// Cost: O(rank) — DynamoDB has no rank index: one BatchGetItem (member and
+// metadata), then a Query with Select COUNT over the members below it, 1
+// read unit per ~80 of them. ZRank of the 5,000th member reads 5,000 index
+// entries; prefer score ranges where you can.
+//
+// [ZRANK]: https://redis.io/docs/latest/commands/zrank/
+func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
+	rs, ok, err := c.rank(ctx, "ZRANK", key, member, false)
+	return rs.Rank, ok, err
+}
+
+// ZRevRank is ZRank counted from the highest score, as Redis's ZREVRANK.
+// Cost: O(rank from the top), as ZRank.
+//
+// [ZREVRANK]: https://redis.io/docs/latest/commands/zrevrank/
+func (c *Client) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
+	rs, ok, err := c.rank(ctx, "ZREVRANK", key, member, true)
+	return rs.Rank, ok, err
+}
+
+// ZRankWithScore is ZRANK ... WITHSCORE. Cost: as ZRank.
+func (c *Client) ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+	return c.rank(ctx, "ZRANK", key, member, false)
+}
+
+// ZRevRankWithScore is ZREVRANK ... WITHSCORE. Cost: as ZRevRank.
+func (c *Client) ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+	return c.rank(ctx, "ZREVRANK", key, member, true)
+}
+
+func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (RankScore, bool, error) {
+	if err := c.checkWrite(cmd, key, []string{member}); err != nil {
+		return RankScore{}, false, err
+	}
+	found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
+	it, ok := found[member]
+	if err != nil || !ok {
+		return RankScore{}, false, wrap(cmd, err)
+	}
+	ix := bytesAttr(it, attrIX)
+	cond := "#pk = :pk AND #ix < :ix"
+	if rev {
+		cond = "#pk = :pk AND #ix > :ix"
+	}
+	n, err := c.queryCount(ctx, &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+	})
+	return RankScore{Rank: n, Score: scoreOfIX(ix)}, err == nil, wrap(cmd, err)
+}
+
+// removeRange deletes the members of a resolved range through the
+// transaction writer and returns how many it deleted.
+func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (int64, error) {
+	zs, err := c.read(ctx, key, r)
+	if err != nil || len(zs) == 0 {
+		return 0, wrap(cmd, err)
+	}
+	writes := make([]*write, len(zs))
+	for i, z := range zs {
+		writes[i] = c.deleteMember(key, typeZSet, z.Member)
+	}
+	applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+	return counted(applied), wrap(cmd, err)
+}
+
+// ZRemRangeByScore removes the members with scores between min and max and
+// returns how many, as Redis's ZREMRANGEBYSCORE. Emptying the key deletes it.
+//
+// Cost: the range read (as ZRangeByScore) plus ⌈n/99⌉ TransactWriteItems.
+// Not atomic beyond 99 members.
+//
+// [ZREMRANGEBYSCORE]: https://redis.io/docs/latest/commands/zremrangebyscore/
+func (c *Client) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
+	if err := checkKey("ZREMRANGEBYSCORE", key); err != nil {
+		return 0, err
+	}
+	r, err := c.scoreRange("ZREMRANGEBYSCORE", key, min, max)
+	if err != nil {
+		return 0, err
+	}
+	return c.removeRange(ctx, "ZREMRANGEBYSCORE", key, r)
+}
+
+// ZRemRangeByRank removes the members at ranks start..stop, as Redis's
+// ZREMRANGEBYRANK. Cost: as ZRange plus the deletions.
+//
+// [ZREMRANGEBYRANK]: https://redis.io/docs/latest/commands/zremrangebyrank/
+func (c *Client) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
+	if err := checkKey("ZREMRANGEBYRANK", key); err != nil {
+		return 0, err
+	}
+	r, err := c.rankRange(ctx, key, start, stop, false)
+	if err != nil {
+		return 0, wrap("ZREMRANGEBYRANK", err)
+	}
+	return c.removeRange(ctx, "ZREMRANGEBYRANK", key, r)
+}
+
+// ZRemRangeByLex removes the members between min and max in byte order, as
+// Redis's ZREMRANGEBYLEX. Cost: as ZRangeByLex plus the deletions.
+//
+// [ZREMRANGEBYLEX]: https://redis.io/docs/latest/commands/zremrangebylex/
+func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
+	if err := checkKey("ZREMRANGEBYLEX", key); err != nil {
+		return 0, err
+	}
+	r, err := c.lexRange("ZREMRANGEBYLEX", key, min, max)
+	if err != nil {
+		return 0, err
+	}
+	return c.removeRange(ctx, "ZREMRANGEBYLEX", key, r)
+}
+
+// ZPopMin removes and returns the count (default 1) members with the
+// lowest scores, lowest first, as Redis's ZPOPMIN. A member popped
+// concurrently by another client goes to one of them only; redimo reads
+// again until it has count members or the key is empty. Emptying the key
+// deletes it.
+//
+// Cost: per round, one Query of the index reading count members, a GetItem
+// in parallel, and ⌈count/99⌉ TransactWriteItems.
+//
+// [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
+func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
+	return c.pop(ctx, "ZPOPMIN", key, false, count)
+}
+
+// ZPopMax is ZPopMin from the highest score, as Redis's ZPOPMAX.
+//
+// [ZPOPMAX]: https://redis.io/docs/latest/commands/zpopmax/
+func (c *Client) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
+	return c.pop(ctx, "ZPOPMAX", key, true, count)
+}
+
+func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	n := int64(1)
+	switch {
+	case len(count) > 1:
+		return nil, argError(cmd, "count", "", ErrSyntax)
+	case len(count) == 1:
+		n = count[0]
+	}
+	if n < 0 {
+		return nil, argError(cmd, "count", strconv.FormatInt(n, 10), ErrOutOfRange)
+	}
+	var popped []Z
+	for round := 0; round < c.opts.MaxAttempts; round++ {
+		want := n - int64(len(popped))
+		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
+		zs, err := c.read(ctx, key, r)
+		if err != nil || len(zs) == 0 {
+			return popped, wrap(cmd, err)
+		}
+		writes := make([]*write, len(zs))
+		for i, z := range zs {
+			writes[i] = c.deleteMember(key, typeZSet, z.Member)
+			writes[i].score = z.Score
+		}
+		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+		for _, w := range applied {
+			popped = append(popped, Z{Score: w.score, Member: w.member})
+		}
+		if err != nil || int64(len(zs)) < want || int64(len(popped)) == n {
+			return popped, wrap(cmd, err)
+		}
+	}
+	return popped, nil
+}
+
+// ZScan returns an iterator over the members of the sorted set at key
+// that match the glob-style pattern match ("" for all), with their scores,
+// in member byte order, as Redis's ZSCAN iterated to the end (see SScan).
+//
+// Cost: one GetItem of the metadata item, then one Query per 1 MB of
+// members (only those with the pattern's literal prefix are read).
+//
+// [ZSCAN]: https://redis.io/docs/latest/commands/zscan/
+func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, error] {
+	return func(yield func(Z, error) bool) {
+		if err := checkKey("ZSCAN", key); err != nil {
+			yield(Z{}, err)
+			return
+		}
+		if m, err := c.typedMeta(ctx, key, typeZSet); err != nil || m.typ == typeNone {
+			if err != nil {
+				yield(Z{}, wrap("ZSCAN", err))
+			}
+			return
+		}
+		for it, err := range c.memberItems(ctx, key, typeZSet, globPrefix(match)) {
+			if err != nil {
+				yield(Z{}, wrap("ZSCAN", err))
+				return
+			}
+			m, _, _ := memberOf(it)
+			if (match == "" || globMatch(match, m)) && !yield(Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ZRandMember returns random members, as Redis's ZRANDMEMBER with count:
+// count > 0, min(count, ZCARD) distinct members; count < 0, |count| members
+// that may repeat (|count| ≤ MaxRandCount); picks are exactly uniform.
+//
+// Cost: O(ZCARD): a sorted set's index is ordered by score, not random, so
+// redimo reads all its members (one Query per 1 MB) and samples.
+//
+// [ZRANDMEMBER]: https://redis.io/docs/latest/commands/zrandmember/
+func (c *Client) ZRandMember(ctx context.Context, key string, count int) ([]string, error) {
+	zs, err := c.ZRandMemberWithScores(ctx, key, count)
+	return members(zs), err
+}
+
+// ZRandMemberWithScores is ZRandMember with scores.
+func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error) {
+	if err := checkKey("ZRANDMEMBER", key); err != nil {
+		return nil, err
+	}
+	if count < -MaxRandCount {
+		return nil, argError("ZRANDMEMBER", "count", strconv.Itoa(count), ErrOutOfRange)
+	}
+	var all []Z
+	for z, err := range c.ZScan(ctx, key, "") {
+		if err != nil {
+			return nil, wrap("ZRANDMEMBER", err)
+		}
+		all = append(all, z)
+		if count == 0 {
+			return nil, nil
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	if count > 0 {
+		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		return all[:min(count, len(all))], nil
+	}
+	out := make([]Z, -count)
+	for i := range out {
+		out[i] = all[rand.IntN(len(all))]
+	}
+	return out, nil
+}

@@ -1,0 +1,332 @@
+package redimo
+
+// The Redis SORTED SET commands: writes and point reads. Ranges are in
+// zrange.go, union/intersection/difference in zstore.go.
+
+import (
+	"context"
+	"math"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Z is a sorted-set member with its score.
+type Z struct {
+	Score  float64
+	Member string
+}
+
+// ZAddArgs are ZADD's options and members. NX: only add new members; XX:
+// only update existing ones; GT/LT: only update when the new score is
+// greater/less than the current one (new members are still added); Ch:
+// count changed members too, not only added ones.
+type ZAddArgs struct {
+	NX, XX, LT, GT, Ch bool
+	Members            []Z
+}
+
+// RankScore is a member's rank and score (ZRANK ... WITHSCORE).
+type RankScore struct {
+	Rank  int64
+	Score float64
+}
+
+// ZAdd adds members with their scores, or updates the scores of members
+// already there, and returns how many were added, as Redis's ZADD. The
+// count is exact under concurrent writers; up to 99 members are one atomic
+// transaction, more go in atomic chunks of 99.
+//
+// A member named more than once in one call is written once: with its last
+// score (GT: the greatest, LT: the least, NX: the first), and counted once.
+//
+// Cost: ⌈n/99⌉ TransactWriteItems (2 write units per member plus 2 for the
+// metadata item); a chunk with members already present takes one more.
+//
+// [ZADD]: https://redis.io/docs/latest/commands/zadd/
+func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
+	return c.ZAddArgs(ctx, key, ZAddArgs{Members: members})
+}
+
+// ZAddArgs is ZADD with options (NX, XX, GT, LT, CH): see ZAddArgs. It
+// returns the number of members added, or added and changed with Ch.
+// Incompatible options (NX with XX, GT or LT; GT with LT) are an ErrSyntax
+// *ArgError before any request.
+//
+// Cost: as ZAdd.
+//
+// [ZADD]: https://redis.io/docs/latest/commands/zadd/
+func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
+	members, err := c.checkZAdd("ZADD", key, args)
+	if err != nil {
+		return 0, err
+	}
+	writes := make([]*write, 0, len(members))
+	for _, z := range members {
+		if w := c.zaddWrite(key, z, args); w != nil {
+			writes = append(writes, w)
+		}
+	}
+	applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+	return counted(applied), wrap("ZADD", err)
+}
+
+// ZAddArgsIncr is ZADD ... INCR: it adds args.Members[0].Score to the
+// member's score (a missing member counts as 0) and returns the new score;
+// ok is false (Redis's nil) when NX, XX, GT or LT prevented the update.
+// Exact under concurrent increments (compare-and-swap, retried).
+//
+// Cost: one TransactWriteItems when the member is new, else two (the first
+// reads the current score); more under contention. With XX, a BatchGetItem
+// first.
+//
+// [ZADD]: https://redis.io/docs/latest/commands/zadd/
+func (c *Client) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (score float64, ok bool, err error) {
+	if len(args.Members) != 1 {
+		return 0, false, argError("ZADD", "INCR", strconv.Itoa(len(args.Members))+" members", ErrSyntax)
+	}
+	if _, err := c.checkZAdd("ZADD", key, args); err != nil {
+		return 0, false, err
+	}
+	return c.incr(ctx, "ZADD", key, args.Members[0].Member, args.Members[0].Score, args)
+}
+
+// ZIncrBy adds increment to member's score (a missing member counts as 0)
+// and returns the new score, as Redis's ZINCRBY. Concurrent increments add
+// up exactly; a result that is not a number (inf + -inf) is ErrNotFloat
+// and writes nothing.
+//
+// Cost: as ZAddArgsIncr.
+//
+// [ZINCRBY]: https://redis.io/docs/latest/commands/zincrby/
+func (c *Client) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
+	if err := c.checkWrite("ZINCRBY", key, []string{member}); err != nil {
+		return 0, err
+	}
+	if math.IsNaN(increment) {
+		return 0, argError("ZINCRBY", "increment", "NaN", ErrNotFloat)
+	}
+	score, _, err := c.incr(ctx, "ZINCRBY", key, member, increment, ZAddArgs{})
+	return score, err
+}
+
+// checkZAdd validates ZADD's options, key and members, and returns the
+// members folded to one entry per member.
+func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([]Z, error) {
+	switch {
+	case args.NX && args.XX:
+		return nil, argError(cmd, "options", "NX XX", ErrSyntax)
+	case args.GT && args.LT, args.NX && (args.GT || args.LT):
+		return nil, argError(cmd, "options", "GT LT NX", ErrSyntax)
+	case len(args.Members) == 0:
+		return nil, argError(cmd, "members", "", ErrSyntax)
+	}
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	index := map[string]int{}
+	var out []Z
+	for _, z := range args.Members {
+		if math.IsNaN(z.Score) {
+			return nil, argError(cmd, "score", "NaN", ErrNotFloat)
+		}
+		if err := checkMember(cmd, z.Member); err != nil {
+			return nil, err
+		}
+		i, seen := index[z.Member]
+		switch {
+		case !seen:
+			index[z.Member] = len(out)
+			out = append(out, z)
+		case args.NX:
+		case args.GT:
+			out[i].Score = math.Max(out[i].Score, z.Score)
+		case args.LT:
+			out[i].Score = math.Min(out[i].Score, z.Score)
+		default:
+			out[i].Score = z.Score
+		}
+	}
+	return out, nil
+}
+
+// zaddWrite is one member's ZADD write. Without XX it first tries to create
+// the member; when the member exists, the item read back decides (NX, GT,
+// LT, unchanged) and a compare-and-swap updates its score. With XX it
+// updates in place, the options in the condition: for one member, index
+// order is score order.
+func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
+	decide := func(old float64, exists bool) (float64, bool, int64, error) {
+		switch {
+		case !exists && args.XX:
+			return 0, false, 0, nil
+		case !exists:
+			return z.Score, true, 1, nil
+		case args.NX, args.GT && !(z.Score > old), args.LT && !(z.Score < old), z.Score == old:
+			return 0, false, 0, nil
+		case args.Ch:
+			return z.Score, true, 1, nil
+		}
+		return z.Score, true, 0, nil
+	}
+	if !args.XX {
+		w := c.putMember(key, typeZSet, z.Member, zsetIX(z.Score, z.Member))
+		w.score = z.Score
+		w.retry = func(now item) (*write, error) { return c.zWrite(key, z.Member, now, decide) }
+		return w
+	}
+	cond := "attribute_exists(#pk) AND #ix <> :new"
+	switch {
+	case args.GT:
+		cond = "attribute_exists(#pk) AND #ix < :new"
+	case args.LT:
+		cond = "attribute_exists(#pk) AND #ix > :new"
+	}
+	var count int64
+	if args.Ch {
+		count = 1
+	}
+	return &write{
+		member: z.Member, count: count, score: z.Score,
+		action: types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: itemKey(key, memberSK(typeZSet, z.Member)),
+			UpdateExpression:          aws.String("SET #ix = :new"),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: item{":new": bin(zsetIX(z.Score, z.Member))},
+		}},
+	}
+}
+
+// zWrite is the write that takes member from its current item cur (nil:
+// absent) to the score decide returns; nil when decide declines. Its retry
+// decides again from what the item holds then.
+func (c *Client) zWrite(key, member string, cur item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*write, error) {
+	var old float64
+	if cur != nil {
+		old = scoreOfIX(bytesAttr(cur, attrIX))
+	}
+	score, apply, count, err := decide(old, cur != nil)
+	if err != nil || !apply {
+		return nil, err
+	}
+	var w *write
+	if cur == nil {
+		w = c.putMember(key, typeZSet, member, zsetIX(score, member))
+	} else {
+		w = c.setIX(key, typeZSet, member, bytesAttr(cur, attrIX), zsetIX(score, member))
+		w.action.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	w.count, w.score = count, score
+	w.retry = func(now item) (*write, error) { return c.zWrite(key, member, now, decide) }
+	return w, nil
+}
+
+// incr is ZINCRBY and ZADD INCR: a compare-and-swap on the member's score.
+func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, args ZAddArgs) (float64, bool, error) {
+	var result float64
+	var ok bool
+	decide := func(old float64, exists bool) (float64, bool, int64, error) {
+		ok = false
+		if (exists && args.NX) || (!exists && args.XX) {
+			return 0, false, 0, nil
+		}
+		score := old + by
+		if math.IsNaN(score) {
+			return 0, false, 0, argError(cmd, "increment", "resulting score is not a number (NaN)", ErrNotFloat)
+		}
+		if exists && ((args.GT && !(score > old)) || (args.LT && !(score < old))) {
+			return 0, false, 0, nil
+		}
+		result, ok = score, true
+		if exists && score == old {
+			return 0, false, 0, nil // nothing to write; the reply is the score
+		}
+		return score, true, 1, nil
+	}
+	// Optimistically assume the member is new; XX needs to know first.
+	var cur item
+	if args.XX {
+		found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
+		if err != nil {
+			return 0, false, wrap(cmd, err)
+		}
+		cur = found[member]
+	}
+	first, err := c.zWrite(key, member, cur, decide)
+	if err != nil || first == nil {
+		return result, ok, err
+	}
+	if _, err = c.transactChunks(ctx, key, typeZSet, []*write{first}); err != nil {
+		return 0, false, wrap(cmd, err)
+	}
+	return result, ok, nil
+}
+
+// ZRem removes members and returns how many were members, as Redis's ZREM.
+// Removing the last member deletes the key. Exact and chunked like ZAdd.
+//
+// Cost: ⌈n/99⌉ TransactWriteItems, 2 write units per removed member plus 2;
+// a chunk with absent members, or that empties the key, takes one more.
+//
+// [ZREM]: https://redis.io/docs/latest/commands/zrem/
+func (c *Client) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
+	if err := c.checkWrite("ZREM", key, members); err != nil {
+		return 0, err
+	}
+	return c.remove(ctx, "ZREM", key, typeZSet, members)
+}
+
+// ZCard returns the number of members of the sorted set at key (0 when
+// missing), as Redis's ZCARD.
+//
+// Cost: one GetItem of the metadata item, 1 read unit, whatever the size.
+//
+// [ZCARD]: https://redis.io/docs/latest/commands/zcard/
+func (c *Client) ZCard(ctx context.Context, key string) (int64, error) {
+	if err := checkKey("ZCARD", key); err != nil {
+		return 0, err
+	}
+	m, err := c.typedMeta(ctx, key, typeZSet)
+	return m.card, wrap("ZCARD", err)
+}
+
+// ZScore returns member's score; ok is false when member or key is missing
+// (Redis's nil). As Redis's ZSCORE.
+//
+// Cost: one BatchGetItem of the member and the metadata item (type and
+// expiry), 2 read units.
+//
+// [ZSCORE]: https://redis.io/docs/latest/commands/zscore/
+func (c *Client) ZScore(ctx context.Context, key, member string) (score float64, ok bool, err error) {
+	scores, oks, err := c.ZMScore(ctx, key, member)
+	if err != nil {
+		return 0, false, err
+	}
+	return scores[0], oks[0], nil
+}
+
+// ZMScore returns the scores of members; oks[i] is false where members[i]
+// is missing. As Redis's ZMSCORE.
+//
+// Cost: one BatchGetItem per 100 items (the members and the metadata
+// item), 1 read unit per item.
+//
+// [ZMSCORE]: https://redis.io/docs/latest/commands/zmscore/
+func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (scores []float64, oks []bool, err error) {
+	if err := c.checkWrite("ZMSCORE", key, members); err != nil {
+		return nil, nil, err
+	}
+	found, err := c.probe(ctx, key, typeZSet, dedupe(members), true)
+	if err != nil {
+		return nil, nil, wrap("ZMSCORE", err)
+	}
+	scores, oks = make([]float64, len(members)), make([]bool, len(members))
+	for i, m := range members {
+		if it, ok := found[m]; ok {
+			scores[i], oks[i] = scoreOfIX(bytesAttr(it, attrIX)), true
+		}
+	}
+	return scores, oks, nil
+}

@@ -1,0 +1,566 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func zs(pairs ...any) []Z {
+	var out []Z
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, Z{Score: toF(pairs[i]), Member: pairs[i+1].(string)})
+	}
+	return out
+}
+
+func toF(v any) float64 {
+	switch v := v.(type) {
+	case int:
+		return float64(v)
+	case float64:
+		return v
+	}
+	panic(v)
+}
+
+func TestZAddFlags(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	add := func(args ZAddArgs) int64 {
+		n, err := c.ZAddArgs(ctx, k, args)
+		require.NoError(t, err)
+		return n
+	}
+	score := func(m string) (float64, bool) {
+		s, ok, err := c.ZScore(ctx, k, m)
+		require.NoError(t, err)
+		return s, ok
+	}
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, Members: zs(1, "a")}), "XX on a missing key adds nothing")
+	n, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n, "and creates no key")
+
+	require.EqualValues(t, 2, add(ZAddArgs{Members: zs(1, "a", 2, "b")}))
+	require.EqualValues(t, 1, add(ZAddArgs{Members: zs(5, "a", 3, "c")}), "updates are not counted without CH")
+	s, _ := score("a")
+	require.Equal(t, 5.0, s)
+	require.EqualValues(t, 2, add(ZAddArgs{Ch: true, Members: zs(6, "a", 3, "c", 1, "d")}), "CH: a changed + d added; c unchanged")
+
+	require.EqualValues(t, 0, add(ZAddArgs{NX: true, Members: zs(100, "a")}))
+	s, _ = score("a")
+	require.Equal(t, 6.0, s, "NX never updates")
+	require.EqualValues(t, 1, add(ZAddArgs{NX: true, Members: zs(7, "e")}))
+
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, Members: zs(9, "f")}))
+	_, ok := score("f")
+	require.False(t, ok, "XX never adds")
+	require.EqualValues(t, 1, add(ZAddArgs{XX: true, Ch: true, Members: zs(9, "e")}))
+
+	require.EqualValues(t, 0, add(ZAddArgs{GT: true, Ch: true, Members: zs(1, "e")}))
+	s, _ = score("e")
+	require.Equal(t, 9.0, s, "GT: lower score ignored")
+	require.EqualValues(t, 1, add(ZAddArgs{GT: true, Ch: true, Members: zs(10, "e")}))
+	require.EqualValues(t, 1, add(ZAddArgs{GT: true, Members: zs(1, "g")}), "GT still adds new members")
+	require.EqualValues(t, 0, add(ZAddArgs{LT: true, Ch: true, Members: zs(50, "e")}))
+	require.EqualValues(t, 1, add(ZAddArgs{LT: true, Ch: true, Members: zs(-1, "e")}))
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, GT: true, Ch: true, Members: zs(-5, "e")}))
+	require.EqualValues(t, 1, add(ZAddArgs{XX: true, LT: true, Ch: true, Members: zs(-5, "e")}))
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, LT: true, Ch: true, Members: zs(-9, "nope")}))
+
+	// INCR.
+	v, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{Members: zs(2.5, "a")})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 8.5, v)
+	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{NX: true, Members: zs(1, "a")})
+	require.NoError(t, err)
+	require.False(t, ok, "NX INCR on an existing member: nil")
+	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: zs(1, "zz")})
+	require.NoError(t, err)
+	require.False(t, ok, "XX INCR on a missing member: nil")
+	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{GT: true, Members: zs(-1, "a")})
+	require.NoError(t, err)
+	require.False(t, ok, "GT INCR that lowers: nil")
+	v, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: zs(0, "a")})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 8.5, v, "INCR 0 answers the score")
+
+	// Duplicates in one call: last wins.
+	require.EqualValues(t, 1, add(ZAddArgs{Members: zs(1, "h", 2, "h")}))
+	s, _ = score("h")
+	require.Equal(t, 2.0, s)
+
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	members, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.EqualValues(t, len(members), card)
+}
+
+func TestZAddBadInput(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	cnt.reset()
+	bad := []ZAddArgs{
+		{NX: true, XX: true, Members: zs(1, "a")},
+		{GT: true, LT: true, Members: zs(1, "a")},
+		{NX: true, GT: true, Members: zs(1, "a")},
+		{NX: true, LT: true, Members: zs(1, "a")},
+		{Members: []Z{{Score: math.NaN(), Member: "a"}}},
+		{},
+	}
+	for _, args := range bad {
+		_, err := c.ZAddArgs(ctx, k, args)
+		require.ErrorIs(t, err, ErrInvalidArgument, "%+v", args)
+	}
+	_, _, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{Members: zs(1, "a", 2, "b")})
+	require.ErrorIs(t, err, ErrSyntax)
+	_, err = c.ZIncrBy(ctx, k, math.NaN(), "a")
+	require.ErrorIs(t, err, ErrNotFloat)
+	for _, r := range [][2]string{{"(abc", "1"}, {"1", "x"}, {"nan", "1"}, {"", "1"}, {"1_0", "2"}} {
+		_, err := c.ZRangeByScore(ctx, k, &ZRangeBy{Min: r[0], Max: r[1]})
+		require.ErrorIs(t, err, ErrNotFloat, "%v", r)
+		_, err = c.ZCount(ctx, k, r[0], r[1])
+		require.ErrorIs(t, err, ErrNotFloat, "%v", r)
+		_, err = c.ZRemRangeByScore(ctx, k, r[0], r[1])
+		require.ErrorIs(t, err, ErrNotFloat, "%v", r)
+	}
+	for _, r := range [][2]string{{"a", "+"}, {"-", "b"}, {"", "+"}} {
+		_, err := c.ZRangeByLex(ctx, k, &ZRangeBy{Min: r[0], Max: r[1]})
+		require.ErrorIs(t, err, ErrSyntax, "%v", r)
+	}
+	_, err = c.ZPopMin(ctx, k, -1)
+	require.ErrorIs(t, err, ErrOutOfRange)
+	_, err = c.ZUnionStore(ctx, p+"d", &ZStore{Keys: []string{k}, Aggregate: "AVG"})
+	require.ErrorIs(t, err, ErrSyntax)
+	_, err = c.ZUnionStore(ctx, p+"d", &ZStore{Keys: []string{k}, Weights: []float64{1, 2}})
+	require.ErrorIs(t, err, ErrSyntax)
+	_, err = c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "a", Stop: "1"})
+	require.ErrorIs(t, err, ErrNotInteger)
+	require.EqualValues(t, 0, cnt.requests.Load(), "all rejected before any request: %s", cnt)
+
+	// NaN from INCR: an error, nothing written.
+	_, err = c.ZAdd(ctx, k, Z{Score: math.Inf(1), Member: "a"})
+	require.NoError(t, err)
+	before := scanTable(t, p)
+	_, err = c.ZIncrBy(ctx, k, math.Inf(-1), "a")
+	require.ErrorIs(t, err, ErrNotFloat)
+	require.Equal(t, before, scanTable(t, p))
+}
+
+func TestZScoresRoundTrip(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	scores := []float64{1e308, -1e308, 5e-324, -5e-324, 0.1, math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1.7976931348623157e308}
+	for i, s := range scores {
+		m := fmt.Sprint("m", i)
+		_, err := c.ZAdd(ctx, k, Z{Score: s, Member: m})
+		require.NoError(t, err)
+		got, ok, err := c.ZScore(ctx, k, m)
+		require.NoError(t, err)
+		require.True(t, ok)
+		want := s
+		if s == 0 {
+			want = 0 // -0 is stored as 0
+		}
+		require.Equal(t, math.Float64bits(want), math.Float64bits(got), "%v", s)
+	}
+	all, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	for i := 1; i < len(all); i++ {
+		require.LessOrEqual(t, all[i-1].Score, all[i].Score)
+	}
+	require.Equal(t, math.Inf(-1), all[0].Score)
+	require.Equal(t, math.Inf(1), all[len(all)-1].Score)
+}
+
+func TestZRanges(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	// Ties at 1 and 3 come back in member order, both ways.
+	_, err := c.ZAdd(ctx, k, zs(1, "b", 1, "a", 1, "c", 2, "d", 3, "f", 3, "e", math.Inf(1), "inf", math.Inf(-1), "ninf")...)
+	require.NoError(t, err)
+	rng := func(start, stop int64) []string {
+		r, err := c.ZRange(ctx, k, start, stop)
+		require.NoError(t, err)
+		return r
+	}
+	rev := func(start, stop int64) []string {
+		r, err := c.ZRevRange(ctx, k, start, stop)
+		require.NoError(t, err)
+		return r
+	}
+	all := []string{"ninf", "a", "b", "c", "d", "e", "f", "inf"}
+	require.Equal(t, all, rng(0, -1))
+	require.Equal(t, []string{"a", "b"}, rng(1, 2))
+	require.Equal(t, []string{"f", "inf"}, rng(-2, -1))
+	require.Equal(t, []string{"e", "f", "inf"}, rng(5, 100), "stop past the end")
+	require.Equal(t, all, rng(-100, 100), "start before the start")
+	require.Empty(t, rng(3, 2))
+	require.Empty(t, rng(100, 200))
+	require.Empty(t, rng(-1, -2))
+	require.Equal(t, []string{"inf", "f", "e"}, rev(0, 2))
+	require.Equal(t, []string{"a", "ninf"}, rev(-2, -1))
+	require.Equal(t, []string{"c", "b", "a", "ninf"}, rev(4, -1))
+
+	byScore := func(min, max string, off, cnt int64) []string {
+		r, err := c.ZRangeByScore(ctx, k, &ZRangeBy{Min: min, Max: max, Offset: off, Count: cnt})
+		require.NoError(t, err)
+		return r
+	}
+	revByScore := func(max, min string, off, cnt int64) []string {
+		r, err := c.ZRevRangeByScore(ctx, k, &ZRangeBy{Min: min, Max: max, Offset: off, Count: cnt})
+		require.NoError(t, err)
+		return r
+	}
+	require.Equal(t, []string{"a", "b", "c", "d"}, byScore("1", "2", 0, 0))
+	require.Equal(t, []string{"d"}, byScore("(1", "(3", 0, 0))
+	require.Equal(t, []string{"ninf", "a", "b", "c", "d", "e", "f"}, byScore("-inf", "(inf", 0, 0))
+	require.Equal(t, []string{"inf"}, byScore("(3", "+inf", 0, 0))
+	require.Equal(t, []string{"b", "c"}, byScore("1", "3", 1, 2))
+	require.Equal(t, []string{"b", "c", "d", "e", "f"}, byScore("1", "3", 1, -1), "negative count: all")
+	require.Empty(t, byScore("1", "3", -1, 2), "negative offset: nothing")
+	require.Empty(t, byScore("3", "1", 0, 0), "min > max")
+	require.Empty(t, byScore("(1", "1", 0, 0))
+	require.Empty(t, byScore("(inf", "+inf", 0, 0))
+	require.Equal(t, []string{"f", "e", "d", "c", "b", "a"}, revByScore("3", "1", 0, 0))
+	require.Equal(t, []string{"e", "d"}, revByScore("3", "1", 1, 2))
+	withScores, err := c.ZRevRangeByScoreWithScores(ctx, k, &ZRangeBy{Min: "-inf", Max: "+inf", Count: 2})
+	require.NoError(t, err)
+	require.Equal(t, zs(math.Inf(1), "inf", 3, "f"), withScores)
+
+	n, err := c.ZCount(ctx, k, "1", "(3")
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n)
+	n, err = c.ZCount(ctx, k, "-inf", "+inf")
+	require.NoError(t, err)
+	require.EqualValues(t, 8, n)
+
+	// Unified ZRANGE.
+	got, err := c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "3", Stop: "1", ByScore: true, Rev: true, Offset: 1, Count: 3})
+	require.NoError(t, err)
+	require.Equal(t, []string{"e", "d", "c"}, got)
+	got, err = c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "-2", Stop: "-1"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"f", "inf"}, got)
+	got, err = c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "0", Stop: "1", Rev: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"inf", "f"}, got)
+
+	// Ranks.
+	r, ok, err := c.ZRank(ctx, k, "d")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 4, r)
+	r, ok, err = c.ZRevRank(ctx, k, "d")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 3, r)
+	rs, ok, err := c.ZRevRankWithScore(ctx, k, "f")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, RankScore{Rank: 1, Score: 3}, rs)
+	_, ok, err = c.ZRank(ctx, k, "nope")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	// The top 10 of a big set is one request.
+	big := p + "big"
+	var many []Z
+	for i := range 2000 {
+		many = append(many, Z{Score: float64(i % 500), Member: fmt.Sprintf("p%05d", i)})
+	}
+	_, err = c.ZAdd(ctx, big, many...)
+	require.NoError(t, err)
+	cnt.reset()
+	top, err := c.ZRevRangeWithScores(ctx, big, 0, 9)
+	require.NoError(t, err)
+	require.Len(t, top, 10)
+	require.Equal(t, Z{Score: 499, Member: "p01999"}, top[0])
+	require.Equal(t, Z{Score: 499, Member: "p01499"}, top[1], "ties by member, descending in REV")
+	require.EqualValues(t, 1, cnt.byOp["Query"], cnt.String())
+	require.LessOrEqual(t, cnt.reads.Load(), int64(11), cnt.String())
+}
+
+func TestZLex(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "lex"
+	_, err := c.ZAdd(ctx, k, zs(0, "a", 0, "b", 0, "c", 0, "d", 0, "e", 0, "")...)
+	require.NoError(t, err)
+	lex := func(min, max string) []string {
+		r, err := c.ZRangeByLex(ctx, k, &ZRangeBy{Min: min, Max: max})
+		require.NoError(t, err)
+		return r
+	}
+	require.Equal(t, []string{"", "a", "b", "c", "d", "e"}, lex("-", "+"))
+	require.Equal(t, []string{"b", "c"}, lex("[b", "[c"))
+	require.Equal(t, []string{"c"}, lex("(b", "(d"))
+	require.Equal(t, []string{"", "a"}, lex("-", "(b"))
+	require.Empty(t, lex("(b", "(b"))
+	require.Empty(t, lex("[d", "[b"))
+	require.Empty(t, lex("+", "-"))
+	rev, err := c.ZRevRangeByLex(ctx, k, &ZRangeBy{Min: "[b", Max: "+", Offset: 1, Count: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"d", "c"}, rev)
+	n, err := c.ZLexCount(ctx, k, "(a", "(e")
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	n, err = c.ZRemRangeByLex(ctx, k, "[b", "(d")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.Equal(t, []string{"", "a", "d", "e"}, lex("-", "+"))
+}
+
+func TestZRemovesAndPops(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e", 6, "f")...)
+	require.NoError(t, err)
+	n, err := c.ZRem(ctx, k, "a", "nope", "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZRemRangeByScore(ctx, k, "(2", "3")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZRemRangeByRank(ctx, k, -1, -1)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	rest, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, zs(2, "b", 4, "d", 5, "e"), rest)
+
+	popped, err := c.ZPopMax(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, zs(5, "e"), popped)
+	popped, err = c.ZPopMin(ctx, k, 10)
+	require.NoError(t, err)
+	require.Equal(t, zs(2, "b", 4, "d"), popped)
+	requireGone(t, c, k)
+	popped, err = c.ZPopMin(ctx, k)
+	require.NoError(t, err)
+	require.Empty(t, popped)
+
+	for _, empty := range []func() error{
+		func() error { _, err := c.ZRem(ctx, k, "x"); return err },
+		func() error { _, err := c.ZRemRangeByRank(ctx, k, 0, -1); return err },
+		func() error { _, err := c.ZRemRangeByScore(ctx, k, "-inf", "+inf"); return err },
+		func() error { _, err := c.ZRemRangeByLex(ctx, k, "-", "+"); return err },
+	} {
+		_, err := c.ZAdd(ctx, k, zs(1, "x")...)
+		require.NoError(t, err)
+		require.NoError(t, empty())
+		requireGone(t, c, k)
+	}
+}
+
+func TestZAlgebra(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	a, b, s, none := p+"a", p+"b", p+"s", p+"none"
+	_, err := c.ZAdd(ctx, a, zs(1, "x", 2, "y", 3, "z")...)
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, b, zs(10, "y", 20, "z", 30, "w")...)
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, s, "z", "q")
+	require.NoError(t, err)
+
+	u, err := c.ZUnionWithScores(ctx, ZStore{Keys: []string{a, b, none}})
+	require.NoError(t, err)
+	require.Equal(t, zs(1, "x", 12, "y", 23, "z", 30, "w"), u)
+	u, err = c.ZUnionWithScores(ctx, ZStore{Keys: []string{a, b}, Weights: []float64{2, 0.5}, Aggregate: AggregateMax})
+	require.NoError(t, err)
+	require.Equal(t, zs(2, "x", 5, "y", 10, "z", 15, "w"), u)
+	i, err := c.ZInterWithScores(ctx, &ZStore{Keys: []string{a, b, s}})
+	require.NoError(t, err)
+	require.Equal(t, zs(24, "z"), i, "a plain set counts as score 1")
+	i, err = c.ZInterWithScores(ctx, &ZStore{Keys: []string{a, b}, Aggregate: AggregateMin})
+	require.NoError(t, err)
+	require.Equal(t, zs(2, "y", 3, "z"), i)
+	i, err = c.ZInterWithScores(ctx, &ZStore{Keys: []string{a, none}})
+	require.NoError(t, err)
+	require.Empty(t, i)
+	d, err := c.ZDiffWithScores(ctx, a, b)
+	require.NoError(t, err)
+	require.Equal(t, zs(1, "x"), d)
+	n, err := c.ZInterCard(ctx, 1, a, b)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZInterCard(ctx, 0, a, b)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+
+	// inf * 0 is 0, and inf + -inf is 0, as Redis.
+	inf := p + "inf"
+	_, err = c.ZAdd(ctx, inf, zs(math.Inf(1), "x", math.Inf(-1), "y")...)
+	require.NoError(t, err)
+	u, err = c.ZUnionWithScores(ctx, ZStore{Keys: []string{inf}, Weights: []float64{0}})
+	require.NoError(t, err)
+	require.Equal(t, zs(0, "x", 0, "y"), u)
+	neg := p + "neg"
+	_, err = c.ZAdd(ctx, neg, zs(math.Inf(-1), "x")...)
+	require.NoError(t, err)
+	u, err = c.ZUnionWithScores(ctx, ZStore{Keys: []string{inf, neg}})
+	require.NoError(t, err)
+	require.Equal(t, zs(math.Inf(-1), "y", 0, "x"), u)
+
+	// Stores overwrite any type and delete on empty.
+	n, err = c.ZUnionStore(ctx, s, &ZStore{Keys: []string{a, b}})
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n)
+	typ, _ := c.Type(ctx, s)
+	require.Equal(t, "zset", typ)
+	got, _ := c.ZRangeWithScores(ctx, s, 0, -1)
+	require.Equal(t, zs(1, "x", 12, "y", 23, "z", 30, "w"), got)
+	card, _ := c.ZCard(ctx, s)
+	require.EqualValues(t, 4, card)
+	n, err = c.ZInterStore(ctx, s, &ZStore{Keys: []string{a, b}})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	got, _ = c.ZRangeWithScores(ctx, s, 0, -1)
+	require.Equal(t, zs(12, "y", 23, "z"), got)
+	n, err = c.ZDiffStore(ctx, s, a, a)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	requireGone(t, c, s)
+	n, err = c.ZRangeStore(ctx, s, ZRangeArgs{Key: b, Start: "15", Stop: "+inf", ByScore: true})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	got, _ = c.ZRangeWithScores(ctx, s, 0, -1)
+	require.Equal(t, zs(20, "z", 30, "w"), got)
+	set := p + "set"
+	_, err = c.SAdd(ctx, set, "m")
+	require.NoError(t, err)
+	n, err = c.ZRangeStore(ctx, set, ZRangeArgs{Key: a, Start: "0", Stop: "0"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	typ, _ = c.Type(ctx, set)
+	require.Equal(t, "zset", typ)
+}
+
+func TestZWrongTypeAndExpiry(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	s, z := p+"s", p+"z"
+	_, err := c.SAdd(ctx, s, "a")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, z, zs(1, "a")...)
+	require.NoError(t, err)
+	before := scanTable(t, p)
+	calls := map[string]func() error{
+		"ZADD":          func() error { _, err := c.ZAdd(ctx, s, zs(1, "b")...); return err },
+		"ZINCRBY":       func() error { _, err := c.ZIncrBy(ctx, s, 1, "a"); return err },
+		"ZREM":          func() error { _, err := c.ZRem(ctx, s, "a"); return err },
+		"ZSCORE":        func() error { _, _, err := c.ZScore(ctx, s, "a"); return err },
+		"ZCARD":         func() error { _, err := c.ZCard(ctx, s); return err },
+		"ZRANGE":        func() error { _, err := c.ZRange(ctx, s, 0, -1); return err },
+		"ZRANGEBYSCORE": func() error { _, err := c.ZRangeByScore(ctx, s, &ZRangeBy{Min: "-inf", Max: "+inf"}); return err },
+		"ZRANGEBYLEX":   func() error { _, err := c.ZRangeByLex(ctx, s, &ZRangeBy{Min: "-", Max: "+"}); return err },
+		"ZCOUNT":        func() error { _, err := c.ZCount(ctx, s, "-inf", "+inf"); return err },
+		"ZRANK":         func() error { _, _, err := c.ZRank(ctx, s, "a"); return err },
+		"ZPOPMIN":       func() error { _, err := c.ZPopMin(ctx, s); return err },
+		"ZSCAN":         func() error { return firstErr(c.ZScan(ctx, s, "")) },
+		"ZRANDMEMBER":   func() error { _, err := c.ZRandMember(ctx, s, 1); return err },
+		"ZREMRANGE":     func() error { _, err := c.ZRemRangeByRank(ctx, s, 0, -1); return err },
+		"SADD on zset":  func() error { _, err := c.SAdd(ctx, z, "b"); return err },
+		"SCARD on zset": func() error { _, err := c.SCard(ctx, z); return err },
+	}
+	for name, call := range calls {
+		require.ErrorIs(t, call(), ErrWrongType, name)
+	}
+	require.Equal(t, before, scanTable(t, p), "nothing written")
+
+	// An expired sorted set is missing for every read.
+	_, err = c.Expire(ctx, z, time.Second)
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	_, ok, err := c.ZScore(ctx, z, "a")
+	require.NoError(t, err)
+	require.False(t, ok)
+	r, err := c.ZRange(ctx, z, 0, -1)
+	require.NoError(t, err)
+	require.Empty(t, r)
+	n, err := c.ZCount(ctx, z, "-inf", "+inf")
+	require.NoError(t, err)
+	require.Zero(t, n)
+	_, ok, err = c.ZRank(ctx, z, "a")
+	require.NoError(t, err)
+	require.False(t, ok)
+	v, err := c.ZIncrBy(ctx, z, 5, "a")
+	require.NoError(t, err)
+	require.Equal(t, 5.0, v, "a write starts a fresh key")
+}
+
+func TestZConcurrency(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "hot"
+	var wg sync.WaitGroup
+	var added atomic.Int64
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				_, err := c.ZIncrBy(ctx, k, 1.5, "shared")
+				require.NoError(t, err)
+				n, err := c.ZAdd(ctx, k, Z{Score: float64(i), Member: fmt.Sprint("m", (w+i)%20)})
+				require.NoError(t, err)
+				added.Add(n)
+			}
+		}()
+	}
+	wg.Wait()
+	s, ok, err := c.ZScore(ctx, k, "shared")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 16*10*1.5, s, "no lost increment")
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, added.Load()+1, card)
+	all, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Len(t, all, int(card))
+}
+
+func TestZScanAndRandMember(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, zs(3, "user:1", 1, "user:2", 2, "admin:1")...)
+	require.NoError(t, err)
+	var got []Z
+	for z, err := range c.ZScan(ctx, k, "user:*") {
+		require.NoError(t, err)
+		got = append(got, z)
+	}
+	require.Equal(t, zs(3, "user:1", 1, "user:2"), got)
+	seen := map[string]bool{}
+	for range 60 {
+		r, err := c.ZRandMember(ctx, k, 1)
+		require.NoError(t, err)
+		seen[r[0]] = true
+	}
+	require.Len(t, seen, 3)
+	r, err := c.ZRandMemberWithScores(ctx, k, -7)
+	require.NoError(t, err)
+	require.Len(t, r, 7)
+	r, err = c.ZRandMemberWithScores(ctx, k, 5)
+	require.NoError(t, err)
+	require.Len(t, r, 3)
+}

@@ -1,0 +1,387 @@
+package redimo
+
+// ZUNION, ZINTER, ZDIFF, their *STORE forms, ZINTERCARD and ZRANGESTORE.
+// Inputs may be sorted sets or plain sets (every member scoring 1), as in
+// Redis.
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Aggregate is how ZUNION and ZINTER combine a member's scores.
+type Aggregate string
+
+// The Aggregate values; "" means AggregateSum.
+const (
+	AggregateSum Aggregate = "SUM"
+	AggregateMin Aggregate = "MIN"
+	AggregateMax Aggregate = "MAX"
+)
+
+// ZStore is the input of ZUNION/ZINTER(STORE): keys, optional weights (one
+// per key; a score is multiplied by its key's weight) and the aggregate.
+type ZStore struct {
+	Keys      []string
+	Weights   []float64
+	Aggregate Aggregate
+}
+
+// source is one input key of set algebra on sorted sets.
+type source struct {
+	key    string
+	m      meta
+	weight float64
+}
+
+// sources validates a ZStore and reads its keys' metadata (one
+// BatchGetItem): sets and sorted sets are accepted.
+func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]source, error) {
+	if store == nil || len(store.Keys) == 0 {
+		return nil, argError(cmd, "numkeys", "0", ErrSyntax)
+	}
+	if len(store.Weights) > 0 && len(store.Weights) != len(store.Keys) {
+		return nil, argError(cmd, "WEIGHTS", strconv.Itoa(len(store.Weights))+" weights", ErrSyntax)
+	}
+	switch strings.ToUpper(string(store.Aggregate)) {
+	case "", string(AggregateSum), string(AggregateMin), string(AggregateMax):
+	default:
+		return nil, argError(cmd, "AGGREGATE", string(store.Aggregate), ErrSyntax)
+	}
+	for _, w := range store.Weights {
+		if math.IsNaN(w) {
+			return nil, argError(cmd, "weight", "NaN", ErrNotFloat)
+		}
+	}
+	if err := checkKeys(cmd, store.Keys...); err != nil {
+		return nil, err
+	}
+	ms, err := c.typedMetas(ctx, store.Keys, typeSet, typeZSet)
+	if err != nil {
+		return nil, wrap(cmd, err)
+	}
+	out := make([]source, len(store.Keys))
+	for i, k := range store.Keys {
+		out[i] = source{key: k, m: ms[i], weight: 1}
+		if len(store.Weights) > 0 {
+			out[i].weight = store.Weights[i]
+		}
+	}
+	return out, nil
+}
+
+// weighted is score × weight, with Redis's rule that inf × 0 is 0.
+func weighted(score, weight float64) float64 {
+	if v := score * weight; !math.IsNaN(v) {
+		return v
+	}
+	return 0
+}
+
+// aggregate combines two scores, with Redis's rule that inf + -inf is 0.
+func aggregate(agg Aggregate, a, b float64) float64 {
+	switch Aggregate(strings.ToUpper(string(agg))) {
+	case AggregateMin:
+		return math.Min(a, b)
+	case AggregateMax:
+		return math.Max(a, b)
+	}
+	if v := a + b; !math.IsNaN(v) {
+		return v
+	}
+	return 0
+}
+
+// load reads all members of a source with their weighted scores.
+func (c *Client) load(ctx context.Context, s source) (map[string]float64, error) {
+	out := map[string]float64{}
+	if s.m.typ == typeNone {
+		return out, nil
+	}
+	for it, err := range c.memberItems(ctx, s.key, s.m.typ, "") {
+		if err != nil {
+			return nil, err
+		}
+		m, _, _ := memberOf(it)
+		out[m] = weighted(sourceScore(s.m.typ, it), s.weight)
+	}
+	return out, nil
+}
+
+func sourceScore(t keyType, it item) float64 {
+	if t == typeSet {
+		return 1
+	}
+	return scoreOfIX(bytesAttr(it, attrIX))
+}
+
+// probeScores reads which of candidates a source holds, with weighted scores.
+func (c *Client) probeScores(ctx context.Context, s source, candidates []string) (map[string]float64, error) {
+	found, err := c.probe(ctx, s.key, s.m.typ, candidates, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(found))
+	for m, it := range found {
+		out[m] = weighted(sourceScore(s.m.typ, it), s.weight)
+	}
+	return out, nil
+}
+
+// sortZ orders by score, then member, as Redis returns a sorted set.
+func sortZ(zs []Z) []Z {
+	slices.SortFunc(zs, func(a, b Z) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Member, b.Member)
+	})
+	return zs
+}
+
+func toZ(m map[string]float64) []Z {
+	out := make([]Z, 0, len(m))
+	for member, score := range m {
+		out = append(out, Z{Score: score, Member: member})
+	}
+	return sortZ(out)
+}
+
+func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, error) {
+	srcs, err := c.sources(ctx, cmd, store)
+	if err != nil {
+		return nil, err
+	}
+	acc := map[string]float64{}
+	for _, s := range srcs {
+		scores, err := c.load(ctx, s)
+		if err != nil {
+			return nil, wrap(cmd, err)
+		}
+		for m, v := range scores {
+			if old, ok := acc[m]; ok {
+				acc[m] = aggregate(store.Aggregate, old, v)
+			} else {
+				acc[m] = v
+			}
+		}
+	}
+	return toZ(acc), nil
+}
+
+// inter reads the smallest source and probes the others for its members,
+// smallest first, as Redis does.
+func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, error) {
+	srcs, err := c.sources(ctx, cmd, store)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range srcs {
+		if s.m.typ == typeNone {
+			return nil, nil
+		}
+	}
+	order := slices.Clone(srcs)
+	slices.SortStableFunc(order, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
+	acc, err := c.load(ctx, order[0])
+	if err != nil {
+		return nil, wrap(cmd, err)
+	}
+	for _, s := range order[1:] {
+		if len(acc) == 0 {
+			break
+		}
+		cand := make([]string, 0, len(acc))
+		for m := range acc {
+			cand = append(cand, m)
+		}
+		found, err := c.probeScores(ctx, s, cand)
+		if err != nil {
+			return nil, wrap(cmd, err)
+		}
+		for m, v := range acc {
+			if w, ok := found[m]; ok {
+				acc[m] = aggregate(store.Aggregate, v, w)
+			} else {
+				delete(acc, m)
+			}
+		}
+	}
+	return toZ(acc), nil
+}
+
+func (c *Client) zdiff(ctx context.Context, cmd string, keys []string) ([]Z, error) {
+	srcs, err := c.sources(ctx, cmd, &ZStore{Keys: keys})
+	if err != nil {
+		return nil, err
+	}
+	acc, err := c.load(ctx, srcs[0])
+	if err != nil {
+		return nil, wrap(cmd, err)
+	}
+	for _, s := range srcs[1:] {
+		if len(acc) == 0 {
+			break
+		}
+		if s.m.typ == typeNone {
+			continue
+		}
+		cand := make([]string, 0, len(acc))
+		for m := range acc {
+			cand = append(cand, m)
+		}
+		found, err := c.probeScores(ctx, s, cand)
+		if err != nil {
+			return nil, wrap(cmd, err)
+		}
+		for m := range found {
+			delete(acc, m)
+		}
+	}
+	return toZ(acc), nil
+}
+
+// ZUnion returns the union of the sorted sets (or sets) in store, ordered
+// by score then member, as Redis's ZUNION.
+//
+// Cost: one BatchGetItem of the metadata items and a Query of every key.
+//
+// [ZUNION]: https://redis.io/docs/latest/commands/zunion/
+func (c *Client) ZUnion(ctx context.Context, store ZStore) ([]string, error) {
+	zs, err := c.zunion(ctx, "ZUNION", &store)
+	return members(zs), err
+}
+
+// ZUnionWithScores is ZUnion with scores.
+func (c *Client) ZUnionWithScores(ctx context.Context, store ZStore) ([]Z, error) {
+	return c.zunion(ctx, "ZUNION", &store)
+}
+
+// ZInter returns the intersection of the sorted sets (or sets) in store,
+// as Redis's ZINTER.
+//
+// Cost: one BatchGetItem of the metadata items, a Query of the smallest
+// key, and BatchGetItem probes of the others for its surviving members.
+//
+// [ZINTER]: https://redis.io/docs/latest/commands/zinter/
+func (c *Client) ZInter(ctx context.Context, store *ZStore) ([]string, error) {
+	zs, err := c.zinter(ctx, "ZINTER", store)
+	return members(zs), err
+}
+
+// ZInterWithScores is ZInter with scores.
+func (c *Client) ZInterWithScores(ctx context.Context, store *ZStore) ([]Z, error) {
+	return c.zinter(ctx, "ZINTER", store)
+}
+
+// ZInterCard returns the size of the intersection of keys, at most limit
+// when limit > 0, as Redis's ZINTERCARD. Cost: as ZInter.
+//
+// [ZINTERCARD]: https://redis.io/docs/latest/commands/zintercard/
+func (c *Client) ZInterCard(ctx context.Context, limit int64, keys ...string) (int64, error) {
+	if limit < 0 {
+		return 0, argError("ZINTERCARD", "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
+	}
+	zs, err := c.zinter(ctx, "ZINTERCARD", &ZStore{Keys: keys})
+	n := int64(len(zs))
+	if limit > 0 {
+		n = min(n, limit)
+	}
+	return n, err
+}
+
+// ZDiff returns the members of the first key in none of the others, with
+// the first key's scores, as Redis's ZDIFF.
+//
+// Cost: one BatchGetItem of the metadata items, a Query of the first key,
+// BatchGetItem probes of the others.
+//
+// [ZDIFF]: https://redis.io/docs/latest/commands/zdiff/
+func (c *Client) ZDiff(ctx context.Context, keys ...string) ([]string, error) {
+	zs, err := c.zdiff(ctx, "ZDIFF", keys)
+	return members(zs), err
+}
+
+// ZDiffWithScores is ZDiff with scores.
+func (c *Client) ZDiffWithScores(ctx context.Context, keys ...string) ([]Z, error) {
+	return c.zdiff(ctx, "ZDIFF", keys)
+}
+
+// zstore overwrites destination with zs (any type it held; deleted when zs
+// is empty) and returns len(zs). See setStore for what is atomic.
+func (c *Client) zstore(ctx context.Context, cmd, destination string, zs []Z, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	if err := checkKey(cmd, destination); err != nil {
+		return 0, err
+	}
+	scores := make(map[string]float64, len(zs))
+	for _, z := range zs {
+		scores[z.Member] = z.Score
+	}
+	err = c.overwrite(ctx, destination, typeZSet, members(zs), func(m string) []byte { return zsetIX(scores[m], m) })
+	return int64(len(zs)), wrap(cmd, err)
+}
+
+// ZUnionStore stores ZUnion in destination and returns its size, as Redis's
+// ZUNIONSTORE. Cost: ZUnion plus writes of the difference to destination.
+//
+// [ZUNIONSTORE]: https://redis.io/docs/latest/commands/zunionstore/
+func (c *Client) ZUnionStore(ctx context.Context, destination string, store *ZStore) (int64, error) {
+	zs, err := c.zunion(ctx, "ZUNIONSTORE", store)
+	return c.zstore(ctx, "ZUNIONSTORE", destination, zs, err)
+}
+
+// ZInterStore stores ZInter in destination and returns its size, as Redis's
+// ZINTERSTORE. Cost: ZInter plus the writes.
+//
+// [ZINTERSTORE]: https://redis.io/docs/latest/commands/zinterstore/
+func (c *Client) ZInterStore(ctx context.Context, destination string, store *ZStore) (int64, error) {
+	zs, err := c.zinter(ctx, "ZINTERSTORE", store)
+	return c.zstore(ctx, "ZINTERSTORE", destination, zs, err)
+}
+
+// ZDiffStore stores ZDiff in destination and returns its size, as Redis's
+// ZDIFFSTORE. Cost: ZDiff plus the writes.
+//
+// [ZDIFFSTORE]: https://redis.io/docs/latest/commands/zdiffstore/
+func (c *Client) ZDiffStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+	zs, err := c.zdiff(ctx, "ZDIFFSTORE", keys)
+	return c.zstore(ctx, "ZDIFFSTORE", destination, zs, err)
+}
+
+// ZRangeStore stores a ZRANGE result in dst and returns its size, as
+// Redis's ZRANGESTORE (BYLEX stores the members with their scores).
+// Cost: the range read plus the writes.
+//
+// [ZRANGESTORE]: https://redis.io/docs/latest/commands/zrangestore/
+func (c *Client) ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error) {
+	var zs []Z
+	var err error
+	if z.ByLex {
+		var ms []string
+		ms, err = c.byLex(ctx, "ZRANGESTORE", z.Key, &ZRangeBy{Min: pick(z.Rev, z.Stop, z.Start), Max: pick(z.Rev, z.Start, z.Stop), Offset: z.Offset, Count: z.Count}, z.Rev)
+		if err == nil && len(ms) > 0 {
+			var scores []float64
+			scores, _, err = c.ZMScore(ctx, z.Key, ms...)
+			for i, m := range ms {
+				zs = append(zs, Z{Score: scores[i], Member: m})
+			}
+		}
+	} else {
+		zs, err = c.zRangeArgs(ctx, "ZRANGESTORE", z)
+	}
+	return c.zstore(ctx, "ZRANGESTORE", dst, zs, err)
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
