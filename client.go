@@ -54,6 +54,14 @@ type Options struct {
 	MaxAttempts int
 	// Parallelism bounds the concurrent requests of one command. Default DefaultParallelism.
 	Parallelism int
+	// DisableKeyExpiry declares that no key of the table ever has an
+	// expiry: Expire and its kin fail with ErrKeyExpiryDisabled, and reads
+	// that do not otherwise read a key's metadata item skip it when they
+	// find members (a wrong type still shows in the members' sort keys):
+	// ZRevRange's top 10 is then one Query instead of a Query and a
+	// GetItem in parallel, and a found SIsMember/ZScore member one read
+	// unit instead of two. Default false: Redis's key expiry works.
+	DisableKeyExpiry bool
 	// Now is the clock of rate limits and member expiry. Default time.Now.
 	// All clients of one table should have clocks in sync (NTP): an
 	// expiry or a window is judged by the clock of the client that reads it.

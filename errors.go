@@ -44,6 +44,10 @@ var (
 	// attempt was written; earlier chunks of a multi-chunk command were.
 	ErrContention = errors.New("redimo: too many conflicting concurrent writes")
 
+	// ErrKeyExpiryDisabled is returned by Expire and its kin when
+	// Options.DisableKeyExpiry is set.
+	ErrKeyExpiryDisabled = errors.New("redimo: key expiry is disabled (Options.DisableKeyExpiry)")
+
 	// ErrTableMismatch is returned by CreateTable when the table exists with
 	// a key schema or index that redimo cannot use.
 	ErrTableMismatch = errors.New("redimo: table exists with another schema")

@@ -83,6 +83,9 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	if err := checkKey(cmd, key); err != nil {
 		return false, err
 	}
+	if c.opts.DisableKeyExpiry {
+		return false, ErrKeyExpiryDisabled
+	}
 	var flag string
 	switch cond {
 	case ExpireAlways:

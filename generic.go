@@ -81,15 +81,23 @@ func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
 // more request, no more latency), for reads that do not otherwise see the
 // metadata: the type and the key's expiry decide what read found. When the
 // key is missing or expired, m.typ is typeNone and read's outcome must be
-// ignored by the caller.
-func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read func() error) (m meta, err error) {
+// ignored by the caller. read reports whether it found members: with
+// Options.DisableKeyExpiry, the metadata is read only when it found none.
+func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
+	if c.opts.DisableKeyExpiry {
+		found, err := read()
+		if err != nil || found {
+			return meta{typ: typ}, err
+		}
+		return c.typedMeta(ctx, key, typ)
+	}
 	done := make(chan struct{})
 	var merr error
 	go func() {
 		defer close(done)
 		m, merr = c.typedMeta(ctx, key, typ)
 	}()
-	err = read()
+	_, err = read()
 	<-done
 	switch {
 	case merr != nil:

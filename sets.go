@@ -138,8 +138,9 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
 func (c *Client) probe(ctx context.Context, key string, typ keyType, members []string, withMeta bool) (map[string]item, error) {
+	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
 	keys := make([]item, 0, len(members)+1)
-	if withMeta {
+	if withMeta && !lazy {
 		keys = append(keys, metaKey(key))
 	}
 	for _, m := range members {
@@ -149,7 +150,7 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 	if err != nil {
 		return nil, err
 	}
-	alive := !withMeta
+	alive := !withMeta || lazy
 	found := make(map[string]item, len(items))
 	for _, it := range items {
 		m, _, ok := memberOf(it)
@@ -162,6 +163,13 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 			continue
 		}
 		found[m] = it
+	}
+	if lazy && len(found) < len(members) {
+		m, err := c.typedMeta(ctx, key, typ)
+		if err != nil {
+			return nil, err
+		}
+		alive = m.typ == typ
 	}
 	if !alive {
 		return map[string]item{}, nil
@@ -328,7 +336,7 @@ func (c *Client) randomWindow(ctx context.Context, key string, n int64) (window 
 	}
 	want := int(min(n, MaxRandCount)) + sampleExtra
 	from := randomIX()
-	m, err := c.withMeta(ctx, key, typeSet, func() error {
+	m, err := c.withMeta(ctx, key, typeSet, func() (bool, error) {
 		for _, cond := range []string{"#pk = :pk AND #ix >= :r", "#pk = :pk AND #ix < :r"} {
 			in := &dynamodb.QueryInput{
 				IndexName:                 aws.String(c.opts.IndexName),
@@ -338,11 +346,11 @@ func (c *Client) randomWindow(ctx context.Context, key string, n int64) (window 
 			}
 			for it, err := range c.query(ctx, in, want-len(window)) {
 				if err != nil {
-					return err
+					return false, err
 				}
 				m, t, _ := memberOf(it)
 				if t != typeSet {
-					return ErrWrongType
+					return false, ErrWrongType
 				}
 				window = append(window, m)
 			}
@@ -350,7 +358,7 @@ func (c *Client) randomWindow(ctx context.Context, key string, n int64) (window 
 				break
 			}
 		}
-		return nil
+		return len(window) > 0, nil
 	})
 	if err != nil || m.typ == typeNone {
 		return nil, false, err

@@ -198,7 +198,7 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 		return nil, err
 	}
 	var out []Z
-	m, err := c.withMeta(ctx, key, typeZSet, func() error {
+	m, err := c.withMeta(ctx, key, typeZSet, func() (bool, error) {
 		in := *r.in
 		in.ScanIndexForward = aws.Bool(!r.rev)
 		limit := 0
@@ -211,11 +211,11 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 		skip := r.offset
 		for it, err := range c.query(ctx, &in, limit) {
 			if err != nil {
-				return err
+				return false, err
 			}
 			member, t, _ := memberOf(it)
 			if t != typeZSet {
-				return ErrWrongType
+				return false, ErrWrongType
 			}
 			if r.hasExcl && member == r.exclude {
 				continue
@@ -229,7 +229,7 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 			}
 			out = append(out, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: member})
 		}
-		return nil
+		return len(out) > 0, nil
 	})
 	if err != nil || m.typ == typeNone {
 		return nil, err
@@ -460,21 +460,21 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 		return 0, err
 	}
 	var n int64
-	m, err := c.withMeta(ctx, key, typeZSet, func() error {
+	m, err := c.withMeta(ctx, key, typeZSet, func() (bool, error) {
 		if !r.hasExcl {
 			var err error
 			n, err = c.queryCount(ctx, r.in)
-			return err
+			return n > 0, err
 		}
 		for it, err := range c.query(ctx, r.in, 0) {
 			if err != nil {
-				return err
+				return false, err
 			}
 			if member, _, _ := memberOf(it); member != r.exclude {
 				n++
 			}
 		}
-		return nil
+		return n > 0, nil
 	})
 	if err != nil || m.typ == typeNone {
 		return 0, err

@@ -564,3 +564,57 @@ func TestZScanAndRandMember(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, r, 3)
 }
+
+// With DisableKeyExpiry, reads that find members skip the metadata item:
+// ZRevRange's top 10 is one request, a present member one item read.
+// Wrong types are still errors.
+func TestDisableKeyExpiry(t *testing.T) {
+	c, cnt, p := newTestClient(t, func(o *Options) { o.DisableKeyExpiry = true })
+	ctx := context.Background()
+	z, s := p+"z", p+"s"
+	var many []Z
+	for i := range 300 {
+		many = append(many, Z{Score: float64(i), Member: fmt.Sprint("m", i)})
+	}
+	_, err := c.ZAdd(ctx, z, many...)
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, s, "a")
+	require.NoError(t, err)
+
+	cnt.reset()
+	top, err := c.ZRevRange(ctx, z, 0, 9)
+	require.NoError(t, err)
+	require.Len(t, top, 10)
+	require.Equal(t, "m299", top[0])
+	require.EqualValues(t, 1, cnt.requests.Load(), cnt.String())
+
+	cnt.reset()
+	score, ok, err := c.ZScore(ctx, z, "m7")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 7.0, score)
+	require.EqualValues(t, 1, cnt.requests.Load(), cnt.String())
+	require.EqualValues(t, 1, cnt.reads.Load(), cnt.String())
+
+	cnt.reset()
+	ok, err = c.SIsMember(ctx, s, "a")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 1, cnt.requests.Load(), cnt.String())
+	ok, err = c.SIsMember(ctx, s, "zz")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	_, err = c.ZRevRange(ctx, s, 0, 9)
+	require.ErrorIs(t, err, ErrWrongType, "found members of the other type")
+	_, _, err = c.ZScore(ctx, s, "a")
+	require.ErrorIs(t, err, ErrWrongType, "missing member: the metadata tells")
+	_, err = c.SIsMember(ctx, z, "m1")
+	require.ErrorIs(t, err, ErrWrongType)
+	r, err := c.ZRange(ctx, p+"missing", 0, -1)
+	require.NoError(t, err)
+	require.Empty(t, r)
+
+	_, err = c.Expire(ctx, z, time.Minute)
+	require.ErrorIs(t, err, ErrKeyExpiryDisabled)
+}
