@@ -50,6 +50,9 @@ type zrange struct {
 	// reverseResult: the query ran in the opposite direction (ranks counted
 	// from the other end) and its result must be reversed.
 	reverseResult bool
+	// checked: the metadata item was just read (type and expiry are known
+	// good), so the range read need not read it again.
+	checked bool
 }
 
 // parseFloat parses a number as Redis's strtod-based parsing does: "inf",
@@ -198,7 +201,14 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 		return nil, err
 	}
 	var out []Z
-	m, err := c.withMeta(ctx, key, typeZSet, func() (bool, error) {
+	withMeta := c.withMeta
+	if r.checked {
+		withMeta = func(_ context.Context, _ string, typ keyType, read func() (bool, error)) (meta, error) {
+			_, err := read()
+			return meta{typ: typ}, err
+		}
+	}
+	m, err := withMeta(ctx, key, typeZSet, func() (bool, error) {
 		in := *r.in
 		in.ScanIndexForward = aws.Bool(!r.rev)
 		limit := 0
@@ -254,10 +264,11 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 			stop += m.card
 		}
 		start = max(start, 0)
-		if stop < 0 {
+		if stop < 0 || m.typ == typeNone {
 			r.empty = true
 			return r, nil
 		}
+		r.checked = true
 	}
 	if start < 0 { // both negative: count from the other end
 		start, stop = -stop-1, -start-1

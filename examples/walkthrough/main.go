@@ -23,6 +23,7 @@ var sections = []struct {
 	run   func(*walk)
 }{
 	{"Sets: tags and set algebra", setsStory},
+	{"Sorted sets: leaderboards", leaderboardStory},
 	{"Unique daily visitors on a sharded set", visitorsStory},
 	{"An OTP rate limit that holds across app servers", otpStory},
 	{"Members that expire", expiringStory},

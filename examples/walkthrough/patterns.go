@@ -57,5 +57,5 @@ func expiringStory(w *walk) {
 	w.do("ExpiringSet.IsMember alice", func() (any, error) { return online.IsMember(ctx, "alice") })
 	w.do("ExpiringSet.Card", func() (any, error) { return online.Card(ctx) })
 	w.do("ExpiringSet.Add ttl=1m dave (sweeps the expired)", func() (any, error) { return online.Add(ctx, time.Minute, "dave") })
-	w.do("EXISTS (the key is a sorted set scored by expiry)", func() (any, error) { return w.rdb.Exists(ctx, w.key("online")) })
+	w.do("ZCARD (the key is a sorted set scored by expiry)", func() (any, error) { return w.rdb.ZCard(ctx, w.key("online")) })
 }
