@@ -84,8 +84,9 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 	srv := server.New(server.Config{Client: client, Info: info})
 	sess := srv.NewSession()
 	proto := 2
-	if *resp3 {
+	if *resp3 { // as redis-cli -3: the session speaks RESP3
 		proto = 3
+		srv.Do(ctx, sess, []string{"HELLO", "3"})
 	}
 	code := 0
 	do := func(args []string) {

@@ -79,7 +79,12 @@ func TestCLI(t *testing.T) {
 		{args: []string{"TYPE", k + "s"}, want: "set\n"},
 		{stdin: "SISMEMBER " + k + "s a\n\nSCARD " + k + "s\nSADD " + k + `s "unbalanced` + "\n",
 			want: "(integer) 1\n(integer) 3\nInvalid argument(s)\n", code: 1},
-		{args: []string{"DEL", k + "s"}, want: "(integer) 1\n"},
+		{args: []string{"ZADD", k + "z", "0.1", "a", "2", "b"}, want: "(integer) 2\n"},
+		{args: []string{"ZSCORE", k + "z", "a"}, want: "\"0.10000000000000001\"\n"},
+		{args: []string{"-3", "ZSCORE", k + "z", "a"}, want: "(double) 0.10000000000000001\n"},
+		{args: []string{"-3", "ZRANGE", k + "z", "0", "-1", "WITHSCORES"}, want: "1) 1) \"a\"\n   2) (double) 0.10000000000000001\n2) 1) \"b\"\n   2) (double) 2\n"},
+		{args: []string{"SADD", k + "z", "x"}, want: "(error) WRONGTYPE Operation against a key holding the wrong kind of value\n", code: 1},
+		{args: []string{"DEL", k + "s", k + "z"}, want: "(integer) 2\n"},
 		{args: []string{"--nosuchflag"}, code: 2},
 	} {
 		out, code := cli(t, tc.stdin, tc.args...)
@@ -114,6 +119,12 @@ func TestCLILikeRedisCLI(t *testing.T) {
 		{"FOO", "bar"},
 		{"-3", "HELLO", "3", "SETNAME", "x"},
 		{"-3", "SPOP", k + "none", "3"},
+		{"ZADD", k + "z", "1", "a", "2.5", "b"},
+		{"ZRANGE", k + "z", "0", "-1", "WITHSCORES"},
+		{"-3", "ZRANGE", k + "z", "0", "-1", "WITHSCORES"},
+		{"-3", "ZSCORE", k + "z", "b"},
+		{"ZRANDMEMBER", k + "none"},
+		{"DEL", k + "z"},
 		{"DEL", k + "s"},
 	} {
 		want, _ := exec.Command(redisCLI, append([]string{"-h", host, "-p", port, "--no-raw"}, args...)...).Output()

@@ -21,6 +21,7 @@ type Flags struct {
 	Endpoint             string
 	Region               string
 	EventuallyConsistent bool
+	DisableKeyExpiry     bool
 }
 
 // Register defines -table, -endpoint, -region and -eventually-consistent
@@ -28,12 +29,15 @@ type Flags struct {
 // (else the AWS configuration's region) and REDIMO_EVENTUALLY_CONSISTENT.
 func (f *Flags) Register(fs *flag.FlagSet) {
 	consistent, _ := strconv.ParseBool(os.Getenv("REDIMO_EVENTUALLY_CONSISTENT"))
+	noExpiry, _ := strconv.ParseBool(os.Getenv("REDIMO_DISABLE_KEY_EXPIRY"))
 	fs.StringVar(&f.Table, "table", envOr("REDIMO_TABLE", redimo.DefaultTableName), "DynamoDB table (env REDIMO_TABLE)")
 	fs.StringVar(&f.Endpoint, "endpoint", os.Getenv("REDIMO_ENDPOINT"),
 		"DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local, with dummy credentials (env REDIMO_ENDPOINT); empty: AWS from the default configuration")
 	fs.StringVar(&f.Region, "region", os.Getenv("REDIMO_REGION"), "AWS region (env REDIMO_REGION; default: the AWS configuration's)")
 	fs.BoolVar(&f.EventuallyConsistent, "eventually-consistent", consistent,
 		"eventually consistent reads: half the read cost, may miss a write that just succeeded (env REDIMO_EVENTUALLY_CONSISTENT)")
+	fs.BoolVar(&f.DisableKeyExpiry, "disable-key-expiry", noExpiry,
+		"for tables whose keys never expire: reads that find members skip the metadata item (env REDIMO_DISABLE_KEY_EXPIRY); see redimo.Options")
 }
 
 // Client returns the redimo client the flags describe, and lines
@@ -63,6 +67,7 @@ func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error)
 	c := redimo.NewClient(db, func(o *redimo.Options) {
 		o.TableName = f.Table
 		o.EventuallyConsistent = f.EventuallyConsistent
+		o.DisableKeyExpiry = f.DisableKeyExpiry
 	})
 	endpoint := f.Endpoint
 	if endpoint == "" {
@@ -73,6 +78,7 @@ func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error)
 		{"endpoint", endpoint},
 		{"region", region},
 		{"eventually_consistent", strconv.FormatBool(f.EventuallyConsistent)},
+		{"disable_key_expiry", strconv.FormatBool(f.DisableKeyExpiry)},
 	}, nil
 }
 

@@ -34,6 +34,7 @@ type call struct {
 	sess *Session
 	db   *redimo.Client
 	args []string // args[0] is the command's name as the client sent it
+	cmd  *Command
 }
 
 // families lists the command families; each file adds one.
@@ -95,7 +96,7 @@ func (s *Server) Do(ctx context.Context, sess *Session, args []string) resp.Valu
 	sess.mu.Lock()
 	sess.lastCmd, sess.lastAt = cmd.Name, time.Now()
 	sess.mu.Unlock()
-	return cmd.run(&call{ctx: ctx, srv: s, sess: sess, db: s.cfg.Client, args: args})
+	return cmd.run(&call{ctx: ctx, srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd})
 }
 
 // lookup finds the command (or subcommand) args name; when there is none,
@@ -159,6 +160,8 @@ func (c *call) fail(err error) resp.Value {
 		return resp.Err("ERR " + err.Error())
 	case errors.Is(err, redimo.ErrNotFloat):
 		return resp.Err(msgNotFloat)
+	case errors.Is(err, redimo.ErrNotInteger):
+		return resp.Err(msgNotInt)
 	case errors.Is(err, redimo.ErrOutOfRange):
 		return resp.Err(msgOutOfRange)
 	case errors.Is(err, redimo.ErrSyntax):

@@ -103,20 +103,27 @@ func sorted(raw string, proto int) string {
 	if err != nil {
 		return raw
 	}
+	// Elements of one kind (strings, or [member, score] pairs) are sorted
+	// by their encoding; SSCAN's [cursor, members] is sorted inside.
 	var sortValue func(v resp.Value)
 	sortValue = func(v resp.Value) {
-		flat := true
+		same := true
 		for _, e := range v.Elems {
 			sortValue(e)
-			flat = flat && e.Kind == resp.BulkString
+			same = same && e.Kind == v.Elems[0].Kind
 		}
-		if flat && v.Kind != resp.Map {
-			slices.SortFunc(v.Elems, func(a, b resp.Value) int { return strings.Compare(a.Str, b.Str) })
+		if same && v.Kind != resp.Map && len(v.Elems) > 0 && v.Elems[0].Kind != resp.Array {
+			slices.SortFunc(v.Elems, func(a, b resp.Value) int { return strings.Compare(enc(a), enc(b)) })
+		}
+		if same && len(v.Elems) > 0 && v.Elems[0].Kind == resp.Array && len(v.Elems[0].Elems) == 2 && v.Elems[0].Elems[1].Kind == resp.Double {
+			slices.SortFunc(v.Elems, func(a, b resp.Value) int { return strings.Compare(enc(a), enc(b)) })
 		}
 	}
 	sortValue(v)
 	return string(resp.Append(nil, v, proto))
 }
+
+func enc(v resp.Value) string { return string(resp.Append(nil, v, 3)) }
 
 // mask zeroes the client id in a HELLO reply.
 func mask(raw string) string {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"os/exec"
 	"strings"
@@ -335,8 +336,69 @@ func TestRedisCLI(t *testing.T) {
 		{"--no-raw", "SPOP", k + "d", "-1"},
 		{"--no-raw", "CLIENT", "GETNAME"},
 		{"--no-raw", "TYPE", k + "d"},
-		{"--no-raw", "DEL", k + "d", k + "none"},
+		{"--no-raw", "ZADD", k + "z", "1.5", "a", "0.1", "b", "-inf", "c"},
+		{"--no-raw", "ZRANGE", k + "z", "0", "-1", "WITHSCORES"},
+		{"-3", "--no-raw", "ZRANGE", k + "z", "0", "-1", "WITHSCORES"},
+		{"-3", "--no-raw", "ZSCORE", k + "z", "b"},
+		{"--no-raw", "ZSCORE", k + "z", "b"},
+		{"-3", "--no-raw", "ZPOPMIN", k + "z"},
+		{"-3", "--no-raw", "ZPOPMIN", k + "z", "1"},
+		{"--no-raw", "ZRANGEBYSCORE", k + "z", "x", "1"},
+		{"--no-raw", "SADD", k + "z", "x"},
+		{"--no-raw", "DEL", k + "d", k + "none", k + "z"},
 	} {
 		require.Equal(t, run(redisAddr, "", args...), redimo(args...), "%v", args)
+	}
+}
+
+// TestGoRedisSortedSets drives the sorted-set commands with go-redis in
+// RESP3 and RESP2, including the replies that differ between them
+// (doubles, [member, score] pairs) and ZRANK WITHSCORE (Redis 7.2).
+func TestGoRedisSortedSets(t *testing.T) {
+	ts := startServer(t, nil, server.Config{})
+	ctx := context.Background()
+	for _, proto := range []int{3, 2} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			rdb := goRedis(t, ts.addr, proto, "")
+			k := "gozset:" + randomHex(4) + ":"
+			require.Equal(t, int64(3), rdb.ZAdd(ctx, k+"z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 0.1, Member: "b"},
+				redis.Z{Score: math.Inf(1), Member: "c"}).Val())
+			require.Equal(t, 0.1, rdb.ZScore(ctx, k+"z", "b").Val())
+			require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}, {Score: 1, Member: "a"}, {Score: math.Inf(1), Member: "c"}},
+				rdb.ZRangeWithScores(ctx, k+"z", 0, -1).Val())
+			require.Equal(t, []string{"a", "b"}, rdb.ZRevRangeByScore(ctx, k+"z", &redis.ZRangeBy{Min: "-inf", Max: "(10"}).Val())
+			require.Equal(t, 3.5, rdb.ZIncrBy(ctx, k+"z", 2.5, "a").Val())
+			rs, err := rdb.ZRankWithScore(ctx, k+"z", "a").Result()
+			require.NoError(t, err)
+			require.Equal(t, redis.RankScore{Rank: 1, Score: 3.5}, rs)
+			_, err = rdb.ZRankWithScore(ctx, k+"z", "nope").Result()
+			require.ErrorIs(t, err, redis.Nil)
+			_, err = rdb.ZScore(ctx, k+"z", "nope").Result()
+			require.ErrorIs(t, err, redis.Nil)
+			require.Equal(t, []float64{3.5, 0}, rdb.ZMScore(ctx, k+"z", "a", "nope").Val())
+			require.Equal(t, int64(2), rdb.ZCount(ctx, k+"z", "0", "(inf").Val())
+			require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}}, rdb.ZPopMin(ctx, k+"z").Val())
+			require.Equal(t, []redis.Z{{Score: math.Inf(1), Member: "c"}, {Score: 3.5, Member: "a"}}, rdb.ZPopMax(ctx, k+"z", 5).Val())
+			require.Equal(t, int64(0), rdb.Exists(ctx, k+"z").Val())
+			rdb.ZAdd(ctx, k+"x", redis.Z{Score: 1, Member: "m"}, redis.Z{Score: 2, Member: "n"})
+			rdb.SAdd(ctx, k+"s", "n", "o")
+			require.Equal(t, []redis.Z{{Score: 1, Member: "m"}, {Score: 1, Member: "o"}, {Score: 3, Member: "n"}},
+				rdb.ZUnionWithScores(ctx, redis.ZStore{Keys: []string{k + "x", k + "s"}}).Val())
+			require.Equal(t, int64(1), rdb.ZInterStore(ctx, k+"d", &redis.ZStore{Keys: []string{k + "x", k + "s"}, Weights: []float64{2, 1}}).Val())
+			require.Equal(t, []redis.Z{{Score: 5, Member: "n"}}, rdb.ZRangeWithScores(ctx, k+"d", 0, -1).Val())
+			require.ErrorContains(t, rdb.SAdd(ctx, k+"d", "x").Err(), "WRONGTYPE")
+			require.Equal(t, "zset", rdb.Type(ctx, k+"d").Val())
+			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for i := range 20 {
+					p.ZAdd(ctx, k+"p", redis.Z{Score: float64(i), Member: fmt.Sprint(i)})
+				}
+				p.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k + "p", Start: "(15", Stop: "+inf", ByScore: true})
+				return nil
+			})
+			require.NoError(t, err)
+			require.Equal(t, []redis.Z{{Score: 16, Member: "16"}, {Score: 17, Member: "17"}, {Score: 18, Member: "18"}, {Score: 19, Member: "19"}},
+				cmds[20].(*redis.ZSliceCmd).Val())
+			require.Equal(t, int64(4), rdb.Del(ctx, k+"x", k+"s", k+"d", k+"p").Val())
+		})
 	}
 }
