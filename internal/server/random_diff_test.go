@@ -119,4 +119,3 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
-
