@@ -35,8 +35,8 @@ type faultMode string
 const (
 	dropResponse faultMode = "drop-response" // applied by the server, lost on the way back
 	serverError  faultMode = "http-500"
-	throttling   faultMode = "throttling"    // ThrottlingException and ProvisionedThroughputExceededException
-	conflicts    faultMode = "tx-conflict"   // TransactionConflictException and TransactionCanceled{TransactionConflict}
+	throttling   faultMode = "throttling"  // ThrottlingException and ProvisionedThroughputExceededException
+	conflicts    faultMode = "tx-conflict" // TransactionConflictException and TransactionCanceled{TransactionConflict}
 	slow         faultMode = "latency"
 )
 
@@ -250,4 +250,3 @@ func TestCancellation(t *testing.T) {
 	require.EqualValues(t, len(members), card, "whatever the deadlines cut, the count matches the members")
 	t.Logf("%d members written before their deadlines", card)
 }
-
