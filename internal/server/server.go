@@ -261,6 +261,7 @@ func (c *conn) serve() {
 	defer func() { c.cancel(); c.nc.Close(); <-readerDone }()
 
 	w := bufio.NewWriterSize(c.nc, 32*1024)
+	defer w.Flush() // the replies of commands that ran, whatever ends the loop
 	var buf []byte
 	for it := range queue {
 		if c.ctx.Err() != nil || c.stopped.Load() {
@@ -269,7 +270,6 @@ func (c *conn) serve() {
 		if it.perr != nil {
 			buf = resp.Append(buf[:0], resp.Err("ERR "+it.perr.Error()), c.sess.Proto())
 			_, _ = w.Write(buf)
-			_ = w.Flush()
 			s.cfg.Logger.Debug("protocol error", "client", c.sess.addr, "err", it.perr)
 			return
 		}
@@ -284,13 +284,15 @@ func (c *conn) serve() {
 		if it.ack != nil {
 			close(it.ack)
 		}
-		if c.sess.quitting() || c.stopped.Load() || len(queue) == 0 {
-			if err := w.Flush(); err != nil || c.sess.quitting() || c.stopped.Load() {
+		if c.sess.quitting() || c.stopped.Load() {
+			return
+		}
+		if len(queue) == 0 {
+			if err := w.Flush(); err != nil {
 				return
 			}
 		}
 	}
-	_ = w.Flush()
 }
 
 // read parses commands into queue until the connection ends. A read error
