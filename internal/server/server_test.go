@@ -366,7 +366,7 @@ func TestGoRedisSortedSets(t *testing.T) {
 			require.Equal(t, 0.1, rdb.ZScore(ctx, k+"z", "b").Val())
 			require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}, {Score: 1, Member: "a"}, {Score: math.Inf(1), Member: "c"}},
 				rdb.ZRangeWithScores(ctx, k+"z", 0, -1).Val())
-			require.Equal(t, []string{"a", "b"}, rdb.ZRevRangeByScore(ctx, k+"z", &redis.ZRangeBy{Min: "-inf", Max: "(10"}).Val())
+			require.Equal(t, []string{"a", "b"}, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k + "z", Start: "(10", Stop: "-inf", ByScore: true, Rev: true}).Val())
 			require.Equal(t, 3.5, rdb.ZIncrBy(ctx, k+"z", 2.5, "a").Val())
 			rs, err := rdb.ZRankWithScore(ctx, k+"z", "a").Result()
 			require.NoError(t, err)
