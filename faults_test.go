@@ -46,6 +46,23 @@ type faulty struct {
 	mode     faultMode
 	share    float64
 	injected sync.Map // kind → *atomic.Int64
+	tokens   sync.Map // ClientRequestToken → seen before
+	reused   atomic.Int64
+}
+
+// noteToken counts TransactWriteItems requests that repeat a token: the
+// SDK's retries of a transaction whose response was lost.
+func (f *faulty) noteToken(r *http.Request) {
+	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), "TransactWriteItems") || r.Body == nil {
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var in struct{ ClientRequestToken string }
+	_ = json.Unmarshal(body, &in)
+	if _, seen := f.tokens.LoadOrStore(in.ClientRequestToken, true); seen {
+		f.reused.Add(1)
+	}
 }
 
 func (f *faulty) count(kind string) {
@@ -76,6 +93,7 @@ func jsonError(status int, typ, msg string, extra map[string]any) *http.Response
 }
 
 func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.noteToken(r)
 	target := r.Header.Get("X-Amz-Target")
 	if rand.Float64() >= f.share || strings.HasSuffix(target, "DescribeTable") {
 		return f.next.RoundTrip(r)
@@ -187,7 +205,10 @@ func TestFaults(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			t.Logf("injected (%s, 20%% of requests): %s", mode, f.summary())
+			t.Logf("injected (%s, 20%% of requests): %s; transactions resent with their token: %d", mode, f.summary(), f.reused.Load())
+			if mode == dropResponse {
+				require.Positive(t, f.reused.Load(), "lost responses were retried with the same idempotency token")
+			}
 
 			members, err := clean.SMembers(ctx, set)
 			require.NoError(t, err)
