@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -489,7 +490,7 @@ func (c *call) wrongType(keys []string, allowed ...string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if t != "none" && !strings.Contains(strings.Join(allowed, " "), t) {
+		if t != "none" && !slices.Contains(allowed, t) {
 			return true, nil
 		}
 	}
