@@ -28,11 +28,12 @@ type ExpireCondition string
 
 // The ExpireCondition values.
 const (
-	ExpireAlways ExpireCondition = ""   // set the expiry in any case
-	ExpireNX     ExpireCondition = "NX" // only when the key has no expiry
-	ExpireXX     ExpireCondition = "XX" // only when the key has an expiry
-	ExpireGT     ExpireCondition = "GT" // only when later than the current one (none counts as infinite)
-	ExpireLT     ExpireCondition = "LT" // only when earlier than the current one (none counts as infinite)
+	ExpireAlways ExpireCondition = ""      // set the expiry in any case
+	ExpireNX     ExpireCondition = "NX"    // only when the key has no expiry
+	ExpireXX     ExpireCondition = "XX"    // only when the key has an expiry
+	ExpireGT     ExpireCondition = "GT"    // only when later than the current one (none counts as infinite)
+	ExpireLT     ExpireCondition = "LT"    // only when earlier than the current one (none counts as infinite)
+	ExpireXXLT   ExpireCondition = "XX LT" // only when the key has an expiry and the new one is earlier
 )
 
 // Expire sets a timeout of d on key and reports whether it was set (false:
@@ -54,6 +55,14 @@ func (c *Client) Expire(ctx context.Context, key string, d time.Duration) (bool,
 // [EXPIRE]: https://redis.io/docs/latest/commands/expire/
 func (c *Client) ExpireWith(ctx context.Context, key string, d time.Duration, cond ExpireCondition) (bool, error) {
 	return c.expireAt(ctx, "EXPIRE", key, c.nowMs()+d.Milliseconds(), cond)
+}
+
+// ExpireAtWith is ExpireAt restricted by cond (NX, XX, GT, LT), as
+// EXPIREAT with an option.
+//
+// [EXPIREAT]: https://redis.io/docs/latest/commands/expireat/
+func (c *Client) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
+	return c.expireAt(ctx, "EXPIREAT", key, t.UnixMilli(), cond)
 }
 
 // PExpire is Expire, as Redis's PEXPIRE.
@@ -97,6 +106,8 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		flag = " AND #x < :at"
 	case ExpireLT:
 		flag = " AND (attribute_not_exists(#x) OR #x > :at)"
+	case ExpireXXLT:
+		flag = " AND #x > :at"
 	default:
 		return false, argError(cmd, "condition", string(cond), ErrSyntax)
 	}
@@ -137,6 +148,8 @@ func (cond ExpireCondition) holds(exp, at int64) bool {
 		return exp != 0 && at > exp
 	case ExpireLT:
 		return exp == 0 || at < exp
+	case ExpireXXLT:
+		return exp != 0 && at < exp
 	}
 	return true
 }

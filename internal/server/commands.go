@@ -43,7 +43,7 @@ type call struct {
 // PERSIST) belong in their own file returning an expireCommands() family,
 // listed here; the library already implements them (expire.go).
 func families() [][]*Command {
-	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), setCommands(), zsetCommands()}
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands()}
 }
 
 // table maps a lower-case command name to its command.
