@@ -4,7 +4,8 @@
 #
 #   make test   TESTFLAGS='-run TestSAdd'   vet + race tests (DynamoDB Local + redis)
 #   make bench  BENCHFLAGS='-bench SAdd'    benchmarks (DynamoDB Local + redis)
-#   make demo                               go run ./examples/walkthrough
+#   make demo                               go run ./examples/walkthrough, then examples/server-demo.sh
+#   make server-demo                        redimo-server on DynamoDB Local, driven by redis-cli
 #   make fuzz   FUZZTIME=1m                 every Fuzz* target of the root package
 #   make lint                               go vet + staticcheck
 #   make ddb-local                          DynamoDB Local on :8000 until Ctrl-C
@@ -19,7 +20,7 @@ FUZZTIME    ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
 SERVICES    := scripts/with-services.sh
 
-.PHONY: all test bench demo fuzz lint vet ddb-local clean help
+.PHONY: all test bench demo server-demo fuzz lint vet ddb-local clean help
 
 all: test
 
@@ -37,8 +38,12 @@ bench:
 	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \
 		$(GO) test -run '^$$' $(BENCHFLAGS) -count 1 ./...
 
+# The walk-through of the library, then redimo-server driven by redis-cli.
 demo:
-	$(SERVICES) -- $(GO) run ./examples/walkthrough
+	$(SERVICES) -- bash -c '$(GO) run ./examples/walkthrough && examples/server-demo.sh'
+
+server-demo:
+	$(SERVICES) -- examples/server-demo.sh
 
 # Fuzz targets are found by grepping the root package's *_test.go files.
 fuzz:
