@@ -1,5 +1,10 @@
 package redimo
 
+// Match reports whether s matches the Redis glob-style pattern, as the
+// MATCH option of SSCAN and ZSCAN (and KEYS, CONFIG GET) does: '*' any run
+// of bytes, '?' one byte, '[abc]' '[^abc]' '[a-z]' classes, '\x' the byte x.
+func Match(pattern, s string) bool { return globMatch(pattern, s) }
+
 // globMatch reports whether s matches the Redis glob-style pattern: '*'
 // any run of bytes, '?' any one byte, '[abc]' '[^abc]' '[a-z]' a class,
 // '\x' the byte x. Bytes, not runes, as Redis's stringmatchlen.

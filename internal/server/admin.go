@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/redimo-go/redimo"
 	"os"
 	"runtime"
 	"strings"
@@ -189,7 +190,7 @@ func configGet(c *call) resp.Value {
 	var kv []resp.Value
 	for _, p := range params {
 		for _, pat := range c.rest(2) {
-			if globMatch(strings.ToLower(pat), p[0]) {
+			if redimo.Match(strings.ToLower(pat), p[0]) {
 				kv = append(kv, resp.Bulk(p[0]), resp.Bulk(p[1]))
 				break
 			}

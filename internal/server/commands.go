@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -188,3 +189,8 @@ func parseInt(s string) (int64, bool) { return resp.ParseInt(s) }
 
 // rest returns args[from:] (the keys or members of a variadic command).
 func (c *call) rest(from int) []string { return c.args[from:] }
+
+// sortCommands orders commands by name.
+func sortCommands(cmds []*Command) {
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+}
