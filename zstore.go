@@ -119,8 +119,13 @@ func sourceScore(t keyType, it item) float64 {
 	return scoreOfIX(bytesAttr(it, attrIX))
 }
 
-// probeScores reads which of candidates a source holds, with weighted scores.
-func (c *Client) probeScores(ctx context.Context, s source, candidates []string) (map[string]float64, error) {
+// probeScores reads which of the members of acc a source holds, with
+// weighted scores (BatchGetItem, 100 keys a request).
+func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64) (map[string]float64, error) {
+	candidates := make([]string, 0, len(acc))
+	for m := range acc {
+		candidates = append(candidates, m)
+	}
 	found, err := c.probe(ctx, s.key, s.m.typ, candidates, false)
 	if err != nil {
 		return nil, err
@@ -195,11 +200,7 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		if len(acc) == 0 {
 			break
 		}
-		cand := make([]string, 0, len(acc))
-		for m := range acc {
-			cand = append(cand, m)
-		}
-		found, err := c.probeScores(ctx, s, cand)
+		found, err := c.probeScores(ctx, s, acc)
 		if err != nil {
 			return nil, wrap(cmd, err)
 		}
@@ -230,11 +231,7 @@ func (c *Client) zdiff(ctx context.Context, cmd string, keys []string) ([]Z, err
 		if s.m.typ == typeNone {
 			continue
 		}
-		cand := make([]string, 0, len(acc))
-		for m := range acc {
-			cand = append(cand, m)
-		}
-		found, err := c.probeScores(ctx, s, cand)
+		found, err := c.probeScores(ctx, s, acc)
 		if err != nil {
 			return nil, wrap(cmd, err)
 		}
