@@ -194,7 +194,7 @@ func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *w
 
 // IsMember reports whether member is a live member.
 //
-// Cost: one GetItem (a second when absent, to check the key's type).
+// Cost: one BatchGetItem of the member and the key's metadata item.
 func (e *ExpiringSet) IsMember(ctx context.Context, member string) (bool, error) {
 	_, ok, err := e.TTL(ctx, member)
 	return ok, err
@@ -206,17 +206,15 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bo
 	if err := e.c.checkWrite("EXPTTL", e.key, []string{member}); err != nil {
 		return 0, false, err
 	}
-	out, err := e.c.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: e.c.table(), Key: itemKey(e.key, memberSK(typeZSet, member)), ConsistentRead: e.c.consistent(),
-	})
+	found, err := e.c.probe(ctx, e.key, typeZSet, []string{member}, true)
 	if err != nil {
 		return 0, false, wrap("EXPTTL", err)
 	}
-	if out.Item == nil {
-		_, err := e.c.typedMeta(ctx, e.key, typeZSet)
-		return 0, false, wrap("EXPTTL", err)
+	it, ok := found[member]
+	if !ok {
+		return 0, false, nil
 	}
-	left := scoreOfIX(bytesAttr(out.Item, attrIX)) - e.now()
+	left := scoreOfIX(bytesAttr(it, attrIX)) - e.now()
 	if left <= 0 {
 		return 0, false, nil
 	}
@@ -225,17 +223,22 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bo
 
 // Card returns the number of live members.
 //
-// Cost: a Query with Select COUNT over the live members: 1 read unit per
-// 4 KB of them (about 80 short members), plus a GetItem for the type
-// check when there are none. The key's metadata count (ZCARD) would be one
+// Cost: a Query with Select COUNT over the live members (1 read unit per
+// 4 KB of them, about 80 short members) and, in parallel, a GetItem of the
+// metadata item (type and key expiry). The key's metadata count (ZCARD) would be one
 // GetItem but also counts expired members not yet deleted.
 func (e *ExpiringSet) Card(ctx context.Context) (int64, error) {
 	if err := checkKey("EXPCARD", e.key); err != nil {
 		return 0, err
 	}
-	n, err := e.c.queryCount(ctx, e.live(e.now()))
-	if err == nil && n == 0 {
-		_, err = e.c.typedMeta(ctx, e.key, typeZSet)
+	var n int64
+	m, err := e.c.withMeta(ctx, e.key, typeZSet, func() (bool, error) {
+		var err error
+		n, err = e.c.queryCount(ctx, e.live(e.now()))
+		return n > 0, err
+	})
+	if m.typ == typeNone {
+		n = 0
 	}
 	return n, wrap("EXPCARD", err)
 }
@@ -243,11 +246,18 @@ func (e *ExpiringSet) Card(ctx context.Context) (int64, error) {
 // Members returns an iterator over the live members, soonest to expire
 // first.
 //
-// Cost: one Query of the index per 1 MB of live members.
+// Cost: one GetItem of the metadata item, then one Query of the index per
+// 1 MB of live members.
 func (e *ExpiringSet) Members(ctx context.Context) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		if err := checkKey("EXPMEMBERS", e.key); err != nil {
 			yield("", err)
+			return
+		}
+		if m, err := e.c.typedMeta(ctx, e.key, typeZSet); err != nil || m.typ == typeNone {
+			if err != nil {
+				yield("", wrap("EXPMEMBERS", err))
+			}
 			return
 		}
 		for it, err := range e.c.query(ctx, e.live(e.now()), 0) {

@@ -123,3 +123,23 @@ func TestExpiringSetConcurrent(t *testing.T) {
 	require.True(t, ok)
 	require.NotEmpty(t, m)
 }
+
+// A key-level expiry on an expiring set hides all its members.
+func TestExpiringSetKeyExpiry(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	e := c.ExpiringSet(p + "e")
+	_, err := e.Add(ctx, time.Hour, "a")
+	require.NoError(t, err)
+	ok, err := c.Expire(ctx, p+"e", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+	clock.Add(time.Minute)
+	live, err := e.IsMember(ctx, "a")
+	require.NoError(t, err)
+	require.False(t, live)
+	n, err := e.Card(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}

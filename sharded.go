@@ -195,7 +195,7 @@ func (s *ShardedSet) Rem(ctx context.Context, members ...string) (int64, error) 
 	return s.write(ctx, "SREM", members, s.c.SRem)
 }
 
-// IsMember reports whether member is in the set. Cost: one GetItem, as
+// IsMember reports whether member is in the set. Cost: one request, as
 // SIsMember.
 func (s *ShardedSet) IsMember(ctx context.Context, member string) (bool, error) {
 	if err := s.check(ctx, "SISMEMBER"); err != nil {
