@@ -466,8 +466,13 @@ func TestSetBadInput(t *testing.T) {
 	require.EqualValues(t, 1, n)
 	n, err = c.SAdd(ctx, "", "a")
 	require.NoError(t, err)
-	_, err = c.Del(ctx, "", strings.Repeat("k", MaxKeyLen))
+	require.EqualValues(t, 1, n, "the empty key is a key, as in Redis")
+	members, err := c.SMembers(ctx, "")
 	require.NoError(t, err)
+	require.Equal(t, []string{"a"}, members)
+	n, err = c.Del(ctx, "", strings.Repeat("k", MaxKeyLen))
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
 }
 
 // 16 goroutines add and remove overlapping members of one key for a few
