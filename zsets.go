@@ -38,8 +38,9 @@ type RankScore struct {
 // count is exact under concurrent writers; up to 99 members are one atomic
 // transaction, more go in atomic chunks of 99.
 //
-// A member named more than once in one call is written once: with its last
-// score (GT: the greatest, LT: the least, NX: the first), and counted once.
+// A member named more than once in one call is applied in order, as Redis
+// does (the reply counts each occurrence that adds or, with CH, changes);
+// such a call is atomic per round of distinct members, not as a whole.
 //
 // Cost: ⌈n/99⌉ TransactWriteItems (2 write units per member plus 2 for the
 // metadata item); a chunk with members already present takes one more.
@@ -58,18 +59,23 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (int64, err
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
-	members, err := c.checkZAdd("ZADD", key, args)
+	rounds, err := c.checkZAdd("ZADD", key, args)
 	if err != nil {
 		return 0, err
 	}
-	writes := make([]*write, 0, len(members))
-	for _, z := range members {
-		if w := c.zaddWrite(key, z, args); w != nil {
-			writes = append(writes, w)
+	var n int64
+	for _, members := range rounds {
+		writes := make([]*write, 0, len(members))
+		for _, z := range members {
+			writes = append(writes, c.zaddWrite(key, z, args))
+		}
+		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+		n += counted(applied)
+		if err != nil {
+			return n, wrap("ZADD", err)
 		}
 	}
-	applied, err := c.transactChunks(ctx, key, typeZSet, writes)
-	return counted(applied), wrap("ZADD", err)
+	return n, nil
 }
 
 // ZAddArgsIncr is ZADD ... INCR: it adds args.Members[0].Score to the
@@ -112,8 +118,8 @@ func (c *Client) ZIncrBy(ctx context.Context, key string, increment float64, mem
 }
 
 // checkZAdd validates ZADD's options, key and members, and returns the
-// members folded to one entry per member.
-func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([]Z, error) {
+// members in rounds: each member once per round, in the order given.
+func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 	switch {
 	case args.NX && args.XX:
 		return nil, argError(cmd, "options", "NX XX", ErrSyntax)
@@ -125,8 +131,10 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([]Z, error) {
 	if err := checkKey(cmd, key); err != nil {
 		return nil, err
 	}
-	index := map[string]int{}
-	var out []Z
+	// Redis applies a member named twice in order: the k-th occurrences of
+	// the members form round k.
+	var rounds [][]Z
+	seen := map[string]int{}
 	for _, z := range args.Members {
 		if math.IsNaN(z.Score) {
 			return nil, argError(cmd, "score", "NaN", ErrNotFloat)
@@ -134,21 +142,14 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([]Z, error) {
 		if err := checkMember(cmd, z.Member); err != nil {
 			return nil, err
 		}
-		i, seen := index[z.Member]
-		switch {
-		case !seen:
-			index[z.Member] = len(out)
-			out = append(out, z)
-		case args.NX:
-		case args.GT:
-			out[i].Score = math.Max(out[i].Score, z.Score)
-		case args.LT:
-			out[i].Score = math.Min(out[i].Score, z.Score)
-		default:
-			out[i].Score = z.Score
+		k := seen[z.Member]
+		seen[z.Member]++
+		if k == len(rounds) {
+			rounds = append(rounds, nil)
 		}
+		rounds[k] = append(rounds[k], z)
 	}
-	return out, nil
+	return rounds, nil
 }
 
 // zaddWrite is one member's ZADD write. Without XX it first tries to create
