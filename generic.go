@@ -91,6 +91,13 @@ func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read fun
 		}
 		return c.typedMeta(ctx, key, typ)
 	}
+	return c.alongMeta(ctx, key, typ, read)
+}
+
+// alongMeta is withMeta reading the metadata item in parallel whatever the
+// options: for reads that cannot see the type of what they found (a Select
+// COUNT query of the index counts set members as well).
+func (c *Client) alongMeta(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
 	done := make(chan struct{})
 	var merr error
 	go func() {

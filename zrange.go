@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,17 +56,55 @@ type zrange struct {
 	checked bool
 }
 
-// parseFloat parses a number as Redis's strtod-based parsing does: "inf",
-// "+inf", "-inf", decimal and hex floats; out-of-range values become ±inf.
+// The forms C's strtod reads whole, as Redis's range parsing uses it:
+// decimal and hexadecimal floats (a hexadecimal one needs no binary
+// exponent) and "inf"/"infinity" in any case, each with an optional sign.
+var (
+	decimalFloat = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	hexFloat     = regexp.MustCompile(`^[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?$`)
+	infFloat     = regexp.MustCompile(`^(?i)[+-]?(inf|infinity)$`)
+)
+
+// parseFloat parses a score bound as Redis's zslParseRange reads it with
+// strtod: leading white space is skipped, the rest must be one number
+// (decimal, hexadecimal, "inf", "-infinity"), out-of-range values become
+// ±inf or 0, the empty string is 0, and NaN is rejected.
 func parseFloat(s string) (float64, bool) {
-	if s == "" || strings.ContainsAny(s, "_ \t\r\n") {
+	if s == "" {
+		return 0, true // strtod reads nothing and stops at the terminator
+	}
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	switch {
+	case infFloat.MatchString(s) && s[0] == '-':
+		return math.Inf(-1), true
+	case infFloat.MatchString(s):
+		return math.Inf(1), true
+	case decimalFloat.MatchString(s):
+	case hexFloat.MatchString(s):
+		if !strings.ContainsAny(s, "pP") {
+			s += "p0" // Go requires the exponent strtod does not
+		}
+	default:
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !(math.IsInf(f, 0) && strings.Contains(err.Error(), "range")) {
+	if err != nil && !math.IsInf(f, 0) { // overflow gives ±inf and an error
 		return 0, false
 	}
-	return f, !math.IsNaN(f)
+	return f, true
+}
+
+// rankPattern is what Redis's string2ll accepts: no sign but '-', no
+// leading zeros, no spaces.
+var rankPattern = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
+
+// parseRank parses a ZRANGE rank as Redis does (string2ll, int64).
+func parseRank(s string) (int64, bool) {
+	if !rankPattern.MatchString(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 // parseScoreRange parses ZRANGEBYSCORE bounds into the inclusive range
@@ -248,10 +287,15 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 }
 
 // rankRange resolves ranks start..stop (negative: from the end) into a
-// range. Both non-negative or both negative ranks need no cardinality:
-// one query from the right end; mixed signs read ZCARD first.
+// range. Both non-negative or both negative ranks, or start..-1, need no
+// cardinality: one query from the right end; other mixed signs read
+// ZCARD first.
 func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, rev bool) (zrange, error) {
 	r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev}
+	if start >= 0 && stop == -1 { // to the end: no cardinality needed
+		r.offset, r.count = start, -1
+		return r, nil
+	}
 	if (start < 0) != (stop < 0) {
 		m, err := c.typedMeta(ctx, key, typeZSet)
 		if err != nil {
@@ -312,8 +356,8 @@ func members(zs []Z) []string {
 //
 // Cost: one Query of the index reading stop+1 members (or, with both ranks
 // negative, -start members from the top), 1 read unit per ~80, plus a
-// GetItem of the metadata item in parallel; ranks of mixed signs read the
-// metadata first.
+// GetItem of the metadata item in parallel; ranks of mixed signs other
+// than start..-1 read the metadata first.
 //
 // [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
 func (c *Client) ZRange(ctx context.Context, key string, start, stop int64) ([]string, error) {
@@ -341,7 +385,7 @@ func (c *Client) ZRevRangeWithScores(ctx context.Context, key string, start, sto
 }
 
 func (c *Client) byScore(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]Z, error) {
-	if err := checkKey(cmd, key); err != nil {
+	if err := checkRange(cmd, key, opt); err != nil {
 		return nil, err
 	}
 	r, err := c.scoreRange(cmd, key, opt.Min, opt.Max)
@@ -353,8 +397,9 @@ func (c *Client) byScore(ctx context.Context, cmd, key string, opt *ZRangeBy, re
 	return out, wrap(cmd, err)
 }
 
-func (c *Client) byLex(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]string, error) {
-	if err := checkKey(cmd, key); err != nil {
+// byLex reads a lex range, with the members' scores.
+func (c *Client) byLex(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]Z, error) {
+	if err := checkRange(cmd, key, opt); err != nil {
 		return nil, err
 	}
 	r, err := c.lexRange(cmd, key, opt.Min, opt.Max)
@@ -363,7 +408,15 @@ func (c *Client) byLex(ctx context.Context, cmd, key string, opt *ZRangeBy, rev 
 	}
 	r.rev = rev
 	out, err := c.read(ctx, key, r.limit(opt.Offset, opt.Count))
-	return members(out), wrap(cmd, err)
+	return out, wrap(cmd, err)
+}
+
+// checkRange rejects a bad key or a missing range.
+func checkRange(cmd, key string, opt *ZRangeBy) error {
+	if opt == nil {
+		return argError(cmd, "range", "nil *ZRangeBy", ErrSyntax)
+	}
+	return checkKey(cmd, key)
 }
 
 // ZRangeByScore returns the members with scores between opt.Min and
@@ -408,7 +461,8 @@ func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt
 //
 // [ZRANGEBYLEX]: https://redis.io/docs/latest/commands/zrangebylex/
 func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
-	return c.byLex(ctx, "ZRANGEBYLEX", key, opt, false)
+	zs, err := c.byLex(ctx, "ZRANGEBYLEX", key, opt, false)
+	return members(zs), err
 }
 
 // ZRevRangeByLex is ZRangeByLex in reverse byte order, as Redis's
@@ -416,7 +470,8 @@ func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]
 //
 // [ZREVRANGEBYLEX]: https://redis.io/docs/latest/commands/zrevrangebylex/
 func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
-	return c.byLex(ctx, "ZREVRANGEBYLEX", key, opt, true)
+	zs, err := c.byLex(ctx, "ZREVRANGEBYLEX", key, opt, true)
+	return members(zs), err
 }
 
 // ZRangeArgs is the unified ZRANGE (BYSCORE, BYLEX, REV, LIMIT).
@@ -447,18 +502,13 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs) ([]Z,
 	case z.ByScore:
 		return c.byScore(ctx, cmd, z.Key, opt, z.Rev)
 	case z.ByLex:
-		ms, err := c.byLex(ctx, cmd, z.Key, opt, z.Rev)
-		out := make([]Z, len(ms))
-		for i, m := range ms {
-			out[i].Member = m
-		}
-		return out, err
+		return c.byLex(ctx, cmd, z.Key, opt, z.Rev)
 	case z.Offset != 0 || z.Count != 0:
 		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
 	}
-	start, err1 := strconv.ParseInt(z.Start, 10, 64)
-	stop, err2 := strconv.ParseInt(z.Stop, 10, 64)
-	if err1 != nil || err2 != nil {
+	start, ok1 := parseRank(z.Start)
+	stop, ok2 := parseRank(z.Stop)
+	if !ok1 || !ok2 {
 		return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
 	}
 	return c.zRange(ctx, cmd, z.Key, start, stop, z.Rev)
@@ -471,12 +521,14 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 		return 0, err
 	}
 	var n int64
-	m, err := c.withMeta(ctx, key, typeZSet, func() (bool, error) {
+	read := func() (bool, error) {
 		if !r.hasExcl {
 			var err error
 			n, err = c.queryCount(ctx, r.in)
 			return n > 0, err
 		}
+		// A lex range's exclusive upper bound: the key condition cannot
+		// express it, and a filter cannot name the sort key.
 		for it, err := range c.query(ctx, r.in, 0) {
 			if err != nil {
 				return false, err
@@ -486,7 +538,15 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 			}
 		}
 		return n > 0, nil
-	})
+	}
+	withMeta := c.withMeta
+	if r.in.IndexName != nil {
+		// Set members are in the index too, and a count cannot tell them
+		// apart: the metadata item must tell the type even when members
+		// were counted.
+		withMeta = c.alongMeta
+	}
+	m, err := withMeta(ctx, key, typeZSet, read)
 	if err != nil || m.typ == typeNone {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -128,7 +129,7 @@ func TestZAddBadInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrSyntax)
 	_, err = c.ZIncrBy(ctx, k, math.NaN(), "a")
 	require.ErrorIs(t, err, ErrNotFloat)
-	for _, r := range [][2]string{{"(abc", "1"}, {"1", "x"}, {"nan", "1"}, {"", "1"}, {"1_0", "2"}} {
+	for _, r := range [][2]string{{"(abc", "1"}, {"1", "x"}, {"nan", "1"}, {"1 ", "1"}, {"1_0", "2"}, {"((1", "2"}} {
 		_, err := c.ZRangeByScore(ctx, k, &ZRangeBy{Min: r[0], Max: r[1]})
 		require.ErrorIs(t, err, ErrNotFloat, "%v", r)
 		_, err = c.ZCount(ctx, k, r[0], r[1])
@@ -146,8 +147,26 @@ func TestZAddBadInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrSyntax)
 	_, err = c.ZUnionStore(ctx, p+"d", &ZStore{Keys: []string{k}, Weights: []float64{1, 2}})
 	require.ErrorIs(t, err, ErrSyntax)
-	_, err = c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "a", Stop: "1"})
-	require.ErrorIs(t, err, ErrNotInteger)
+	for _, rank := range []string{"a", "+1", "007", "-0", " 1", "1.5"} {
+		_, err = c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: rank, Stop: "1"})
+		require.ErrorIs(t, err, ErrNotInteger, rank)
+	}
+	_, err = c.ZRangeByScore(ctx, k, nil)
+	require.ErrorIs(t, err, ErrSyntax)
+	_, err = c.ZRevRangeByLex(ctx, k, nil)
+	require.ErrorIs(t, err, ErrSyntax)
+	longKey := strings.Repeat("k", MaxKeyLen+1)
+	for name, store := range map[string]func() error{
+		"ZUNIONSTORE": func() error { _, err := c.ZUnionStore(ctx, longKey, &ZStore{Keys: []string{k}}); return err },
+		"ZINTERSTORE": func() error { _, err := c.ZInterStore(ctx, longKey, &ZStore{Keys: []string{k}}); return err },
+		"ZDIFFSTORE":  func() error { _, err := c.ZDiffStore(ctx, longKey, k); return err },
+		"ZRANGESTORE": func() error {
+			_, err := c.ZRangeStore(ctx, longKey, ZRangeArgs{Key: k, Start: "0", Stop: "-1"})
+			return err
+		},
+	} {
+		require.ErrorIs(t, store(), ErrKeyTooLong, name)
+	}
 	require.EqualValues(t, 0, cnt.requests.Load(), "all rejected before any request: %s", cnt)
 
 	// NaN from INCR: an error, nothing written.
@@ -615,6 +634,102 @@ func TestDisableKeyExpiry(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, r)
 
+	// A count cannot see the type of what it counted (set members are in
+	// the index too): the metadata item still tells.
+	big := p + "bigset"
+	var ms []string
+	for i := range 150 {
+		ms = append(ms, fmt.Sprint(i))
+	}
+	_, err = c.SAdd(ctx, big, ms...)
+	require.NoError(t, err)
+	_, err = c.ZCount(ctx, big, "-inf", "+inf")
+	require.ErrorIs(t, err, ErrWrongType)
+	_, err = c.ZLexCount(ctx, big, "-", "+")
+	require.ErrorIs(t, err, ErrWrongType)
+
+	// The whole set needs no cardinality first: one Query.
+	cnt.reset()
+	all, err := c.ZRange(ctx, z, 0, -1)
+	require.NoError(t, err)
+	require.Len(t, all, 300)
+	require.EqualValues(t, 1, cnt.requests.Load(), cnt.String())
+
 	_, err = c.Expire(ctx, z, time.Minute)
 	require.ErrorIs(t, err, ErrKeyExpiryDisabled)
+}
+
+// The request counts the issue asks for, on a 10,000-member sorted set.
+// With key expiry on (the default) a range read also reads the metadata
+// item, in parallel with its Query (same latency, one more request); with
+// Options.DisableKeyExpiry the top 10 is one request.
+func TestZRequestCounts(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "board"
+
+	var first []Z
+	for i := range 1000 {
+		first = append(first, Z{Score: float64(i % 100), Member: fmt.Sprintf("p%05d", i)})
+	}
+	cnt.reset()
+	n, err := c.ZAdd(ctx, k, first...)
+	require.NoError(t, err)
+	require.EqualValues(t, 1000, n)
+	require.LessOrEqual(t, cnt.requests.Load(), int64(25), "ZAdd of 1000 members: %s", cnt)
+	t.Logf("ZADD 1000 new members: %s", cnt)
+
+	var rest []Z
+	for i := 1000; i < 10000; i++ {
+		rest = append(rest, Z{Score: float64(i % 100), Member: fmt.Sprintf("p%05d", i)})
+	}
+	_, err = c.ZAdd(ctx, k, rest...)
+	require.NoError(t, err)
+
+	cnt.reset()
+	top, err := c.ZRevRangeWithScores(ctx, k, 0, 9)
+	require.NoError(t, err)
+	require.Len(t, top, 10)
+	require.Equal(t, Z{Score: 99, Member: "p09999"}, top[0], "ties by member, descending")
+	require.Equal(t, Z{Score: 99, Member: "p09899"}, top[1])
+	require.EqualValues(t, 1, cnt.byOp["Query"], cnt.String())
+	require.EqualValues(t, 2, cnt.requests.Load(), "the Query and, in parallel, the metadata: %s", cnt)
+	require.LessOrEqual(t, cnt.reads.Load(), int64(11), cnt.String())
+
+	cnt.reset()
+	bottom, err := c.ZRangeByScoreWithScores(ctx, k, &ZRangeBy{Min: "-inf", Max: "+inf", Count: 10})
+	require.NoError(t, err)
+	require.Equal(t, Z{Score: 0, Member: "p00000"}, bottom[0])
+	require.Equal(t, Z{Score: 0, Member: "p00100"}, bottom[1])
+	require.EqualValues(t, 1, cnt.byOp["Query"], cnt.String())
+	require.LessOrEqual(t, cnt.reads.Load(), int64(11), cnt.String())
+
+	cnt.reset()
+	s, ok, err := c.ZScore(ctx, k, "p04242")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 42.0, s)
+	require.EqualValues(t, 1, cnt.requests.Load(), "ZSCORE: %s", cnt)
+
+	cnt.reset()
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 10000, card)
+	require.EqualValues(t, 1, cnt.requests.Load(), "ZCARD: %s", cnt)
+
+	// ZRANK is O(rank): the count reads every index entry below the member.
+	cnt.reset()
+	r, ok, err := c.ZRank(ctx, k, "p00050") // score 50: 50 ties × 100 scores below it
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 5000, r)
+	require.EqualValues(t, 2, cnt.requests.Load(), cnt.String())
+	require.GreaterOrEqual(t, cnt.reads.Load(), int64(5000), cnt.String())
+
+	fast := NewClient(cnt, func(o *Options) { o.TableName = testTable; o.DisableKeyExpiry = true })
+	cnt.reset()
+	topIDs, err := fast.ZRevRange(ctx, k, 0, 9)
+	require.NoError(t, err)
+	require.Len(t, topIDs, 10)
+	require.EqualValues(t, 1, cnt.requests.Load(), "DisableKeyExpiry: %s", cnt)
 }

@@ -308,13 +308,16 @@ func (c *Client) ZDiffWithScores(ctx context.Context, keys ...string) ([]Z, erro
 	return c.zdiff(ctx, "ZDIFF", keys)
 }
 
-// zstore overwrites destination with zs (any type it held; deleted when zs
-// is empty) and returns len(zs). See setStore for what is atomic.
-func (c *Client) zstore(ctx context.Context, cmd, destination string, zs []Z, err error) (int64, error) {
-	if err != nil {
+// zstore stores the result of compute in destination, overwriting any type
+// it held (deleting it when the result is empty), and returns the result's
+// size. destination is checked before compute sends any request. See
+// setStore for what is atomic.
+func (c *Client) zstore(ctx context.Context, cmd, destination string, compute func() ([]Z, error)) (int64, error) {
+	if err := checkKey(cmd, destination); err != nil {
 		return 0, err
 	}
-	if err := checkKey(cmd, destination); err != nil {
+	zs, err := compute()
+	if err != nil {
 		return 0, err
 	}
 	scores := make(map[string]float64, len(zs))
@@ -330,8 +333,7 @@ func (c *Client) zstore(ctx context.Context, cmd, destination string, zs []Z, er
 //
 // [ZUNIONSTORE]: https://redis.io/docs/latest/commands/zunionstore/
 func (c *Client) ZUnionStore(ctx context.Context, destination string, store *ZStore) (int64, error) {
-	zs, err := c.zunion(ctx, "ZUNIONSTORE", store)
-	return c.zstore(ctx, "ZUNIONSTORE", destination, zs, err)
+	return c.zstore(ctx, "ZUNIONSTORE", destination, func() ([]Z, error) { return c.zunion(ctx, "ZUNIONSTORE", store) })
 }
 
 // ZInterStore stores ZInter in destination and returns its size, as Redis's
@@ -339,8 +341,7 @@ func (c *Client) ZUnionStore(ctx context.Context, destination string, store *ZSt
 //
 // [ZINTERSTORE]: https://redis.io/docs/latest/commands/zinterstore/
 func (c *Client) ZInterStore(ctx context.Context, destination string, store *ZStore) (int64, error) {
-	zs, err := c.zinter(ctx, "ZINTERSTORE", store)
-	return c.zstore(ctx, "ZINTERSTORE", destination, zs, err)
+	return c.zstore(ctx, "ZINTERSTORE", destination, func() ([]Z, error) { return c.zinter(ctx, "ZINTERSTORE", store) })
 }
 
 // ZDiffStore stores ZDiff in destination and returns its size, as Redis's
@@ -348,37 +349,14 @@ func (c *Client) ZInterStore(ctx context.Context, destination string, store *ZSt
 //
 // [ZDIFFSTORE]: https://redis.io/docs/latest/commands/zdiffstore/
 func (c *Client) ZDiffStore(ctx context.Context, destination string, keys ...string) (int64, error) {
-	zs, err := c.zdiff(ctx, "ZDIFFSTORE", keys)
-	return c.zstore(ctx, "ZDIFFSTORE", destination, zs, err)
+	return c.zstore(ctx, "ZDIFFSTORE", destination, func() ([]Z, error) { return c.zdiff(ctx, "ZDIFFSTORE", keys) })
 }
 
-// ZRangeStore stores a ZRANGE result in dst and returns its size, as
-// Redis's ZRANGESTORE (BYLEX stores the members with their scores).
+// ZRangeStore stores a ZRANGE result in dst, with the members' scores (a
+// BYLEX range too), and returns its size, as Redis's ZRANGESTORE.
 // Cost: the range read plus the writes.
 //
 // [ZRANGESTORE]: https://redis.io/docs/latest/commands/zrangestore/
 func (c *Client) ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error) {
-	var zs []Z
-	var err error
-	if z.ByLex {
-		var ms []string
-		ms, err = c.byLex(ctx, "ZRANGESTORE", z.Key, &ZRangeBy{Min: pick(z.Rev, z.Stop, z.Start), Max: pick(z.Rev, z.Start, z.Stop), Offset: z.Offset, Count: z.Count}, z.Rev)
-		if err == nil && len(ms) > 0 {
-			var scores []float64
-			scores, _, err = c.ZMScore(ctx, z.Key, ms...)
-			for i, m := range ms {
-				zs = append(zs, Z{Score: scores[i], Member: m})
-			}
-		}
-	} else {
-		zs, err = c.zRangeArgs(ctx, "ZRANGESTORE", z)
-	}
-	return c.zstore(ctx, "ZRANGESTORE", dst, zs, err)
-}
-
-func pick(cond bool, a, b string) string {
-	if cond {
-		return a
-	}
-	return b
+	return c.zstore(ctx, "ZRANGESTORE", dst, func() ([]Z, error) { return c.zRangeArgs(ctx, "ZRANGESTORE", z) })
 }

@@ -1,0 +1,196 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// zaddFlags is one combination of ZADD's options.
+type zaddFlags struct{ nx, xx, gt, lt, ch, incr bool }
+
+func (f zaddFlags) String() string {
+	var s []string
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{f.nx, "NX"}, {f.xx, "XX"}, {f.gt, "GT"}, {f.lt, "LT"}, {f.ch, "CH"}, {f.incr, "INCR"}} {
+		if o.on {
+			s = append(s, o.name)
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+// valid is Redis's check: NX with XX, GT with LT, NX with GT or LT are
+// syntax errors.
+func (f zaddFlags) valid() bool {
+	return !(f.nx && f.xx) && !(f.gt && f.lt) && !(f.nx && (f.gt || f.lt))
+}
+
+func (f zaddFlags) args(members ...Z) ZAddArgs {
+	return ZAddArgs{NX: f.nx, XX: f.xx, GT: f.gt, LT: f.lt, Ch: f.ch, Members: members}
+}
+
+// allZAddFlags is every combination of NX, XX, GT, LT, CH and INCR.
+func allZAddFlags() []zaddFlags {
+	var out []zaddFlags
+	for bits := range 1 << 6 {
+		b := func(i int) bool { return bits&(1<<i) != 0 }
+		out = append(out, zaddFlags{b(0), b(1), b(2), b(3), b(4), b(5)})
+	}
+	return out
+}
+
+// zaddModel is Redis's zsetAdd (t_zset.c) for one member: from the current
+// score (exists false: missing) and the given score, the score afterwards,
+// what the reply counts (added, or changed with CH), and for INCR the
+// reply (nilReply: Redis's nil).
+func zaddModel(f zaddFlags, cur float64, exists bool, score float64) (after float64, present bool, counted int64, reply float64, nilReply bool) {
+	if !exists {
+		if f.xx {
+			return 0, false, 0, 0, true
+		}
+		return score, true, 1, score, false
+	}
+	if f.nx {
+		return cur, true, 0, 0, true
+	}
+	next := score
+	if f.incr {
+		next = cur + score
+	}
+	if (f.lt && next >= cur) || (f.gt && next <= cur) {
+		return cur, true, 0, 0, true
+	}
+	if next != cur && f.ch {
+		counted = 1
+	}
+	return next, true, counted, next, false
+}
+
+// Every combination of ZADD's options, on a missing member and on members
+// whose score the new one is below, equal to and above: replies and the
+// scores afterwards are Redis's (zaddModel, checked against redis-server by
+// TestZRedisZAddFlags). Invalid combinations are ErrSyntax before any
+// request.
+func TestZAddFlagMatrix(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	const cur = 10.0
+	states := []struct {
+		name   string
+		exists bool
+		score  float64 // the score ZADD gives
+	}{{"missing", false, 7}, {"lower", true, 4}, {"equal", true, cur}, {"higher", true, 12}}
+	incrScore := map[string]float64{"missing": 7, "lower": -6, "equal": 0, "higher": 2}
+
+	// Every existing member starts at cur, one per (flags, state).
+	var seed []Z
+	name := func(f zaddFlags, state string) string { return fmt.Sprintf("%s|%s", f, state) }
+	for _, f := range allZAddFlags() {
+		for _, s := range states[1:] {
+			seed = append(seed, Z{Score: cur, Member: name(f, s.name)})
+		}
+	}
+	_, err := c.ZAdd(ctx, k, seed...)
+	require.NoError(t, err)
+
+	want := map[string]float64{}
+	for _, f := range allZAddFlags() {
+		if !f.valid() {
+			cnt.reset()
+			var err error
+			if f.incr {
+				_, _, err = c.ZAddArgsIncr(ctx, k, f.args(Z{Score: 1, Member: "x"}))
+			} else {
+				_, err = c.ZAddArgs(ctx, k, f.args(Z{Score: 1, Member: "x"}))
+			}
+			require.ErrorIs(t, err, ErrSyntax, f.String())
+			require.ErrorIs(t, err, ErrInvalidArgument, f.String())
+			require.Zero(t, cnt.requests.Load(), f.String())
+			continue
+		}
+		if f.incr {
+			for _, s := range states {
+				m := name(f, s.name)
+				by := incrScore[s.name]
+				after, present, _, reply, isNil := zaddModel(f, cur, s.exists, by)
+				got, ok, err := c.ZAddArgsIncr(ctx, k, f.args(Z{Score: by, Member: m}))
+				require.NoError(t, err, m)
+				require.Equal(t, !isNil, ok, m)
+				if ok {
+					require.Equal(t, reply, got, m)
+				}
+				if present {
+					want[m] = after
+				}
+			}
+			continue
+		}
+		// All four states in one call: the counts add up.
+		var zs []Z
+		var total int64
+		for _, s := range states {
+			m := name(f, s.name)
+			zs = append(zs, Z{Score: s.score, Member: m})
+			after, present, counted, _, _ := zaddModel(f, cur, s.exists, s.score)
+			total += counted
+			if present {
+				want[m] = after
+			}
+		}
+		n, err := c.ZAddArgs(ctx, k, f.args(zs...))
+		require.NoError(t, err, f.String())
+		require.Equal(t, total, n, f.String())
+	}
+	// Members of invalid combinations were seeded and never touched.
+	for _, f := range allZAddFlags() {
+		if !f.valid() {
+			for _, s := range states[1:] {
+				want[name(f, s.name)] = cur
+			}
+		}
+	}
+	all, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, z := range all {
+		got[z.Member] = z.Score
+	}
+	require.Equal(t, want, got)
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, len(want), card)
+}
+
+// INCR that would make NaN (inf + -inf) is ErrNotFloat and writes nothing,
+// GT and LT included: Redis judges the sum before them. NX on an existing
+// member is nil before any sum.
+func TestZAddIncrNaN(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, Z{Score: math.Inf(1), Member: "a"})
+	require.NoError(t, err)
+	before := scanTable(t, p)
+	for _, args := range []ZAddArgs{{}, {XX: true}, {Ch: true}, {GT: true}, {XX: true, LT: true}} {
+		args.Members = []Z{{Score: math.Inf(-1), Member: "a"}}
+		_, _, err := c.ZAddArgsIncr(ctx, k, args)
+		require.ErrorIs(t, err, ErrNotFloat, "%+v", args)
+	}
+	_, err = c.ZIncrBy(ctx, k, math.Inf(-1), "a")
+	require.ErrorIs(t, err, ErrNotFloat)
+	require.Equal(t, before, scanTable(t, p), "nothing written")
+	_, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{NX: true, Members: []Z{{Score: math.Inf(-1), Member: "a"}}})
+	require.NoError(t, err)
+	require.False(t, ok)
+	s, _, err := c.ZScore(ctx, k, "a")
+	require.NoError(t, err)
+	require.Equal(t, math.Inf(1), s)
+}

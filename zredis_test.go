@@ -1,0 +1,493 @@
+package redimo
+
+// Sorted-set commands compared with redis-server (REDIMO_TEST_REDIS, which
+// make test sets), exhaustively over small option spaces: every ZADD
+// option combination, score-bound strings as strtod reads them, every
+// ZRANGE form with LIMIT, ZRANGESTORE, the set algebra with weights and
+// aggregates. The random sequences of oracle_test.go complement these.
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// zRedis connects to the redis-server to compare with, or skips (fails
+// under REDIMO_TEST_REQUIRE=1).
+func zRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	addr := os.Getenv("REDIMO_TEST_REDIS")
+	if addr == "" {
+		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
+			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_REDIS is not set")
+		}
+		t.Skip("no redis-server: set REDIMO_TEST_REDIS (make test does)")
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
+	t.Cleanup(func() { _ = rdb.Close() })
+	require.NoError(t, rdb.Ping(context.Background()).Err())
+	return rdb
+}
+
+// redisDel deletes keys from redis-server when the test ends.
+func redisDel(t *testing.T, rdb *redis.Client, keys ...string) {
+	t.Cleanup(func() { rdb.Del(context.Background(), keys...) })
+}
+
+// redisZ decodes a RESP2 WITHSCORES reply.
+func redisZ(t *testing.T, v any) []Z {
+	t.Helper()
+	flat, ok := v.([]any)
+	require.True(t, ok, "%#v", v)
+	out := []Z{}
+	for i := 0; i+1 < len(flat); i += 2 {
+		s, err := strconv.ParseFloat(flat[i+1].(string), 64)
+		require.NoError(t, err)
+		out = append(out, Z{Score: s, Member: flat[i].(string)})
+	}
+	return out
+}
+
+func redisStrings(t *testing.T, v any) []string {
+	t.Helper()
+	list, ok := v.([]any)
+	require.True(t, ok, "%#v", v)
+	out := []string{}
+	for _, x := range list {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// redisErr reports whether redis answered with an error (not nil).
+func redisErr(err error) bool { return err != nil && !errors.Is(err, redis.Nil) }
+
+func anys(s ...string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+func TestZRedisZAddFlags(t *testing.T) {
+	rdb := zRedis(t)
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	redisDel(t, rdb, k)
+	const cur = 10.0
+	states := []struct {
+		name          string
+		exists        bool
+		score, incrBy float64
+	}{{"missing", false, 7, 7}, {"lower", true, 4, -6}, {"equal", true, cur, 0}, {"higher", true, 12, 2}}
+	var seed []Z
+	for _, f := range allZAddFlags() {
+		for _, s := range states[1:] {
+			seed = append(seed, Z{Score: cur, Member: f.String() + "|" + s.name})
+		}
+	}
+	_, err := c.ZAdd(ctx, k, seed...)
+	require.NoError(t, err)
+	for _, z := range seed {
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
+	}
+	for _, f := range allZAddFlags() {
+		cmd := []any{"ZADD", k}
+		for _, o := range []struct {
+			on   bool
+			name string
+		}{{f.nx, "NX"}, {f.xx, "XX"}, {f.gt, "GT"}, {f.lt, "LT"}, {f.ch, "CH"}, {f.incr, "INCR"}} {
+			if o.on {
+				cmd = append(cmd, o.name)
+			}
+		}
+		if f.incr {
+			for _, s := range states {
+				m := f.String() + "|" + s.name
+				want, werr := rdb.Do(ctx, append(cmd, fmtScore(s.incrBy), m)...).Result()
+				got, ok, err := c.ZAddArgsIncr(ctx, k, f.args(Z{Score: s.incrBy, Member: m}))
+				if redisErr(werr) {
+					require.ErrorIs(t, err, ErrSyntax, "%v: redis %v", cmd, werr)
+					continue
+				}
+				require.NoError(t, err, m)
+				require.Equal(t, werr == nil, ok, m)
+				if ok {
+					require.Equal(t, want, fmtScore(got), m)
+				}
+			}
+			continue
+		}
+		var zs []Z
+		for _, s := range states {
+			m := f.String() + "|" + s.name
+			zs = append(zs, Z{Score: s.score, Member: m})
+			cmd = append(cmd, fmtScore(s.score), m)
+		}
+		want, werr := rdb.Do(ctx, cmd...).Result()
+		got, err := c.ZAddArgs(ctx, k, f.args(zs...))
+		if redisErr(werr) {
+			require.ErrorIs(t, err, ErrSyntax, "%v: redis %v", cmd, werr)
+			continue
+		}
+		require.NoError(t, err, f.String())
+		require.Equal(t, want, got, "%v", cmd)
+	}
+	want, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
+	require.NoError(t, err)
+	got, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.Equal(t, Z{Score: want[i].Score, Member: want[i].Member.(string)}, got[i])
+	}
+}
+
+// Score bounds are read as Redis reads them (strtod): hexadecimal, leading
+// spaces, "" and "(" as 0, overflow to ±inf, underflow to 0; and rejected
+// where Redis rejects them.
+func TestZRedisBounds(t *testing.T) {
+	rdb := zRedis(t)
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	redisDel(t, rdb, k)
+	members := zs(math.Inf(-1), "ninf", -16, "m16", -0.5, "mhalf", 0, "zero", 0, "zero2", 5e-324, "tiny",
+		0.5, "half", 1, "one", 1.5, "onehalf", 16, "sixteen", 1e308, "huge", math.Inf(1), "inf")
+	_, err := c.ZAdd(ctx, k, members...)
+	require.NoError(t, err)
+	for _, z := range members {
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
+	}
+	bounds := []string{
+		"", "(", "0", "(0", "-0", "1", "(1", " 1", "\t1", "( 1", " (1", "1 ", "+1", ".5", "5.", "-.5",
+		"0x10", "0X10", "(0x10", "-0x10", "0x.8", "0x1.", "0x1p4", "0x1P-1", "0x", "0x1p", "1e", "1e+", "1e1",
+		"1e400", "-1e400", "(1e400", "1e-400", "(1e-400", "4.9e-324", "(4.9e-324",
+		"inf", "-inf", "+inf", "(inf", "(-inf", "infinity", "-Infinity", "INF", "infinit",
+		"nan", "(nan", "-nan", "1_0", "0b1", "1d", "((1", "  ", "abc", "(abc", "1.5.5",
+	}
+	for _, min := range bounds {
+		for _, max := range []string{"+inf", "1", "(1.5", ""} {
+			want, werr := rdb.Do(ctx, "ZCOUNT", k, min, max).Result()
+			got, err := c.ZCount(ctx, k, min, max)
+			if redisErr(werr) {
+				require.ErrorIs(t, err, ErrNotFloat, "ZCOUNT %q %q: redis %v", min, max, werr)
+				continue
+			}
+			require.NoError(t, err, "ZCOUNT %q %q", min, max)
+			require.Equal(t, want, got, "ZCOUNT %q %q", min, max)
+		}
+		wantZ, werr := rdb.Do(ctx, "ZREVRANGEBYSCORE", k, "+inf", min, "WITHSCORES").Result()
+		gotZ, err := c.ZRevRangeByScoreWithScores(ctx, k, &ZRangeBy{Min: min, Max: "+inf"})
+		if redisErr(werr) {
+			require.ErrorIs(t, err, ErrNotFloat, "%q", min)
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, redisZ(t, wantZ), nonNil(gotZ), "ZREVRANGEBYSCORE +inf %q", min)
+	}
+	// Scores come back bit for bit.
+	for _, z := range members {
+		want, err := rdb.ZScore(ctx, k, z.Member).Result()
+		require.NoError(t, err)
+		got, ok, err := c.ZScore(ctx, k, z.Member)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, math.Float64bits(want), math.Float64bits(got), z.Member)
+	}
+}
+
+// Every form of ZRANGE (by rank, BYSCORE, BYLEX, REV, LIMIT, WITHSCORES)
+// and ZRANGESTORE, compared with redis-server.
+func TestZRedisRanges(t *testing.T) {
+	rdb := zRedis(t)
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k, lex, dst := p+"z", p+"lex", p+"dst"
+	redisDel(t, rdb, k, lex, dst)
+	// Ties at 1 and 3, both infinities.
+	scored := zs(1, "b", 1, "a", 1, "c", 2, "d", 3, "f", 3, "e", math.Inf(1), "inf", math.Inf(-1), "ninf", -2.5, "neg")
+	equal := zs(0, "", 0, "a", 0, "aa", 0, "b", 0, "c", 0, "d", 0, "\xff")
+	for key, members := range map[string][]Z{k: scored, lex: equal} {
+		_, err := c.ZAdd(ctx, key, members...)
+		require.NoError(t, err)
+		for _, z := range members {
+			require.NoError(t, rdb.ZAdd(ctx, key, redis.Z{Score: z.Score, Member: z.Member}).Err())
+		}
+	}
+	compare := func(a ZRangeArgs, withScores bool) {
+		t.Helper()
+		cmd := []any{"ZRANGE", a.Key, a.Start, a.Stop}
+		if a.ByScore {
+			cmd = append(cmd, "BYSCORE")
+		}
+		if a.ByLex {
+			cmd = append(cmd, "BYLEX")
+		}
+		if a.Rev {
+			cmd = append(cmd, "REV")
+		}
+		if a.Offset != 0 || a.Count != 0 {
+			cmd = append(cmd, "LIMIT", strconv.FormatInt(a.Offset, 10), strconv.FormatInt(a.Count, 10))
+		}
+		if withScores {
+			cmd = append(cmd, "WITHSCORES")
+		}
+		want, werr := rdb.Do(ctx, cmd...).Result()
+		if withScores {
+			got, err := c.ZRangeArgsWithScores(ctx, a)
+			if redisErr(werr) {
+				require.ErrorIs(t, err, ErrInvalidArgument, "%q: redis %v", cmd, werr)
+				return
+			}
+			require.NoError(t, err, "%q", cmd)
+			require.Equal(t, redisZ(t, want), nonNil(got), "%q", cmd)
+			return
+		}
+		got, err := c.ZRangeArgs(ctx, a)
+		if redisErr(werr) {
+			require.ErrorIs(t, err, ErrInvalidArgument, "%q: redis %v", cmd, werr)
+			return
+		}
+		require.NoError(t, err, "%q", cmd)
+		require.Equal(t, redisStrings(t, want), nonNil(got), "%q", cmd)
+	}
+	ranks := []string{"-100", "-9", "-3", "-1", "0", "1", "4", "8", "100", "+1", "007", "-0", " 1", "1.5", "9223372036854775807", "-9223372036854775808"}
+	for _, start := range ranks {
+		for _, stop := range ranks {
+			for _, rev := range []bool{false, true} {
+				compare(ZRangeArgs{Key: k, Start: start, Stop: stop, Rev: rev}, rev)
+			}
+		}
+	}
+	scores := []string{"-inf", "(-inf", "-2.5", "(-2.5", "1", "(1", "2", "(3", "3", "+inf", "(+inf", "x"}
+	limits := [][2]int64{{0, 0}, {0, 2}, {1, -1}, {2, 3}, {-1, 2}, {5, 0}, {100, 1}}
+	for _, lo := range scores {
+		for _, hi := range scores {
+			for _, rev := range []bool{false, true} {
+				for i, l := range limits {
+					if i > 1 && (lo != "-inf" && lo != "1") {
+						continue // every LIMIT on a few ranges, two on all
+					}
+					compare(ZRangeArgs{Key: k, Start: lo, Stop: hi, ByScore: true, Rev: rev, Offset: l[0], Count: l[1]}, i%2 == 0)
+				}
+			}
+		}
+	}
+	lexes := []string{"-", "+", "[", "(", "[a", "(a", "[aa", "(b", "[c", "(\xff", "[\xff", "a", "++"}
+	for _, lo := range lexes {
+		for _, hi := range lexes {
+			for _, rev := range []bool{false, true} {
+				for i, l := range limits {
+					if i > 1 && lo != "-" && lo != "[a" {
+						continue
+					}
+					compare(ZRangeArgs{Key: lex, Start: lo, Stop: hi, ByLex: true, Rev: rev, Offset: l[0], Count: l[1]}, false)
+				}
+			}
+		}
+	}
+	// Errors of form: LIMIT by rank, BYLEX WITHSCORES, BYSCORE with BYLEX.
+	compare(ZRangeArgs{Key: k, Start: "0", Stop: "1", Count: 1}, false)
+	compare(ZRangeArgs{Key: lex, Start: "-", Stop: "+", ByLex: true}, true)
+	compare(ZRangeArgs{Key: k, Start: "0", Stop: "1", ByScore: true, ByLex: true}, false)
+
+	// ZRANGESTORE: the stored members and scores, an empty result deletes.
+	stores := []ZRangeArgs{
+		{Key: k, Start: "0", Stop: "-1"},
+		{Key: k, Start: "1", Stop: "3", Rev: true},
+		{Key: k, Start: "(1", Stop: "+inf", ByScore: true, Offset: 1, Count: 2},
+		{Key: k, Start: "3", Stop: "-inf", ByScore: true, Rev: true},
+		{Key: lex, Start: "[a", Stop: "(c", ByLex: true},
+		{Key: lex, Start: "+", Stop: "[b", ByLex: true, Rev: true, Count: 2},
+		{Key: k, Start: "5", Stop: "1"},
+		{Key: p + "missing", Start: "0", Stop: "-1"},
+	}
+	for _, a := range stores {
+		src := a
+		args := []any{"ZRANGESTORE", dst, a.Key, a.Start, a.Stop}
+		if a.ByScore {
+			args = append(args, "BYSCORE")
+		}
+		if a.ByLex {
+			args = append(args, "BYLEX")
+		}
+		if a.Rev {
+			args = append(args, "REV")
+		}
+		if a.Count != 0 {
+			args = append(args, "LIMIT", strconv.FormatInt(a.Offset, 10), strconv.FormatInt(a.Count, 10))
+		}
+		want, err := rdb.Do(ctx, args...).Result()
+		require.NoError(t, err, "%q", args)
+		got, err := c.ZRangeStore(ctx, dst, src)
+		require.NoError(t, err, "%q", args)
+		require.Equal(t, want, got, "%q", args)
+		wantZ, err := rdb.ZRangeWithScores(ctx, dst, 0, -1).Result()
+		require.NoError(t, err)
+		gotZ, err := c.ZRangeWithScores(ctx, dst, 0, -1)
+		require.NoError(t, err)
+		require.Len(t, gotZ, len(wantZ), "%q", args)
+		for i := range wantZ {
+			require.Equal(t, Z{Score: wantZ[i].Score, Member: wantZ[i].Member.(string)}, gotZ[i], "%q", args)
+		}
+		if want == int64(0) {
+			requireGone(t, c, dst)
+		}
+	}
+}
+
+// ZUNION, ZINTER, ZDIFF (and their STOREs), ZINTERCARD over sorted sets,
+// a plain set and a missing key, with every aggregate and several weights.
+func TestZRedisAlgebra(t *testing.T) {
+	rdb := zRedis(t)
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	z1, z2, z3, s, none, dst := p+"z1", p+"z2", p+"z3", p+"s", p+"none", p+"dst"
+	redisDel(t, rdb, z1, z2, z3, s, dst)
+	data := map[string][]Z{
+		z1: zs(1, "a", 2, "b", 3, "c", math.Inf(1), "i", math.Inf(-1), "j"),
+		z2: zs(10, "b", 20, "c", 30, "d", math.Inf(-1), "i", 0.1, "j"),
+		z3: zs(-1, "c", 5, "d", 7, "e"),
+	}
+	for key, members := range data {
+		_, err := c.ZAdd(ctx, key, members...)
+		require.NoError(t, err)
+		for _, z := range members {
+			require.NoError(t, rdb.ZAdd(ctx, key, redis.Z{Score: z.Score, Member: z.Member}).Err())
+		}
+	}
+	_, err := c.SAdd(ctx, s, "c", "d", "q")
+	require.NoError(t, err)
+	require.NoError(t, rdb.SAdd(ctx, s, "c", "d", "q").Err())
+
+	keySets := [][]string{{z1}, {z1, z2}, {z2, z1}, {z1, z2, z3}, {z1, s}, {s, z3}, {z1, none}, {none, z1}, {z1, z2, s, z3}}
+	weightSets := []func(n int) []float64{
+		func(int) []float64 { return nil },
+		func(n int) []float64 { w := []float64{2, 0.5, -1, 3}; return w[:n] },
+		func(n int) []float64 { return make([]float64, n) },
+	}
+	for _, keys := range keySets {
+		for wi, weights := range weightSets {
+			for _, agg := range []Aggregate{"", AggregateSum, AggregateMin, AggregateMax, "max"} {
+				w := weights(len(keys))
+				st := ZStore{Keys: keys, Weights: w, Aggregate: agg}
+				tail := anys(keys...)
+				if w != nil {
+					tail = append(tail, "WEIGHTS")
+					for _, x := range w {
+						tail = append(tail, fmtScore(x))
+					}
+				}
+				if agg != "" {
+					tail = append(tail, "AGGREGATE", string(agg))
+				}
+				n := strconv.Itoa(len(keys))
+				for _, op := range []string{"ZUNION", "ZINTER"} {
+					want, err := rdb.Do(ctx, append(append([]any{op, n}, tail...), "WITHSCORES")...).Result()
+					require.NoError(t, err)
+					var got []Z
+					if op == "ZUNION" {
+						got, err = c.ZUnionWithScores(ctx, st)
+					} else {
+						got, err = c.ZInterWithScores(ctx, &st)
+					}
+					require.NoError(t, err)
+					require.Equal(t, redisZ(t, want), nonNil(got), "%s %v %v %q", op, keys, w, agg)
+
+					if wi == 1 && agg == AggregateMax { // the STORE forms, once per key list
+						want, err := rdb.Do(ctx, append([]any{op + "STORE", dst, n}, tail...)...).Result()
+						require.NoError(t, err)
+						var got int64
+						if op == "ZUNION" {
+							got, err = c.ZUnionStore(ctx, dst, &st)
+						} else {
+							got, err = c.ZInterStore(ctx, dst, &st)
+						}
+						require.NoError(t, err)
+						require.Equal(t, want, got)
+						wantZ, err := rdb.Do(ctx, "ZRANGE", dst, "0", "-1", "WITHSCORES").Result()
+						require.NoError(t, err)
+						gotZ, err := c.ZRangeWithScores(ctx, dst, 0, -1)
+						require.NoError(t, err)
+						require.Equal(t, redisZ(t, wantZ), nonNil(gotZ), "%sSTORE %v", op, keys)
+						if got == 0 {
+							requireGone(t, c, dst)
+						}
+					}
+				}
+			}
+		}
+		n := strconv.Itoa(len(keys))
+		want, err := rdb.Do(ctx, append(append([]any{"ZDIFF", n}, anys(keys...)...), "WITHSCORES")...).Result()
+		require.NoError(t, err)
+		got, err := c.ZDiffWithScores(ctx, keys...)
+		require.NoError(t, err)
+		require.Equal(t, redisZ(t, want), nonNil(got), "ZDIFF %v", keys)
+		wantN, err := rdb.Do(ctx, append([]any{"ZDIFFSTORE", dst, n}, anys(keys...)...)...).Result()
+		require.NoError(t, err)
+		gotN, err := c.ZDiffStore(ctx, dst, keys...)
+		require.NoError(t, err)
+		require.Equal(t, wantN, gotN, "ZDIFFSTORE %v", keys)
+		if gotN == 0 {
+			requireGone(t, c, dst)
+		}
+		for _, limit := range []int64{0, 1, 2, 100} {
+			want, err := rdb.Do(ctx, append(append([]any{"ZINTERCARD", n}, anys(keys...)...), "LIMIT", limit)...).Result()
+			require.NoError(t, err)
+			got, err := c.ZInterCard(ctx, limit, keys...)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "ZINTERCARD %v LIMIT %d", keys, limit)
+		}
+	}
+}
+
+// ZRANDMEMBER's count rules against Redis's: sizes, distinctness, scores.
+func TestZRedisRandMember(t *testing.T) {
+	rdb := zRedis(t)
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "z"
+	redisDel(t, rdb, k)
+	members := zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
+	_, err := c.ZAdd(ctx, k, members...)
+	require.NoError(t, err)
+	for _, z := range members {
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
+	}
+	score := map[string]float64{}
+	for _, z := range members {
+		score[z.Member] = z.Score
+	}
+	for _, count := range []int{-8, -5, -1, 0, 1, 3, 5, 9} {
+		want, err := rdb.Do(ctx, "ZRANDMEMBER", k, count, "WITHSCORES").Result()
+		require.NoError(t, err)
+		got, err := c.ZRandMemberWithScores(ctx, k, count)
+		require.NoError(t, err)
+		require.Len(t, got, len(redisZ(t, want)), "count %d", count)
+		seen := map[string]bool{}
+		for _, z := range got {
+			require.Equal(t, score[z.Member], z.Score)
+			require.False(t, count > 0 && seen[z.Member], "count %d: repeated %q", count, z.Member)
+			seen[z.Member] = true
+		}
+	}
+	got, err := c.ZRandMember(ctx, p+"missing", 3)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
