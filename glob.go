@@ -5,85 +5,145 @@ package redimo
 // of bytes, '?' one byte, '[abc]' '[^abc]' '[a-z]' classes, '\x' the byte x.
 func Match(pattern, s string) bool { return globMatch(pattern, s) }
 
+// maxGlobStars is the number of '*' runs followed by more pattern that
+// Redis's matcher (stringmatchlen) follows: it recurses once per run and
+// gives up beyond 1000 levels, so a pattern with more never matches.
+const maxGlobStars = 1000
+
 // globMatch reports whether s matches the Redis glob-style pattern: '*'
 // any run of bytes, '?' any one byte, '[abc]' '[^abc]' '[a-z]' a class,
-// '\x' the byte x. Bytes, not runes, as Redis's stringmatchlen.
+// '\x' the byte x. Bytes, not runes, as Redis's stringmatchlen; an
+// unclosed class runs to the end of the pattern, as there.
+//
+// It runs in O(len(pattern)·len(s)) time, whatever the pattern: on a '*'
+// it remembers where to resume and, on a mismatch, only ever moves the
+// latest '*' one byte further (a longer match of an earlier '*' cannot
+// help once the rest failed from every later position: Redis's
+// skipLongerMatches). A naive recursion takes exponential time on
+// patterns like "*a*a*a*a*a*b".
 func globMatch(pattern, s string) bool {
-	for len(pattern) > 0 {
-		switch pattern[0] {
-		case '*':
-			for len(pattern) > 1 && pattern[1] == '*' {
-				pattern = pattern[1:]
+	if s == "" {
+		// Redis's matcher reads no pattern at all for an empty string;
+		// SCAN skips it for the pattern "*", which matches everything.
+		// redimo also lets any run of stars match it (Redis matches the
+		// empty string only with "" and "*": redis/redis#15643).
+		for i := 0; i < len(pattern); i++ {
+			if pattern[i] != '*' {
+				return false
 			}
-			if len(pattern) == 1 {
+		}
+		return true
+	}
+	if tooManyStars(pattern) {
+		return false
+	}
+	p, i := 0, 0
+	starP, starI := -1, 0 // pattern after the latest '*' run, and where s resumes
+	for i < len(s) {
+		if p < len(pattern) && pattern[p] == '*' {
+			for p < len(pattern) && pattern[p] == '*' {
+				p++
+			}
+			if p == len(pattern) {
 				return true
 			}
-			for i := 0; i <= len(s); i++ {
-				if globMatch(pattern[1:], s[i:]) {
-					return true
-				}
-			}
-			return false
-		case '?':
-			if len(s) == 0 {
-				return false
-			}
-			s = s[1:]
-			pattern = pattern[1:]
-		case '[':
-			if len(s) == 0 {
-				return false
-			}
-			rest, ok := matchClass(pattern[1:], s[0])
-			if !ok {
-				return false
-			}
-			pattern, s = rest, s[1:]
-		default:
-			c := pattern[0]
-			if c == '\\' && len(pattern) >= 2 {
-				pattern = pattern[1:]
-				c = pattern[0]
-			}
-			if len(s) == 0 || s[0] != c {
-				return false
-			}
-			s = s[1:]
-			pattern = pattern[1:]
+			starP, starI = p, i
+			continue
 		}
+		if p < len(pattern) {
+			if next, ok := matchOne(pattern, p, s[i]); ok {
+				p, i = next, i+1
+				continue
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		starI++
+		p, i = starP, starI
 	}
-	return len(s) == 0
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
 }
 
-// matchClass matches b against the class that starts p (just after '[')
-// and returns the pattern after the class.
-func matchClass(p string, b byte) (rest string, ok bool) {
-	not := len(p) > 0 && p[0] == '^'
+// matchOne matches byte b against the one-byte token of pattern at p ('?',
+// a class, an escaped or plain byte; not '*') and returns where the next
+// token starts.
+func matchOne(pattern string, p int, b byte) (next int, ok bool) {
+	switch pattern[p] {
+	case '?':
+		return p + 1, true
+	case '[':
+		return matchClass(pattern, p+1, b)
+	case '\\':
+		if p+1 < len(pattern) {
+			return p + 2, pattern[p+1] == b
+		}
+	}
+	return p + 1, pattern[p] == b
+}
+
+// matchClass matches b against the class whose body starts at p (just
+// after '[') and returns where the pattern goes on after the class.
+func matchClass(pattern string, p int, b byte) (next int, ok bool) {
+	not := p < len(pattern) && pattern[p] == '^'
 	if not {
-		p = p[1:]
+		p++
 	}
 	matched := false
-	for len(p) > 0 && p[0] != ']' {
+	for p < len(pattern) && pattern[p] != ']' {
 		switch {
-		case p[0] == '\\' && len(p) >= 2:
-			matched = matched || p[1] == b
-			p = p[2:]
-		case len(p) >= 3 && p[1] == '-':
-			lo, hi := p[0], p[2]
+		case pattern[p] == '\\' && p+1 < len(pattern):
+			matched = matched || pattern[p+1] == b
+			p += 2
+		case p+2 < len(pattern) && pattern[p+1] == '-':
+			lo, hi := pattern[p], pattern[p+2]
 			if lo > hi {
 				lo, hi = hi, lo
 			}
 			matched = matched || (b >= lo && b <= hi)
-			p = p[3:]
+			p += 3
 		default:
-			matched = matched || p[0] == b
-			p = p[1:]
+			matched = matched || pattern[p] == b
+			p++
 		}
 	}
-	if len(p) > 0 { // skip ']'; an unclosed class ends the pattern, as in Redis
-		p = p[1:]
+	if p < len(pattern) { // skip ']'; an unclosed class ends the pattern, as in Redis
+		p++
 	}
 	return p, matched != not
+}
+
+// tooManyStars reports whether pattern has more than maxGlobStars runs of
+// '*' followed by more pattern (outside classes and escapes).
+func tooManyStars(pattern string) bool {
+	runs := 0
+	for p := 0; p < len(pattern); {
+		switch pattern[p] {
+		case '*':
+			for p < len(pattern) && pattern[p] == '*' {
+				p++
+			}
+			if p < len(pattern) {
+				if runs++; runs > maxGlobStars {
+					return true
+				}
+			}
+			continue
+		case '[':
+			// The class's extent does not depend on the byte matched.
+			p, _ = matchClass(pattern, p+1, 0)
+			continue
+		case '\\':
+			if p+1 < len(pattern) {
+				p++
+			}
+		}
+		p++
+	}
+	return false
 }
 
 // globPrefix is the literal prefix of a pattern: the bytes every match
