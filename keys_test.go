@@ -105,9 +105,14 @@ func FuzzScoreBound(f *testing.F) {
 			t.Fatal("non-empty range with lo > hi")
 		}
 		if v, ok := parseFloat(min); ok {
-			f := strconv.FormatFloat(v, 'g', -1, 64)
-			if back, ok := parseFloat(f); !ok || back != v {
-				t.Fatalf("%v formatted %q parses back as %v %v", v, f, back, ok)
+			// Every way of writing v that strtod reads gives v back.
+			for _, f := range []string{
+				strconv.FormatFloat(v, 'g', -1, 64), strconv.FormatFloat(v, 'e', -1, 64),
+				strconv.FormatFloat(v, 'x', -1, 64), " \t" + strconv.FormatFloat(v, 'f', -1, 64),
+			} {
+				if back, ok := parseFloat(f); !ok || back != v {
+					t.Fatalf("%v formatted %q parses back as %v %v", v, f, back, ok)
+				}
 			}
 		}
 	})

@@ -801,10 +801,12 @@ func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, erro
 
 // ZRandMember returns random members, as Redis's ZRANDMEMBER with count:
 // count > 0, min(count, ZCARD) distinct members; count < 0, |count| members
-// that may repeat (|count| ≤ MaxRandCount); picks are exactly uniform.
+// that may repeat (|count| ≤ MaxRandCount); 0, none. Picks are exactly
+// uniform.
 //
 // Cost: O(ZCARD): a sorted set's index is ordered by score, not random, so
-// redimo reads all its members (one Query per 1 MB) and samples.
+// redimo reads all its members (a GetItem of the metadata item, then one
+// Query per 1 MB) and samples. Count 0 is the GetItem alone.
 //
 // [ZRANDMEMBER]: https://redis.io/docs/latest/commands/zrandmember/
 func (c *Client) ZRandMember(ctx context.Context, key string, count int) ([]string, error) {
@@ -820,15 +822,16 @@ func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count in
 	if count < -MaxRandCount {
 		return nil, argError("ZRANDMEMBER", "count", strconv.Itoa(count), ErrOutOfRange)
 	}
+	if count == 0 {
+		_, err := c.typedMeta(ctx, key, typeZSet)
+		return nil, wrap("ZRANDMEMBER", err)
+	}
 	var all []Z
 	for z, err := range c.ZScan(ctx, key, "") {
 		if err != nil {
 			return nil, wrap("ZRANDMEMBER", err)
 		}
 		all = append(all, z)
-		if count == 0 {
-			return nil, nil
-		}
 	}
 	if len(all) == 0 {
 		return nil, nil

@@ -455,6 +455,17 @@ func TestZRedisAlgebra(t *testing.T) {
 			require.Equal(t, want, got, "ZINTERCARD %v LIMIT %d", keys, limit)
 		}
 	}
+	// The destination among the sources: read before it is overwritten.
+	want, err := rdb.Do(ctx, "ZUNIONSTORE", z3, "3", z3, z1, s, "WEIGHTS", "2", "1", "5").Result()
+	require.NoError(t, err)
+	got, err := c.ZUnionStore(ctx, z3, &ZStore{Keys: []string{z3, z1, s}, Weights: []float64{2, 1, 5}})
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	wantZ, err := rdb.Do(ctx, "ZRANGE", z3, "0", "-1", "WITHSCORES").Result()
+	require.NoError(t, err)
+	gotZ, err := c.ZRangeWithScores(ctx, z3, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, redisZ(t, wantZ), gotZ)
 }
 
 // ZRANDMEMBER's count rules against Redis's: sizes, distinctness, scores.

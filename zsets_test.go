@@ -157,7 +157,6 @@ func TestZAddBadInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrSyntax)
 	longKey := strings.Repeat("k", MaxKeyLen+1)
 	for name, store := range map[string]func() error{
-		"ZUNIONSTORE": func() error { _, err := c.ZUnionStore(ctx, longKey, &ZStore{Keys: []string{k}}); return err },
 		"ZINTERSTORE": func() error { _, err := c.ZInterStore(ctx, longKey, &ZStore{Keys: []string{k}}); return err },
 		"ZDIFFSTORE":  func() error { _, err := c.ZDiffStore(ctx, longKey, k); return err },
 		"ZRANGESTORE": func() error {
@@ -495,6 +494,21 @@ func TestZWrongTypeAndExpiry(t *testing.T) {
 		"ZPOPMIN":       func() error { _, err := c.ZPopMin(ctx, s); return err },
 		"ZSCAN":         func() error { return firstErr(c.ZScan(ctx, s, "")) },
 		"ZRANDMEMBER":   func() error { _, err := c.ZRandMember(ctx, s, 1); return err },
+		"ZRANDMEMBER 0": func() error { _, err := c.ZRandMember(ctx, s, 0); return err },
+		"ZLEXCOUNT":     func() error { _, err := c.ZLexCount(ctx, s, "-", "+"); return err },
+		"ZMSCORE":       func() error { _, _, err := c.ZMScore(ctx, s, "a", "b"); return err },
+		"ZREVRANK":      func() error { _, _, err := c.ZRevRank(ctx, s, "a"); return err },
+		"ZPOPMAX":       func() error { _, err := c.ZPopMax(ctx, s, 2); return err },
+		"ZREMRANGEBYSCORE": func() error {
+			_, err := c.ZRemRangeByScore(ctx, s, "-inf", "+inf")
+			return err
+		},
+		"ZREMRANGEBYLEX": func() error { _, err := c.ZRemRangeByLex(ctx, s, "-", "+"); return err },
+		"ZRANGESTORE":    func() error { _, err := c.ZRangeStore(ctx, z, ZRangeArgs{Key: s, Start: "0", Stop: "-1"}); return err },
+		"ZADD XX INCR": func() error {
+			_, _, err := c.ZAddArgsIncr(ctx, s, ZAddArgs{XX: true, Members: zs(1, "a")})
+			return err
+		},
 		"ZREMRANGE":     func() error { _, err := c.ZRemRangeByRank(ctx, s, 0, -1); return err },
 		"SADD on zset":  func() error { _, err := c.SAdd(ctx, z, "b"); return err },
 		"SCARD on zset": func() error { _, err := c.SCard(ctx, z); return err },
