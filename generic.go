@@ -137,6 +137,11 @@ func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyTy
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, in member order (keys-only projection plus ix), across pages.
 func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
+	if len(prefix) > MaxMemberLen {
+		// No member is that long, and the sort-key condition could not
+		// hold the prefix (DynamoDB rejects a key value over 1024 bytes).
+		return func(func(item, error) bool) {}
+	}
 	return c.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},

@@ -162,6 +162,17 @@ func parseLex(cmd, arg, s string) (lexBound, error) {
 	return lexBound{}, argError(cmd, arg, s, ErrSyntax)
 }
 
+// storable is b as a bound of the same members that fits a sort key.
+// Members are at most MaxMemberLen bytes, so for a longer value v with
+// prefix p of MaxMemberLen bytes, a member m is ≥ v exactly when m > p,
+// and ≤ v exactly when m ≤ p.
+func (b lexBound) storable(lower bool) lexBound {
+	if len(b.value) <= MaxMemberLen {
+		return b
+	}
+	return lexBound{value: b.value[:MaxMemberLen], excl: lower}
+}
+
 // scoreQuery is the index query of key's members with score in [lo, hi].
 func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
@@ -184,6 +195,7 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 	if err != nil {
 		return zrange{}, err
 	}
+	lo, hi = lo.storable(true), hi.storable(false)
 	r := zrange{count: -1}
 	if lo.inf || hi.ninf || (!lo.ninf && !hi.inf && (lo.value > hi.value || (lo.value == hi.value && (lo.excl || hi.excl)))) {
 		r.empty = true

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -222,7 +223,7 @@ func TestZRedisRanges(t *testing.T) {
 	redisDel(t, rdb, k, lex, dst)
 	// Ties at 1 and 3, both infinities.
 	scored := zs(1, "b", 1, "a", 1, "c", 2, "d", 3, "f", 3, "e", math.Inf(1), "inf", math.Inf(-1), "ninf", -2.5, "neg")
-	equal := zs(0, "", 0, "a", 0, "aa", 0, "b", 0, "c", 0, "d", 0, "\xff")
+	equal := zs(0, "", 0, "a", 0, "aa", 0, "b", 0, "c", 0, "d", 0, "\xff", 0, strings.Repeat("a", MaxMemberLen))
 	for key, members := range map[string][]Z{k: scored, lex: equal} {
 		_, err := c.ZAdd(ctx, key, members...)
 		require.NoError(t, err)
@@ -289,7 +290,8 @@ func TestZRedisRanges(t *testing.T) {
 			}
 		}
 	}
-	lexes := []string{"-", "+", "[", "(", "[a", "(a", "[aa", "(b", "[c", "(\xff", "[\xff", "a", "++"}
+	long := strings.Repeat("a", 2000)
+	lexes := []string{"-", "+", "[", "(", "[a", "(a", "[aa", "(b", "[c", "(\xff", "[\xff", "a", "++", "[" + long, "(" + long}
 	for _, lo := range lexes {
 		for _, hi := range lexes {
 			for _, rev := range []bool{false, true} {

@@ -341,6 +341,21 @@ func TestZLex(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n)
 	require.Equal(t, []string{"", "a", "d", "e"}, lex("-", "+"))
+
+	// Bounds longer than any member (and than a sort key can hold) still
+	// select what Redis selects.
+	longest := strings.Repeat("a", MaxMemberLen)
+	_, err = c.ZAdd(ctx, k, Z{Member: longest})
+	require.NoError(t, err)
+	longer := strings.Repeat("a", 3000)
+	require.Equal(t, []string{"d", "e"}, lex("["+longer, "+"))
+	require.Equal(t, []string{"d", "e"}, lex("("+longer, "+"))
+	require.Equal(t, []string{"", "a", longest}, lex("-", "("+longer))
+	require.Equal(t, []string{"a", longest}, lex("[a", "["+longer))
+	require.Empty(t, lex("["+longer, "["+longer+"b"))
+	n, err = c.ZLexCount(ctx, k, "("+longest, "["+longer)
+	require.NoError(t, err)
+	require.Zero(t, n)
 }
 
 func TestZRemovesAndPops(t *testing.T) {
@@ -583,6 +598,8 @@ func TestZScanAndRandMember(t *testing.T) {
 		got = append(got, z)
 	}
 	require.Equal(t, zs(3, "user:1", 1, "user:2"), got)
+	require.NoError(t, firstErr(c.ZScan(ctx, k, strings.Repeat("u", MaxMemberLen+1)+"*")),
+		"a literal prefix longer than any member matches nothing")
 	seen := map[string]bool{}
 	for range 60 {
 		r, err := c.ZRandMember(ctx, k, 1)
