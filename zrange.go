@@ -1,25 +1,22 @@
 package redimo
 
-// Sorted-set ranges: by rank, by score, by member (lex); their counts,
-// removals and pops; ranks; ZSCAN; ZRANDMEMBER.
+// Sorted-set ranges: by rank, by score, by member (lex); their counts and
+// removals; ranks. Argument parsing is in zbounds.go, pops in zsets.go,
+// ZSCAN and ZRANDMEMBER in zscan.go.
 
 import (
 	"context"
-	"iter"
 	"math"
-	"math/rand/v2"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // ZRangeBy selects members by score (Min, Max: "1.5", "(1.5" exclusive,
-// "-inf", "+inf") or by member (Min, Max: "[a", "(a", "-", "+"), with
-// LIMIT Offset Count (Count < 0 or 0 with Offset 0: no limit).
+// "-inf", "+inf"; read as Redis reads them with strtod, so "0x10", " 1"
+// and even "" are numbers) or by member (Min, Max: "[a", "(a", "-", "+"),
+// with LIMIT Offset Count (Count < 0, or 0 with Offset 0: no limit).
 type ZRangeBy struct {
 	Min, Max      string
 	Offset, Count int64
@@ -29,7 +26,8 @@ type ZRangeBy struct {
 // with ByScore, or members with ByLex; Rev reverses the order (and, as in
 // Redis, then Start is the greater bound). Offset and Count are LIMIT (by
 // score or lex only). Static string types stand in for go-redis's
-// interface{} bounds.
+// interface{} bounds; ranks are read as Redis reads integers ("+1", "01"
+// and " 1" are ErrNotInteger), scores as ZRangeBy's.
 type ZRangeArgs struct {
 	Key            string
 	Start, Stop    string
@@ -54,123 +52,6 @@ type zrange struct {
 	// checked: the metadata item was just read (type and expiry are known
 	// good), so the range read need not read it again.
 	checked bool
-}
-
-// The forms C's strtod reads whole, as Redis's range parsing uses it:
-// decimal and hexadecimal floats (a hexadecimal one needs no binary
-// exponent) and "inf"/"infinity" in any case, each with an optional sign.
-var (
-	decimalFloat = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-	hexFloat     = regexp.MustCompile(`^[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?$`)
-	infFloat     = regexp.MustCompile(`^(?i)[+-]?(inf|infinity)$`)
-)
-
-// parseFloat parses a score bound as Redis's zslParseRange reads it with
-// strtod: leading white space is skipped, the rest must be one number
-// (decimal, hexadecimal, "inf", "-infinity"), out-of-range values become
-// ±inf or 0, the empty string is 0, and NaN is rejected.
-func parseFloat(s string) (float64, bool) {
-	if s == "" {
-		return 0, true // strtod reads nothing and stops at the terminator
-	}
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	switch {
-	case infFloat.MatchString(s) && s[0] == '-':
-		return math.Inf(-1), true
-	case infFloat.MatchString(s):
-		return math.Inf(1), true
-	case decimalFloat.MatchString(s):
-	case hexFloat.MatchString(s):
-		if !strings.ContainsAny(s, "pP") {
-			s += "p0" // Go requires the exponent strtod does not
-		}
-	default:
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !math.IsInf(f, 0) { // overflow gives ±inf and an error
-		return 0, false
-	}
-	return f, true
-}
-
-// rankPattern is what Redis's string2ll accepts: no sign but '-', no
-// leading zeros, no spaces.
-var rankPattern = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
-
-// parseRank parses a ZRANGE rank as Redis does (string2ll, int64).
-func parseRank(s string) (int64, bool) {
-	if !rankPattern.MatchString(s) {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
-}
-
-// parseScoreRange parses ZRANGEBYSCORE bounds into the inclusive range
-// [lo, hi]; empty when nothing can be in it.
-func parseScoreRange(cmd, min, max string) (lo, hi float64, empty bool, err error) {
-	parse := func(arg, s string, up bool) (float64, bool, error) {
-		excl := strings.HasPrefix(s, "(")
-		if excl {
-			s = s[1:]
-		}
-		f, ok := parseFloat(s)
-		if !ok {
-			return 0, false, argError(cmd, arg, s, ErrNotFloat)
-		}
-		if !excl {
-			return f, false, nil
-		}
-		if (up && math.IsInf(f, -1)) || (!up && math.IsInf(f, 1)) {
-			return f, true, nil // nothing is above (+inf or below (-inf
-		}
-		if up {
-			return math.Nextafter(f, math.Inf(-1)), false, nil
-		}
-		return math.Nextafter(f, math.Inf(1)), false, nil
-	}
-	lo, e1, err := parse("min", min, false)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	hi, e2, err := parse("max", max, true)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	return lo, hi, e1 || e2 || lo > hi, nil
-}
-
-// lexBound is a parsed ZRANGEBYLEX bound.
-type lexBound struct {
-	value     string
-	excl      bool
-	inf, ninf bool // "+", "-"
-}
-
-func parseLex(cmd, arg, s string) (lexBound, error) {
-	switch {
-	case s == "+":
-		return lexBound{inf: true}, nil
-	case s == "-":
-		return lexBound{ninf: true}, nil
-	case strings.HasPrefix(s, "["):
-		return lexBound{value: s[1:]}, nil
-	case strings.HasPrefix(s, "("):
-		return lexBound{value: s[1:], excl: true}, nil
-	}
-	return lexBound{}, argError(cmd, arg, s, ErrSyntax)
-}
-
-// storable is b as a bound of the same members that fits a sort key.
-// Members are at most MaxMemberLen bytes, so for a longer value v with
-// prefix p of MaxMemberLen bytes, a member m is ≥ v exactly when m > p,
-// and ≤ v exactly when m ≤ p.
-func (b lexBound) storable(lower bool) lexBound {
-	if len(b.value) <= MaxMemberLen {
-		return b
-	}
-	return lexBound{value: b.value[:MaxMemberLen], excl: lower}
 }
 
 // scoreQuery is the index query of key's members with score in [lo, hi].
@@ -717,144 +598,4 @@ func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (int6
 		return 0, err
 	}
 	return c.removeRange(ctx, "ZREMRANGEBYLEX", key, r)
-}
-
-// ZPopMin removes and returns the count (default 1) members with the
-// lowest scores, lowest first, as Redis's ZPOPMIN. A member popped
-// concurrently by another client goes to one of them only; redimo reads
-// again until it has count members or the key is empty. Emptying the key
-// deletes it.
-//
-// Cost: per round, one Query of the index reading count members, a GetItem
-// in parallel, and ⌈count/99⌉ TransactWriteItems.
-//
-// [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
-func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
-	return c.pop(ctx, "ZPOPMIN", key, false, count)
-}
-
-// ZPopMax is ZPopMin from the highest score, as Redis's ZPOPMAX.
-//
-// [ZPOPMAX]: https://redis.io/docs/latest/commands/zpopmax/
-func (c *Client) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
-	return c.pop(ctx, "ZPOPMAX", key, true, count)
-}
-
-func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
-	if err := checkKey(cmd, key); err != nil {
-		return nil, err
-	}
-	n := int64(1)
-	switch {
-	case len(count) > 1:
-		return nil, argError(cmd, "count", "", ErrSyntax)
-	case len(count) == 1:
-		n = count[0]
-	}
-	if n < 0 {
-		return nil, argError(cmd, "count", strconv.FormatInt(n, 10), ErrOutOfRange)
-	}
-	var popped []Z
-	for round := 0; round < c.opts.MaxAttempts; round++ {
-		want := n - int64(len(popped))
-		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
-		zs, err := c.read(ctx, key, r)
-		if err != nil || len(zs) == 0 {
-			return popped, wrap(cmd, err)
-		}
-		writes := make([]*write, len(zs))
-		for i, z := range zs {
-			writes[i] = c.deleteMember(key, typeZSet, z.Member)
-			writes[i].score = z.Score
-		}
-		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
-		for _, w := range applied {
-			popped = append(popped, Z{Score: w.score, Member: w.member})
-		}
-		if err != nil || int64(len(zs)) < want || int64(len(popped)) == n {
-			return popped, wrap(cmd, err)
-		}
-	}
-	return popped, nil
-}
-
-// ZScan returns an iterator over the members of the sorted set at key
-// that match the glob-style pattern match ("" for all), with their scores,
-// in member byte order, as Redis's ZSCAN iterated to the end (see SScan).
-//
-// Cost: one GetItem of the metadata item, then one Query per 1 MB of
-// members (only those with the pattern's literal prefix are read).
-//
-// [ZSCAN]: https://redis.io/docs/latest/commands/zscan/
-func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, error] {
-	return func(yield func(Z, error) bool) {
-		if err := checkKey("ZSCAN", key); err != nil {
-			yield(Z{}, err)
-			return
-		}
-		if m, err := c.typedMeta(ctx, key, typeZSet); err != nil || m.typ == typeNone {
-			if err != nil {
-				yield(Z{}, wrap("ZSCAN", err))
-			}
-			return
-		}
-		for it, err := range c.memberItems(ctx, key, typeZSet, globPrefix(match)) {
-			if err != nil {
-				yield(Z{}, wrap("ZSCAN", err))
-				return
-			}
-			m, _, _ := memberOf(it)
-			if (match == "" || globMatch(match, m)) && !yield(Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, nil) {
-				return
-			}
-		}
-	}
-}
-
-// ZRandMember returns random members, as Redis's ZRANDMEMBER with count:
-// count > 0, min(count, ZCARD) distinct members; count < 0, |count| members
-// that may repeat (|count| ≤ MaxRandCount); 0, none. Picks are exactly
-// uniform.
-//
-// Cost: O(ZCARD): a sorted set's index is ordered by score, not random, so
-// redimo reads all its members (a GetItem of the metadata item, then one
-// Query per 1 MB) and samples. Count 0 is the GetItem alone.
-//
-// [ZRANDMEMBER]: https://redis.io/docs/latest/commands/zrandmember/
-func (c *Client) ZRandMember(ctx context.Context, key string, count int) ([]string, error) {
-	zs, err := c.ZRandMemberWithScores(ctx, key, count)
-	return members(zs), err
-}
-
-// ZRandMemberWithScores is ZRandMember with scores.
-func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error) {
-	if err := checkKey("ZRANDMEMBER", key); err != nil {
-		return nil, err
-	}
-	if count < -MaxRandCount {
-		return nil, argError("ZRANDMEMBER", "count", strconv.Itoa(count), ErrOutOfRange)
-	}
-	if count == 0 {
-		_, err := c.typedMeta(ctx, key, typeZSet)
-		return nil, wrap("ZRANDMEMBER", err)
-	}
-	var all []Z
-	for z, err := range c.ZScan(ctx, key, "") {
-		if err != nil {
-			return nil, wrap("ZRANDMEMBER", err)
-		}
-		all = append(all, z)
-	}
-	if len(all) == 0 {
-		return nil, nil
-	}
-	if count > 0 {
-		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		return all[:min(count, len(all))], nil
-	}
-	out := make([]Z, -count)
-	for i := range out {
-		out[i] = all[rand.IntN(len(all))]
-	}
-	return out, nil
 }

@@ -1,7 +1,8 @@
 package redimo
 
-// The Redis SORTED SET commands: writes and point reads. Ranges are in
-// zrange.go, union/intersection/difference in zstore.go.
+// The Redis SORTED SET commands: writes (pops included) and point reads.
+// Ranges are in zrange.go, union/intersection/difference in zstore.go,
+// ZSCAN and ZRANDMEMBER in zscan.go.
 
 import (
 	"context"
@@ -330,4 +331,63 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 		}
 	}
 	return scores, oks, nil
+}
+
+// ZPopMin removes and returns the count (default 1) members with the
+// lowest scores, lowest first, as Redis's ZPOPMIN. A member popped
+// concurrently by another client goes to one of them only; redimo reads
+// again until it has count members or the key is empty. Emptying the key
+// deletes it.
+//
+// Cost: per round, one Query of the index reading count members, a GetItem
+// in parallel, and ⌈count/99⌉ TransactWriteItems.
+//
+// [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
+func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
+	return c.pop(ctx, "ZPOPMIN", key, false, count)
+}
+
+// ZPopMax is ZPopMin from the highest score, as Redis's ZPOPMAX.
+//
+// [ZPOPMAX]: https://redis.io/docs/latest/commands/zpopmax/
+func (c *Client) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
+	return c.pop(ctx, "ZPOPMAX", key, true, count)
+}
+
+func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	n := int64(1)
+	switch {
+	case len(count) > 1:
+		return nil, argError(cmd, "count", "", ErrSyntax)
+	case len(count) == 1:
+		n = count[0]
+	}
+	if n < 0 {
+		return nil, argError(cmd, "count", strconv.FormatInt(n, 10), ErrOutOfRange)
+	}
+	var popped []Z
+	for round := 0; round < c.opts.MaxAttempts; round++ {
+		want := n - int64(len(popped))
+		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
+		zs, err := c.read(ctx, key, r)
+		if err != nil || len(zs) == 0 {
+			return popped, wrap(cmd, err)
+		}
+		writes := make([]*write, len(zs))
+		for i, z := range zs {
+			writes[i] = c.deleteMember(key, typeZSet, z.Member)
+			writes[i].score = z.Score
+		}
+		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+		for _, w := range applied {
+			popped = append(popped, Z{Score: w.score, Member: w.member})
+		}
+		if err != nil || int64(len(zs)) < want || int64(len(popped)) == n {
+			return popped, wrap(cmd, err)
+		}
+	}
+	return popped, nil
 }

@@ -1,0 +1,91 @@
+package redimo
+
+// Whole-sorted-set reads: ZSCAN and ZRANDMEMBER.
+
+import (
+	"context"
+	"iter"
+	"math/rand/v2"
+	"strconv"
+)
+
+// ZScan returns an iterator over the members of the sorted set at key
+// that match the glob-style pattern match ("" for all), with their scores,
+// in member byte order, as Redis's ZSCAN iterated to the end (see SScan).
+//
+// Cost: one GetItem of the metadata item, then one Query per 1 MB of
+// members (only those with the pattern's literal prefix are read).
+//
+// [ZSCAN]: https://redis.io/docs/latest/commands/zscan/
+func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, error] {
+	return func(yield func(Z, error) bool) {
+		if err := checkKey("ZSCAN", key); err != nil {
+			yield(Z{}, err)
+			return
+		}
+		if m, err := c.typedMeta(ctx, key, typeZSet); err != nil || m.typ == typeNone {
+			if err != nil {
+				yield(Z{}, wrap("ZSCAN", err))
+			}
+			return
+		}
+		for it, err := range c.memberItems(ctx, key, typeZSet, globPrefix(match)) {
+			if err != nil {
+				yield(Z{}, wrap("ZSCAN", err))
+				return
+			}
+			m, _, _ := memberOf(it)
+			if (match == "" || globMatch(match, m)) && !yield(Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ZRandMember returns random members, as Redis's ZRANDMEMBER with count:
+// count > 0, min(count, ZCARD) distinct members; count < 0, |count| members
+// that may repeat (|count| ≤ MaxRandCount); 0, none. Picks are exactly
+// uniform.
+//
+// Cost: O(ZCARD): a sorted set's index is ordered by score, not random, so
+// redimo reads all its members (a GetItem of the metadata item, then one
+// Query per 1 MB) and samples. Count 0 is the GetItem alone.
+//
+// [ZRANDMEMBER]: https://redis.io/docs/latest/commands/zrandmember/
+func (c *Client) ZRandMember(ctx context.Context, key string, count int) ([]string, error) {
+	zs, err := c.ZRandMemberWithScores(ctx, key, count)
+	return members(zs), err
+}
+
+// ZRandMemberWithScores is ZRandMember with scores.
+func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error) {
+	if err := checkKey("ZRANDMEMBER", key); err != nil {
+		return nil, err
+	}
+	if count < -MaxRandCount {
+		return nil, argError("ZRANDMEMBER", "count", strconv.Itoa(count), ErrOutOfRange)
+	}
+	if count == 0 {
+		_, err := c.typedMeta(ctx, key, typeZSet)
+		return nil, wrap("ZRANDMEMBER", err)
+	}
+	var all []Z
+	for z, err := range c.ZScan(ctx, key, "") {
+		if err != nil {
+			return nil, wrap("ZRANDMEMBER", err)
+		}
+		all = append(all, z)
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	if count > 0 {
+		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		return all[:min(count, len(all))], nil
+	}
+	out := make([]Z, -count)
+	for i := range out {
+		out[i] = all[rand.IntN(len(all))]
+	}
+	return out, nil
+}
