@@ -231,6 +231,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 				}
 				return
 			}
+			if len(prefix) > MaxMemberLen {
+				return // no member is that long
+			}
 			in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :p)")
 			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":p": bin(memberSK(typeSet, prefix))}
 		}

@@ -427,6 +427,7 @@ func TestSScan(t *testing.T) {
 	require.Equal(t, []string{"admin:1", "user:1"}, collect("*:1"))
 	require.Equal(t, []string{"u*"}, collect(`u\*`))
 	require.Equal(t, []string{"[x]"}, collect(`\[*`))
+	require.Empty(t, collect(strings.Repeat("u", MaxMemberLen+1)+"*"), "a literal prefix longer than any member matches nothing")
 	require.Len(t, collect(""), 6)
 	require.Len(t, collect("*"), 6)
 
