@@ -165,6 +165,7 @@ func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string
 }
 
 // Del removes keys of any type and returns how many existed, as Redis's DEL.
+// No keys at all is ErrSyntax, as Redis's arity error.
 //
 // Each key is deleted member by member through the same transactions as
 // SREM/ZREM, so a concurrent writer never leaves a count wrong; a key of up
@@ -176,6 +177,9 @@ func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string
 //
 // [DEL]: https://redis.io/docs/latest/commands/del/
 func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
+	if len(keys) == 0 { // Redis: wrong number of arguments
+		return 0, argError("DEL", "keys", "", ErrSyntax)
+	}
 	if err := checkKeys("DEL", keys...); err != nil {
 		return 0, err
 	}
@@ -213,13 +217,16 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 }
 
 // Exists returns how many of keys exist, counting a key named twice twice,
-// as Redis's EXISTS.
+// as Redis's EXISTS. No keys at all is ErrSyntax, as Redis's arity error.
 //
 // Cost: one BatchGetItem per 100 distinct keys, 1 read unit per key
 // (0.5 when eventually consistent).
 //
 // [EXISTS]: https://redis.io/docs/latest/commands/exists/
 func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
+	if len(keys) == 0 { // Redis: wrong number of arguments
+		return 0, argError("EXISTS", "keys", "", ErrSyntax)
+	}
 	if err := checkKeys("EXISTS", keys...); err != nil {
 		return 0, err
 	}

@@ -396,7 +396,9 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs) ([]Z,
 		return c.byScore(ctx, cmd, z.Key, opt, z.Rev)
 	case z.ByLex:
 		return c.byLex(ctx, cmd, z.Key, opt, z.Rev)
-	case z.Offset != 0 || z.Count != 0:
+	case (z.Offset != 0 || z.Count != 0) && z.Count != -1:
+		// Redis refuses a LIMIT by rank unless its count is -1 (then it
+		// ignores the offset too).
 		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
 	}
 	start, ok1 := parseRank(z.Start)

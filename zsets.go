@@ -234,7 +234,10 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		if (exists && args.NX) || (!exists && args.XX) {
 			return 0, false, 0, nil
 		}
-		score := old + by
+		score := by // a new member's score is the increment itself, as in Redis (-0 stays -0 in the reply)
+		if exists {
+			score = old + by
+		}
 		if math.IsNaN(score) {
 			return 0, false, 0, argError(cmd, "increment", "resulting score is not a number (NaN)", ErrNotFloat)
 		}

@@ -82,13 +82,21 @@ func weighted(score, weight float64) float64 {
 	return 0
 }
 
-// aggregate combines two scores, with Redis's rule that inf + -inf is 0.
+// aggregate combines the score so far, a, with b, as Redis does: MIN and
+// MAX keep a unless b is strictly less or greater (so of 0 and -0 the
+// first stays), and inf + -inf is 0.
 func aggregate(agg Aggregate, a, b float64) float64 {
 	switch Aggregate(strings.ToUpper(string(agg))) {
 	case AggregateMin:
-		return math.Min(a, b)
+		if b < a {
+			return b
+		}
+		return a
 	case AggregateMax:
-		return math.Max(a, b)
+		if b > a {
+			return b
+		}
+		return a
 	}
 	if v := a + b; !math.IsNaN(v) {
 		return v
@@ -120,7 +128,10 @@ func sourceScore(t keyType, it item) float64 {
 }
 
 // probeScores reads which of the members of acc a source holds, with
-// weighted scores (BatchGetItem, 100 keys a request).
+// their scores times the source's weight (BatchGetItem, 100 keys a
+// request). Unlike load, inf × 0 stays NaN: Redis's ZINTER aggregates the
+// later sources' products as they are (a NaN makes a SUM 0 and is never
+// a MIN or MAX).
 func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64) (map[string]float64, error) {
 	candidates := make([]string, 0, len(acc))
 	for m := range acc {
@@ -132,7 +143,7 @@ func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float
 	}
 	out := make(map[string]float64, len(found))
 	for m, it := range found {
-		out[m] = weighted(sourceScore(s.m.typ, it), s.weight)
+		out[m] = sourceScore(s.m.typ, it) * s.weight
 	}
 	return out, nil
 }
@@ -161,6 +172,8 @@ func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 	if err != nil {
 		return nil, err
 	}
+	// Smallest first, as Redis aggregates (it matters to MIN and MAX of 0 and -0).
+	slices.SortStableFunc(srcs, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
 	acc := map[string]float64{}
 	for _, s := range srcs {
 		scores, err := c.load(ctx, s)

@@ -1,0 +1,535 @@
+package redimo
+
+// The commands the differential test (oracle_test.go) adds for the
+// library: every form of ZRANGE, ZRANGESTORE, ZUNION/ZINTER/ZDIFF and their
+// cardinality, ZADD with any combination of options (INCR included), ZRANK
+// WITHSCORE, SSCAN/ZSCAN with MATCH, SRANDMEMBER/SPOP/ZRANDMEMBER/ZPOP
+// without or with huge counts, key expiry (EXPIRE ... PERSIST, TTL),
+// commands without members or keys, and bound, rank and score strings
+// at the edges of what Redis parses (hex, spaces, "", overflow, -0).
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// extraCases is how many cases gen.extra draws from.
+const extraCases = 36
+
+const huge = int64(1) << 40
+
+var (
+	// Scores beyond oracleScores: -0 (Redis replies 0), the largest and
+	// smallest doubles (sums overflow to ±inf), a float with no exact
+	// decimal form.
+	extraScores = append(slices.Clone(oracleScores), math.Copysign(0, -1), 1e308, -1e308, 5e-324, 0.1)
+	// Score bounds as Redis's strtod reads them, and what it refuses.
+	extraBounds = append(slices.Clone(oracleBounds), "", "(", " 1", "\t(1", "0x10", "0x1p-1", "1e400", "(-1e400", "-0", "(-0",
+		"inf", "-infinity", "+INF", "1e-320", "nan", "(nan", "abc", "1_0", "1 ", "--1", ".5", "5.")
+	// Lex bounds, valid and not.
+	extraLex = append(slices.Clone(oracleLex), "a", "", "+x", "-a", "(", "[\x00", "(héllo")
+	// Ranks as Redis's string2ll reads them, and what it refuses.
+	extraRanks = []string{"0", "1", "2", "-1", "-2", "-3", "-100", "100", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "01", "+1", "-0", "1.5", " 1", "abc", ""}
+	extraLimits = []int64{-1, 0, 1, 2, huge}
+	// SSCAN/ZSCAN patterns (globs are compared in depth by glob_test.go).
+	scanPatterns = []string{"", "*", "a*", "?", "[a-c]", "h*", "*\xff*", "[^a]", `\*`, "[", "*o"}
+	// Key expiry: seconds and milliseconds far enough in the future never
+	// to fire during a run, or not in the future at all (the key goes).
+	expireSecs = []int64{-1, 0, 100, 200, 1000}
+	expireAts  = []int64{1, 4102444800, 4102444900} // 1970, 2100
+	// EXPIRE's options and the ExpireCondition for them; XX GT is GT (no
+	// expiry counts as infinite); the last two Redis refuses.
+	expireCond = []struct {
+		redis  string
+		redimo ExpireCondition
+	}{{"", ExpireAlways}, {"", ExpireAlways}, {"NX", ExpireNX}, {"XX", ExpireXX}, {"GT", ExpireGT}, {"LT", ExpireLT},
+		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", "NX GT"}, {"GT LT", "GT LT"}}
+)
+
+func pick[T any](g *gen, from []T) T { return from[g.r.IntN(len(from))] }
+
+func (g *gen) extra(k string, c int) op {
+	switch c {
+	case 0:
+		return op{args: []string{"SRANDMEMBER", k}, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) {
+			m, ok, err := c.SRandMember(ctx, k)
+			return one(m, ok), err
+		}, special: randomCheck(k, 1, "SMEMBERS")}
+	case 1:
+		return op{args: []string{"SPOP", k}, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) {
+			m, ok, err := c.SPop(ctx, k)
+			return one(m, ok), err
+		}, special: popCheck(k, 1)}
+	case 2:
+		n := pick(g, []int64{huge, math.MaxInt64})
+		return op{args: []string{"SRANDMEMBER", k, i64(n)}, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) { return c.SRandMemberN(ctx, k, n) },
+			special: randomCheck(k, n, "SMEMBERS")}
+	case 3:
+		return op{args: []string{"SPOP", k, i64(huge)}, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) { return c.SPopN(ctx, k, huge) },
+			special: popCheck(k, huge)}
+	case 4:
+		p := pick(g, scanPatterns)
+		return op{args: []string{"SSCAN", k, "0", "MATCH", p}, kind: unordered, redimo: func(ctx context.Context, c *Client) (any, error) {
+			var out []string
+			for m, err := range c.SScan(ctx, k, p) {
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, m)
+			}
+			return out, nil
+		}, redis: scanAll("SSCAN", k, p, false)}
+	case 5:
+		p := pick(g, scanPatterns)
+		return op{args: []string{"ZSCAN", k, "0", "MATCH", p}, kind: unordered, redimo: func(ctx context.Context, c *Client) (any, error) {
+			var out []string
+			for z, err := range c.ZScan(ctx, k, p) {
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, pairString(z.Member, z.Score))
+			}
+			return out, nil
+		}, redis: scanAll("ZSCAN", k, p, true)}
+	case 6, 7:
+		n, ws := pick(g, []int{-3, -1, 0, 1, 2, 3, 10, int(huge)}), g.r.IntN(2) == 0
+		args := []string{"ZRANDMEMBER", k, strconv.Itoa(n)}
+		if ws {
+			args = append(args, "WITHSCORES")
+		}
+		return op{args: args, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) {
+			if ws {
+				return c.ZRandMemberWithScores(ctx, k, n)
+			}
+			return c.ZRandMember(ctx, k, n)
+		}, special: zrandCheck(k, int64(n))}
+	case 8, 9, 10:
+		return g.zaddAny(k)
+	case 11:
+		m, by := g.member(), pick(g, extraScores)
+		return op{args: []string{"ZINCRBY", k, fmtScore(by), m}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZIncrBy(ctx, k, by, m) }}
+	case 12, 13, 14, 15:
+		z, tail, lexKey := g.zrangeArgs(k)
+		ws := g.r.IntN(2) == 0
+		args := cat([]string{"ZRANGE", k}, tail...)
+		if ws {
+			args = append(args, "WITHSCORES")
+		}
+		return op{args: args, lexKey: lexKey, redimo: func(ctx context.Context, c *Client) (any, error) {
+			if ws {
+				return zreply(c.ZRangeArgsWithScores(ctx, z))(true)
+			}
+			return c.ZRangeArgs(ctx, z)
+		}}
+	case 16, 17:
+		dst := g.key()
+		z, tail, lexKey := g.zrangeArgs(k)
+		return op{args: cat([]string{"ZRANGESTORE", dst, k}, tail...), lexKey: lexKey, redimo: func(ctx context.Context, c *Client) (any, error) {
+			return c.ZRangeStore(ctx, dst, z)
+		}}
+	case 18, 19:
+		st, tail := g.zstoreArgs(true)
+		union, ws := g.r.IntN(2) == 0, g.r.IntN(2) == 0
+		cmd := map[bool]string{true: "ZUNION", false: "ZINTER"}[union]
+		args := cat([]string{cmd}, tail...)
+		if ws {
+			args = append(args, "WITHSCORES")
+		}
+		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+			var zs []Z
+			var err error
+			if union {
+				zs, err = c.ZUnionWithScores(ctx, *st)
+			} else {
+				zs, err = c.ZInterWithScores(ctx, st)
+			}
+			return zreply(zs, err)(ws)
+		}}
+	case 20:
+		ks := g.keysN(3)
+		return op{args: cat([]string{"ZDIFF", strconv.Itoa(len(ks))}, ks...), redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZDiff(ctx, ks...) }}
+	case 21:
+		ks := g.keysN(3)
+		return op{args: cat([]string{"ZDIFFSTORE", k, strconv.Itoa(len(ks))}, ks...), redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZDiffStore(ctx, k, ks...) }}
+	case 22:
+		ks, l := g.keysN(3), pick(g, []int64{0, 1, 2, huge, -1})
+		return op{args: cat(cat([]string{"ZINTERCARD", strconv.Itoa(len(ks))}, ks...), "LIMIT", i64(l)), redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZInterCard(ctx, l, ks...) }}
+	case 23:
+		m, rev := g.member(), g.r.IntN(2) == 0
+		cmd := map[bool]string{false: "ZRANK", true: "ZREVRANK"}[rev]
+		return op{args: []string{cmd, k, m, "WITHSCORE"}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			f := c.ZRankWithScore
+			if rev {
+				f = c.ZRevRankWithScore
+			}
+			rs, ok, err := f(ctx, k, m)
+			if !ok {
+				return nil, err
+			}
+			return []any{rs.Rank, rs.Score}, err
+		}, redis: func(ctx context.Context, rdb *redis.Client) (any, error) {
+			// The oracle is Redis 7.0: WITHSCORE is ZRANK then ZSCORE.
+			rank, err := rdb.Do(ctx, cmd, k, m).Result()
+			if err != nil {
+				return nil, err
+			}
+			score, err := rdb.Do(ctx, "ZSCORE", k, m).Result()
+			return []any{rank, score}, err
+		}}
+	case 24:
+		lo, hi, rev := pick(g, extraLex), pick(g, extraLex), g.r.IntN(2) == 0
+		off, cnt := pick(g, extraLimits), pick(g, extraLimits)
+		if off == 0 && cnt == 0 {
+			cnt = 1 // LIMIT 0 0 is "none" in Redis but "no limit" in ZRangeBy
+		}
+		args := []string{map[bool]string{false: "ZRANGEBYLEX", true: "ZREVRANGEBYLEX"}[rev], k, lo, hi}
+		if rev {
+			args[2], args[3] = hi, lo
+		}
+		args = append(args, "LIMIT", i64(off), i64(cnt))
+		return op{args: args, lexKey: k, redimo: func(ctx context.Context, c *Client) (any, error) {
+			f := c.ZRangeByLex
+			if rev {
+				f = c.ZRevRangeByLex
+			}
+			return f(ctx, k, &ZRangeBy{Min: lo, Max: hi, Offset: off, Count: cnt})
+		}}
+	case 25:
+		lo, hi := pick(g, extraBounds), pick(g, extraBounds)
+		if g.r.IntN(2) == 0 {
+			return op{args: []string{"ZCOUNT", k, lo, hi}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZCount(ctx, k, lo, hi) }}
+		}
+		return op{args: []string{"ZREMRANGEBYSCORE", k, lo, hi}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZRemRangeByScore(ctx, k, lo, hi) }}
+	case 26:
+		start, stop := pick(g, []int64{math.MinInt64, -huge, -1, 0, 1, huge, math.MaxInt64}), pick(g, []int64{math.MinInt64, -huge, -2, -1, 0, 2, huge, math.MaxInt64})
+		if g.r.IntN(2) == 0 {
+			return op{args: []string{"ZREMRANGEBYRANK", k, i64(start), i64(stop)}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZRemRangeByRank(ctx, k, start, stop) }}
+		}
+		return op{args: []string{"ZREVRANGE", k, i64(start), i64(stop), "WITHSCORES"}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			return zreply(c.ZRevRangeWithScores(ctx, k, start, stop))(true)
+		}}
+	case 27:
+		rev := g.r.IntN(2) == 0
+		cmd := map[bool]string{false: "ZPOPMIN", true: "ZPOPMAX"}[rev]
+		counts := [][]int64{nil, {-1}, {0}, {huge}}
+		n := counts[g.r.IntN(len(counts))]
+		args := []string{cmd, k}
+		if n != nil {
+			args = append(args, i64(n[0]))
+		}
+		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+			f := c.ZPopMin
+			if rev {
+				f = c.ZPopMax
+			}
+			return zreply(f(ctx, k, n...))(true)
+		}}
+	case 28:
+		ks, l := g.keysN(3), pick(g, []int64{huge, -1})
+		return op{args: cat(cat([]string{"SINTERCARD", strconv.Itoa(len(ks))}, ks...), "LIMIT", i64(l)),
+			redimo: func(ctx context.Context, c *Client) (any, error) { return c.SInterCard(ctx, l, ks...) }}
+	case 29:
+		return g.noArguments(k)
+	case 30, 31:
+		return g.expire(k)
+	case 32, 33:
+		ms := g.r.IntN(2) == 0
+		cmd := map[bool]string{false: "TTL", true: "PTTL"}[ms]
+		return op{args: []string{cmd, k}, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) {
+			if ms {
+				return c.PTTL(ctx, k)
+			}
+			return c.TTL(ctx, k)
+		}, special: ttlCheck(cmd, k)}
+	case 34:
+		return op{args: []string{"PERSIST", k}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.Persist(ctx, k) }}
+	default:
+		ks := g.keysN(3)
+		st := &ZStore{Keys: ks}
+		args := cat([]string{"ZINTERSTORE", k, strconv.Itoa(len(ks))}, ks...)
+		if g.r.IntN(2) == 0 {
+			st.Aggregate = pick(g, []Aggregate{AggregateSum, AggregateMin, AggregateMax})
+			args = append(args, "AGGREGATE", string(st.Aggregate))
+		}
+		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZInterStore(ctx, k, st) }}
+	}
+}
+
+// one is a reply that is one member or nil.
+func one(m string, ok bool) []string {
+	if !ok {
+		return nil
+	}
+	return []string{m}
+}
+
+func pairString(member string, score float64) string {
+	return strconv.Quote(member) + " " + fmtScore(score)
+}
+
+// scanAll iterates SSCAN/ZSCAN on the oracle to the end and returns the
+// members (ZSCAN: "member score" strings); the empty pattern is no MATCH,
+// as in go-redis and redimo.
+func scanAll(cmd, key, match string, pairs bool) func(context.Context, *redis.Client) (any, error) {
+	return func(ctx context.Context, rdb *redis.Client) (any, error) {
+		var out []string
+		cursor := "0"
+		for {
+			args := []any{cmd, key, cursor}
+			if match != "" {
+				args = append(args, "MATCH", match)
+			}
+			reply, err := rdb.Do(ctx, append(args, "COUNT", 1000)...).Slice()
+			if err != nil {
+				return nil, err
+			}
+			page := reply[1].([]any)
+			for i := 0; i < len(page); i++ {
+				if !pairs {
+					out = append(out, page[i].(string))
+					continue
+				}
+				score, _ := parseFloat(page[i+1].(string))
+				out = append(out, pairString(page[i].(string), score))
+				i++
+			}
+			if cursor = reply[0].(string); cursor == "0" {
+				return out, nil
+			}
+		}
+	}
+}
+
+// zrandCheck checks a ZRANDMEMBER reply ([]string or []Z) against the
+// oracle: the count, membership, distinctness for count > 0, scores.
+func zrandCheck(k string, n int64) func(context.Context, *redis.Client, any) (any, error) {
+	return func(ctx context.Context, rdb *redis.Client, got any) (any, error) {
+		all, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
+		if err != nil {
+			return nil, err
+		}
+		var zs []Z
+		switch v := got.(type) {
+		case []string:
+			for _, m := range v {
+				zs = append(zs, Z{Member: m, Score: math.NaN()})
+			}
+		case []Z:
+			zs = v
+		}
+		want := min(int(max(n, -n)), len(all))
+		if n < 0 && len(all) > 0 {
+			want = int(-n)
+		}
+		if len(zs) != want {
+			return nil, fmt.Errorf("got %d members, want %d", len(zs), want)
+		}
+		seen := map[string]bool{}
+		for _, z := range zs {
+			i := slices.IndexFunc(all, func(rz redis.Z) bool { return rz.Member.(string) == z.Member })
+			switch {
+			case i < 0:
+				return nil, fmt.Errorf("%q is not a member", z.Member)
+			case !math.IsNaN(z.Score) && z.Score != all[i].Score:
+				return nil, fmt.Errorf("%q has score %v, redis %v", z.Member, z.Score, all[i].Score)
+			case n > 0 && seen[z.Member]:
+				return nil, fmt.Errorf("repeated member %q for a positive count", z.Member)
+			}
+			seen[z.Member] = true
+		}
+		return nil, nil
+	}
+}
+
+// ttlCheck compares a TTL/PTTL reply with the oracle's: the same special
+// value (-2 missing, -1 no expiry), or both a time left within 2 s of each
+// other (the two sides set their expiries milliseconds apart).
+func ttlCheck(cmd, k string) func(context.Context, *redis.Client, any) (any, error) {
+	return func(ctx context.Context, rdb *redis.Client, got any) (any, error) {
+		n, err := rdb.Do(ctx, cmd, k).Int64()
+		if err != nil {
+			return nil, err
+		}
+		d := got.(time.Duration)
+		if n < 0 {
+			if int64(d) != n {
+				return nil, fmt.Errorf("redimo %v, redis %d", d, n)
+			}
+			return nil, nil
+		}
+		unit := time.Second
+		if cmd == "PTTL" {
+			unit = time.Millisecond
+		}
+		if diff := d - time.Duration(n)*unit; d < 0 || diff > 2*time.Second || diff < -2*time.Second {
+			return nil, fmt.Errorf("redimo %v, redis %d %s", d, n, cmd)
+		}
+		return nil, nil
+	}
+}
+
+// zaddAny is ZADD with any subset of NX XX GT LT CH INCR (incompatible
+// ones included: both sides must refuse them) and extreme scores.
+func (g *gen) zaddAny(k string) op {
+	var args ZAddArgs
+	var flags []string
+	for _, f := range []struct {
+		name string
+		set  *bool
+	}{{"NX", &args.NX}, {"XX", &args.XX}, {"GT", &args.GT}, {"LT", &args.LT}, {"CH", &args.Ch}} {
+		if g.r.IntN(4) == 0 {
+			*f.set, flags = true, append(flags, f.name)
+		}
+	}
+	incr := g.r.IntN(3) == 0
+	if incr {
+		flags = append(flags, "INCR")
+	}
+	n := 1 + g.r.IntN(3)
+	if incr && g.r.IntN(4) != 0 {
+		n = 1
+	}
+	cmd := cat([]string{"ZADD", k}, flags...)
+	for range n {
+		z := Z{Score: pick(g, extraScores), Member: g.member()}
+		args.Members = append(args.Members, z)
+		cmd = append(cmd, fmtScore(z.Score), z.Member)
+	}
+	return op{args: cmd, redimo: func(ctx context.Context, c *Client) (any, error) {
+		if incr {
+			s, ok, err := c.ZAddArgsIncr(ctx, k, args)
+			return optScore(s, ok), err
+		}
+		return c.ZAddArgs(ctx, k, args)
+	}}
+}
+
+// zrangeArgs makes the arguments of a unified ZRANGE over src (by rank,
+// score or lex; REV; LIMIT, also where Redis refuses it) and returns them
+// as ZRangeArgs, as the Redis arguments after the key, and the key whose
+// scores must be equal for a lex range to be compared.
+func (g *gen) zrangeArgs(src string) (ZRangeArgs, []string, string) {
+	z := ZRangeArgs{Key: src, Rev: g.r.IntN(2) == 0}
+	var mode []string
+	lexKey := ""
+	switch g.r.IntN(3) {
+	case 0:
+		z.Start, z.Stop = pick(g, extraRanks), pick(g, extraRanks)
+	case 1:
+		z.Start, z.Stop, z.ByScore, mode = pick(g, extraBounds), pick(g, extraBounds), true, []string{"BYSCORE"}
+	default:
+		z.Start, z.Stop, z.ByLex, mode, lexKey = pick(g, extraLex), pick(g, extraLex), true, []string{"BYLEX"}, src
+	}
+	tail := cat([]string{z.Start, z.Stop}, mode...)
+	if z.Rev {
+		tail = append(tail, "REV")
+	}
+	if g.r.IntN(3) == 0 {
+		z.Offset, z.Count = pick(g, extraLimits), pick(g, extraLimits)
+		if z.Offset == 0 && z.Count == 0 {
+			z.Count = 1 // LIMIT 0 0 is "none" in Redis but "no limit" in ZRangeArgs
+		}
+		tail = append(tail, "LIMIT", i64(z.Offset), i64(z.Count))
+	}
+	return z, tail, lexKey
+}
+
+// zstoreArgs makes the keys, WEIGHTS and AGGREGATE of ZUNION/ZINTER: the
+// Redis arguments from numkeys on.
+func (g *gen) zstoreArgs(weights bool) (*ZStore, []string) {
+	ks := g.keysN(3)
+	st := &ZStore{Keys: ks}
+	args := cat([]string{strconv.Itoa(len(ks))}, ks...)
+	if weights && g.r.IntN(2) == 0 {
+		args = append(args, "WEIGHTS")
+		for range ks {
+			w := pick(g, []float64{0, 1, 2, -1, 0.5, math.Copysign(0, -1), math.Inf(1), 1e308})
+			st.Weights = append(st.Weights, w)
+			args = append(args, fmtScore(w))
+		}
+	}
+	if g.r.IntN(2) == 0 {
+		st.Aggregate = pick(g, []Aggregate{AggregateSum, AggregateMin, AggregateMax})
+		args = append(args, "AGGREGATE", string(st.Aggregate))
+	}
+	return st, args
+}
+
+// noArguments is a command called without the members or keys it needs:
+// Redis's arity error, redimo's ErrSyntax.
+func (g *gen) noArguments(k string) op {
+	type call = func(ctx context.Context, c *Client) (any, error)
+	cases := []struct {
+		args []string
+		call call
+	}{
+		{[]string{"SADD", k}, func(ctx context.Context, c *Client) (any, error) { return c.SAdd(ctx, k) }},
+		{[]string{"SREM", k}, func(ctx context.Context, c *Client) (any, error) { return c.SRem(ctx, k) }},
+		{[]string{"SMISMEMBER", k}, func(ctx context.Context, c *Client) (any, error) { return c.SMIsMember(ctx, k) }},
+		{[]string{"SINTER"}, func(ctx context.Context, c *Client) (any, error) { return c.SInter(ctx) }},
+		{[]string{"SUNION"}, func(ctx context.Context, c *Client) (any, error) { return c.SUnion(ctx) }},
+		{[]string{"SDIFF"}, func(ctx context.Context, c *Client) (any, error) { return c.SDiff(ctx) }},
+		{[]string{"SUNIONSTORE", k}, func(ctx context.Context, c *Client) (any, error) { return c.SUnionStore(ctx, k) }},
+		{[]string{"DEL"}, func(ctx context.Context, c *Client) (any, error) { return c.Del(ctx) }},
+		{[]string{"EXISTS"}, func(ctx context.Context, c *Client) (any, error) { return c.Exists(ctx) }},
+		{[]string{"ZADD", k}, func(ctx context.Context, c *Client) (any, error) { return c.ZAdd(ctx, k) }},
+		{[]string{"ZREM", k}, func(ctx context.Context, c *Client) (any, error) { return c.ZRem(ctx, k) }},
+		{[]string{"ZMSCORE", k}, func(ctx context.Context, c *Client) (any, error) {
+			s, _, err := c.ZMScore(ctx, k)
+			return s, err
+		}},
+		{[]string{"ZUNIONSTORE", k, "0"}, func(ctx context.Context, c *Client) (any, error) { return c.ZUnionStore(ctx, k, &ZStore{}) }},
+		{[]string{"ZDIFFSTORE", k, "0"}, func(ctx context.Context, c *Client) (any, error) { return c.ZDiffStore(ctx, k) }},
+		{[]string{"ZINTERCARD", "0"}, func(ctx context.Context, c *Client) (any, error) { return c.ZInterCard(ctx, 0) }},
+		{[]string{"SINTERCARD", "0"}, func(ctx context.Context, c *Client) (any, error) { return c.SInterCard(ctx, 0) }},
+	}
+	x := cases[g.r.IntN(len(cases))]
+	return op{args: x.args, redimo: x.call}
+}
+
+// expire is EXPIRE, PEXPIRE, EXPIREAT or PEXPIREAT with times that are
+// past (the key goes at once) or far enough ahead never to fire during
+// the run, and any condition, valid or not.
+func (g *gen) expire(k string) op {
+	x := pick(g, expireCond)
+	cond, condArgs := x.redimo, strings.Fields(x.redis)
+	set := func(c *Client, ctx context.Context, at time.Time, relative time.Duration, isAt bool) (bool, error) {
+		switch {
+		case isAt:
+			return c.ExpireAtWith(ctx, k, at, cond)
+		case cond == "":
+			return c.Expire(ctx, k, relative)
+		}
+		return c.ExpireWith(ctx, k, relative, cond)
+	}
+	switch g.r.IntN(4) {
+	case 0:
+		s := pick(g, expireSecs)
+		return op{args: cat([]string{"EXPIRE", k, i64(s)}, condArgs...), redimo: func(ctx context.Context, c *Client) (any, error) {
+			return set(c, ctx, time.Time{}, time.Duration(s)*time.Second, false)
+		}}
+	case 1:
+		ms := pick(g, []int64{-5, 0, 100000, 5000000})
+		return op{args: []string{"PEXPIRE", k, i64(ms)}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			return c.PExpire(ctx, k, time.Duration(ms)*time.Millisecond)
+		}}
+	case 2:
+		at := pick(g, expireAts)
+		return op{args: cat([]string{"EXPIREAT", k, i64(at)}, condArgs...), redimo: func(ctx context.Context, c *Client) (any, error) {
+			return set(c, ctx, time.Unix(at, 0), 0, true)
+		}}
+	default:
+		at := pick(g, expireAts) * 1000
+		return op{args: []string{"PEXPIREAT", k, i64(at)}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			return c.PExpireAt(ctx, k, time.UnixMilli(at))
+		}}
+	}
+}
