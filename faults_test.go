@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -33,11 +35,17 @@ import (
 type faultMode string
 
 const (
-	dropResponse faultMode = "drop-response" // applied by the server, lost on the way back
+	dropResponse faultMode = "drop-response"    // applied by the server, lost on the way back
+	appliedThen5 faultMode = "applied-then-500" // applied by the server, answered with a 500
 	serverError  faultMode = "http-500"
-	throttling   faultMode = "throttling"  // ThrottlingException and ProvisionedThroughputExceededException
-	conflicts    faultMode = "tx-conflict" // TransactionConflictException and TransactionCanceled{TransactionConflict}
+	throttling   faultMode = "throttling"  // ThrottlingException, ProvisionedThroughputExceededException, TransactionInProgressException
+	conflicts    faultMode = "tx-conflict" // TransactionConflictException, TransactionCanceled{TransactionConflict|ThrottlingError}
 	slow         faultMode = "latency"
+	// freshToken is the negative control: responses are dropped as in
+	// dropResponse, and a resent transaction gets a new idempotency token,
+	// as if redimo made one per HTTP attempt. The workload's model must
+	// then break: proof that it would catch a token that is not kept.
+	freshToken faultMode = "control:fresh-token-on-resend"
 )
 
 // faulty injects mode into a share of requests and counts what it did.
@@ -50,19 +58,25 @@ type faulty struct {
 	reused   atomic.Int64
 }
 
-// noteToken counts TransactWriteItems requests that repeat a token: the
-// SDK's retries of a transaction whose response was lost.
+// noteToken counts TransactWriteItems requests that repeat a token (the
+// SDK's retries of a transaction) and, in freshToken mode, gives them a
+// new one.
 func (f *faulty) noteToken(r *http.Request) {
 	if !strings.HasSuffix(r.Header.Get("X-Amz-Target"), "TransactWriteItems") || r.Body == nil {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	var in struct{ ClientRequestToken string }
 	_ = json.Unmarshal(body, &in)
 	if _, seen := f.tokens.LoadOrStore(in.ClientRequestToken, true); seen {
 		f.reused.Add(1)
+		if f.mode == freshToken {
+			body = bytes.Replace(body, []byte(in.ClientRequestToken), []byte(token()), 1)
+			f.count("token replaced")
+		}
 	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
 }
 
 func (f *faulty) count(kind string) {
@@ -76,6 +90,7 @@ func (f *faulty) summary() string {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, v.(*atomic.Int64).Load()))
 		return true
 	})
+	slices.Sort(parts)
 	return strings.Join(parts, " ")
 }
 
@@ -98,34 +113,45 @@ func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
 	if rand.Float64() >= f.share || strings.HasSuffix(target, "DescribeTable") {
 		return f.next.RoundTrip(r)
 	}
+	tx := strings.HasSuffix(target, "TransactWriteItems")
 	switch f.mode {
-	case dropResponse:
+	case dropResponse, freshToken, appliedThen5:
 		resp, err := f.next.RoundTrip(r)
 		if err != nil {
 			return nil, err
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		if f.mode == appliedThen5 {
+			f.count("applied, then 500")
+			return jsonError(500, "InternalServerError", "injected after the request was applied", nil), nil
+		}
 		f.count("dropped")
 		return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 	case serverError:
 		f.count("500")
 		return jsonError(500, "InternalServerError", "injected", nil), nil
 	case throttling:
-		if rand.IntN(2) == 0 {
+		switch n := rand.IntN(3); {
+		case n == 0 && tx:
+			// Real DynamoDB's answer to a resent token while the first
+			// request is still running.
+			f.count("TransactionInProgressException")
+			return jsonError(400, "TransactionInProgressException", "injected", nil), nil
+		case n == 1:
 			f.count("ThrottlingException")
 			return jsonError(400, "ThrottlingException", "injected", nil), nil
 		}
 		f.count("ProvisionedThroughputExceededException")
 		return jsonError(400, "ProvisionedThroughputExceededException", "injected", nil), nil
 	case conflicts:
-		if !strings.HasSuffix(target, "TransactWriteItems") {
+		if !tx {
 			return f.next.RoundTrip(r)
 		}
 		body, _ := io.ReadAll(r.Body)
 		var in struct{ TransactItems []json.RawMessage }
 		_ = json.Unmarshal(body, &in)
-		if rand.IntN(2) == 0 {
+		if rand.IntN(3) == 0 {
 			f.count("TransactionConflictException")
 			return jsonError(400, "TransactionConflictException", "injected", nil), nil
 		}
@@ -133,8 +159,9 @@ func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
 		for i := range reasons {
 			reasons[i] = map[string]string{"Code": "None"}
 		}
-		reasons[rand.IntN(len(reasons))] = map[string]string{"Code": "TransactionConflict", "Message": "injected"}
-		f.count("TransactionCanceled{TransactionConflict}")
+		code := []string{"TransactionConflict", "ThrottlingError"}[rand.IntN(2)]
+		reasons[rand.IntN(len(reasons))] = map[string]string{"Code": code, "Message": "injected"}
+		f.count("TransactionCanceled{" + code + "}")
 		return jsonError(400, "TransactionCanceledException", "Transaction cancelled (injected)", map[string]any{"CancellationReasons": reasons}), nil
 	case slow:
 		f.count("delayed")
@@ -158,105 +185,383 @@ func faultyClient(t *testing.T, transport http.RoundTripper) *Client {
 
 func TestFaults(t *testing.T) {
 	needDB(t)
-	for _, mode := range []faultMode{dropResponse, serverError, throttling, conflicts, slow} {
+	for _, mode := range []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts, slow} {
 		t.Run(string(mode), func(t *testing.T) {
 			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
-			c := faultyClient(t, f)
-			clean, _, p := newTestClient(t)
-			ctx := context.Background()
-			set, zset := p+"set", p+"zset"
-
-			const workers, rounds = 8, 20
-			var (
-				mu     sync.Mutex
-				net    = map[string]int64{}
-				total  int64
-				zAdded int64
-				incrs  int64
-				wg     sync.WaitGroup
-			)
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := rand.New(rand.NewPCG(uint64(w), 1))
-					for i := range rounds {
-						m := fmt.Sprint("m", r.IntN(10))
-						var n int64
-						var err error
-						if r.IntN(2) == 0 {
-							n, err = c.SAdd(ctx, set, m)
-						} else {
-							n, err = c.SRem(ctx, set, m)
-							n = -n
-						}
-						require.NoError(t, err)
-						zn, err := c.ZAdd(ctx, zset, Z{Score: float64(i), Member: fmt.Sprintf("w%d-%d", w, i%7)})
-						require.NoError(t, err)
-						_, err = c.ZIncrBy(ctx, zset, 1, "shared")
-						require.NoError(t, err)
-						mu.Lock()
-						net[m] += n
-						total += n
-						zAdded += zn
-						incrs++
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
+			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
+			violations := faultWorkload(t, c, clean, p)
 			t.Logf("injected (%s, 20%% of requests): %s; transactions resent with their token: %d", mode, f.summary(), f.reused.Load())
-			if mode == dropResponse {
+			require.Empty(t, violations, "the state differs from the model built from the replies")
+			if mode == dropResponse || mode == appliedThen5 {
 				require.Positive(t, f.reused.Load(), "lost responses were retried with the same idempotency token")
 			}
-
-			members, err := clean.SMembers(ctx, set)
-			require.NoError(t, err)
-			card, err := clean.SCard(ctx, set)
-			require.NoError(t, err)
-			require.EqualValues(t, len(members), card, "SCARD = |SMEMBERS|")
-			require.Equal(t, total, card, "Σ SADD − Σ SREM = SCARD: nothing lost or counted twice")
-			for m, n := range net {
-				require.Contains(t, []int64{0, 1}, n, m)
-			}
-			zcard, err := clean.ZCard(ctx, zset)
-			require.NoError(t, err)
-			require.Equal(t, zAdded+1, zcard, "Σ ZADD + the shared member = ZCARD")
-			all, err := clean.ZRange(ctx, zset, 0, -1)
-			require.NoError(t, err)
-			require.Len(t, all, int(zcard))
-			score, _, err := clean.ZScore(ctx, zset, "shared")
-			require.NoError(t, err)
-			require.Equal(t, float64(incrs), score, "every ZINCRBY counted exactly once")
 		})
 	}
+	// The negative control: the same workload with tokens that change on
+	// resend must break the model, or the checks above prove nothing.
+	t.Run(string(freshToken), func(t *testing.T) {
+		f := &faulty{next: http.DefaultTransport, mode: freshToken, share: 0.2}
+		c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
+		violations := faultWorkload(t, c, clean, p)
+		t.Logf("injected: %s; the model caught %d violations, e.g. %q", f.summary(), len(violations), first(violations))
+		require.NotEmpty(t, violations, "resent transactions with fresh tokens applied twice, yet the model saw nothing")
+	})
 }
 
+func cleanClient(t *testing.T) *Client {
+	c, _, _ := newTestClient(t)
+	return c
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// faultWorkload runs 8 concurrent workers of random commands on keys under
+// p through c, and returns how the final state (read through clean)
+// differs from the model built from the replies:
+//   - SADD/SREM of one member at a time on "set": each member is present
+//     exactly when its adds minus removes is 1, and SCARD = |SMEMBERS| =
+//     the sum of the replies; SADD/SREM of 2-3 members on "multi": the sum;
+//   - SMOVE between "a" and "b" (10 members, all in "a" first): each
+//     member is in the set the replies say, never in both, never lost;
+//   - SPOP from "pop" and ZPOPMIN from "zpop" (40 members each): no member
+//     popped twice, every member popped or still there;
+//   - ZADD of per-worker members: the last score each was given;
+//     ZINCRBY of shared members by whole numbers: the exact sums;
+//   - a RateLimiter with room for every call: as many slots used as calls allowed.
+func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
+	ctx := context.Background()
+	set, multi, a, b, pop, zset, zpop, limited := p+"set", p+"multi", p+"a", p+"b", p+"pop", p+"zset", p+"zpop", p+"limited"
+	var moving, popping []string
+	var zpopping []Z
+	for i := range 10 {
+		moving = append(moving, fmt.Sprint("x", i))
+	}
+	for i := range 40 {
+		popping = append(popping, fmt.Sprint("p", i))
+		zpopping = append(zpopping, Z{Score: float64(i % 7), Member: fmt.Sprint("q", i)})
+	}
+	_, err := clean.SAdd(ctx, a, moving...)
+	require.NoError(t, err)
+	_, err = clean.SAdd(ctx, pop, popping...)
+	require.NoError(t, err)
+	_, err = clean.ZAdd(ctx, zpop, zpopping...)
+	require.NoError(t, err)
+	limiter := c.RateLimiter(MaxRateLimit, time.Hour)
+
+	const workers, rounds = 8, 40
+	var (
+		mu                sync.Mutex
+		net               = map[string]int64{} // set: adds − removes per member
+		total, multiTotal int64
+		inB               = map[string]int64{} // moves a→b − moves b→a per member
+		popped            = map[string]int{}
+		zpopped           = map[string]int{}
+		lastScore         = map[string]float64{}
+		sums              = map[string]float64{}
+		allowed           int64
+		wg                sync.WaitGroup
+		errs              []string
+	)
+	fail := func(what string, err error) {
+		mu.Lock()
+		errs = append(errs, fmt.Sprintf("%s: %v", what, err))
+		mu.Unlock()
+	}
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for i := range rounds {
+				switch r.IntN(10) {
+				case 0, 1:
+					m := fmt.Sprint("m", r.IntN(10))
+					var n int64
+					var err error
+					if r.IntN(2) == 0 {
+						n, err = c.SAdd(ctx, set, m)
+					} else {
+						n, err = c.SRem(ctx, set, m)
+						n = -n
+					}
+					if err != nil {
+						fail("SADD/SREM", err)
+						continue
+					}
+					mu.Lock()
+					net[m] += n
+					total += n
+					mu.Unlock()
+				case 2:
+					ms := []string{fmt.Sprint("m", r.IntN(10)), fmt.Sprint("m", r.IntN(10)), fmt.Sprint("m", r.IntN(10))}[:2+r.IntN(2)]
+					var n int64
+					var err error
+					if r.IntN(2) == 0 {
+						n, err = c.SAdd(ctx, multi, ms...)
+					} else {
+						n, err = c.SRem(ctx, multi, ms...)
+						n = -n
+					}
+					if err != nil {
+						fail("SADD/SREM many", err)
+						continue
+					}
+					mu.Lock()
+					multiTotal += n
+					mu.Unlock()
+				case 3:
+					m := moving[r.IntN(len(moving))]
+					toB := r.IntN(2) == 0
+					src, dst := a, b
+					if !toB {
+						src, dst = b, a
+					}
+					moved, err := c.SMove(ctx, src, dst, m)
+					if err != nil {
+						fail("SMOVE", err)
+						continue
+					}
+					if moved {
+						mu.Lock()
+						if toB {
+							inB[m]++
+						} else {
+							inB[m]--
+						}
+						mu.Unlock()
+					}
+				case 4:
+					ms, err := c.SPopN(ctx, pop, int64(1+r.IntN(3)))
+					if err != nil {
+						fail("SPOP", err)
+					}
+					mu.Lock()
+					for _, m := range ms {
+						popped[m]++
+					}
+					mu.Unlock()
+				case 5:
+					zs, err := c.ZPopMin(ctx, zpop, int64(1+r.IntN(2)))
+					if err != nil {
+						fail("ZPOPMIN", err)
+					}
+					mu.Lock()
+					for _, z := range zs {
+						zpopped[z.Member]++
+					}
+					mu.Unlock()
+				case 6:
+					m := fmt.Sprintf("w%d-%d", w, r.IntN(5))
+					if _, err := c.ZAdd(ctx, zset, Z{Score: float64(i), Member: m}); err != nil {
+						fail("ZADD", err)
+						continue
+					}
+					mu.Lock()
+					lastScore[m] = float64(i)
+					mu.Unlock()
+				case 7, 8:
+					m, by := fmt.Sprint("shared", r.IntN(3)), float64(1+r.IntN(5))
+					if _, err := c.ZIncrBy(ctx, zset, by, m); err != nil {
+						fail("ZINCRBY", err)
+						continue
+					}
+					mu.Lock()
+					sums[m] += by
+					mu.Unlock()
+				default:
+					res, err := limiter.Allow(ctx, limited)
+					if err != nil {
+						fail("RateLimiter.Allow", err)
+						continue
+					}
+					if res.Allowed {
+						mu.Lock()
+						allowed++
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	v := errs // commands that failed are violations too: the retryer has room for every fault
+
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			v = append(v, fmt.Sprintf(format, args...))
+		}
+	}
+	members := func(key string) []string {
+		ms, err := clean.SMembers(ctx, key)
+		require.NoError(t, err)
+		card, err := clean.SCard(ctx, key)
+		require.NoError(t, err)
+		check(int64(len(ms)) == card, "%s: SCARD %d, |SMEMBERS| %d", key, card, len(ms))
+		return ms
+	}
+	// set: per member, and the total.
+	got := members(set)
+	check(int64(len(got)) == total, "set: Σ SADD − Σ SREM = %d, SCARD %d", total, len(got))
+	for i := range 10 {
+		m := fmt.Sprint("m", i)
+		check(net[m] == 0 || net[m] == 1, "set: %s added − removed = %d", m, net[m])
+		check(slices.Contains(got, m) == (net[m] == 1), "set: %s present %v, replies say %d", m, slices.Contains(got, m), net[m])
+	}
+	check(int64(len(members(multi))) == multiTotal, "multi: Σ SADD − Σ SREM = %d, SCARD differs", multiTotal)
+	// SMOVE: every member in exactly the set the replies say.
+	inA, inBNow := members(a), members(b)
+	for _, m := range moving {
+		check(inB[m] == 0 || inB[m] == 1, "smove: %s moved a→b − b→a = %d", m, inB[m])
+		check(slices.Contains(inBNow, m) == (inB[m] == 1) && slices.Contains(inA, m) == (inB[m] == 0),
+			"smove: %s in a %v, in b %v, replies say moved %d", m, slices.Contains(inA, m), slices.Contains(inBNow, m), inB[m])
+	}
+	// SPOP and ZPOPMIN: popped once or still there.
+	left := members(pop)
+	for _, m := range popping {
+		check(popped[m]+btoi(slices.Contains(left, m)) == 1, "spop: %s popped %d times, still there %v", m, popped[m], slices.Contains(left, m))
+	}
+	zleft, err := clean.ZRange(ctx, zpop, 0, -1)
+	require.NoError(t, err)
+	for _, z := range zpopping {
+		check(zpopped[z.Member]+btoi(slices.Contains(zleft, z.Member)) == 1, "zpopmin: %s popped %d times, still there %v", z.Member, zpopped[z.Member], slices.Contains(zleft, z.Member))
+	}
+	// ZADD's last scores and ZINCRBY's sums.
+	all, err := clean.ZRangeWithScores(ctx, zset, 0, -1)
+	require.NoError(t, err)
+	zcard, err := clean.ZCard(ctx, zset)
+	require.NoError(t, err)
+	check(int64(len(all)) == zcard && len(all) == len(lastScore)+len(sums), "zset: ZCARD %d, ZRANGE %d, members written %d", zcard, len(all), len(lastScore)+len(sums))
+	for _, z := range all {
+		want, ok := lastScore[z.Member]
+		if !ok {
+			want, ok = sums[z.Member]
+		}
+		check(ok && z.Score == want, "zset: %s has score %v, the replies say %v", z.Member, z.Score, want)
+	}
+	// The rate limiter: slots taken = calls allowed.
+	var slots int64
+	for it, err := range clean.query(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: item{":pk": bin(limiterPK(limited))},
+	}, 0) {
+		require.NoError(t, err)
+		if _, ok := it[attrAt]; ok {
+			slots++
+		}
+	}
+	check(slots == allowed, "rate limiter: %d slots taken, %d calls allowed", slots, allowed)
+	return v
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Every command given an already-cancelled context fails at once with an
+// error that wraps context.Canceled, and writes nothing.
 func TestCancellation(t *testing.T) {
 	c, _, p := newTestClient(t)
-	cancelled, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
+	s, z, d := p+"s", p+"z", p+"d"
+	_, err := c.SAdd(ctx, s, "a", "b")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, z, Z{1, "a"}, Z{2, "b"})
+	require.NoError(t, err)
+	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
+	x := cancelled
+	calls := map[string]func() error{
+		"SADD":             func() error { _, err := c.SAdd(x, s, "c"); return err },
+		"SREM":             func() error { _, err := c.SRem(x, s, "a"); return err },
+		"SCARD":            func() error { _, err := c.SCard(x, s); return err },
+		"SISMEMBER":        func() error { _, err := c.SIsMember(x, s, "a"); return err },
+		"SMISMEMBER":       func() error { _, err := c.SMIsMember(x, s, "a", "b"); return err },
+		"SMEMBERS":         func() error { _, err := c.SMembers(x, s); return err },
+		"SSCAN":            func() error { return firstErr(c.SScan(x, s, "a*")) },
+		"SRANDMEMBER":      func() error { _, err := c.SRandMemberN(x, s, -3); return err },
+		"SPOP":             func() error { _, err := c.SPopN(x, s, 1); return err },
+		"SMOVE":            func() error { _, err := c.SMove(x, s, d, "a"); return err },
+		"SINTER":           func() error { _, err := c.SInter(x, s, d); return err },
+		"SINTERCARD":       func() error { _, err := c.SInterCard(x, 0, s, d); return err },
+		"SUNION":           func() error { _, err := c.SUnion(x, s, d); return err },
+		"SDIFF":            func() error { _, err := c.SDiff(x, s, d); return err },
+		"SUNIONSTORE":      func() error { _, err := c.SUnionStore(x, d, s); return err },
+		"DEL":              func() error { _, err := c.Del(x, s); return err },
+		"EXISTS":           func() error { _, err := c.Exists(x, s); return err },
+		"TYPE":             func() error { _, err := c.Type(x, s); return err },
+		"EXPIRE":           func() error { _, err := c.Expire(x, s, time.Hour); return err },
+		"TTL":              func() error { _, err := c.TTL(x, s); return err },
+		"PERSIST":          func() error { _, err := c.Persist(x, s); return err },
+		"ZADD":             func() error { _, err := c.ZAdd(x, z, Z{3, "c"}); return err },
+		"ZADD INCR":        func() error { _, _, err := c.ZAddArgsIncr(x, z, ZAddArgs{Members: []Z{{1, "a"}}}); return err },
+		"ZINCRBY":          func() error { _, err := c.ZIncrBy(x, z, 1, "a"); return err },
+		"ZREM":             func() error { _, err := c.ZRem(x, z, "a"); return err },
+		"ZSCORE":           func() error { _, _, err := c.ZScore(x, z, "a"); return err },
+		"ZMSCORE":          func() error { _, _, err := c.ZMScore(x, z, "a"); return err },
+		"ZCARD":            func() error { _, err := c.ZCard(x, z); return err },
+		"ZCOUNT":           func() error { _, err := c.ZCount(x, z, "-inf", "+inf"); return err },
+		"ZLEXCOUNT":        func() error { _, err := c.ZLexCount(x, z, "-", "+"); return err },
+		"ZRANK":            func() error { _, _, err := c.ZRank(x, z, "b"); return err },
+		"ZRANGE":           func() error { _, err := c.ZRange(x, z, 0, -1); return err },
+		"ZRANGEBYSCORE":    func() error { _, err := c.ZRangeByScore(x, z, &ZRangeBy{Min: "-inf", Max: "+inf"}); return err },
+		"ZRANGEBYLEX":      func() error { _, err := c.ZRangeByLex(x, z, &ZRangeBy{Min: "-", Max: "+"}); return err },
+		"ZRANGESTORE":      func() error { _, err := c.ZRangeStore(x, d, ZRangeArgs{Key: z, Start: "0", Stop: "-1"}); return err },
+		"ZREMRANGEBYSCORE": func() error { _, err := c.ZRemRangeByScore(x, z, "-inf", "+inf"); return err },
+		"ZREMRANGEBYRANK":  func() error { _, err := c.ZRemRangeByRank(x, z, 0, -1); return err },
+		"ZPOPMIN":          func() error { _, err := c.ZPopMin(x, z); return err },
+		"ZSCAN":            func() error { return firstErr(c.ZScan(x, z, "")) },
+		"ZRANDMEMBER":      func() error { _, err := c.ZRandMember(x, z, 2); return err },
+		"ZUNION":           func() error { _, err := c.ZUnion(x, ZStore{Keys: []string{z, s}}); return err },
+		"ZINTERSTORE":      func() error { _, err := c.ZInterStore(x, d, &ZStore{Keys: []string{z, s}}); return err },
+		"ZDIFF":            func() error { _, err := c.ZDiff(x, z, s); return err },
+		"ZINTERCARD":       func() error { _, err := c.ZInterCard(x, 0, z, s); return err },
+		"RateLimiter":      func() error { _, err := c.RateLimiter(3, time.Minute).Allow(x, p+"rl"); return err },
+	}
+	before := scanTable(t, p)
 	start := time.Now()
-	_, err := c.SAdd(cancelled, p+"k", "a")
-	require.ErrorIs(t, err, context.Canceled)
-	_, err = c.ZRange(cancelled, p+"k", 0, -1)
-	require.ErrorIs(t, err, context.Canceled)
-	require.Less(t, time.Since(start), time.Second, "a cancelled context stops work at once")
+	for name, call := range calls {
+		require.ErrorIs(t, call(), context.Canceled, name)
+	}
+	require.Less(t, time.Since(start), time.Second, "a cancelled context stops every command at once")
+	require.Equal(t, before, scanTable(t, p), "nothing written")
+}
 
-	// Deadlines in the middle of a slow workload leave counts exact.
-	f := &faulty{next: http.DefaultTransport, mode: slow, share: 1}
+// Deadlines that expire in the middle of a slow concurrent workload leave
+// every count exact: SCARD = |SMEMBERS|, ZCARD = |ZRANGE|, whatever was cut.
+func TestDeadlines(t *testing.T) {
+	c, _, p := newTestClient(t)
+	f := &faulty{next: http.DefaultTransport, mode: slow, share: 0.5}
 	slowClient := faultyClient(t, f)
-	key := p + "deadline"
+	set, zset := p+"set", p+"zset"
 	var wg sync.WaitGroup
+	var cut atomic.Int64
 	for w := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range 30 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+i%20)*time.Millisecond)
-				_, err := slowClient.SAdd(ctx, key, fmt.Sprint(w, "-", i), fmt.Sprint("shared", i%5))
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+(i*37)%120)*time.Millisecond)
+				var err error
+				switch i % 3 {
+				case 0:
+					_, err = slowClient.SAdd(ctx, set, fmt.Sprint(w, "-", i), fmt.Sprint("shared", i%5))
+				case 1:
+					_, err = slowClient.ZAdd(ctx, zset, Z{Score: float64(i), Member: fmt.Sprint(w, "-", i)}, Z{Score: 1, Member: fmt.Sprint("shared", i%5)})
+				default:
+					_, err = slowClient.SRem(ctx, set, fmt.Sprint("shared", i%5))
+				}
 				cancel()
 				if err != nil {
+					cut.Add(1)
 					require.True(t, errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline") || strings.Contains(err.Error(), "canceled"), err.Error())
 				}
 			}
@@ -264,10 +569,15 @@ func TestCancellation(t *testing.T) {
 	}
 	wg.Wait()
 	ctx := context.Background()
-	members, err := c.SMembers(ctx, key)
+	members, err := c.SMembers(ctx, set)
 	require.NoError(t, err)
-	card, err := c.SCard(ctx, key)
+	card, err := c.SCard(ctx, set)
 	require.NoError(t, err)
-	require.EqualValues(t, len(members), card, "whatever the deadlines cut, the count matches the members")
-	t.Logf("%d members written before their deadlines", card)
+	require.EqualValues(t, len(members), card, "whatever the deadlines cut, SCARD matches the members")
+	zs, err := c.ZRange(ctx, zset, 0, -1)
+	require.NoError(t, err)
+	zcard, err := c.ZCard(ctx, zset)
+	require.NoError(t, err)
+	require.EqualValues(t, len(zs), zcard, "whatever the deadlines cut, ZCARD matches the members")
+	t.Logf("%d of 240 commands cut by their deadlines; %d set and %d sorted-set members written before theirs; %s", cut.Load(), card, zcard, f.summary())
 }

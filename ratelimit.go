@@ -19,7 +19,10 @@ import (
 // with one Query.
 const MaxRateLimit = 1000
 
-const attrAt = "at" // rate-limit slot: unix milliseconds of its last allowance
+const (
+	attrAt    = "at" // rate-limit slot: unix milliseconds of its last allowance
+	attrClaim = "cl" // rate-limit slot: a random token of the call that claimed it
+)
 
 // RateLimiter allows at most Limit events per key in any sliding Window,
 // across every process that uses the same table: "each phone number can
@@ -106,14 +109,19 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	}
 	// Claim free slots in random order, so concurrent callers rarely collide.
 	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	// The claim token tells our own write from another caller's when the
+	// SDK resends a claim whose response was lost: the resend then fails
+	// its condition on the slot we already hold.
+	claim := token()
 	for i, slot := range free {
 		_, err := l.c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 l.c.table(),
-			Key:                       item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
-			UpdateExpression:          aws.String("SET #at = :now"),
-			ConditionExpression:       aws.String("attribute_not_exists(#at) OR #at <= :cut"),
-			ExpressionAttributeNames:  map[string]string{"#at": attrAt},
-			ExpressionAttributeValues: item{":now": num(now), ":cut": num(cut)},
+			TableName:                           l.c.table(),
+			Key:                                 item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
+			UpdateExpression:                    aws.String("SET #at = :now, #cl = :claim"),
+			ConditionExpression:                 aws.String("attribute_not_exists(#at) OR #at <= :cut"),
+			ExpressionAttributeNames:            map[string]string{"#at": attrAt, "#cl": attrClaim},
+			ExpressionAttributeValues:           item{":now": num(now), ":cut": num(cut), ":claim": str(claim)},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		var taken *types.ConditionalCheckFailedException
 		switch {
@@ -121,10 +129,18 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 			return RateLimit{Allowed: true, Limit: l.limit, Remaining: len(free) - i - 1}, nil
 		case !errors.As(err, &taken):
 			return RateLimit{}, wrap("RATELIMIT", err)
+		case isClaim(taken.Item, claim):
+			return RateLimit{Allowed: true, Limit: l.limit, Remaining: len(free) - i - 1}, nil
 		}
 		oldest = min(oldest, now) // taken just now by another caller
 	}
 	return RateLimit{Limit: l.limit, RetryAfter: time.Duration(oldest-cut) * time.Millisecond}, nil
+}
+
+// isClaim reports whether a slot item holds claim.
+func isClaim(it item, claim string) bool {
+	v, ok := it[attrClaim].(*types.AttributeValueMemberS)
+	return ok && v.Value == claim
 }
 
 // limiterPK is the partition key of a rate-limit key: 'r' + key, apart from
