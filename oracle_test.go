@@ -3,7 +3,8 @@ package redimo
 // Differential test: random command sequences run against a real
 // redis-server (the oracle, through go-redis) and against redimo, every
 // reply compared. REDIMO_TEST_REDIS names the server (make test starts
-// one); REDIMO_ORACLE_SEQS and REDIMO_ORACLE_LEN make the run longer.
+// one); REDIMO_ORACLE_SEQS and REDIMO_ORACLE_LEN make the run longer,
+// REDIMO_ORACLE_SEED (default 0) is the first seed.
 
 import (
 	"context"
@@ -589,7 +590,7 @@ func TestOracleRedis(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, rdb.Ping(ctx).Err())
 
-	seqs, length := envInt("REDIMO_ORACLE_SEQS", 200), envInt("REDIMO_ORACLE_LEN", 100)
+	seqs, length, first := envInt("REDIMO_ORACLE_SEQS", 200), envInt("REDIMO_ORACLE_LEN", 100), envInt("REDIMO_ORACLE_SEED", 0)
 	var (
 		mu      sync.Mutex
 		skipped = map[string]int{}
@@ -629,14 +630,14 @@ func TestOracleRedis(t *testing.T) {
 		}()
 	}
 	for seed := range seqs {
-		next <- seed
+		next <- first + seed
 	}
 	close(next)
 	wg.Wait()
 	for reason, n := range skipped {
 		t.Logf("reply not compared (known difference) %d times: %s", n, reason)
 	}
-	t.Logf("%d sequences × %d commands compared with redis-server in %v", seqs, length, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d sequences (seeds %d-%d) × %d commands compared with redis-server in %v", seqs, first, first+seqs-1, length, time.Since(start).Round(time.Millisecond))
 	if failure != "" {
 		t.Fatal(failure)
 	}
