@@ -1,0 +1,354 @@
+package redimo
+
+// Bad input swept over every command (rejects_test.go has one case per
+// reason): an over-long key and empty argument lists for every method of
+// the Client, checked for completeness by reflection; every command on a key
+// of the other type; and the largest keys and members, the empty key and
+// invalid UTF-8, which must round-trip.
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
+)
+
+// notCommands are the Client's methods that are not Redis commands: no
+// I/O, or the table's creation.
+var notCommands = []string{"Options", "CreateTable", "ExpiringSet", "RateLimiter", "ShardedSet"}
+
+// requireEveryCommand fails unless cases has an entry for every command
+// method of the Client.
+func requireEveryCommand[T any](t *testing.T, cases map[string]T) {
+	t.Helper()
+	typ := reflect.TypeOf((*Client)(nil))
+	for i := range typ.NumMethod() {
+		name := typ.Method(i).Name
+		if !slices.Contains(notCommands, name) {
+			require.Contains(t, cases, name, "no case for the command method %s", name)
+		}
+	}
+}
+
+// rejected checks a rejection before any request, with nothing written.
+func rejected(t *testing.T, cnt *counter, p string, reason error, cases map[string]func() error) {
+	t.Helper()
+	before := scanTable(t, p)
+	cnt.reset()
+	for name, call := range cases {
+		err := call()
+		require.ErrorIs(t, err, ErrInvalidArgument, name)
+		require.ErrorIs(t, err, reason, name)
+		var ae *ArgError
+		require.True(t, errors.As(err, &ae), "%s: %v is no *ArgError", name, err)
+	}
+	require.EqualValues(t, 0, cnt.requests.Load(), "every rejection happens before any request: %s", cnt)
+	require.Equal(t, before, scanTable(t, p), "nothing written")
+}
+
+func TestEveryCommandRejectsLongKeys(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	s, z := p+"s", p+"z"
+	_, err := c.SAdd(ctx, s, "a")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, z, Z{Score: 1, Member: "a"})
+	require.NoError(t, err)
+	k := strings.Repeat("k", MaxKeyLen+1)
+	st := &ZStore{Keys: []string{z, k}}
+	at := time.Now().Add(time.Hour)
+	by := &ZRangeBy{Min: "-inf", Max: "+inf"}
+	lex := &ZRangeBy{Min: "-", Max: "+"}
+	cases := map[string]func() error{
+		"Del":                        func() error { _, err := c.Del(ctx, s, k); return err },
+		"Exists":                     func() error { _, err := c.Exists(ctx, k); return err },
+		"Type":                       func() error { _, err := c.Type(ctx, k); return err },
+		"Expire":                     func() error { _, err := c.Expire(ctx, k, time.Hour); return err },
+		"ExpireWith":                 func() error { _, err := c.ExpireWith(ctx, k, time.Hour, ExpireNX); return err },
+		"ExpireAt":                   func() error { _, err := c.ExpireAt(ctx, k, at); return err },
+		"ExpireAtWith":               func() error { _, err := c.ExpireAtWith(ctx, k, at, ExpireGT); return err },
+		"PExpire":                    func() error { _, err := c.PExpire(ctx, k, time.Hour); return err },
+		"PExpireAt":                  func() error { _, err := c.PExpireAt(ctx, k, at); return err },
+		"Persist":                    func() error { _, err := c.Persist(ctx, k); return err },
+		"TTL":                        func() error { _, err := c.TTL(ctx, k); return err },
+		"PTTL":                       func() error { _, err := c.PTTL(ctx, k); return err },
+		"SAdd":                       func() error { _, err := c.SAdd(ctx, k, "a"); return err },
+		"SRem":                       func() error { _, err := c.SRem(ctx, k, "a"); return err },
+		"SCard":                      func() error { _, err := c.SCard(ctx, k); return err },
+		"SIsMember":                  func() error { _, err := c.SIsMember(ctx, k, "a"); return err },
+		"SMIsMember":                 func() error { _, err := c.SMIsMember(ctx, k, "a"); return err },
+		"SMembers":                   func() error { _, err := c.SMembers(ctx, k); return err },
+		"SScan":                      func() error { return firstErr(c.SScan(ctx, k, "*")) },
+		"SRandMember":                func() error { _, _, err := c.SRandMember(ctx, k); return err },
+		"SRandMemberN":               func() error { _, err := c.SRandMemberN(ctx, k, 2); return err },
+		"SPop":                       func() error { _, _, err := c.SPop(ctx, k); return err },
+		"SPopN":                      func() error { _, err := c.SPopN(ctx, k, 2); return err },
+		"SMove":                      func() error { _, err := c.SMove(ctx, s, k, "a"); return err },
+		"SInter":                     func() error { _, err := c.SInter(ctx, s, k); return err },
+		"SInterCard":                 func() error { _, err := c.SInterCard(ctx, 0, s, k); return err },
+		"SUnion":                     func() error { _, err := c.SUnion(ctx, s, k); return err },
+		"SDiff":                      func() error { _, err := c.SDiff(ctx, s, k); return err },
+		"SInterStore":                func() error { _, err := c.SInterStore(ctx, p+"d", s, k); return err },
+		"SUnionStore":                func() error { _, err := c.SUnionStore(ctx, k, s); return err },
+		"SDiffStore":                 func() error { _, err := c.SDiffStore(ctx, k, s); return err },
+		"ZAdd":                       func() error { _, err := c.ZAdd(ctx, k, Z{Score: 1, Member: "a"}); return err },
+		"ZAddArgs":                   func() error { _, err := c.ZAddArgs(ctx, k, ZAddArgs{Members: []Z{{1, "a"}}}); return err },
+		"ZAddArgsIncr":               func() error { _, _, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{Members: []Z{{1, "a"}}}); return err },
+		"ZIncrBy":                    func() error { _, err := c.ZIncrBy(ctx, k, 1, "a"); return err },
+		"ZRem":                       func() error { _, err := c.ZRem(ctx, k, "a"); return err },
+		"ZCard":                      func() error { _, err := c.ZCard(ctx, k); return err },
+		"ZScore":                     func() error { _, _, err := c.ZScore(ctx, k, "a"); return err },
+		"ZMScore":                    func() error { _, _, err := c.ZMScore(ctx, k, "a"); return err },
+		"ZCount":                     func() error { _, err := c.ZCount(ctx, k, "-inf", "+inf"); return err },
+		"ZLexCount":                  func() error { _, err := c.ZLexCount(ctx, k, "-", "+"); return err },
+		"ZRank":                      func() error { _, _, err := c.ZRank(ctx, k, "a"); return err },
+		"ZRevRank":                   func() error { _, _, err := c.ZRevRank(ctx, k, "a"); return err },
+		"ZRankWithScore":             func() error { _, _, err := c.ZRankWithScore(ctx, k, "a"); return err },
+		"ZRevRankWithScore":          func() error { _, _, err := c.ZRevRankWithScore(ctx, k, "a"); return err },
+		"ZRange":                     func() error { _, err := c.ZRange(ctx, k, 0, -1); return err },
+		"ZRangeWithScores":           func() error { _, err := c.ZRangeWithScores(ctx, k, 0, -1); return err },
+		"ZRevRange":                  func() error { _, err := c.ZRevRange(ctx, k, 0, -1); return err },
+		"ZRevRangeWithScores":        func() error { _, err := c.ZRevRangeWithScores(ctx, k, 0, -1); return err },
+		"ZRangeByScore":              func() error { _, err := c.ZRangeByScore(ctx, k, by); return err },
+		"ZRangeByScoreWithScores":    func() error { _, err := c.ZRangeByScoreWithScores(ctx, k, by); return err },
+		"ZRevRangeByScore":           func() error { _, err := c.ZRevRangeByScore(ctx, k, by); return err },
+		"ZRevRangeByScoreWithScores": func() error { _, err := c.ZRevRangeByScoreWithScores(ctx, k, by); return err },
+		"ZRangeByLex":                func() error { _, err := c.ZRangeByLex(ctx, k, lex); return err },
+		"ZRevRangeByLex":             func() error { _, err := c.ZRevRangeByLex(ctx, k, lex); return err },
+		"ZRangeArgs":                 func() error { _, err := c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "0", Stop: "-1"}); return err },
+		"ZRangeArgsWithScores": func() error {
+			_, err := c.ZRangeArgsWithScores(ctx, ZRangeArgs{Key: k, Start: "0", Stop: "-1"})
+			return err
+		},
+		"ZRangeStore":      func() error { _, err := c.ZRangeStore(ctx, k, ZRangeArgs{Key: z, Start: "0", Stop: "-1"}); return err },
+		"ZRemRangeByScore": func() error { _, err := c.ZRemRangeByScore(ctx, k, "-inf", "+inf"); return err },
+		"ZRemRangeByRank":  func() error { _, err := c.ZRemRangeByRank(ctx, k, 0, -1); return err },
+		"ZRemRangeByLex":   func() error { _, err := c.ZRemRangeByLex(ctx, k, "-", "+"); return err },
+		"ZPopMin":          func() error { _, err := c.ZPopMin(ctx, k); return err },
+		"ZPopMax":          func() error { _, err := c.ZPopMax(ctx, k, 2); return err },
+		"ZScan":            func() error { return firstErr(c.ZScan(ctx, k, "*")) },
+		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, k, 2); return err },
+		"ZRandMemberWithScores": func() error {
+			_, err := c.ZRandMemberWithScores(ctx, k, 2)
+			return err
+		},
+		"ZUnion":            func() error { _, err := c.ZUnion(ctx, *st); return err },
+		"ZUnionWithScores":  func() error { _, err := c.ZUnionWithScores(ctx, *st); return err },
+		"ZInter":            func() error { _, err := c.ZInter(ctx, st); return err },
+		"ZInterWithScores":  func() error { _, err := c.ZInterWithScores(ctx, st); return err },
+		"ZInterCard":        func() error { _, err := c.ZInterCard(ctx, 0, z, k); return err },
+		"ZDiff":             func() error { _, err := c.ZDiff(ctx, z, k); return err },
+		"ZDiffWithScores":   func() error { _, err := c.ZDiffWithScores(ctx, z, k); return err },
+		"ZUnionStore":       func() error { _, err := c.ZUnionStore(ctx, k, &ZStore{Keys: []string{z}}); return err },
+		"ZInterStore":       func() error { _, err := c.ZInterStore(ctx, p+"d", st); return err },
+		"ZDiffStore":        func() error { _, err := c.ZDiffStore(ctx, k, z); return err },
+		"RateLimiter.Allow": func() error { _, err := c.RateLimiter(3, time.Minute).Allow(ctx, k); return err },
+		"ShardedSet.Add":    func() error { _, err := c.ShardedSet(k, 4).Add(ctx, "a"); return err },
+		"ExpiringSet.Add":   func() error { _, err := c.ExpiringSet(k).Add(ctx, time.Minute, "a"); return err },
+	}
+	requireEveryCommand(t, cases)
+	rejected(t, cnt, p, ErrKeyTooLong, cases)
+}
+
+// Variadic commands given nothing, and nil option structs: Redis's arity
+// and syntax errors, before any request.
+func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "k"
+	cases := map[string]func() error{
+		"SAdd":             func() error { _, err := c.SAdd(ctx, k); return err },
+		"SAdd nil":         func() error { _, err := c.SAdd(ctx, k, nil...); return err },
+		"SRem":             func() error { _, err := c.SRem(ctx, k); return err },
+		"SMIsMember":       func() error { _, err := c.SMIsMember(ctx, k); return err },
+		"SInter":           func() error { _, err := c.SInter(ctx); return err },
+		"SInterCard":       func() error { _, err := c.SInterCard(ctx, 0); return err },
+		"SUnion":           func() error { _, err := c.SUnion(ctx); return err },
+		"SDiff":            func() error { _, err := c.SDiff(ctx); return err },
+		"SInterStore":      func() error { _, err := c.SInterStore(ctx, k); return err },
+		"SUnionStore":      func() error { _, err := c.SUnionStore(ctx, k); return err },
+		"SDiffStore":       func() error { _, err := c.SDiffStore(ctx, k); return err },
+		"Del":              func() error { _, err := c.Del(ctx); return err },
+		"Exists":           func() error { _, err := c.Exists(ctx); return err },
+		"ZAdd":             func() error { _, err := c.ZAdd(ctx, k); return err },
+		"ZAddArgs":         func() error { _, err := c.ZAddArgs(ctx, k, ZAddArgs{}); return err },
+		"ZAddArgsIncr":     func() error { _, _, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{}); return err },
+		"ZRem":             func() error { _, err := c.ZRem(ctx, k); return err },
+		"ZMScore":          func() error { _, _, err := c.ZMScore(ctx, k); return err },
+		"ZUnion":           func() error { _, err := c.ZUnion(ctx, ZStore{}); return err },
+		"ZUnionWithScores": func() error { _, err := c.ZUnionWithScores(ctx, ZStore{}); return err },
+		"ZInter":           func() error { _, err := c.ZInter(ctx, &ZStore{}); return err },
+		"ZInter nil":       func() error { _, err := c.ZInter(ctx, nil); return err },
+		"ZInterWithScores": func() error { _, err := c.ZInterWithScores(ctx, nil); return err },
+		"ZInterCard":       func() error { _, err := c.ZInterCard(ctx, 0); return err },
+		"ZDiff":            func() error { _, err := c.ZDiff(ctx); return err },
+		"ZDiffWithScores":  func() error { _, err := c.ZDiffWithScores(ctx); return err },
+		"ZUnionStore":      func() error { _, err := c.ZUnionStore(ctx, k, &ZStore{}); return err },
+		"ZUnionStore nil":  func() error { _, err := c.ZUnionStore(ctx, k, nil); return err },
+		"ZInterStore nil":  func() error { _, err := c.ZInterStore(ctx, k, nil); return err },
+		"ZDiffStore":       func() error { _, err := c.ZDiffStore(ctx, k); return err },
+		"ZRangeByScore":    func() error { _, err := c.ZRangeByScore(ctx, k, nil); return err },
+		"ZRevRangeByLex":   func() error { _, err := c.ZRevRangeByLex(ctx, k, nil); return err },
+		"ZPopMin 2 counts": func() error { _, err := c.ZPopMin(ctx, k, 1, 2); return err },
+	}
+	rejected(t, cnt, p, ErrSyntax, cases)
+}
+
+// Every command on a key of the other type fails with ErrWrongType and
+// writes nothing (sources of ZUNION/ZINTER/ZDIFF may be sets, as in Redis,
+// and a *STORE replaces a destination of any type: not here).
+func TestEveryCommandWrongType(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	s, z, other := p+"s", p+"z", p+"o"
+	_, err := c.SAdd(ctx, s, "a", "b")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, z, Z{Score: 1, Member: "a"}, Z{Score: 2, Member: "b"})
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, other, "a")
+	require.NoError(t, err)
+	by := &ZRangeBy{Min: "-inf", Max: "+inf"}
+	lex := &ZRangeBy{Min: "-", Max: "+"}
+	cases := map[string]func() error{
+		"SAdd":                       func() error { _, err := c.SAdd(ctx, z, "c"); return err },
+		"SRem":                       func() error { _, err := c.SRem(ctx, z, "a"); return err },
+		"SCard":                      func() error { _, err := c.SCard(ctx, z); return err },
+		"SIsMember":                  func() error { _, err := c.SIsMember(ctx, z, "a"); return err },
+		"SMIsMember":                 func() error { _, err := c.SMIsMember(ctx, z, "a", "c"); return err },
+		"SMembers":                   func() error { _, err := c.SMembers(ctx, z); return err },
+		"SScan":                      func() error { return firstErr(c.SScan(ctx, z, "a*")) },
+		"SRandMember":                func() error { _, _, err := c.SRandMember(ctx, z); return err },
+		"SRandMemberN":               func() error { _, err := c.SRandMemberN(ctx, z, -2); return err },
+		"SPop":                       func() error { _, _, err := c.SPop(ctx, z); return err },
+		"SPopN":                      func() error { _, err := c.SPopN(ctx, z, 2); return err },
+		"SMove":                      func() error { _, err := c.SMove(ctx, z, other, "a"); return err },
+		"SMove destination":          func() error { _, err := c.SMove(ctx, other, z, "a"); return err },
+		"SInter":                     func() error { _, err := c.SInter(ctx, s, z); return err },
+		"SInterCard":                 func() error { _, err := c.SInterCard(ctx, 1, s, z); return err },
+		"SUnion":                     func() error { _, err := c.SUnion(ctx, s, z); return err },
+		"SDiff":                      func() error { _, err := c.SDiff(ctx, s, z); return err },
+		"SInterStore":                func() error { _, err := c.SInterStore(ctx, p+"d", s, z); return err },
+		"SUnionStore":                func() error { _, err := c.SUnionStore(ctx, p+"d", z); return err },
+		"SDiffStore":                 func() error { _, err := c.SDiffStore(ctx, p+"d", s, z); return err },
+		"ZAdd":                       func() error { _, err := c.ZAdd(ctx, s, Z{Score: 1, Member: "c"}); return err },
+		"ZAddArgs":                   func() error { _, err := c.ZAddArgs(ctx, s, ZAddArgs{XX: true, Members: []Z{{1, "a"}}}); return err },
+		"ZAddArgsIncr":               func() error { _, _, err := c.ZAddArgsIncr(ctx, s, ZAddArgs{Members: []Z{{1, "a"}}}); return err },
+		"ZIncrBy":                    func() error { _, err := c.ZIncrBy(ctx, s, 1, "a"); return err },
+		"ZRem":                       func() error { _, err := c.ZRem(ctx, s, "a"); return err },
+		"ZCard":                      func() error { _, err := c.ZCard(ctx, s); return err },
+		"ZScore":                     func() error { _, _, err := c.ZScore(ctx, s, "a"); return err },
+		"ZMScore":                    func() error { _, _, err := c.ZMScore(ctx, s, "a"); return err },
+		"ZCount":                     func() error { _, err := c.ZCount(ctx, s, "-inf", "+inf"); return err },
+		"ZLexCount":                  func() error { _, err := c.ZLexCount(ctx, s, "-", "+"); return err },
+		"ZRank":                      func() error { _, _, err := c.ZRank(ctx, s, "a"); return err },
+		"ZRevRank":                   func() error { _, _, err := c.ZRevRank(ctx, s, "a"); return err },
+		"ZRankWithScore":             func() error { _, _, err := c.ZRankWithScore(ctx, s, "a"); return err },
+		"ZRevRankWithScore":          func() error { _, _, err := c.ZRevRankWithScore(ctx, s, "a"); return err },
+		"ZRange":                     func() error { _, err := c.ZRange(ctx, s, 0, -1); return err },
+		"ZRangeWithScores":           func() error { _, err := c.ZRangeWithScores(ctx, s, -1, -1); return err },
+		"ZRevRange":                  func() error { _, err := c.ZRevRange(ctx, s, 0, 0); return err },
+		"ZRevRangeWithScores":        func() error { _, err := c.ZRevRangeWithScores(ctx, s, 0, -1); return err },
+		"ZRangeByScore":              func() error { _, err := c.ZRangeByScore(ctx, s, by); return err },
+		"ZRangeByScoreWithScores":    func() error { _, err := c.ZRangeByScoreWithScores(ctx, s, by); return err },
+		"ZRevRangeByScore":           func() error { _, err := c.ZRevRangeByScore(ctx, s, by); return err },
+		"ZRevRangeByScoreWithScores": func() error { _, err := c.ZRevRangeByScoreWithScores(ctx, s, by); return err },
+		"ZRangeByLex":                func() error { _, err := c.ZRangeByLex(ctx, s, lex); return err },
+		"ZRevRangeByLex":             func() error { _, err := c.ZRevRangeByLex(ctx, s, lex); return err },
+		"ZRangeArgs":                 func() error { _, err := c.ZRangeArgs(ctx, ZRangeArgs{Key: s, Start: "0", Stop: "-1"}); return err },
+		"ZRangeArgsWithScores": func() error {
+			_, err := c.ZRangeArgsWithScores(ctx, ZRangeArgs{Key: s, Start: "-inf", Stop: "+inf", ByScore: true})
+			return err
+		},
+		"ZRangeStore": func() error {
+			_, err := c.ZRangeStore(ctx, p+"d", ZRangeArgs{Key: s, Start: "0", Stop: "-1"})
+			return err
+		},
+		"ZRemRangeByScore": func() error { _, err := c.ZRemRangeByScore(ctx, s, "-inf", "+inf"); return err },
+		"ZRemRangeByRank":  func() error { _, err := c.ZRemRangeByRank(ctx, s, 0, -1); return err },
+		"ZRemRangeByLex":   func() error { _, err := c.ZRemRangeByLex(ctx, s, "-", "+"); return err },
+		"ZPopMin":          func() error { _, err := c.ZPopMin(ctx, s); return err },
+		"ZPopMax":          func() error { _, err := c.ZPopMax(ctx, s, 5); return err },
+		"ZScan":            func() error { return firstErr(c.ZScan(ctx, s, "")) },
+		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, s, 1); return err },
+		"ZRandMemberWithScores": func() error {
+			_, err := c.ZRandMemberWithScores(ctx, s, -3)
+			return err
+		},
+	}
+	before := scanTable(t, p)
+	for name, call := range cases {
+		err := call()
+		require.ErrorIs(t, err, ErrWrongType, name)
+		require.NotErrorIs(t, err, ErrInvalidArgument, name)
+	}
+	require.Equal(t, before, scanTable(t, p), "nothing written")
+}
+
+// The longest key and member redimo takes, the empty key and member, and
+// invalid UTF-8 round-trip through sets and sorted sets.
+func TestLimitsRoundTrip(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	longKey := p + strings.Repeat("k", MaxKeyLen-len(p)-1) + "\xff"
+	longMember := strings.Repeat("m", MaxMemberLen-1) + "\xfe"
+	require.Len(t, longKey, MaxKeyLen)
+	require.Len(t, longMember, MaxMemberLen)
+	members := []string{longMember, "", "\xff\xfe\xfd", "a\x00b", "é"}
+	for _, key := range []string{longKey, "", p + "\xc3\x28"} {
+		t.Run(strings.ToValidUTF8(key[max(0, len(key)-8):], "?"), func(t *testing.T) {
+			n, err := c.SAdd(ctx, key, members...)
+			require.NoError(t, err)
+			require.EqualValues(t, len(members), n)
+			got, err := c.SMembers(ctx, key)
+			require.NoError(t, err)
+			require.Equal(t, sorted(members), got)
+			ok, err := c.SIsMember(ctx, key, longMember)
+			require.NoError(t, err)
+			require.True(t, ok)
+			n, err = c.SRem(ctx, key, longMember)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n)
+			n, err = c.Del(ctx, key)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n)
+
+			zkey := key
+			for i, m := range members {
+				_, err := c.ZAdd(ctx, zkey, Z{Score: float64(i), Member: m})
+				require.NoError(t, err)
+			}
+			s, ok, err := c.ZScore(ctx, zkey, longMember)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Zero(t, s)
+			_, err = c.ZAdd(ctx, zkey, Z{Score: 1e308, Member: longMember})
+			require.NoError(t, err)
+			rev, err := c.ZRevRangeWithScores(ctx, zkey, 0, 0)
+			require.NoError(t, err)
+			require.Equal(t, []Z{{Score: 1e308, Member: longMember}}, rev)
+			lex, err := c.ZRangeByLex(ctx, zkey, &ZRangeBy{Min: "[" + longMember, Max: "+"})
+			require.NoError(t, err)
+			require.Equal(t, []string{longMember, "é", "\xff\xfe\xfd"}, lex)
+			n, err = c.Del(ctx, zkey)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n)
+			var left []item
+			for it, err := range c.query(ctx, &dynamodb.QueryInput{
+				KeyConditionExpression:    aws.String("#pk = :pk"),
+				ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+				ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+			}, 0) {
+				require.NoError(t, err)
+				left = append(left, it)
+			}
+			require.Empty(t, left, "no item of the key is left in the table")
+		})
+	}
+}
