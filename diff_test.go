@@ -54,6 +54,19 @@ var (
 		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", "NX GT"}, {"GT LT", "GT LT"}}
 )
 
+// bigMembers are the members of gen.big: hundreds of short ones and a few
+// long enough that a few dozen fill a 1 MB query page.
+var bigMembers = func() []string {
+	var out []string
+	for i := range 300 {
+		out = append(out, fmt.Sprintf("m%03d", i))
+	}
+	for i := range 40 {
+		out = append(out, fmt.Sprintf("L%02d", i)+strings.Repeat("x", MaxMemberLen-3))
+	}
+	return append(out, oracleMembers...)
+}()
+
 func pick[T any](g *gen, from []T) T { return from[g.r.IntN(len(from))] }
 
 func (g *gen) extra(k string, c int) op {
@@ -90,12 +103,12 @@ func (g *gen) extra(k string, c int) op {
 	case 5:
 		p := pick(g, scanPatterns)
 		return op{args: []string{"ZSCAN", k, "0", "MATCH", p}, kind: unordered, redimo: func(ctx context.Context, c *Client) (any, error) {
-			var out []string
+			var out []any
 			for z, err := range c.ZScan(ctx, k, p) {
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, pairString(z.Member, z.Score))
+				out = append(out, []any{z.Member, z.Score})
 			}
 			return out, nil
 		}, redis: scanAll("ZSCAN", k, p, true)}
@@ -271,16 +284,12 @@ func one(m string, ok bool) []string {
 	return []string{m}
 }
 
-func pairString(member string, score float64) string {
-	return strconv.Quote(member) + " " + fmtScore(score)
-}
-
 // scanAll iterates SSCAN/ZSCAN on the oracle to the end and returns the
-// members (ZSCAN: "member score" strings); the empty pattern is no MATCH,
-// as in go-redis and redimo.
+// members (ZSCAN: [member score] pairs); the empty pattern is no MATCH, as
+// in go-redis and redimo.
 func scanAll(cmd, key, match string, pairs bool) func(context.Context, *redis.Client) (any, error) {
 	return func(ctx context.Context, rdb *redis.Client) (any, error) {
-		var out []string
+		var out []any
 		cursor := "0"
 		for {
 			args := []any{cmd, key, cursor}
@@ -297,8 +306,7 @@ func scanAll(cmd, key, match string, pairs bool) func(context.Context, *redis.Cl
 					out = append(out, page[i].(string))
 					continue
 				}
-				score, _ := parseFloat(page[i+1].(string))
-				out = append(out, pairString(page[i].(string), score))
+				out = append(out, []any{page[i], page[i+1]})
 				i++
 			}
 			if cursor = reply[0].(string); cursor == "0" {
