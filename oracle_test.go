@@ -94,7 +94,7 @@ type gen struct {
 	big bool
 }
 
-func (g *gen) key() string    { return g.keys[g.r.IntN(len(g.keys))] }
+func (g *gen) key() string { return g.keys[g.r.IntN(len(g.keys))] }
 func (g *gen) member() string {
 	if g.big {
 		return bigMembers[g.r.IntN(len(bigMembers))]
