@@ -225,7 +225,8 @@ func first(s []string) string {
 // differs from the model built from the replies:
 //   - SADD/SREM of one member at a time on "set": each member is present
 //     exactly when its adds minus removes is 1, and SCARD = |SMEMBERS| =
-//     the sum of the replies; SADD/SREM of 2-3 members on "multi": the sum;
+//     the sum of the replies; SADD/SREM of 2-3 members on "multi", and of
+//     100-250 members (three transactions) on "bulk": the sum;
 //   - SMOVE between "a" and "b" (10 members, all in "a" first): each
 //     member is in the set the replies say, never in both, never lost;
 //   - SPOP from "pop" and ZPOPMIN from "zpop" (40 members each): no member
@@ -235,7 +236,7 @@ func first(s []string) string {
 //   - a RateLimiter with room for every call: as many slots used as calls allowed.
 func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	ctx := context.Background()
-	set, multi, a, b, pop, zset, zpop, limited := p+"set", p+"multi", p+"a", p+"b", p+"pop", p+"zset", p+"zpop", p+"limited"
+	set, multi, bulk, a, b, pop, zset, zpop, limited := p+"set", p+"multi", p+"bulk", p+"a", p+"b", p+"pop", p+"zset", p+"zpop", p+"limited"
 	var moving, popping []string
 	var zpopping []Z
 	for i := range 10 {
@@ -258,6 +259,7 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 		mu                sync.Mutex
 		net               = map[string]int64{} // set: adds − removes per member
 		total, multiTotal int64
+		bulkTotal         int64
 		inB               = map[string]int64{} // moves a→b − moves b→a per member
 		popped            = map[string]int{}
 		zpopped           = map[string]int{}
@@ -298,13 +300,20 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 					total += n
 					mu.Unlock()
 				case 2:
-					ms := []string{fmt.Sprint("m", r.IntN(10)), fmt.Sprint("m", r.IntN(10)), fmt.Sprint("m", r.IntN(10))}[:2+r.IntN(2)]
+					key, size, sum := multi, 2+r.IntN(2), &multiTotal
+					if r.IntN(4) == 0 {
+						key, size, sum = bulk, 100+r.IntN(150), &bulkTotal
+					}
+					ms := make([]string, size)
+					for j := range ms {
+						ms[j] = fmt.Sprint("m", r.IntN(3*size))
+					}
 					var n int64
 					var err error
 					if r.IntN(2) == 0 {
-						n, err = c.SAdd(ctx, multi, ms...)
+						n, err = c.SAdd(ctx, key, ms...)
 					} else {
-						n, err = c.SRem(ctx, multi, ms...)
+						n, err = c.SRem(ctx, key, ms...)
 						n = -n
 					}
 					if err != nil {
@@ -312,7 +321,7 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 						continue
 					}
 					mu.Lock()
-					multiTotal += n
+					*sum += n
 					mu.Unlock()
 				case 3:
 					m := moving[r.IntN(len(moving))]
@@ -413,6 +422,7 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 		check(slices.Contains(got, m) == (net[m] == 1), "set: %s present %v, replies say %d", m, slices.Contains(got, m), net[m])
 	}
 	check(int64(len(members(multi))) == multiTotal, "multi: Σ SADD − Σ SREM = %d, SCARD differs", multiTotal)
+	check(int64(len(members(bulk))) == bulkTotal, "bulk: Σ SADD − Σ SREM = %d, SCARD differs", bulkTotal)
 	// SMOVE: every member in exactly the set the replies say.
 	inA, inBNow := members(a), members(b)
 	for _, m := range moving {
