@@ -257,6 +257,13 @@ func (g *gen) next() op {
 			args = append(args, "WITHSCORES")
 		}
 		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+			if !ws {
+				f := c.ZRange
+				if rev {
+					f = c.ZRevRange
+				}
+				return f(ctx, k, start, stop)
+			}
 			f := c.ZRangeWithScores
 			if rev {
 				f = c.ZRevRangeWithScores
@@ -283,11 +290,19 @@ func (g *gen) next() op {
 			args = append(args, "LIMIT", i64(off), i64(cnt))
 		}
 		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+			by := &ZRangeBy{Min: lo, Max: hi, Offset: off, Count: cnt}
+			if !ws {
+				f := c.ZRangeByScore
+				if rev {
+					f = c.ZRevRangeByScore
+				}
+				return f(ctx, k, by)
+			}
 			f := c.ZRangeByScoreWithScores
 			if rev {
 				f = c.ZRevRangeByScoreWithScores
 			}
-			return zreply(f(ctx, k, &ZRangeBy{Min: lo, Max: hi, Offset: off, Count: cnt}))(ws)
+			return zreply(f(ctx, k, by))(ws)
 		}}
 	case 36:
 		lo, hi, rev := g.lex(), g.lex(), g.r.IntN(2) == 0
