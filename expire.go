@@ -123,18 +123,34 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		n, err := c.Del(ctx, key)
 		return n > 0, wrap(cmd, err)
 	}
+	tok := token()
 	_, err = c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
-		UpdateExpression:          aws.String("SET #x = :at"),
-		ConditionExpression:       aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
-		ExpressionAttributeNames:  map[string]string{"#t": attrType, "#x": attrExp},
-		ExpressionAttributeValues: item{":at": num(at), ":now": num(now)},
+		UpdateExpression:                    aws.String("SET #x = :at, #xt = :tok"),
+		ConditionExpression:                 aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
+		ExpressionAttributeNames:            map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok},
+		ExpressionAttributeValues:           item{":at": num(at), ":now": num(now), ":tok": str(tok)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
-		return false, nil // missing, expired meanwhile, or cond does not hold
+		// Missing, expired meanwhile, or cond does not hold; unless the
+		// item holds our token: the SDK resent an update that was applied
+		// and whose response was lost.
+		return ownUpdate(failed.Item, tok), nil
 	}
 	return err == nil, wrap(cmd, err)
+}
+
+// attrExpTok is the metadata item's attribute holding a random token of
+// the last EXPIRE or PERSIST that changed it.
+const attrExpTok = "xt"
+
+// ownUpdate reports whether a metadata item holds tok: the update that
+// wrote tok is in place.
+func ownUpdate(it item, tok string) bool {
+	v, ok := it[attrExpTok].(*types.AttributeValueMemberS)
+	return ok && v.Value == tok
 }
 
 // holds evaluates cond for a key whose expiry is exp (0: none) against at.
@@ -164,25 +180,27 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 	if err := checkKey("PERSIST", key); err != nil {
 		return false, err
 	}
-	err := c.persist(ctx, key)
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		return false, nil
-	}
-	return err == nil, wrap("PERSIST", err)
+	removed, err := c.persist(ctx, key)
+	return removed, wrap("PERSIST", err)
 }
 
-// persist removes a live key's expiry; a ConditionalCheckFailedException
-// means it had none (or is missing or expired).
-func (c *Client) persist(ctx context.Context, key string) error {
+// persist removes a live key's expiry and reports whether it had one (false
+// also when the key is missing or expired).
+func (c *Client) persist(ctx context.Context, key string) (bool, error) {
+	tok := token()
 	_, err := c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
-		UpdateExpression:          aws.String("REMOVE #x"),
-		ConditionExpression:       aws.String("attribute_exists(#t) AND #x > :now"),
-		ExpressionAttributeNames:  map[string]string{"#t": attrType, "#x": attrExp},
-		ExpressionAttributeValues: item{":now": num(c.nowMs())},
+		UpdateExpression:                    aws.String("REMOVE #x SET #xt = :tok"),
+		ConditionExpression:                 aws.String("attribute_exists(#t) AND #x > :now"),
+		ExpressionAttributeNames:            map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok},
+		ExpressionAttributeValues:           item{":now": num(c.nowMs()), ":tok": str(tok)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	return err
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return ownUpdate(failed.Item, tok), nil // ours when the SDK resent it after a lost response
+	}
+	return err == nil, err
 }
 
 // Special TTL and PTTL replies, as go-redis returns them.

@@ -233,6 +233,7 @@ func first(s []string) string {
 //     popped twice, every member popped or still there;
 //   - ZADD of per-worker members: the last score each was given;
 //     ZINCRBY of shared members by whole numbers: the exact sums;
+//   - EXPIRE NX and PERSIST, twice each on a fresh key: 1, 0, 1, 0;
 //   - a RateLimiter with room for every call: as many slots used as calls allowed.
 func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	ctx := context.Background()
@@ -280,7 +281,7 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 1))
 			for i := range rounds {
-				switch r.IntN(10) {
+				switch r.IntN(11) {
 				case 0, 1:
 					m := fmt.Sprint("m", r.IntN(10))
 					var n int64
@@ -382,6 +383,29 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 					mu.Lock()
 					sums[m] += by
 					mu.Unlock()
+				case 9:
+					// Each expiry command on a fresh key of this worker's
+					// has one right reply.
+					key := fmt.Sprintf("%sexp:%d:%d", p, w, i)
+					if _, err := c.SAdd(ctx, key, "x"); err != nil {
+						fail("SADD", err)
+						continue
+					}
+					for _, step := range []struct {
+						name string
+						call func() (bool, error)
+						want bool
+					}{
+						{"EXPIRE NX on a key without expiry", func() (bool, error) { return c.ExpireWith(ctx, key, time.Hour, ExpireNX) }, true},
+						{"EXPIRE NX on a key with expiry", func() (bool, error) { return c.ExpireWith(ctx, key, time.Hour, ExpireNX) }, false},
+						{"PERSIST on a key with expiry", func() (bool, error) { return c.Persist(ctx, key) }, true},
+						{"PERSIST on a key without expiry", func() (bool, error) { return c.Persist(ctx, key) }, false},
+					} {
+						got, err := step.call()
+						if err != nil || got != step.want {
+							fail(step.name, fmt.Errorf("replied %v, %v; want %v", got, err, step.want))
+						}
+					}
 				default:
 					res, err := limiter.Allow(ctx, limited)
 					if err != nil {

@@ -4,7 +4,6 @@ package redimo
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"math/rand/v2"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // SAdd adds members to the set at key, creating it when missing, and returns
@@ -727,8 +725,7 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 		return err
 	}
 	if m.exp > 0 { // the new value has no expiry, as in Redis
-		var failed *types.ConditionalCheckFailedException
-		if err := c.persist(ctx, key); err != nil && !errors.As(err, &failed) {
+		if _, err := c.persist(ctx, key); err != nil {
 			return err
 		}
 	}
