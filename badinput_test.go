@@ -352,3 +352,50 @@ func TestLimitsRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// lexIn reports whether member m lies on the inside of bound b, as Redis
+// compares (bytes): lower says whether b is the lower bound.
+func lexIn(b lexBound, m string, lower bool) bool {
+	switch {
+	case b.inf:
+		return !lower
+	case b.ninf:
+		return lower
+	}
+	c := strings.Compare(m, b.value)
+	if lower {
+		return c > 0 || (c == 0 && !b.excl)
+	}
+	return c < 0 || (c == 0 && !b.excl)
+}
+
+// FuzzLexBound: a lex bound parses exactly when Redis takes it ("-", "+",
+// or '[' or '(' then any bytes), a refused one is ErrSyntax, and the
+// bound redimo sends to DynamoDB (cut to MaxMemberLen bytes when longer)
+// selects the same members as the bound given. Values and members are
+// grown to about MaxMemberLen bytes, where the cut happens.
+func FuzzLexBound(f *testing.F) {
+	for _, s := range [][2]string{{"[a", "a"}, {"(a", "a"}, {"-", ""}, {"+", "\xff"}, {"a", "a"}, {"", ""}, {"[", ""}, {"(\xff", "\xff\xff"}, {"+x", "x"}} {
+		f.Add(s[0], s[1], true, true)
+	}
+	f.Fuzz(func(t *testing.T, bound, member string, lower, long bool) {
+		if long && len(bound) > 0 && (bound[0] == '[' || bound[0] == '(') {
+			pad := strings.Repeat("m", MaxMemberLen-2)
+			bound, member = bound[:1]+pad+bound[1:], pad+member
+		}
+		member = member[:min(len(member), MaxMemberLen)]
+		b, err := parseLex("ZRANGEBYLEX", "min", bound)
+		valid := bound == "-" || bound == "+" || strings.HasPrefix(bound, "[") || strings.HasPrefix(bound, "(")
+		if !valid {
+			require.ErrorIs(t, err, ErrSyntax)
+			require.ErrorIs(t, err, ErrInvalidArgument)
+			return
+		}
+		require.NoError(t, err)
+		sent := b.storable(lower)
+		require.LessOrEqual(t, len(sent.value), MaxMemberLen)
+		if lexIn(b, member, lower) != lexIn(sent, member, lower) {
+			t.Fatalf("bound %s (lower %v) and the bound sent %s disagree on member %s", shortQ(bound), lower, shortQ(sent.value), shortQ(member))
+		}
+	})
+}
