@@ -62,9 +62,11 @@ type Options struct {
 	// GetItem in parallel, and a found SIsMember/ZScore member one read
 	// unit instead of two. Default false: Redis's key expiry works.
 	DisableKeyExpiry bool
-	// Now is the clock of rate limits and member expiry. Default time.Now.
-	// All clients of one table should have clocks in sync (NTP): an
-	// expiry or a window is judged by the clock of the client that reads it.
+	// Now is the clock of key expiry, member expiry and rate limits.
+	// Default time.Now. All clients of one table should have clocks in
+	// sync (NTP): an expiry or a window is judged by the clock of the
+	// client that reads or writes it. Skew shifts when a key expires by
+	// up to the skew, never a count: see expire.go.
 	Now func() time.Time
 }
 

@@ -1,6 +1,7 @@
 package redimo
 
-// Key expiry: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL, PERSIST.
+// Key expiry: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL, EXPIRETIME,
+// PEXPIRETIME, PERSIST.
 //
 // A key's expiry is an attribute of its metadata item (Unix milliseconds),
 // so setting or removing it is one UpdateItem, O(1) as in Redis. Every
@@ -8,13 +9,25 @@ package redimo
 // (those that do not read it anyway read it in parallel or in the same
 // BatchGetItem), and every write transaction requires the key not to have
 // expired; a write that meets an expired key first deletes its items (the
-// purge), then goes on as on a missing key. Until a write or DEL meets it,
-// an expired key's items stay in the table, invisible; the clock is
-// Options.Now.
+// purge, in tx.go), then goes on as on a missing key. Until a write or DEL
+// meets it, an expired key's items stay in the table, invisible.
+//
+// Clocks. Expiry is judged by the clock of the client that reads or writes
+// (Options.Now), so clients of one table should keep their clocks in sync
+// (NTP, or the Amazon Time Sync Service on EC2, keeps them within a few
+// milliseconds). Skew moves the moment a key expires, never a count: a
+// client whose clock lags by s may still write to a key up to s after its
+// expiry (its write lands before the expiry as it judges it, and goes with
+// the key), one whose clock runs ahead sees keys expire, and purges them,
+// up to s early. Whatever the skew and however late a write arrives, the
+// purge's first step (marking the metadata item dead) shuts every write
+// out, so the stored count always equals the member items and no member of
+// an expired key is ever seen again.
 
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,7 +75,7 @@ func (c *Client) ExpireWith(ctx context.Context, key string, d time.Duration, co
 //
 // [EXPIREAT]: https://redis.io/docs/latest/commands/expireat/
 func (c *Client) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	return c.expireAt(ctx, "EXPIREAT", key, t.UnixMilli(), cond)
+	return c.expireAtTime(ctx, "EXPIREAT", key, t, cond)
 }
 
 // PExpire is Expire, as Redis's PEXPIRE.
@@ -78,14 +91,44 @@ func (c *Client) PExpire(ctx context.Context, key string, d time.Duration) (bool
 //
 // [EXPIREAT]: https://redis.io/docs/latest/commands/expireat/
 func (c *Client) ExpireAt(ctx context.Context, key string, t time.Time) (bool, error) {
-	return c.expireAt(ctx, "EXPIREAT", key, t.UnixMilli(), ExpireAlways)
+	return c.expireAtTime(ctx, "EXPIREAT", key, t, ExpireAlways)
 }
 
 // PExpireAt is ExpireAt, as Redis's PEXPIREAT.
 //
 // [PEXPIREAT]: https://redis.io/docs/latest/commands/pexpireat/
 func (c *Client) PExpireAt(ctx context.Context, key string, t time.Time) (bool, error) {
-	return c.expireAt(ctx, "PEXPIREAT", key, t.UnixMilli(), ExpireAlways)
+	return c.expireAtTime(ctx, "PEXPIREAT", key, t, ExpireAlways)
+}
+
+// expireAtTime is expireAt for a time.Time, which can lie beyond what
+// int64 milliseconds hold: such a time is ErrOutOfRange, as Redis refuses
+// an EXPIREAT whose milliseconds overflow, and nothing is written.
+func (c *Client) expireAtTime(ctx context.Context, cmd, key string, t time.Time, cond ExpireCondition) (bool, error) {
+	ms, ok := unixMilli(t)
+	if !ok {
+		return false, argError(cmd, "time", t.String(), ErrOutOfRange)
+	}
+	return c.expireAt(ctx, cmd, key, ms, cond)
+}
+
+// unixMilli is t in Unix milliseconds, and false when that overflows an
+// int64 (t.UnixMilli would silently wrap around: a time far in the future
+// would become one in the past, and the key would be deleted).
+func unixMilli(t time.Time) (int64, bool) {
+	s, frac := t.Unix(), int64(t.Nanosecond()/1e6) // frac in [0, 999]
+	if s >= 0 {
+		if s > (math.MaxInt64-frac)/1000 {
+			return 0, false
+		}
+		return s*1000 + frac, true
+	}
+	// s*1000 + frac, written so that no step overflows first.
+	hi := s + 1
+	if hi < math.MinInt64/1000 || hi*1000 < math.MinInt64+(1000-frac) {
+		return 0, false
+	}
+	return hi*1000 - (1000 - frac), true
 }
 
 func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
@@ -210,14 +253,16 @@ const (
 )
 
 // TTL returns the time key has left, rounded to the second as Redis's TTL,
-// or TTLMissing, or TTLPersistent.
+// or TTLMissing, or TTLPersistent. A time left longer than a Duration
+// holds (about 292 years: Redis's EXPIRE takes up to 292 million) is
+// reported as the largest Duration; ExpireTime gives it exactly.
 //
 // Cost: one GetItem, 1 read unit.
 //
 // [TTL]: https://redis.io/docs/latest/commands/ttl/
 func (c *Client) TTL(ctx context.Context, key string) (time.Duration, error) {
 	ms, err := c.pttl(ctx, "TTL", key)
-	if err != nil || ms < 0 {
+	if err != nil || ms < 0 || ms > math.MaxInt64-500*time.Millisecond {
 		return ms, err
 	}
 	return (ms + 500*time.Millisecond) / time.Second * time.Second, nil
@@ -243,5 +288,45 @@ func (c *Client) pttl(ctx context.Context, cmd, key string) (time.Duration, erro
 	case m.exp == 0:
 		return TTLPersistent, nil
 	}
-	return time.Duration(m.exp-c.nowMs()) * time.Millisecond, nil
+	ms := max(m.exp-c.nowMs(), 0)
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64, nil // beyond a Duration's 292 years: see PExpireTime
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// PExpireTime returns the Unix time in milliseconds at which key expires,
+// as Redis's PEXPIRETIME, or -1 when key has no expiry, -2 when it does
+// not exist. Unlike PTTL's Duration it holds every expiry Redis can set
+// (PEXPIREAT takes any int64).
+//
+// Cost: one GetItem, 1 read unit.
+//
+// [PEXPIRETIME]: https://redis.io/docs/latest/commands/pexpiretime/
+func (c *Client) PExpireTime(ctx context.Context, key string) (int64, error) {
+	if err := checkKey("PEXPIRETIME", key); err != nil {
+		return 0, err
+	}
+	m, err := c.getMeta(ctx, key)
+	switch {
+	case err != nil:
+		return 0, wrap("PEXPIRETIME", err)
+	case m.typ == typeNone:
+		return -2, nil
+	case m.exp == 0:
+		return -1, nil
+	}
+	return m.exp, nil
+}
+
+// ExpireTime is PExpireTime in Unix seconds, rounded as Redis's
+// EXPIRETIME rounds them.
+//
+// [EXPIRETIME]: https://redis.io/docs/latest/commands/expiretime/
+func (c *Client) ExpireTime(ctx context.Context, key string) (int64, error) {
+	ms, err := c.PExpireTime(ctx, key)
+	if err != nil || ms < 0 {
+		return ms, err
+	}
+	return ms/1000 + (ms%1000+500)/1000, nil
 }

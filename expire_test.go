@@ -3,6 +3,7 @@ package redimo
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,4 +186,48 @@ func TestKeyExpiryConcurrentWriters(t *testing.T) {
 	require.Len(t, members, 80)
 	require.EqualValues(t, 80, card)
 	require.Len(t, scanTable(t, k), 81)
+}
+
+// Times beyond int64 milliseconds are ErrOutOfRange with nothing written
+// (they used to wrap into the past and delete the key); the latest time
+// int64 milliseconds hold is set, as Redis's PEXPIREAT sets it.
+func TestExpireAtRange(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "k"
+	_, err := c.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	for _, at := range []time.Time{time.Unix(1<<62, 0), time.Unix(-1<<62, 0), time.Unix(math.MaxInt64/1000, 808e6)} {
+		ok, err := c.ExpireAt(ctx, k, at)
+		require.ErrorIs(t, err, ErrOutOfRange, "%v", at)
+		require.ErrorIs(t, err, ErrInvalidArgument)
+		require.False(t, ok)
+		_, err = c.ExpireAtWith(ctx, k, at, ExpireGT)
+		require.ErrorIs(t, err, ErrOutOfRange)
+		ms, err := c.PExpireTime(ctx, k)
+		require.NoError(t, err)
+		require.EqualValues(t, -1, ms, "nothing written")
+	}
+	ok, err := c.PExpireAt(ctx, k, time.UnixMilli(math.MaxInt64))
+	require.NoError(t, err)
+	require.True(t, ok)
+	ms, err := c.PExpireTime(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, int64(math.MaxInt64), ms)
+	s, err := c.ExpireTime(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, int64(math.MaxInt64/1000+1), s, "rounded as Redis's EXPIRETIME")
+	ttl, err := c.TTL(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, time.Duration(math.MaxInt64), ttl, "beyond a Duration: the largest one")
+	// A time far in the past deletes the key, as Redis's EXPIREAT does.
+	ok, err = c.PExpireAt(ctx, k, time.UnixMilli(math.MinInt64))
+	require.NoError(t, err)
+	require.True(t, ok)
+	n, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	ms, err = c.PExpireTime(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, -2, ms)
 }

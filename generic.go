@@ -142,13 +142,19 @@ func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefi
 		// hold the prefix (DynamoDB rejects a key value over 1024 bytes).
 		return func(func(item, error) bool) {}
 	}
-	return c.query(ctx, &dynamodb.QueryInput{
+	return c.query(ctx, memberQuery(key, typ, prefix), 0)
+}
+
+// memberQuery is the Query of the member items of key of type typ whose
+// member starts with prefix.
+func memberQuery(key string, typ keyType, prefix string) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
 		ExpressionAttributeValues: item{
 			":pk": bin(pkValue(key)), ":p": bin(memberSK(typ, prefix)),
 		},
-	}, 0)
+	}
 }
 
 // members returns every member of key of type typ, in member order.

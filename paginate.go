@@ -13,12 +13,15 @@ import (
 
 // queryPages runs a Query and follows LastEvaluatedKey until the result is
 // exhausted, limit items have been returned (limit > 0), or the caller stops.
-// Every Query in redimo goes through it. in is not modified.
+// Every Query in redimo goes through it. in is not modified. Its read is
+// consistent as Options say unless in.ConsistentRead is set.
 func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[*dynamodb.QueryOutput, error] {
 	return func(yield func(*dynamodb.QueryOutput, error) bool) {
 		page := *in
 		page.TableName = c.table()
-		page.ConsistentRead = c.consistent()
+		if page.ConsistentRead == nil { // unless the caller chose
+			page.ConsistentRead = c.consistent()
+		}
 		seen := 0
 		for {
 			if limit > 0 {

@@ -278,55 +278,146 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*group) (tx
 	return txResult{}, ErrContention
 }
 
-// purge deletes every item of an expired key: its members in transactions of
-// 99, each conditioned on the metadata item still holding the expiry m.exp
-// (so a purge never touches a key created after it), then the metadata
-// item. Concurrent purges of one key are harmless.
+// deadExp is the expiry a purge writes into the metadata item of the key
+// it deletes: 1 ms after the Unix epoch, in the past on every clock. Every
+// write transaction requires the key's expiry to be after its own clock
+// (metaAction), so once the mark is stored no write can add to the key,
+// however late it reaches DynamoDB: a request built before the expiry and
+// delayed, or resent by the SDK after a 500, fails its condition instead
+// of slipping a member in between the purge's listing and its last delete.
+const deadExp = 1
+
+// purge deletes every item of an expired key. First it marks the metadata
+// item dead (deadExp), on condition that it still holds the expiry m.exp
+// (so a purge never touches a key created or persisted after it was seen
+// expired); then it lists the members, strongly consistent, and deletes
+// them in transactions of 99 that subtract what they delete from the
+// stored count, so the count equals the member items at every moment; the
+// last transaction deletes the metadata item on condition that it counts
+// exactly the members deleted with it. Concurrent purges of one key are
+// harmless: each delete requires its member to exist, so a purge that
+// finds another one ahead stops, and a purge cut short leaves a dead key
+// (invisible to reads) that the next write to it purges again.
+//
+// Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
+// TransactWriteItems (2 write units per item).
 func (c *Client) purge(ctx context.Context, key string, m meta) error {
-	names := map[string]string{"#x": attrExp}
-	values := item{":x": num(m.exp)}
+	err := c.retryConflicts(ctx, func() error {
+		_, err := c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: c.table(), Key: metaKey(key),
+			UpdateExpression:          aws.String("SET #x = :dead"),
+			ConditionExpression:       aws.String("#x = :x OR #x = :dead"),
+			ExpressionAttributeNames:  map[string]string{"#x": attrExp},
+			ExpressionAttributeValues: item{":x": num(m.exp), ":dead": num(deadExp)},
+		})
+		return err
+	})
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return nil // purged by another client, or re-created or persisted since
+	}
+	if err != nil {
+		return err
+	}
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
-		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: metaKey(key), ConditionExpression: aws.String("#x = :x"),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		values := item{":dead": num(deadExp), ":k": num(int64(len(batch)))}
+		guard := types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: metaKey(key),
+			UpdateExpression:         aws.String("ADD #n :negk"),
+			ConditionExpression:      aws.String("#x = :dead AND #n >= :k"),
+			ExpressionAttributeNames: map[string]string{"#x": attrExp, "#n": attrCard},
+			ExpressionAttributeValues: item{":dead": values[":dead"], ":k": values[":k"],
+				":negk": num(-int64(len(batch)))},
 		}}
 		if final {
 			guard = types.TransactWriteItem{Delete: &types.Delete{
-				TableName: c.table(), Key: metaKey(key), ConditionExpression: aws.String("#x = :x"),
-				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+				TableName: c.table(), Key: metaKey(key),
+				ConditionExpression:       aws.String("#x = :dead AND #n = :k"),
+				ExpressionAttributeNames:  map[string]string{"#x": attrExp, "#n": attrCard},
+				ExpressionAttributeValues: values,
 			}}
 		}
-		_, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: append(batch, guard), ClientRequestToken: aws.String(token()),
-		})
+		actions := append(batch, guard)
 		batch = batch[:0]
-		var cancelled *types.TransactionCanceledException
-		if errors.As(err, &cancelled) {
-			return errPurged // another client purged it, or it was re-created
-		}
-		return err
+		return c.retryConflicts(ctx, func() error {
+			_, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+				TransactItems: actions, ClientRequestToken: aws.String(token()),
+			})
+			return err
+		})
 	}
-	for it, err := range c.memberItems(ctx, key, m.typ, "") {
+	// Strongly consistent whatever the options: every member written
+	// before the mark must be listed, or the last delete's count check
+	// fails and the key stays dead until the next purge.
+	list := memberQuery(key, m.typ, "")
+	list.ConsistentRead = aws.Bool(true)
+	for it, err := range c.query(ctx, list, 0) {
 		if err != nil {
 			return err
 		}
 		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: item{attrPK: it[attrPK], attrSK: it[attrSK]},
+			ConditionExpression:      aws.String("attribute_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
 		}})
 		if len(batch) == maxTxItems-1 {
 			if err := flush(false); err != nil {
-				return ignorePurged(err)
+				return ignoreCancelled(err)
 			}
 		}
 	}
-	return ignorePurged(flush(true))
+	return ignoreCancelled(flush(true))
 }
 
-var errPurged = errors.New("redimo: purged concurrently")
+// retryConflicts runs op until it does not fail with a transaction
+// conflict or throttling (a TransactionConflictException, or a
+// cancellation for those reasons alone), backing off between attempts, at
+// most Options.MaxAttempts times.
+func (c *Client) retryConflicts(ctx context.Context, op func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := op()
+		if err == nil || !retryable(err) {
+			return err
+		}
+		if attempt >= c.opts.MaxAttempts {
+			return ErrContention
+		}
+		if err := sleep(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
 
-func ignorePurged(err error) error {
-	if errors.Is(err, errPurged) {
+// retryable reports whether err is a conflict with a concurrent
+// transaction or throttling, which the same request may pass when resent.
+func retryable(err error) bool {
+	var conflict *types.TransactionConflictException
+	if errors.As(err, &conflict) {
+		return true
+	}
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(err, &cancelled) {
+		return false
+	}
+	some := false
+	for _, r := range cancelled.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "None", "":
+		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+			some = true
+		default:
+			return false
+		}
+	}
+	return some
+}
+
+// ignoreCancelled is nil for a cancelled purge transaction: another purge
+// is ahead (a member it meant to delete is gone) or the key was re-created.
+func ignoreCancelled(err error) error {
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) {
 		return nil
 	}
 	return err

@@ -2,9 +2,12 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/redimo-go/redimo/internal/server"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,4 +57,55 @@ func TestExpiryCommands(t *testing.T) {
 	require.Equal(t, int64(1), do("PEXPIRE", k, "100000"))
 	pttl := do("PTTL", k).(int64)
 	require.True(t, pttl > 99000 && pttl <= 100000, pttl)
+}
+
+// TestExpireRangeAgainstRedis: EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT
+// across the int64 edges give redis-server's replies, and leave the same
+// TTL, PTTL, EXPIRETIME and PEXPIRETIME (within the clock difference of the
+// two servers) or the same missing key. Before issue 9, huge values
+// overflowed into the past and deleted the key.
+func TestExpireRangeAgainstRedis(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	ctx := context.Background()
+	ours, ref := goRedis(t, ts.addr, 2, ""), goRedis(t, redisAddr, 2, "")
+	const max, min = "9223372036854775807", "-9223372036854775808"
+	values := []string{
+		max, min, "9223372036854775", "9223372036854776", "-9223372036854775", "-9223372036854776",
+		"9223372036854775806", "9223372036852000000", "10000000000", "-10000000000", "100000000000000",
+		"0", "1", "-1", "4102444800", "4102444800000", "99999999999999999999", "1.5",
+	}
+	for _, cmd := range []string{"EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT"} {
+		for _, v := range values {
+			for _, opt := range []string{"", "GT"} {
+				k := "expirerange:" + randomHex(4)
+				args := []any{cmd, k, v}
+				if opt != "" {
+					args = append(args, opt)
+				}
+				for _, c := range []*redis.Client{ours, ref} {
+					require.NoError(t, c.SAdd(ctx, k, "m").Err())
+					require.NoError(t, c.Expire(ctx, k, 1000*time.Second).Err())
+				}
+				got, gotErr := ours.Do(ctx, args...).Result()
+				want, wantErr := ref.Do(ctx, args...).Result()
+				require.Equal(t, fmt.Sprint(want, wantErr), fmt.Sprint(got, gotErr), "%v", args)
+				for _, q := range []string{"EXISTS", "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"} {
+					g, err := ours.Do(ctx, q, k).Int64()
+					require.NoError(t, err, "%s after %v", q, args)
+					w, err := ref.Do(ctx, q, k).Int64()
+					require.NoError(t, err)
+					slack := int64(0)
+					switch q {
+					case "PTTL", "PEXPIRETIME":
+						slack = 2000 // the servers' clocks and the time between the commands
+					case "TTL", "EXPIRETIME":
+						slack = 2
+					}
+					require.InDelta(t, w, g, float64(slack), "%s after %v: redis %d, redimo %d", q, args, w, g)
+				}
+				ref.Del(ctx, k)
+			}
+		}
+	}
 }

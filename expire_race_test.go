@@ -1,0 +1,278 @@
+package redimo
+
+// Writes racing a key's expiry and its purge: the stored count must equal
+// the member items after any interleaving, and no member of an expired key
+// may be visible again.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
+)
+
+// checkStoredCounts reads the raw table and fails when a key under prefix
+// has a stored count that differs from its member items, members without a
+// metadata item, or a member item whose index value does not match its
+// type and member (a local secondary index entry is the item's own ix).
+func checkStoredCounts(t testing.TB, prefix string) {
+	t.Helper()
+	type stored struct {
+		meta    *meta
+		members int64
+	}
+	keys := map[string]*stored{}
+	in := &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}
+	for {
+		page, err := testDB.Scan(context.Background(), in)
+		require.NoError(t, err)
+		for _, it := range page.Items {
+			key := string(bytesAttr(it, attrPK)[1:])
+			if !strings.HasPrefix(key, prefix) {
+				continue
+			}
+			s := keys[key]
+			if s == nil {
+				s = &stored{}
+				keys[key] = s
+			}
+			member, typ, ok := memberOf(it)
+			if !ok {
+				m := decodeMeta(it)
+				s.meta = &m
+				continue
+			}
+			s.members++
+			ix := bytesAttr(it, attrIX)
+			switch typ {
+			case typeSet:
+				require.Len(t, ix, 8, "set member %q of %q: index value", member, key)
+			case typeZSet:
+				require.True(t, len(ix) == 9+len(member) && ix[8] == 0 && string(ix[9:]) == member,
+					"sorted-set member %q of %q: index value %x", member, key, ix)
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	var bad []string
+	for key, s := range keys {
+		switch {
+		case s.meta == nil && s.members > 0:
+			bad = append(bad, fmt.Sprintf("%q: %d member items, no metadata item", key, s.members))
+		case s.meta != nil && s.meta.card != s.members:
+			bad = append(bad, fmt.Sprintf("%q: stored count %d, %d member items (expiry %d)", key, s.meta.card, s.members, s.meta.exp))
+		}
+	}
+	sort.Strings(bad)
+	require.Empty(t, bad, "stored counts differ from the member items")
+}
+
+// holdingDB holds the first TransactWriteItems that writes hold (a member
+// sort key) until a transaction deleting the key's metadata item (the
+// purge's last step) is sent; it then lets the held one through, waits for
+// its answer and only then sends the delete. That is the late write of
+// issue 9: built before the expiry, arriving after the purge listed the
+// members.
+type holdingDB struct {
+	DynamoDBAPI
+	hold     []byte // sort key whose transaction is held
+	held     chan struct{}
+	release  chan struct{}
+	landed   chan struct{}
+	heldOnce sync.Once
+	metaOnce sync.Once
+}
+
+func (h *holdingDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	touches := func(sk []byte, deleteOnly bool) bool {
+		for _, a := range in.TransactItems {
+			var key item
+			switch {
+			case a.Delete != nil:
+				key = a.Delete.Key
+			case deleteOnly:
+				continue
+			case a.Put != nil:
+				key = a.Put.Item
+			case a.Update != nil:
+				key = a.Update.Key
+			}
+			if key != nil && bytes.Equal(bytesAttr(key, attrSK), sk) {
+				return true
+			}
+		}
+		return false
+	}
+	if touches(h.hold, false) {
+		first := false
+		h.heldOnce.Do(func() { first = true })
+		if first {
+			close(h.held)
+			<-h.release
+			defer close(h.landed)
+		}
+	} else if touches(metaSK, true) {
+		h.metaOnce.Do(func() {
+			close(h.release)
+			<-h.landed
+		})
+	}
+	return h.DynamoDBAPI.TransactWriteItems(ctx, in, opts...)
+}
+
+// The interleaving of issue 9: SADD k a b c; PEXPIRE k 200 ms; a SADD k
+// late built before the expiry whose transaction arrives after the purge
+// listed the members, just before the purge deletes the metadata item;
+// then SADD k new. Before the fix: SMEMBERS = {late, new}, SCARD = 1.
+func TestPurgeRaceLateWrite(t *testing.T) {
+	for _, typ := range []keyType{typeSet, typeZSet} {
+		t.Run(string(typ), func(t *testing.T) {
+			clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+			plain, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+			h := &holdingDB{DynamoDBAPI: plain.db, hold: memberSK(typ, "late"),
+				held: make(chan struct{}), release: make(chan struct{}), landed: make(chan struct{})}
+			c := NewClient(h, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
+			ctx := context.Background()
+			k := p + "k"
+			add := func(members ...string) int64 {
+				var n int64
+				var err error
+				if typ == typeSet {
+					n, err = c.SAdd(ctx, k, members...)
+				} else {
+					zs := make([]Z, len(members))
+					for i, m := range members {
+						zs[i] = Z{Score: float64(i), Member: m}
+					}
+					n, err = c.ZAdd(ctx, k, zs...)
+				}
+				require.NoError(t, err)
+				return n
+			}
+			require.EqualValues(t, 3, add("a", "b", "c"))
+			ok, err := c.PExpire(ctx, k, 200*time.Millisecond)
+			require.NoError(t, err)
+			require.True(t, ok)
+
+			late := make(chan int64, 1)
+			go func() { late <- add("late") }()
+			<-h.held // built and sent at the old clock: the key is live
+			clock.Add(300 * time.Millisecond)
+			require.EqualValues(t, 1, add("new"))
+			require.EqualValues(t, 1, <-late)
+
+			checkStoredCounts(t, k)
+			var members []string
+			if typ == typeSet {
+				members, err = c.SMembers(ctx, k)
+			} else {
+				members, err = c.ZRange(ctx, k, 0, -1)
+			}
+			require.NoError(t, err)
+			sort.Strings(members)
+			card, err := c.card(ctx, k, typ)
+			require.NoError(t, err)
+			require.EqualValues(t, len(members), card, "count %d, members %q", card, members)
+			require.NotContains(t, members, "a", "a member of the expired key is visible again")
+		})
+	}
+}
+
+// card is SCARD or ZCARD.
+func (c *Client) card(ctx context.Context, key string, typ keyType) (int64, error) {
+	if typ == typeSet {
+		return c.SCard(ctx, key)
+	}
+	return c.ZCard(ctx, key)
+}
+
+// Writers racing short PEXPIREs, with lost responses, 500s and transaction
+// conflicts injected: after every round the raw table holds exact counts,
+// and no member of an expired key is ever read back.
+func TestExpiryRaceUnderFaults(t *testing.T) {
+	needDB(t)
+	rounds := 6
+	if testing.Short() {
+		rounds = 2
+	}
+	for _, mode := range []faultMode{dropResponse, appliedThen5, conflicts, slow} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.15}
+			c := faultyClient(t, f)
+			ctx := context.Background()
+			p := t.Name() + ":" + randomHex(3) + ":"
+			for round := range rounds {
+				keys := []string{p + fmt.Sprint(round, "s"), p + fmt.Sprint(round, "z")}
+				var stop atomic.Bool
+				var wg sync.WaitGroup
+				// epoch counts the expiries set; a member written in an
+				// epoch must never be read back after the key expired.
+				for w := range 8 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; !stop.Load(); i++ {
+							m := fmt.Sprintf("w%d-%d", w, i%12)
+							var err error
+							switch rand.IntN(5) {
+							case 0, 1:
+								_, err = c.SAdd(ctx, keys[0], m, m+"x")
+							case 2:
+								_, err = c.SRem(ctx, keys[0], m)
+							case 3:
+								_, err = c.ZAdd(ctx, keys[1], Z{Score: float64(i), Member: m})
+							case 4:
+								_, err = c.ZIncrBy(ctx, keys[1], 1, m)
+							}
+							require.NoError(t, err)
+						}
+					}()
+				}
+				for range 6 {
+					time.Sleep(time.Duration(5+rand.IntN(20)) * time.Millisecond)
+					for _, k := range keys {
+						_, err := c.PExpire(ctx, k, time.Duration(1+rand.IntN(30))*time.Millisecond)
+						require.NoError(t, err)
+					}
+				}
+				time.Sleep(40 * time.Millisecond)
+				stop.Store(true)
+				wg.Wait()
+				checkStoredCounts(t, keys[0])
+				checkStoredCounts(t, keys[1])
+				for _, k := range keys {
+					// The key's members, as reads see them, match its count.
+					typ := typeSet
+					if strings.HasSuffix(k, "z") {
+						typ = typeZSet
+					}
+					m, err := c.getMeta(ctx, k)
+					require.NoError(t, err)
+					var members []string
+					if typ == typeSet {
+						members, err = c.SMembers(ctx, k)
+					} else {
+						members, err = c.ZRange(ctx, k, 0, -1)
+					}
+					require.NoError(t, err)
+					require.EqualValues(t, m.card, len(members), "key %q", k)
+				}
+			}
+			t.Logf("injected (%s): %s", mode, f.summary())
+		})
+	}
+}
