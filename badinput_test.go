@@ -79,6 +79,8 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"Persist":                    func() error { _, err := c.Persist(ctx, k); return err },
 		"TTL":                        func() error { _, err := c.TTL(ctx, k); return err },
 		"PTTL":                       func() error { _, err := c.PTTL(ctx, k); return err },
+		"ExpireTime":                 func() error { _, err := c.ExpireTime(ctx, k); return err },
+		"PExpireTime":                func() error { _, err := c.PExpireTime(ctx, k); return err },
 		"SAdd":                       func() error { _, err := c.SAdd(ctx, k, "a"); return err },
 		"SRem":                       func() error { _, err := c.SRem(ctx, k, "a"); return err },
 		"SCard":                      func() error { _, err := c.SCard(ctx, k); return err },

@@ -35,6 +35,9 @@ const (
 	// DefaultMaxAttempts bounds the attempts of one transaction that keeps
 	// conflicting with concurrent writers or being cancelled by them.
 	DefaultMaxAttempts = 100
+	// DefaultMaxTransactions bounds the write transactions of one Client
+	// in flight at once; see Options.MaxTransactions.
+	DefaultMaxTransactions = 4
 	// DefaultParallelism bounds the concurrent DynamoDB requests of one
 	// command (batch reads of set algebra, for example).
 	DefaultParallelism = 8
@@ -54,6 +57,17 @@ type Options struct {
 	MaxAttempts int
 	// Parallelism bounds the concurrent requests of one command. Default DefaultParallelism.
 	Parallelism int
+	// DisableWriteCombining sends every write command's transaction on
+	// its own. Default false: the write commands of this Client that run
+	// at the same time share transactions, at most one in flight per key
+	// (see combine.go), which multiplies the writes per second of a busy
+	// key and avoids DynamoDB's transaction conflicts between them.
+	DisableWriteCombining bool
+	// MaxTransactions bounds the write transactions of this Client in
+	// flight at once when write combining is on; writes that find every
+	// slot busy wait and share the next transaction. Default
+	// DefaultMaxTransactions.
+	MaxTransactions int
 	// DisableKeyExpiry declares that no key of the table ever has an
 	// expiry: Expire and its kin fail with ErrKeyExpiryDisabled, and reads
 	// that do not otherwise read a key's metadata item skip it when they
@@ -74,8 +88,9 @@ type Options struct {
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.
 type Client struct {
-	db   DynamoDBAPI
-	opts Options
+	db       DynamoDBAPI
+	opts     Options
+	combiner *combiner // nil when write combining is off
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -100,7 +115,14 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Client{db: db, opts: o}
+	if o.MaxTransactions <= 0 {
+		o.MaxTransactions = DefaultMaxTransactions
+	}
+	c := &Client{db: db, opts: o}
+	if !o.DisableWriteCombining {
+		c.combiner = &combiner{c: c, busy: map[string]bool{}}
+	}
+	return c
 }
 
 // Options returns the client's options, defaults filled in.

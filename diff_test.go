@@ -260,11 +260,15 @@ func (g *gen) extra(k string, c int) op {
 	case 30, 31:
 		return g.expire(k)
 	case 32, 33:
-		ms := g.r.IntN(2) == 0
-		cmd := map[bool]string{false: "TTL", true: "PTTL"}[ms]
+		cmd := pick(g, []string{"TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"})
 		return op{args: []string{cmd, k}, kind: random, redimo: func(ctx context.Context, c *Client) (any, error) {
-			if ms {
+			switch cmd {
+			case "PTTL":
 				return c.PTTL(ctx, k)
+			case "EXPIRETIME":
+				return c.ExpireTime(ctx, k)
+			case "PEXPIRETIME":
+				return c.PExpireTime(ctx, k)
 			}
 			return c.TTL(ctx, k)
 		}, special: ttlCheck(cmd, k)}
@@ -363,7 +367,7 @@ func zrandCheck(k string, n int64) func(context.Context, *redis.Client, any) (an
 	}
 }
 
-// ttlCheck compares a TTL/PTTL reply with the oracle's: the same special
+// ttlCheck compares a TTL/PTTL/EXPIRETIME/PEXPIRETIME reply with the oracle's: the same special
 // value (-2 missing, -1 no expiry), or both a time left within 2 s of each
 // other (the two sides set their expiries milliseconds apart).
 func ttlCheck(cmd, k string) func(context.Context, *redis.Client, any) (any, error) {
@@ -371,6 +375,16 @@ func ttlCheck(cmd, k string) func(context.Context, *redis.Client, any) (any, err
 		n, err := rdb.Do(ctx, cmd, k).Int64()
 		if err != nil {
 			return nil, err
+		}
+		if abs, ok := got.(int64); ok { // EXPIRETIME, PEXPIRETIME
+			slack := int64(2)
+			if cmd == "PEXPIRETIME" {
+				slack = 2000
+			}
+			if (n < 0 || abs < 0) && n != abs || abs-n > slack || n-abs > slack {
+				return nil, fmt.Errorf("redimo %d, redis %d %s", abs, n, cmd)
+			}
+			return nil, nil
 		}
 		d := got.(time.Duration)
 		if n < 0 {

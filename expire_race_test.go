@@ -145,10 +145,14 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 			plain, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
 			h := &holdingDB{DynamoDBAPI: plain.db, hold: memberSK(typ, "late"),
 				held: make(chan struct{}), release: make(chan struct{}), landed: make(chan struct{})}
-			c := NewClient(h, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
+			// Two clients, as two app servers: the late write's and the
+			// others' (one client would queue the others' writes behind
+			// its own held transaction on the key).
+			late, c := NewClient(h, func(o *Options) { o.TableName = testTable; o.Now = clock.Now }),
+				NewClient(h, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
 			ctx := context.Background()
 			k := p + "k"
-			add := func(members ...string) int64 {
+			addWith := func(c *Client, members ...string) int64 {
 				var n int64
 				var err error
 				if typ == typeSet {
@@ -163,17 +167,18 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 				require.NoError(t, err)
 				return n
 			}
+			add := func(members ...string) int64 { return addWith(c, members...) }
 			require.EqualValues(t, 3, add("a", "b", "c"))
 			ok, err := c.PExpire(ctx, k, 200*time.Millisecond)
 			require.NoError(t, err)
 			require.True(t, ok)
 
-			late := make(chan int64, 1)
-			go func() { late <- add("late") }()
+			lateAdded := make(chan int64, 1)
+			go func() { lateAdded <- addWith(late, "late") }()
 			<-h.held // built and sent at the old clock: the key is live
 			clock.Add(300 * time.Millisecond)
 			require.EqualValues(t, 1, add("new"))
-			require.EqualValues(t, 1, <-late)
+			require.EqualValues(t, 1, <-lateAdded)
 
 			checkStoredCounts(t, k)
 			var members []string

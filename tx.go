@@ -70,11 +70,11 @@ type txResult struct {
 // transact writes groups (at most maxTxItems actions in all, metadata items
 // included) as one atomic transaction, retrying as described above.
 func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, error) {
-	for attempt := 0; ; attempt++ {
-		if attempt >= c.opts.MaxAttempts {
+	for try := 0; ; try++ {
+		if try >= c.opts.MaxAttempts {
 			return txResult{}, ErrContention
 		}
-		if attempt > 0 {
+		if try > 0 {
 			if err := ctx.Err(); err != nil {
 				return txResult{}, err
 			}
@@ -98,43 +98,36 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 		if len(actions) == 0 {
 			return txResult{}, nil
 		}
-		_, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: actions,
-			// One token per attempt: the SDK's own retries of this request
-			// (after a lost response, say) reuse it, so DynamoDB applies it
-			// at most once; a new attempt has a new payload and a new token.
-			ClientRequestToken: aws.String(token()),
-		})
-		if err == nil {
+		out := c.sendAttempt(&attempt{ctx: ctx, actions: actions, owners: owners, writes: writes})
+		if out.err == nil {
 			var res txResult
 			for _, g := range groups {
 				res.applied = append(res.applied, g.writes...)
 			}
 			return res, nil
 		}
-		var cancelled *types.TransactionCanceledException
-		if !errors.As(err, &cancelled) || len(cancelled.CancellationReasons) != len(actions) {
+		if out.reasons == nil {
 			var conflict *types.TransactionConflictException
-			if errors.As(err, &conflict) {
-				if err := sleep(ctx, attempt+1); err != nil {
+			if errors.As(out.err, &conflict) {
+				if err := sleep(ctx, try+1); err != nil {
 					return txResult{}, err
 				}
 				continue
 			}
-			return txResult{}, err
+			return txResult{}, out.err
 		}
 		conflict := false
-		for _, r := range cancelled.CancellationReasons {
-			switch aws.ToString(r.Code) {
-			case "None", "", "ConditionalCheckFailed":
-			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+		for _, r := range out.reasons {
+			switch code := aws.ToString(r.Code); {
+			case code == "None", code == "", code == "ConditionalCheckFailed":
+			case retryableCode(code):
 				conflict = true
 			default:
-				return txResult{}, err
+				return txResult{}, out.err
 			}
 		}
 		// Metadata first: a wrong type outranks everything else.
-		for i, r := range cancelled.CancellationReasons {
+		for i, r := range out.reasons {
 			g := owners[i]
 			if writes[i] != nil {
 				continue
@@ -148,15 +141,16 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 					return txResult{}, &wrongTypeError{key: g.key}
 				}
 			}
-			g.typeOK = !conflict
+			g.typeOK = !conflict && !out.elsewhere
 		}
-		for i, r := range cancelled.CancellationReasons {
+		for i, r := range out.reasons {
 			w := writes[i]
 			if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
 				continue
 			}
 			var next *write
 			if w.retry != nil {
+				var err error
 				if next, err = w.retry(r.Item); err != nil {
 					return txResult{}, err
 				}
@@ -167,11 +161,36 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			owners[i].replace(w, next)
 		}
 		if conflict {
-			if err := sleep(ctx, attempt+1); err != nil {
+			if err := sleep(ctx, try+1); err != nil {
 				return txResult{}, err
 			}
 		}
 	}
+}
+
+// sendAttempt sends one attempt's transaction: through the combiner
+// (combine.go), or alone when write combining is off or the combiner asks
+// for it. The outcome's reasons, when the transaction was cancelled, are
+// those of the attempt's own actions.
+func (c *Client) sendAttempt(a *attempt) txOutcome {
+	if c.combiner != nil {
+		if out := c.combiner.send(a); !out.alone {
+			return out
+		}
+	}
+	_, err := c.db.TransactWriteItems(a.ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: a.actions,
+		// One token per attempt: the SDK's own retries of this request
+		// (after a lost response, say) reuse it, so DynamoDB applies it
+		// at most once; a new attempt has a new payload and a new token.
+		ClientRequestToken: aws.String(token()),
+	})
+	out := txOutcome{err: err}
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(a.actions) {
+		out.reasons = cancelled.CancellationReasons
+	}
+	return out
 }
 
 // replace swaps w for next (nil: removes w).

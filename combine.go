@@ -1,0 +1,296 @@
+package redimo
+
+// Write combining: the write commands of one Client that run at the same
+// time share TransactWriteItems requests.
+//
+// Every write is a transaction that also updates its key's metadata item,
+// so on a busy key every writer meets every other on that one item: on
+// DynamoDB they cancel each other (TransactionConflict), and DynamoDB
+// Local runs transactions one at a time. So the Client lets at most one
+// transaction per key be in flight, and at most Options.MaxTransactions in
+// all; an attempt that cannot go at once waits in a queue, and whatever
+// waits goes together in the next transaction: up to maxTxItems actions,
+// one metadata action per key carrying the sum of the cardinality changes.
+// When the client is idle an attempt goes at once, in the caller's
+// goroutine: no added latency.
+//
+// Each attempt keeps its own writes, conditions and retries (transact):
+// a cancelled shared transaction hands every attempt the cancellation
+// reasons of its own actions, so replies are exactly what each command
+// would have got alone. Attempts on one key leave the queue in the order
+// they entered it, and two attempts that write the same member never share
+// a transaction, so the writes of a key apply in order. An attempt whose
+// shared transaction fails for another reason than a cancellation or a
+// conflict is sent again alone, so one command's error never becomes its
+// neighbours'.
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// attempt is one try of one command's transaction: its actions as it
+// would send them alone.
+type attempt struct {
+	ctx     context.Context
+	actions []types.TransactWriteItem
+	owners  []*group // owners[i] is the group of actions[i]
+	writes  []*write // writes[i] is actions[i]'s write, nil for a metadata action
+	done    chan txOutcome
+
+	at []int // where each action went in the shared transaction
+}
+
+// txOutcome is what became of an attempt.
+type txOutcome struct {
+	err error
+	// reasons are the cancellation reasons of the attempt's own actions,
+	// when its transaction was cancelled; elsewhere says a conflict or
+	// throttling cancelled another attempt's action of the same
+	// transaction (the attempt's own conditions may not have been
+	// evaluated).
+	reasons   []types.CancellationReason
+	elsewhere bool
+	// alone asks for the attempt to be sent again on its own.
+	alone bool
+}
+
+// combiner queues the attempts of one Client and sends them together.
+type combiner struct {
+	c        *Client
+	mu       sync.Mutex
+	queue    []*attempt
+	busy     map[string]bool // keys with a transaction in flight
+	inflight int
+}
+
+// send runs a through the combiner and returns its outcome.
+func (cb *combiner) send(a *attempt) txOutcome {
+	a.done = make(chan txOutcome, 1)
+	cb.mu.Lock()
+	cb.queue = append(cb.queue, a)
+	batch := cb.take()
+	cb.mu.Unlock()
+	if batch != nil {
+		cb.run(batch) // in the caller's goroutine: it holds a itself, or a waits its turn
+	}
+	select {
+	case out := <-a.done:
+		return out
+	case <-a.ctx.Done():
+		cb.mu.Lock()
+		for i, q := range cb.queue {
+			if q == a {
+				cb.queue = append(cb.queue[:i], cb.queue[i+1:]...)
+				break
+			}
+		}
+		cb.mu.Unlock()
+		return txOutcome{err: a.ctx.Err()}
+	}
+}
+
+// take removes from the queue the attempts of the next transaction, or
+// returns nil when none can go now (all slots busy, or every queued
+// attempt waits for a key in flight). It marks their keys busy. mu held.
+func (cb *combiner) take() []*attempt {
+	if cb.inflight >= cb.c.opts.MaxTransactions || len(cb.queue) == 0 {
+		return nil
+	}
+	var (
+		batch   []*attempt
+		n       int                    // actions so far, one metadata action per key
+		types_  = map[string]keyType{} // keys in the batch and their type
+		members = map[string]bool{}    // key + sort key of every member written
+		blocked = map[string]bool{}    // keys an earlier attempt could not take
+		rest    []*attempt
+	)
+	for _, a := range cb.queue {
+		if !cb.fits(a, n, types_, members, blocked) {
+			for _, g := range a.owners {
+				blocked[g.key] = true
+			}
+			rest = append(rest, a)
+			continue
+		}
+		for i, g := range a.owners {
+			if _, ok := types_[g.key]; !ok {
+				types_[g.key] = g.typ
+				n++
+			}
+			if w := a.writes[i]; w != nil {
+				members[g.key+"\x00"+string(writeSK(w))] = true
+				n++
+			}
+		}
+		batch = append(batch, a)
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	cb.queue = rest
+	for k := range types_ {
+		cb.busy[k] = true
+	}
+	cb.inflight++
+	return batch
+}
+
+// fits reports whether a can join a batch of n actions on the keys and
+// members given.
+func (cb *combiner) fits(a *attempt, n int, types_ map[string]keyType, members, blocked map[string]bool) bool {
+	added := 0
+	seen := map[string]bool{}
+	for i, g := range a.owners {
+		if cb.busy[g.key] || blocked[g.key] {
+			return false
+		}
+		if t, ok := types_[g.key]; ok && t != g.typ {
+			return false
+		}
+		if _, ok := types_[g.key]; !ok && !seen[g.key] {
+			seen[g.key] = true
+			added++
+		}
+		if w := a.writes[i]; w != nil {
+			if members[g.key+"\x00"+string(writeSK(w))] {
+				return false
+			}
+			added++
+		}
+	}
+	return n+added <= maxTxItems
+}
+
+// run sends batch, hands out the outcomes, and starts the transactions
+// that became possible, each in a goroutine of its own.
+func (cb *combiner) run(batch []*attempt) {
+	cb.c.sendShared(batch)
+	cb.mu.Lock()
+	for _, a := range batch {
+		for _, g := range a.owners {
+			delete(cb.busy, g.key)
+		}
+	}
+	cb.inflight--
+	var next [][]*attempt
+	for b := cb.take(); b != nil; b = cb.take() {
+		next = append(next, b)
+	}
+	cb.mu.Unlock()
+	for _, b := range next {
+		go cb.run(b)
+	}
+}
+
+// writeSK is the sort key of the member item a write changes.
+func writeSK(w *write) []byte {
+	a := w.action
+	switch {
+	case a.Put != nil:
+		return bytesAttr(a.Put.Item, attrSK)
+	case a.Update != nil:
+		return bytesAttr(a.Update.Key, attrSK)
+	case a.Delete != nil:
+		return bytesAttr(a.Delete.Key, attrSK)
+	case a.ConditionCheck != nil:
+		return bytesAttr(a.ConditionCheck.Key, attrSK)
+	}
+	return nil
+}
+
+// sendShared sends the attempts of batch as one TransactWriteItems: their
+// member actions as they are, and one metadata action per key for the
+// writes of all of them (the attempt's own when it is alone on its key).
+func (c *Client) sendShared(batch []*attempt) {
+	var (
+		all    []types.TransactWriteItem
+		merged = map[string]*group{}
+		order  []string
+		metaOf = map[string][]*attempt{}
+	)
+	for _, a := range batch {
+		a.at = make([]int, len(a.actions))
+		for i, g := range a.owners {
+			if a.writes[i] != nil {
+				a.at[i] = len(all)
+				all = append(all, a.actions[i])
+				continue
+			}
+			m := merged[g.key]
+			if m == nil {
+				m = &group{key: g.key, typ: g.typ}
+				merged[g.key] = m
+				order = append(order, g.key)
+			}
+			m.writes = append(m.writes, g.writes...)
+			if g.known && !m.known {
+				m.known, m.now = true, g.now
+			}
+			metaOf[g.key] = append(metaOf[g.key], a)
+			a.at[i] = -1 // set below
+		}
+	}
+	metaAt := map[string]int{}
+	for _, k := range order {
+		metaAt[k] = len(all)
+		if as := metaOf[k]; len(as) == 1 {
+			for i, g := range as[0].owners {
+				if as[0].writes[i] == nil && g.key == k {
+					all = append(all, as[0].actions[i])
+				}
+			}
+			continue
+		}
+		all = append(all, c.metaAction(merged[k]))
+	}
+	for _, a := range batch {
+		for i, g := range a.owners {
+			if a.writes[i] == nil {
+				a.at[i] = metaAt[g.key]
+			}
+		}
+	}
+	_, err := c.db.TransactWriteItems(context.WithoutCancel(batch[0].ctx), &dynamodb.TransactWriteItemsInput{
+		TransactItems: all, ClientRequestToken: aws.String(token()),
+	})
+	var cancelled *types.TransactionCanceledException
+	isCancel := errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(all)
+	elsewhere := false
+	if isCancel {
+		for _, r := range cancelled.CancellationReasons {
+			elsewhere = elsewhere || retryableCode(aws.ToString(r.Code))
+		}
+	}
+	var conflict *types.TransactionConflictException
+	for _, a := range batch {
+		out := txOutcome{err: err}
+		switch {
+		case err == nil, errors.As(err, &conflict):
+		case isCancel:
+			out.reasons = make([]types.CancellationReason, len(a.actions))
+			for i, at := range a.at {
+				out.reasons[i] = cancelled.CancellationReasons[at]
+			}
+			out.elsewhere = elsewhere
+		case len(batch) > 1:
+			out = txOutcome{alone: true}
+		}
+		a.done <- out
+	}
+}
+
+// retryableCode reports whether a cancellation reason is a conflict or
+// throttling, which the same request may pass when resent.
+func retryableCode(code string) bool {
+	switch code {
+	case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+		return true
+	}
+	return false
+}
