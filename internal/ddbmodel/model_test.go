@@ -471,8 +471,12 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{in: "1", want: func(*Config) {}},
 		{in: "on", want: func(*Config) {}},
-		{in: "latency=1ms", want: func(c *Config) { c.ReadLatency, c.WriteLatency, c.TransactLatency = time.Millisecond, time.Millisecond, time.Millisecond }},
-		{in: "read=2ms, tx=30ms,jitter=0", want: func(c *Config) { c.ReadLatency, c.TransactLatency, c.Jitter = 2*time.Millisecond, 30*time.Millisecond, 0 }},
+		{in: "latency=1ms", want: func(c *Config) {
+			c.ReadLatency, c.WriteLatency, c.TransactLatency = time.Millisecond, time.Millisecond, time.Millisecond
+		}},
+		{in: "read=2ms, tx=30ms,jitter=0", want: func(c *Config) {
+			c.ReadLatency, c.TransactLatency, c.Jitter = 2*time.Millisecond, 30*time.Millisecond, 0
+		}},
 		{in: "wcu=500,rcu=1500,burst=2s", want: func(c *Config) { c.PartitionWCU, c.PartitionRCU, c.Burst = 500, 1500, 2*time.Second }},
 		{in: "conflicts=off,throttling=false", want: func(c *Config) { c.NoConflicts, c.NoThrottling = true, true }},
 		{in: "conflicts=on", want: func(*Config) {}},
