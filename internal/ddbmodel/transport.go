@@ -120,8 +120,11 @@ func (t *transport) passThrough(c *call, latency time.Duration) (*http.Response,
 // TransactWriteItems or TransactGetItems is rejected, the request fails with
 // a TransactionCanceledException"
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling).
-// A transaction is ongoing from its arrival until its response leaves the
-// model (its modelled latency, then DynamoDB Local's answer). The items it
+// A transaction is ongoing from its arrival to the end of its modelled
+// latency; then it is forwarded to DynamoDB Local, which applies it (Local
+// runs the requests of a table one at a time, so its queueing under load,
+// which real DynamoDB's partitions do not share, is not counted as time in
+// flight). The items it
 // shares with an ongoing transaction get the cancellation reason
 // TransactionConflict, the others None: "Transaction cancellation reasons are
 // ordered in the order of requested items, if an item has no error it will
@@ -211,16 +214,15 @@ func (t *transport) transactWrite(c *call) (*http.Response, error) {
 	}
 	m.mu.Unlock()
 
+	err := t.wait(c, m.cfg.TransactLatency)
 	if failed == "" {
-		defer func() {
-			m.mu.Lock()
-			for _, it := range items {
-				m.land(it.id, func(f *flight) { f.tx-- })
-			}
-			m.mu.Unlock()
-		}()
+		m.mu.Lock()
+		for _, it := range items {
+			m.land(it.id, func(f *flight) { f.tx-- })
+		}
+		m.mu.Unlock()
 	}
-	if err := t.wait(c, m.cfg.TransactLatency); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if failed != "" {
@@ -349,14 +351,13 @@ func (t *transport) singleWrite(c *call) (*http.Response, error) {
 		m.flight(id).single++
 	}
 	m.mu.Unlock()
+	err = t.wait(c, m.cfg.WriteLatency)
 	if failed == "" {
-		defer func() {
-			m.mu.Lock()
-			m.land(id, func(f *flight) { f.single-- })
-			m.mu.Unlock()
-		}()
+		m.mu.Lock()
+		m.land(id, func(f *flight) { f.single-- })
+		m.mu.Unlock()
 	}
-	if err := t.wait(c, m.cfg.WriteLatency); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	switch failed {
