@@ -2,8 +2,8 @@
 // conflicts and per-partition throughput, for tests and benchmarks that run
 // against DynamoDB Local.
 //
-// DynamoDB Local answers in well under a millisecond, runs every request of a
-// table one after another, never reports a transaction conflict and has no
+// DynamoDB Local answers in well under a millisecond, runs the transactions
+// of a table one after another, never reports a transaction conflict and has no
 // per-partition throughput limit, so work on concurrency (hot keys, retries,
 // sharding) cannot be judged on it. A Model is an http.RoundTripper placed
 // between the AWS SDK and DynamoDB Local: it reads each DynamoDB JSON
@@ -20,13 +20,19 @@
 //	... run the workload ...
 //	fmt.Println(m.Stats())
 //
+// The REDIMO_MODEL environment variable (FromEnv, ParseConfig) switches a
+// shared Model on for redimo's tests, benchmarks and redimo-server on a
+// local endpoint (internal/local.Transport).
+//
 // Each rule the model applies cites the AWS documentation it comes from, in
 // the comment where it is applied. Left out: global secondary indexes,
 // table-level and account-level quotas, on-demand scaling ("double the
 // previous peak"), throttling of BatchWriteItem and Scan, and
 // TransactionInProgressException for a transaction resent while the first
 // copy is still running (DynamoDB Local implements ClientRequestToken
-// idempotency itself).
+// idempotency itself). Capacity is computed from the requests and
+// responses, so it is approximate where DynamoDB charges by an item's size
+// before a write, which the model does not see.
 //
 // Several clients may share one Model (one Model is one "DynamoDB"): their
 // transactions then conflict with each other and draw on the same partition
