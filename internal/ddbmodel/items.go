@@ -93,9 +93,10 @@ func (s *schema) itemID(k item) string {
 
 // partitionID identifies the partition-key value pk of the table. Items
 // of one partition key value, and their local secondary index entries,
-// share one partition: "local secondary index ... has the same partition
-// key as the base table"
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html).
+// share one partition: "A local secondary index is "local" in the sense
+// that every partition of a local secondary index is scoped to a base
+// table partition that has the same partition key value"
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.CoreComponents.html).
 func (s *schema) partitionID(pk json.RawMessage) string {
 	return s.table + "\x00" + canonical(pk)
 }

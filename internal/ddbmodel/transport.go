@@ -399,9 +399,11 @@ func (m *Model) charge(op, partition string, rcu float64) {
 // or two eventually consistent read requests, for an item up to 4 KB in
 // size"
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadWriteCapacityMode.html);
-// "A strongly consistent read request of a nonexistent item consumes 1 RCU,
-// and an eventually consistent read of that item consumes 0.5 RCU"
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html).
+// "If you perform a read operation on an item that does not exist, DynamoDB
+// still consumes provisioned read throughput: A strongly consistent read
+// request consumes one read capacity unit, while an eventually consistent
+// read request consumes 0.5 of a read capacity unit"
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ProvisionedThroughput.html#ItemSizeCalculations.Reads).
 func readUnits(size int, consistent bool) float64 {
 	u := units(size, 4096)
 	if !consistent {
@@ -574,9 +576,9 @@ func (t *transport) batchGet(c *call) (*http.Response, error) {
 // query models Query. Its cost is the read units DynamoDB Local reports
 // for it (the model asks for ReturnConsumedCapacity and removes it from the
 // answer when the caller did not): "All items returned are treated as a
-// single read operation, whereby DynamoDB computes the total size of all
+// single read operation, where DynamoDB computes the total size of all
 // items and then rounds up to the next 4 KB boundary"
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html);
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ProvisionedThroughput.html#ItemSizeCalculations.Reads);
 // so it is only as exact as DynamoDB Local's figure (a COUNT query pays for
 // the items it counts there too). A query of a local secondary index reads
 // the table's partition; a query of a global secondary index is not
