@@ -56,10 +56,10 @@ import (
 // the same region as its table sees.
 const (
 	// DefaultReadLatency is the mean latency of GetItem, BatchGetItem, Query
-	// and Scan. "DynamoDB ... deliver[s] ... single-digit millisecond
-	// latency" (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadWriteCapacityMode.html:
-	// "Tables that use on-demand mode deliver the same single-digit
-	// millisecond latency ... that DynamoDB already offers").
+	// and Scan: "Tables that use on-demand mode deliver the same
+	// single-digit millisecond latency, service-level agreement (SLA)
+	// commitment, and security that DynamoDB already offers"
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadWriteCapacityMode.html).
 	DefaultReadLatency = 3 * time.Millisecond
 	// DefaultWriteLatency is the mean latency of PutItem, UpdateItem,
 	// DeleteItem and BatchWriteItem: single-digit milliseconds, a little
@@ -88,11 +88,15 @@ const (
 	DefaultPartitionWCU = 1000
 	DefaultPartitionRCU = 3000
 	// DefaultBurst is how much unused capacity a partition key banks: one
-	// second of its rate. (AWS's burst capacity of up to 300 seconds applies
-	// to a table's provisioned throughput, not above the partition maximum:
-	// "the partition's throughput is still capped at a maximum of 3,000
-	// RCUs and 1,000 WCUs". A short bank keeps the cap visible in short
-	// benchmarks.)
+	// second of its rate. AWS's burst capacity ("DynamoDB currently retains
+	// up to five minutes (300 seconds) of unused read and write capacity",
+	// bp-partition-key-design.html above) serves a table's provisioned
+	// throughput, not more than the partition maximum: even an item
+	// isolated on its own partition gets "throughput up to the partition
+	// maximum of 3,000 RCUs and 1,000 WCUs"
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html#isolate-frequent-access-items).
+	// A short bank keeps that cap visible in short benchmarks; it is a
+	// model choice.
 	DefaultBurst = time.Second
 )
 
