@@ -35,10 +35,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	if testEndpoint != "" {
-		testDB = local.Client(testEndpoint, nil)
+		transport, err := local.Transport(nil) // REDIMO_MODEL: a model of real DynamoDB
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		testDB = local.Client(testEndpoint, transport)
 		testTable = "redimo_test_" + randomHex(4)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := NewClient(testDB, func(o *Options) { o.TableName = testTable }).CreateTable(ctx)
+		err = NewClient(testDB, func(o *Options) { o.TableName = testTable }).CreateTable(ctx)
 		cancel()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "cannot create table %s at %s: %v\n", testTable, testEndpoint, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/ddbmodel"
 	"github.com/redimo-go/redimo/internal/local"
 )
 
@@ -50,7 +51,14 @@ func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error)
 		if region != "" {
 			opts = append(opts, func(o *dynamodb.Options) { o.Region = region })
 		}
-		db = local.Client(f.Endpoint, nil, opts...)
+		// REDIMO_MODEL (hidden, for tests and benchmarks) puts a model of
+		// real DynamoDB's latency, conflicts and throughput limits in front
+		// of a local endpoint.
+		transport, err := local.Transport(nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		db = local.Client(f.Endpoint, transport, opts...)
 		region = db.Options().Region
 	} else {
 		var opts []func(*config.LoadOptions) error
@@ -73,13 +81,17 @@ func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error)
 	if endpoint == "" {
 		endpoint = "aws"
 	}
-	return c, [][2]string{
+	info := [][2]string{
 		{"table", f.Table},
 		{"endpoint", endpoint},
 		{"region", region},
 		{"eventually_consistent", strconv.FormatBool(f.EventuallyConsistent)},
 		{"disable_key_expiry", strconv.FormatBool(f.DisableKeyExpiry)},
-	}, nil
+	}
+	if model := os.Getenv(ddbmodel.EnvVar); model != "" && f.Endpoint != "" {
+		info = append(info, [2]string{"ddb_model", model})
+	}
+	return c, info, nil
 }
 
 func envOr(name, def string) string {

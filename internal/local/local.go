@@ -3,11 +3,13 @@
 package local
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/ddbmodel"
 )
 
 // Client returns a DynamoDB client for endpoint (e.g.
@@ -27,4 +29,23 @@ func Client(endpoint string, transport http.RoundTripper, optFns ...func(*dynamo
 		o.BaseEndpoint = aws.String(endpoint)
 		o.DisableValidateResponseChecksum = true
 	}}, optFns...)...)
+}
+
+// Transport returns transport (nil: http.DefaultTransport) behind the
+// process's model of real DynamoDB when the REDIMO_MODEL environment
+// variable asks for one (latency, transaction conflicts, per-partition
+// throughput: see package ddbmodel), else transport unchanged. All the
+// transports it returns share one model.
+//
+//	REDIMO_MODEL=1 make test TESTFLAGS='-run TestSAdd'
+//	REDIMO_MODEL=latency=2ms,wcu=500 make bench BENCHFLAGS='-bench HotSet'
+func Transport(transport http.RoundTripper) (http.RoundTripper, error) {
+	m, err := ddbmodel.FromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	if m == nil {
+		return transport, nil
+	}
+	return m.Transport(transport), nil
 }

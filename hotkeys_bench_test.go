@@ -1,0 +1,322 @@
+package redimo
+
+// Hot-key benchmarks: many goroutines writing one key.
+//
+// BenchmarkHotKeysLocal runs on DynamoDB Local as it is (no latency, no
+// conflicts, no partition limits): single-member SADDs from 32 goroutines
+// on one key and on 32 keys, against a baseline that writes each member
+// with one plain PutItem (what the predecessor library did).
+//
+// BenchmarkHotKeysModel runs the same kind of load, 64 goroutines on one
+// key, through internal/ddbmodel, a model of real DynamoDB's latency,
+// transaction conflicts and per-partition throughput (REDIMO_MODEL's
+// settings when it is set, else ddbmodel.DefaultConfig): a plain set, a
+// 16-shard ShardedSet and ZINCRBY on one leaderboard. Each checks that the
+// counts the commands reported add up to what the key holds.
+//
+// Each scenario runs for REDIMO_HOT_DURATION (default 3s) per b.N:
+//
+//	make bench BENCHFLAGS='-bench HotKeys -benchtime 1x'
+//	REDIMO_HOT_DURATION=60s make bench BENCHFLAGS='-bench HotKeysModel -benchtime 1x'
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/ddbmodel"
+	"github.com/redimo-go/redimo/internal/local"
+)
+
+// hotDuration is how long each scenario runs: REDIMO_HOT_DURATION, else 3s.
+func hotDuration(b *testing.B) time.Duration {
+	v := os.Getenv("REDIMO_HOT_DURATION")
+	if v == "" {
+		return 3 * time.Second
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		b.Fatalf("REDIMO_HOT_DURATION=%q: %v", v, err)
+	}
+	return d
+}
+
+// hotResult accumulates one scenario's runs.
+type hotResult struct {
+	ops        int64 // commands that succeeded
+	added      int64 // what they reported (members added, increments applied)
+	contention int64 // commands that failed with ErrContention
+	errs       int64 // commands that failed otherwise
+	firstErr   error
+	latencies  []time.Duration // of the commands that succeeded
+	elapsed    time.Duration
+}
+
+// hammer runs op from workers goroutines until d has passed (commands
+// under way then finish: none is cancelled, so none is left half-done),
+// and adds the outcome to r. op(w, i) is worker w's i-th command; it
+// returns what the command reported.
+func (r *hotResult) hammer(workers int, d time.Duration, op func(w, i int) (int64, error)) {
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		start    = time.Now()
+		deadline = start.Add(d)
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			var ops, added, contention, errs int64
+			var first error
+			for i := 0; time.Now().Before(deadline); i++ {
+				t0 := time.Now()
+				n, err := op(w, i)
+				switch {
+				case err == nil:
+					ops++
+					added += n
+					lat = append(lat, time.Since(t0))
+				case errors.Is(err, ErrContention):
+					contention++
+				default:
+					errs++
+					if first == nil {
+						first = err
+					}
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			r.ops += ops
+			r.added += added
+			r.contention += contention
+			r.errs += errs
+			r.latencies = append(r.latencies, lat...)
+			if r.firstErr == nil {
+				r.firstErr = first
+			}
+		}()
+	}
+	wg.Wait()
+	r.elapsed += time.Since(start)
+}
+
+func (r *hotResult) opsPerSec() float64 { return float64(r.ops) / r.elapsed.Seconds() }
+
+// percentile returns the p-th percentile (0..100) of the latencies, in ms.
+func (r *hotResult) percentile(p float64) float64 {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	s := slices.Clone(r.latencies)
+	slices.Sort(s)
+	i := min(len(s)-1, int(float64(len(s))*p/100))
+	return float64(s[i].Microseconds()) / 1000
+}
+
+// report reports r's metrics under name.
+func (r *hotResult) report(b *testing.B, name string) {
+	b.ReportMetric(r.opsPerSec(), name+"-ops/s")
+	b.ReportMetric(r.percentile(50), name+"-p50-ms")
+	b.ReportMetric(r.percentile(99), name+"-p99-ms")
+	b.ReportMetric(float64(r.contention), name+"-ErrContention")
+	b.ReportMetric(float64(r.errs), name+"-errors")
+	if r.firstErr != nil {
+		b.Logf("%s: %d commands failed, the first with: %v", name, r.errs, r.firstErr)
+	}
+}
+
+func BenchmarkHotKeysLocal(b *testing.B) {
+	needDB(b)
+	const workers = 32
+	d := hotDuration(b)
+	// Straight to DynamoDB Local, even when REDIMO_MODEL models the other
+	// tests' client.
+	db := local.Client(testEndpoint, nil)
+	cnt := &counter{db: db}
+	c := NewClient(cnt, func(o *Options) { o.TableName = testTable })
+	ctx := context.Background()
+	p := "HotKeysLocal:" + randomHex(3) + ":"
+	member := func(w, i int) string { return fmt.Sprintf("w%02d-%07d", w, i) }
+	put := func(key, m string) error {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: itemKey(key, memberSK(typeSet, m))})
+		return err
+	}
+	var one, many, baseOne, baseMany hotResult
+	var localConflicts int64 // transactions DynamoDB Local itself cancelled for a conflict
+	for n := range b.N {
+		key := func(kind string, w int) string { return fmt.Sprintf("%s%s%d:%d", p, kind, n, w) }
+		before := one.added
+		cnt.reset()
+		one.hammer(workers, d, func(w, i int) (int64, error) { return c.SAdd(ctx, key("one", 0), member(w, i)) })
+		localConflicts += cnt.conflicts.Load()
+		card, err := c.SCard(ctx, key("one", 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if card != one.added-before {
+			b.Errorf("SCARD %d, but the SADDs reported %d members added", card, one.added-before)
+		}
+		baseOne.hammer(workers, d, func(w, i int) (int64, error) { return 1, put(key("base-one", 0), member(w, i)) })
+		many.hammer(workers, d, func(w, i int) (int64, error) { return c.SAdd(ctx, key("many", w), member(w, i)) })
+		baseMany.hammer(workers, d, func(w, i int) (int64, error) { return 1, put(key("base-many", w), member(w, i)) })
+	}
+	one.report(b, "sadd-1key")
+	many.report(b, "sadd-32keys")
+	baseOne.report(b, "baseline-put-1key")
+	baseMany.report(b, "baseline-put-32keys")
+	b.ReportMetric(float64(localConflicts), "sadd-1key-tx-conflicts")
+	b.ReportMetric(one.opsPerSec()/baseOne.opsPerSec(), "ratio-1key")
+	b.ReportMetric(many.opsPerSec()/baseMany.opsPerSec(), "ratio-32keys")
+}
+
+// modelConfig is REDIMO_MODEL's model, else the documented defaults.
+func modelConfig(b *testing.B) ddbmodel.Config {
+	if os.Getenv(ddbmodel.EnvVar) == "" {
+		return ddbmodel.DefaultConfig()
+	}
+	m, err := ddbmodel.FromEnv()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if m == nil {
+		b.Skipf("%s turns the model off", ddbmodel.EnvVar)
+	}
+	return m.Config()
+}
+
+func BenchmarkHotKeysModel(b *testing.B) {
+	needDB(b)
+	const workers = 64
+	d := hotDuration(b)
+	cfg := modelConfig(b)
+	m := ddbmodel.New(cfg)
+	// The SDK's default retryer, as an application has it.
+	cnt := &counter{db: local.Client(testEndpoint, m.Transport(nil))}
+	c := NewClient(cnt, func(o *Options) { o.TableName = testTable })
+	ctx := context.Background()
+	p := "HotKeysModel:" + randomHex(3) + ":"
+	b.Logf("model: %+v; %d goroutines, %v per scenario", cfg, workers, d)
+
+	type scenario struct {
+		name string
+		res  hotResult
+		st   ddbmodel.Stats
+		seen int64 // transactions the client saw cancelled by a conflict (the model's and DynamoDB Local's own)
+	}
+	scenarios := []*scenario{{name: "sadd"}, {name: "sharded16"}, {name: "zincrby"}}
+	add := func(s *scenario, st ddbmodel.Stats) {
+		s.seen += cnt.conflicts.Load()
+		if s.st == nil {
+			s.st = ddbmodel.Stats{}
+		}
+		for op, o := range st {
+			t := s.st[op]
+			t.Requests, t.Conflicts, t.Throttles = t.Requests+o.Requests, t.Conflicts+o.Conflicts, t.Throttles+o.Throttles
+			t.WCU, t.RCU = t.WCU+o.WCU, t.RCU+o.RCU
+			s.st[op] = t
+		}
+	}
+	for n := range b.N {
+		member := func(w, i int) string { return fmt.Sprintf("w%02d-%07d", w, i) }
+
+		// A plain set: every SADD also updates the key's metadata item.
+		key := fmt.Sprintf("%sset%d", p, n)
+		var r hotResult
+		m.ResetStats()
+		cnt.reset()
+		r.hammer(workers, d, func(w, i int) (int64, error) { return c.SAdd(ctx, key, member(w, i)) })
+		add(scenarios[0], m.Stats())
+		card, err := c.SCard(ctx, key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if card != r.added {
+			b.Errorf("sadd: SCARD %d, but the SADDs reported %d members added", card, r.added)
+		}
+		mergeHot(&scenarios[0].res, &r)
+
+		// A 16-shard sharded set.
+		sharded := c.ShardedSet(fmt.Sprintf("%ssharded%d", p, n), 16)
+		r = hotResult{}
+		m.ResetStats()
+		cnt.reset()
+		r.hammer(workers, d, func(w, i int) (int64, error) { return sharded.Add(ctx, member(w, i)) })
+		add(scenarios[1], m.Stats())
+		if card, err = sharded.Card(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if card != r.added {
+			b.Errorf("sharded16: Card %d, but the Adds reported %d members added", card, r.added)
+		}
+		mergeHot(&scenarios[1].res, &r)
+
+		// ZINCRBY by 1 of 100 players on one leaderboard: the scores must
+		// sum to the increments that succeeded.
+		board := fmt.Sprintf("%sboard%d", p, n)
+		var players sync.Map
+		var incrs atomic.Int64
+		r = hotResult{}
+		m.ResetStats()
+		cnt.reset()
+		r.hammer(workers, d, func(w, i int) (int64, error) {
+			player := fmt.Sprintf("player%03d", (w*31+i*7)%100)
+			if _, err := c.ZIncrBy(ctx, board, 1, player); err != nil {
+				return 0, err
+			}
+			players.Store(player, true)
+			incrs.Add(1)
+			return 1, nil
+		})
+		add(scenarios[2], m.Stats())
+		zs, err := c.ZRangeWithScores(ctx, board, 0, -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var sum float64
+		for _, z := range zs {
+			sum += z.Score
+		}
+		distinct := 0
+		players.Range(func(any, any) bool { distinct++; return true })
+		if sum != float64(incrs.Load()) || len(zs) != distinct {
+			b.Errorf("zincrby: scores sum to %v over %d members, but %d increments of %d members succeeded",
+				sum, len(zs), incrs.Load(), distinct)
+		}
+		mergeHot(&scenarios[2].res, &r)
+	}
+	for _, s := range scenarios {
+		s.res.report(b, s.name)
+		tx := s.st["TransactWriteItems"]
+		all := s.st.Total()
+		b.ReportMetric(float64(all.Requests)/float64(max(1, s.res.ops)), s.name+"-requests/op")
+		b.ReportMetric(float64(tx.Conflicts), s.name+"-tx-conflicts")
+		b.ReportMetric(float64(s.seen-tx.Conflicts), s.name+"-local-tx-conflicts")
+		b.ReportMetric(float64(all.Throttles), s.name+"-throttled")
+		b.ReportMetric(all.WCU/s.res.elapsed.Seconds(), s.name+"-WCU/s")
+		b.Logf("%s: %d ok, %d ErrContention, %d other errors in %v; model: %v",
+			s.name, s.res.ops, s.res.contention, s.res.errs, s.res.elapsed.Round(time.Millisecond), s.st)
+	}
+}
+
+// mergeHot adds r's counts to into.
+func mergeHot(into, r *hotResult) {
+	into.ops += r.ops
+	into.added += r.added
+	into.contention += r.contention
+	into.errs += r.errs
+	into.latencies = append(into.latencies, r.latencies...)
+	into.elapsed += r.elapsed
+	if into.firstErr == nil {
+		into.firstErr = r.firstErr
+	}
+}
