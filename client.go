@@ -66,6 +66,16 @@ type Options struct {
 	// All clients of one table should have clocks in sync (NTP): an
 	// expiry or a window is judged by the clock of the client that reads it.
 	Now func() time.Time
+	// Metrics, when set, is called after every DynamoDB request the client
+	// makes, with its command, operation, consumed capacity (read and write
+	// units, as DynamoDB reports them), SDK attempts, transaction conflict
+	// and latency: what a command costs, request by request. It is called
+	// from the goroutine that made the request, concurrently for a
+	// command's parallel requests, so it must be safe for concurrent use
+	// and quick. ctx is the command's context (carrying whatever the caller
+	// put in it). Setting it makes every request ask for
+	// ReturnConsumedCapacity TOTAL, which costs nothing. Default nil.
+	Metrics func(ctx context.Context, r Request)
 }
 
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
@@ -98,7 +108,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Client{db: db, opts: o}
+	return &Client{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o}
 }
 
 // Options returns the client's options, defaults filled in.
@@ -134,6 +144,21 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 	}
 }
 
+// CheckTable checks that the table exists with the schema redimo needs.
+// It returns nil, or an error wrapping ErrTableNotFound (a *SetupError
+// naming the fix), ErrTableMismatch, or another setup mistake
+// (ErrNoCredentials, ErrNoRegion, ErrUnreachable): programs call it at
+// start to fail at once instead of on their first command.
+//
+// Cost: one DescribeTable (no capacity units).
+func (c *Client) CheckTable(ctx context.Context) error {
+	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
+	if err != nil {
+		return wrap("CheckTable", err)
+	}
+	return c.checkSchema(desc.Table)
+}
+
 // CreateTable creates the table and its index (on-demand billing) and waits
 // until it is active. It does nothing when the table already exists with the
 // schema redimo needs, and returns an error wrapping ErrTableMismatch when it
@@ -143,11 +168,10 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // table is new.
 func (c *Client) CreateTable(ctx context.Context) error {
 	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
-	var notFound *types.ResourceNotFoundException
 	switch {
 	case err == nil:
 		return c.checkSchema(desc.Table)
-	case !errors.As(err, &notFound):
+	case !errors.Is(err, ErrTableNotFound):
 		return wrap("CreateTable", err)
 	}
 	if _, err := c.db.CreateTable(ctx, c.schema()); err != nil {
