@@ -32,10 +32,10 @@ type tallyKey struct{}
 
 // tally is what one command's DynamoDB requests cost.
 type tally struct {
-	mu                          sync.Mutex
+	mu                           sync.Mutex
 	requests, conflicts, retries int64
-	rcu, wcu                    float64
-	latency                     time.Duration
+	rcu, wcu                     float64
+	latency                      time.Duration
 }
 
 func (t *tally) add(r redimo.Request) {
