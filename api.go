@@ -40,9 +40,17 @@ type Request struct {
 	// ReadUnits and WriteUnits are the capacity units DynamoDB reported
 	// (ReturnConsumedCapacity TOTAL): read units for GetItem, Query and
 	// BatchGetItem, write units for TransactWriteItems and UpdateItem. They
-	// are 0 for a failed request, because DynamoDB reports no consumption
-	// then (it still charges a cancelled transaction; see the README).
+	// are 0 for a failed request (a cancelled transaction included):
+	// DynamoDB reports no consumption with an error.
 	ReadUnits, WriteUnits float64
+	// TransactWriteUnits is, for a TransactWriteItems that committed,
+	// DynamoDB's documented price of it: 2 write units per action per KB
+	// of its item (rounded up per action), the item's size estimated from
+	// the key and values the action sends. DynamoDB reports the real units
+	// in WriteUnits; DynamoDB Local reports far fewer there (the units of
+	// one item for the whole transaction), so tools running against it,
+	// like `make demo`, show this figure instead.
+	TransactWriteUnits float64
 	// Attempts is how many times the AWS SDK sent the request: 1, or more
 	// when it retried (throttling, a network error, a 5xx).
 	Attempts int
@@ -87,6 +95,7 @@ func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []f
 			r.ReadUnits += read
 			r.WriteUnits += write
 		}
+		r.TransactWriteUnits, _ = ctx.Value(transactKey{}).(float64)
 	}
 	err = a.setupError(ctx, err)
 	r.Err, r.Conflict = err, isConflict(err)
@@ -119,11 +128,58 @@ func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 }
 
 func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if a.metrics != nil {
-		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	if a.metrics == nil {
+		return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems, nil)
 	}
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	ctx = context.WithValue(ctx, transactKey{}, transactUnits(in))
 	return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems,
 		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity })
+}
+
+// transactKey carries transactUnits from TransactWriteItems to send.
+type transactKey struct{}
+
+// transactUnits is DynamoDB's documented price of a committed
+// transaction: 2 WCU per action per KB of its item, rounded up per action,
+// each item's size estimated from the key and values the action sends.
+func transactUnits(in *dynamodb.TransactWriteItemsInput) float64 {
+	units := 0.0
+	for _, a := range in.TransactItems {
+		size := 0
+		switch {
+		case a.Put != nil:
+			size = itemSize(a.Put.Item)
+		case a.Update != nil:
+			size = itemSize(a.Update.Key) + itemSize(a.Update.ExpressionAttributeValues)
+		case a.Delete != nil:
+			size = itemSize(a.Delete.Key)
+		case a.ConditionCheck != nil:
+			size = itemSize(a.ConditionCheck.Key)
+		}
+		units += 2 * float64(max(1, (size+1023)/1024))
+	}
+	return units
+}
+
+// itemSize estimates the bytes of attributes as DynamoDB counts them: each
+// name plus its value.
+func itemSize(attrs map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range attrs {
+		n += len(name)
+		switch v := v.(type) {
+		case *types.AttributeValueMemberB:
+			n += len(v.Value)
+		case *types.AttributeValueMemberS:
+			n += len(v.Value)
+		case *types.AttributeValueMemberN:
+			n += len(v.Value)/2 + 1
+		default:
+			n += 8
+		}
+	}
+	return n
 }
 
 func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {

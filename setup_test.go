@@ -3,6 +3,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -186,6 +187,33 @@ func TestMetrics(t *testing.T) {
 		require.Equal(t, tc.read, read > 0, "%s read %v", tc.command, read)
 		require.Equal(t, tc.write, write > 0, "%s wrote %v", tc.command, write)
 	}
+}
+
+// TestTransactWriteUnits: DynamoDB's price of a transaction, 2 WCU per
+// item per KB, which DynamoDB Local does not report (it reports the units
+// of one item for the whole transaction).
+func TestTransactWriteUnits(t *testing.T) {
+	var log metricsLog
+	c, _, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
+	ctx := context.Background()
+	members := make([]string, 10)
+	for i := range members {
+		members[i] = fmt.Sprintf("m%d", i)
+	}
+	_, err := c.SAdd(ctx, k+"s", members...)
+	require.NoError(t, err)
+	reqs := log.take()
+	require.Len(t, reqs, 1)
+	require.Equal(t, 22.0, reqs[0].TransactWriteUnits, "10 members and the metadata item, 2 WCU each")
+	require.Less(t, reqs[0].WriteUnits, reqs[0].TransactWriteUnits, "DynamoDB Local reports fewer (if this fails, Local got it right: show WriteUnits)")
+
+	_, err = c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)) // member item over 1 KB with its key
+	require.NoError(t, err)
+	require.Equal(t, 6.0, log.take()[0].TransactWriteUnits, "2 KB member item + metadata item")
+
+	_, err = c.SCard(ctx, k+"s")
+	require.NoError(t, err)
+	require.Zero(t, log.take()[0].TransactWriteUnits, "not a transaction")
 }
 
 // TestMetricsAttempts: a request the SDK retried reports its attempts.

@@ -17,7 +17,9 @@
 // `(error) ERR ...`; into a pipe or file the raw form (`2`, `a`, an empty
 // line), so scripts get plain values. --raw and --no-raw force either.
 // --cost prints what each command cost in DynamoDB (requests, read and
-// write capacity units) on stderr. The exit status is 1 when a command's
+// write capacity units; a transaction's write units at DynamoDB's price,
+// 2 per item per KB, when DynamoDB reported fewer, as DynamoDB Local does)
+// on stderr. The exit status is 1 when a command's
 // reply is an error or the table cannot be used, 2 for bad flags.
 package main
 
@@ -282,23 +284,31 @@ type tally struct {
 	mu       sync.Mutex
 	requests int
 	rcu, wcu float64
+	reported float64 // the WCU DynamoDB reported, when wcu differs
 }
 
-func (t *tally) add(_ context.Context, r redimo.Request) {
+func (t *tally) add(ctx context.Context, r redimo.Request) {
+	server.Record(ctx, r) // INFO commandstats
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.requests++
 	t.rcu += r.ReadUnits
-	t.wcu += r.WriteUnits
+	// DynamoDB Local reports one item's units for a whole transaction:
+	// count DynamoDB's price of it when that is more.
+	t.wcu += max(r.WriteUnits, r.TransactWriteUnits)
+	t.reported += r.WriteUnits
 }
 
-// take returns the sums since the last take ("1 request, 0 RCU, 6 WCU")
-// and zeroes them.
+// take returns the sums since the last take ("1 DynamoDB request, 0 RCU,
+// 6 WCU") and zeroes them.
 func (t *tally) take() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := fmt.Sprintf("%d DynamoDB request%s, %g RCU, %g WCU", t.requests, plural(t.requests), t.rcu, t.wcu)
-	t.requests, t.rcu, t.wcu = 0, 0, 0
+	if t.reported != t.wcu {
+		s += fmt.Sprintf(" (%g reported)", t.reported)
+	}
+	t.requests, t.rcu, t.wcu, t.reported = 0, 0, 0, 0
 	return s
 }
 

@@ -68,26 +68,29 @@ func runWalk(ctx context.Context, endpoint string, out io.Writer) error {
 Local (%s), in a fresh table %q.
 
 Each step shows a command, what it does, its reply, and what it cost in
-DynamoDB: requests, read capacity units (RCU) and write capacity units (WCU),
-as DynamoDB reported them. That is what AWS bills: on-demand, about $0.125
+DynamoDB: requests, read capacity units (RCU) and write capacity units
+(WCU). That is what AWS bills: on-demand, about $0.125
 per million RCU and $0.625 per million WCU (us-east-1). A strongly
 consistent read of an item up to 4 KB is 1 RCU; a write of an item up to
 1 KB is 1 WCU, 2 inside a transaction (redimo's writes are transactions,
-so counts stay exact). A transaction DynamoDB cancels (a condition failed:
-the member was there already) reports no units here, but AWS bills it.
+so counts stay exact). Reads show the units DynamoDB Local reported.
+For transactions, DynamoDB Local reports the units of one item only, so
+they show DynamoDB's documented price (2 WCU per item per KB), with what
+Local reported in parentheses. A transaction DynamoDB cancels (a condition
+failed: the member was there already) reports no units.
 `, endpoint, Table)
 	for i, s := range sections {
 		fmt.Fprintf(out, "\n== %d. %s ==\n%s\n\n", i+1, s.title, s.intro)
 		s.run(w)
 	}
 	fmt.Fprintf(out, `
-== Total: %d commands, %d DynamoDB requests, %g RCU, %g WCU ==
+== Total: %d commands, %s ==
 
 Next: the same commands over the Redis protocol (redimo-server, driven by
 redis-cli) follow when you run `+"`make demo`"+`. Then add redimo to your module
 with `+"`go get github.com/redimo-go/redimo`"+` and start from README.md ("Use with
 DynamoDB Local").
-`, w.commands, w.total.requests, w.total.rcu, w.total.wcu)
+`, w.commands, &w.total)
 	return nil
 }
 
@@ -124,6 +127,7 @@ func (w *walk) do(command, what string, f func() (any, error)) any {
 	w.total.requests += c.requests
 	w.total.rcu += c.rcu
 	w.total.wcu += c.wcu
+	w.total.reported += c.reported
 	w.commands++
 	fmt.Fprintf(w.out, "  > %s\n", command)
 	if what != "" {
@@ -170,6 +174,7 @@ type cost struct {
 	mu       sync.Mutex
 	requests int
 	rcu, wcu float64
+	reported float64 // the WCU DynamoDB Local reported, when wcu differs
 }
 
 func (c *cost) add(_ context.Context, r redimo.Request) {
@@ -177,15 +182,17 @@ func (c *cost) add(_ context.Context, r redimo.Request) {
 	defer c.mu.Unlock()
 	c.requests++
 	c.rcu += r.ReadUnits
-	c.wcu += r.WriteUnits
+	// DynamoDB Local under-reports transactions: DynamoDB's price instead.
+	c.wcu += max(r.WriteUnits, r.TransactWriteUnits)
+	c.reported += r.WriteUnits
 }
 
 // reset returns the sums so far and zeroes them.
 func (c *cost) reset() *cost {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := &cost{requests: c.requests, rcu: c.rcu, wcu: c.wcu}
-	c.requests, c.rcu, c.wcu = 0, 0, 0
+	out := &cost{requests: c.requests, rcu: c.rcu, wcu: c.wcu, reported: c.reported}
+	c.requests, c.rcu, c.wcu, c.reported = 0, 0, 0, 0
 	return out
 }
 
@@ -194,7 +201,11 @@ func (c *cost) String() string {
 	if c.requests == 1 {
 		s = ""
 	}
-	return fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.requests, s, c.rcu, c.wcu)
+	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.requests, s, c.rcu, c.wcu)
+	if c.reported != c.wcu {
+		text += fmt.Sprintf(" (Local reported %g)", c.reported)
+	}
+	return text
 }
 
 // clock is the walk-through's clock (Options.Now): real time, moved
