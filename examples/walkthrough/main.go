@@ -86,8 +86,8 @@ failed: the member was there already) reports no units.
 	fmt.Fprintf(out, `
 == Total: %d commands, %s ==
 
-Next: the same commands over the Redis protocol (redimo-server, driven by
-redis-cli) follow when you run `+"`make demo`"+`. Then add redimo to your module
+Next: the same commands over the Redis protocol, redimo-server driven by
+redis-cli (below in `+"`make demo`"+`; alone: `+"`make server-demo`"+`). Then add redimo to your module
 with `+"`go get github.com/redimo-go/redimo`"+` and start from README.md ("Use with
 DynamoDB Local").
 `, w.commands, &w.total)
