@@ -2,13 +2,15 @@
 # through scripts/with-services.sh, which installs them on first use, starts
 # private instances on free ports and always stops them again.
 #
+#   make demo                               a tour: each command, its reply and its cost (RCU/WCU),
+#                                           then redimo-server driven by redis-cli
 #   make test   TESTFLAGS='-run TestSAdd'   vet + race tests (DynamoDB Local + redis)
 #   make bench  BENCHFLAGS='-bench SAdd'    benchmarks (DynamoDB Local + redis)
-#   make demo                               go run ./examples/walkthrough, then examples/server-demo.sh
 #   make server-demo                        redimo-server on DynamoDB Local, driven by redis-cli
 #   make fuzz   FUZZTIME=1m                 every Fuzz* target of the root package
 #   make lint                               go vet + staticcheck
 #   make ddb-local                          DynamoDB Local on :8000 until Ctrl-C
+#   make help                               this list (also plain `make`)
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -20,12 +22,11 @@ FUZZTIME    ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
 SERVICES    := scripts/with-services.sh
 
-.PHONY: all test bench demo server-demo fuzz lint vet ddb-local clean help
+.PHONY: help test bench demo server-demo fuzz lint vet ddb-local clean
 
-all: test
-
+# The first target is what plain `make` runs: the list above.
 help:
-	@sed -n '1,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 vet:
 	$(GO) vet ./...

@@ -21,8 +21,8 @@ import (
 )
 
 // notCommands are the Client's methods that are not Redis commands: no
-// I/O, or the table's creation.
-var notCommands = []string{"Options", "CreateTable", "ExpiringSet", "RateLimiter", "ShardedSet"}
+// I/O, or the table's creation and check.
+var notCommands = []string{"Options", "CreateTable", "CheckTable", "ExpiringSet", "RateLimiter", "ShardedSet"}
 
 // requireEveryCommand fails unless cases has an entry for every command
 // method of the Client.

@@ -82,6 +82,16 @@ type Options struct {
 	// client that reads or writes it. Skew shifts when a key expires by
 	// up to the skew, never a count: see expire.go.
 	Now func() time.Time
+	// Metrics, when set, is called after every DynamoDB request the client
+	// makes, with its command, operation, consumed capacity (read and write
+	// units, as DynamoDB reports them), SDK attempts, transaction conflict
+	// and latency: what a command costs, request by request. It is called
+	// from the goroutine that made the request, concurrently for a
+	// command's parallel requests, so it must be safe for concurrent use
+	// and quick. ctx is the command's context (carrying whatever the caller
+	// put in it). Setting it makes every request ask for
+	// ReturnConsumedCapacity TOTAL, which costs nothing. Default nil.
+	Metrics func(ctx context.Context, r Request)
 }
 
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
@@ -118,7 +128,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{db: db, opts: o}
+	c := &Client{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o}
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
 	}
@@ -158,6 +168,21 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 	}
 }
 
+// CheckTable checks that the table exists with the schema redimo needs.
+// It returns nil, or an error wrapping ErrTableNotFound (a *SetupError
+// naming the fix), ErrTableMismatch, or another setup mistake
+// (ErrNoCredentials, ErrNoRegion, ErrUnreachable): programs call it at
+// start to fail at once instead of on their first command.
+//
+// Cost: one DescribeTable (no capacity units).
+func (c *Client) CheckTable(ctx context.Context) error {
+	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
+	if err != nil {
+		return wrap("CheckTable", err)
+	}
+	return c.checkSchema(desc.Table)
+}
+
 // CreateTable creates the table and its index (on-demand billing) and waits
 // until it is active. It does nothing when the table already exists with the
 // schema redimo needs, and returns an error wrapping ErrTableMismatch when it
@@ -167,11 +192,10 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // table is new.
 func (c *Client) CreateTable(ctx context.Context) error {
 	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
-	var notFound *types.ResourceNotFoundException
 	switch {
 	case err == nil:
 		return c.checkSchema(desc.Table)
-	case !errors.As(err, &notFound):
+	case !errors.Is(err, ErrTableNotFound):
 		return wrap("CreateTable", err)
 	}
 	if _, err := c.db.CreateTable(ctx, c.schema()); err != nil {

@@ -15,7 +15,15 @@
 // ErrWrongType, ErrInvalidArgument (inside an *ArgError naming the
 // argument), and DynamoDB's own errors wrapped with the command's name.
 // Every command checks its input before any request: a rejected command
-// writes nothing.
+// writes nothing. Setup mistakes come back as a *SetupError naming the fix:
+// errors.Is(err, ErrTableNotFound) (create the table with CreateTable),
+// ErrNoCredentials, ErrNoRegion, ErrUnreachable; CheckTable finds them at
+// start.
+//
+// For DynamoDB Local, give the SDK an endpoint, static credentials and no
+// response checksum validation (ExampleNewClient). Options.Metrics reports
+// every DynamoDB request with its command and the capacity units it
+// consumed (ExampleOptions_metrics).
 //
 // # Guarantees
 //

@@ -3,6 +3,7 @@ package redimo
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Test for them with errors.Is; every error redimo returns
@@ -48,10 +49,69 @@ var (
 	// Options.DisableKeyExpiry is set.
 	ErrKeyExpiryDisabled = errors.New("redimo: key expiry is disabled (Options.DisableKeyExpiry)")
 
-	// ErrTableMismatch is returned by CreateTable when the table exists with
-	// a key schema or index that redimo cannot use.
+	// ErrTableMismatch is returned by CreateTable and CheckTable when the
+	// table exists with a key schema or index that redimo cannot use.
 	ErrTableMismatch = errors.New("redimo: table exists with another schema")
 )
+
+// Setup errors: the table, credentials, region or endpoint are not what a
+// command needs. They come inside a *SetupError whose message names the fix;
+// test for them with errors.Is.
+var (
+	// ErrTableNotFound is returned when the table does not exist (DynamoDB's
+	// ResourceNotFoundException). Create it with Client.CreateTable, the
+	// CLI's `redimo create-table`, redimo-server's --create-table, or the
+	// template in deploy/.
+	ErrTableNotFound = errors.New("redimo: table not found")
+
+	// ErrNoCredentials is returned when the AWS SDK found no credentials.
+	ErrNoCredentials = errors.New("redimo: no AWS credentials")
+
+	// ErrNoRegion is returned when the DynamoDB client has no region and no
+	// endpoint.
+	ErrNoRegion = errors.New("redimo: no AWS region")
+
+	// ErrUnreachable is returned when no connection to the DynamoDB endpoint
+	// could be made (refused, unknown host, timeout before any reply).
+	ErrUnreachable = errors.New("redimo: DynamoDB endpoint unreachable")
+)
+
+// SetupError reports a setup mistake found by a DynamoDB request: a missing
+// table, no credentials, no region, an unreachable endpoint. Its message
+// says what is wrong and how to fix it; errors.Is matches its Problem
+// (ErrTableNotFound, ErrNoCredentials, ErrNoRegion or ErrUnreachable) and
+// errors.As reaches the SDK's error.
+type SetupError struct {
+	Problem error  // one of the setup sentinels above
+	Table   string // the table the client uses
+	Err     error  // the AWS SDK's error
+}
+
+// Fix is how to fix the problem, in one sentence.
+func (e *SetupError) Fix() string {
+	switch e.Problem {
+	case ErrTableNotFound:
+		return "create it with Client.CreateTable (CLI: redimo create-table; server: redimo-server --create-table) or the template deploy/cloudformation.yaml"
+	case ErrNoCredentials:
+		return "set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; for DynamoDB Local, set an endpoint with static credentials (README: Use with DynamoDB Local; CLI and server: --endpoint)"
+	case ErrNoRegion:
+		return "set AWS_REGION or aws.Config.Region (CLI and server: --region), or an endpoint for DynamoDB Local (--endpoint)"
+	case ErrUnreachable:
+		return "check the endpoint (CLI and server: --endpoint) and that DynamoDB Local is running (make ddb-local)"
+	}
+	return ""
+}
+
+func (e *SetupError) Error() string {
+	what := strings.TrimPrefix(e.Problem.Error(), "redimo: ")
+	if e.Problem == ErrTableNotFound {
+		what = fmt.Sprintf("table %q not found", e.Table)
+	}
+	return fmt.Sprintf("%s: %s (%v)", what, e.Fix(), e.Err)
+}
+
+// Unwrap lets errors.Is match the Problem and errors.As reach the SDK's error.
+func (e *SetupError) Unwrap() []error { return []error{e.Problem, e.Err} }
 
 // ArgError reports a rejected argument: which command, which argument, the
 // offending value and why. errors.Is(err, ErrInvalidArgument) holds for every

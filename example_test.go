@@ -2,80 +2,365 @@ package redimo_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"slices"
+	"sync"
+	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo"
 )
 
-// The examples need a DynamoDB table, so they are compiled, not run; `make
-// demo` runs the same calls against DynamoDB Local.
+// The examples run against DynamoDB Local at REDIMO_TEST_ENDPOINT (`make
+// test` starts one), each in a fresh table; without an endpoint they are
+// skipped (see TestMain). Each starts from newClient, which stands for the
+// client your program makes (ExampleNewClient shows how).
 
+// ExampleNewClient connects to DynamoDB Local, with static credentials (it
+// ignores them) and response checksum validation off (DynamoDB Local does
+// not send the checksum the SDK checks). For AWS, use
+// config.LoadDefaultConfig and dynamodb.NewFromConfig(cfg) instead.
 func ExampleNewClient() {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	rdb := redimo.NewClient(dynamodb.NewFromConfig(cfg), func(o *redimo.Options) {
-		o.TableName = "my-app-sets"
-		o.EventuallyConsistent = true // half the read cost
+	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT") // e.g. http://127.0.0.1:8000
+	db := dynamodb.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}, func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.DisableValidateResponseChecksum = true
+	})
+	rdb := redimo.NewClient(db, func(o *redimo.Options) {
+		o.TableName = freshTable() // default "redimo"
 	})
 	if err := rdb.CreateTable(ctx); err != nil { // a no-op when it exists
 		log.Fatal(err)
 	}
+	added, err := rdb.SAdd(ctx, "visitors:2026-11-22", "u1", "u2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(added)
+	// Output: 2
 }
 
 func ExampleClient_SAdd() {
 	ctx := context.Background()
-	var rdb *redimo.Client // from redimo.NewClient
+	rdb := newClient()
 	added, err := rdb.SAdd(ctx, "visitors:2026-11-22", "u1", "u2", "u1")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(added) // 2: u1 counts once
+	n, err := rdb.SCard(ctx, "visitors:2026-11-22")
+	if err != nil {
+		log.Fatal(err)
+	}
+	isMember, err := rdb.SIsMember(ctx, "visitors:2026-11-22", "u3")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(added, n, isMember) // u1 counts once
+	// Output: 2 2 false
 }
 
 func ExampleClient_SPop() {
 	ctx := context.Background()
-	var rdb *redimo.Client
-	member, ok, err := rdb.SPop(ctx, "raffle")
-	switch {
-	case err != nil:
+	rdb := newClient()
+	if _, err := rdb.SAdd(ctx, "raffle", "ann"); err != nil {
 		log.Fatal(err)
-	case !ok:
-		fmt.Println("the raffle is empty")
-	default:
-		fmt.Println("winner:", member)
 	}
+	for range 2 {
+		member, ok, err := rdb.SPop(ctx, "raffle")
+		switch {
+		case err != nil:
+			log.Fatal(err)
+		case !ok: // Redis's nil reply
+			fmt.Println("the raffle is empty")
+		default:
+			fmt.Println("winner:", member)
+		}
+	}
+	// Output:
+	// winner: ann
+	// the raffle is empty
 }
 
 func ExampleClient_SScan() {
 	ctx := context.Background()
-	var rdb *redimo.Client
+	rdb := newClient()
+	if _, err := rdb.SAdd(ctx, "users", "admin:ann", "bob", "admin:cyd"); err != nil {
+		log.Fatal(err)
+	}
 	for member, err := range rdb.SScan(ctx, "users", "admin:*") {
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Println(member)
 	}
+	// Output:
+	// admin:ann
+	// admin:cyd
+}
+
+// Set algebra: SINTER reads the smallest set and probes the others.
+func ExampleClient_SInter() {
+	ctx := context.Background()
+	rdb := newClient()
+	must(rdb.SAdd(ctx, "post:1:tags", "go", "redis", "dynamodb"))
+	must(rdb.SAdd(ctx, "post:2:tags", "go", "aws"))
+
+	both, err := rdb.SInter(ctx, "post:1:tags", "post:2:tags")
+	if err != nil {
+		log.Fatal(err)
+	}
+	all, err := rdb.SUnion(ctx, "post:1:tags", "post:2:tags")
+	if err != nil {
+		log.Fatal(err)
+	}
+	slices.Sort(all) // a set has no order
+	only1, err := rdb.SDiff(ctx, "post:1:tags", "post:2:tags")
+	if err != nil {
+		log.Fatal(err)
+	}
+	slices.Sort(only1)
+	stored, err := rdb.SInterStore(ctx, "common", "post:1:tags", "post:2:tags")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(both, all, only1, stored)
+	// Output: [go] [aws dynamodb go redis] [dynamodb redis] 1
 }
 
 func ExampleErrWrongType() {
 	ctx := context.Background()
-	var rdb *redimo.Client
+	rdb := newClient()
+	must(rdb.ZAdd(ctx, "leaderboard", redimo.Z{Score: 1, Member: "ann"}))
 	_, err := rdb.SAdd(ctx, "leaderboard", "x")
 	if errors.Is(err, redimo.ErrWrongType) {
 		fmt.Println("leaderboard is not a set")
 	}
+	// Output: leaderboard is not a set
 }
 
 func ExampleArgError() {
-	var err error = &redimo.ArgError{Command: "SADD", Arg: "member", Value: "…", Err: redimo.ErrMemberTooLong}
+	ctx := context.Background()
+	rdb := newClient()
+	_, err := rdb.ZRangeByScore(ctx, "game:1", &redimo.ZRangeBy{Min: "zero", Max: "+inf"})
 	var ae *redimo.ArgError
-	fmt.Println(errors.Is(err, redimo.ErrInvalidArgument), errors.As(err, &ae) && ae.Arg == "member")
-	// Output: true true
+	if errors.As(err, &ae) {
+		fmt.Println(errors.Is(err, redimo.ErrNotFloat), ae.Arg, ae.Value)
+	}
+	// Output: true min zero
+}
+
+// A table that does not exist gives ErrTableNotFound, whose message says
+// how to create it.
+func ExampleErrTableNotFound() {
+	ctx := context.Background()
+	rdb := newClient(func(o *redimo.Options) { o.TableName = freshTable() }) // not created
+	_, err := rdb.SAdd(ctx, "k", "a")
+	if errors.Is(err, redimo.ErrTableNotFound) {
+		fmt.Println("creating the table")
+		if err := rdb.CreateTable(ctx); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println(rdb.SAdd(ctx, "k", "a"))
+	// Output:
+	// creating the table
+	// 1 <nil>
+}
+
+// Key expiry, with a clock the example controls (Options.Now): the
+// expiry is judged by the client's clock.
+func ExampleClient_Expire() {
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	rdb := newClient(func(o *redimo.Options) { o.Now = clock.Now })
+	must(rdb.SAdd(ctx, "session:42", "cart"))
+
+	ok, err := rdb.Expire(ctx, "session:42", 30*time.Minute)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ttl, err := rdb.TTL(ctx, "session:42")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ok, ttl)
+
+	clock.Advance(31 * time.Minute)
+	n, err := rdb.Exists(ctx, "session:42")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("exists:", n)
+	// Output:
+	// true 30m0s
+	// exists: 0
+}
+
+// Unique visitors on a set too busy for one DynamoDB partition: Add
+// reports exactly which visitors are new.
+func ExampleShardedSet() {
+	ctx := context.Background()
+	rdb := newClient()
+	today := rdb.ShardedSet("visitors:2026-11-22", 16)
+	unique := 0
+	for _, v := range []string{"alice", "bob", "alice", "carol"} {
+		added, err := today.Add(ctx, v)
+		if err != nil {
+			log.Fatal(err)
+		}
+		unique += int(added)
+	}
+	n, err := today.Card(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	isMember, err := today.IsMember(ctx, "carol")
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = rdb.ShardedSet("visitors:2026-11-22", 8).Add(ctx, "dave")
+	fmt.Println(unique, n, isMember, errors.Is(err, redimo.ErrShardCount))
+	// Output: 3 3 true true
+}
+
+// "Who is online": each member expires on its own.
+func ExampleExpiringSet() {
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	rdb := newClient(func(o *redimo.Options) { o.Now = clock.Now })
+	online := rdb.ExpiringSet("online")
+	must(online.Add(ctx, time.Minute, "alice", "bob"))
+	must(online.Add(ctx, time.Hour, "carol"))
+
+	clock.Advance(2 * time.Minute) // alice and bob expire
+	n, err := online.Card(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ttl, ok, err := online.TTL(ctx, "carol")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, ttl, ok)
+	for member, err := range online.Members(ctx) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(member)
+	}
+	// Output:
+	// 1 58m0s true
+	// carol
+}
+
+// At most 3 one-time passwords per phone number per 10 minutes, across all
+// app servers: the check and the claim are one conditional write.
+func ExampleRateLimiter_Allow() {
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	rdb := newClient(func(o *redimo.Options) { o.Now = clock.Now })
+	otp := rdb.RateLimiter(3, 10*time.Minute)
+	for i := range 4 {
+		r, err := otp.Allow(ctx, "otp:+15550100")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("request %d: allowed=%v remaining=%d retry after %v\n", i+1, r.Allowed, r.Remaining, r.RetryAfter)
+		clock.Advance(time.Minute)
+	}
+	clock.Advance(7 * time.Minute) // the first request leaves the window
+	r, err := otp.Allow(ctx, "otp:+15550100")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("request 5: allowed=%v\n", r.Allowed)
+	// Output:
+	// request 1: allowed=true remaining=2 retry after 0s
+	// request 2: allowed=true remaining=1 retry after 0s
+	// request 3: allowed=true remaining=0 retry after 0s
+	// request 4: allowed=false remaining=0 retry after 7m0s
+	// request 5: allowed=true
+}
+
+// Options.Metrics reports each DynamoDB request: here, what SADD and
+// SCARD cost in capacity units, as DynamoDB reported them.
+func ExampleOptions_metrics() {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var lines []string
+	rdb := newClient(func(o *redimo.Options) {
+		o.Metrics = func(_ context.Context, r redimo.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			lines = append(lines, fmt.Sprintf("%s: %s, %g RCU, %g WCU", r.Command, r.Operation, r.ReadUnits, r.WriteUnits))
+		}
+	})
+	must(rdb.SAdd(ctx, "tags", "go", "redis")) // 2 members + the key's metadata item, written transactionally
+	must(rdb.SCard(ctx, "tags"))               // the metadata item, read strongly consistent
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	// Output:
+	// SAdd: TransactWriteItems, 0 RCU, 6 WCU
+	// SCard: GetItem, 1 RCU, 0 WCU
+}
+
+// newClient returns a client on a fresh table of the DynamoDB Local at
+// REDIMO_TEST_ENDPOINT: in your program, the client of ExampleNewClient.
+func newClient(optFns ...func(*redimo.Options)) *redimo.Client {
+	db := dynamodb.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}, func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(os.Getenv("REDIMO_TEST_ENDPOINT"))
+		o.DisableValidateResponseChecksum = true
+	})
+	table := freshTable()
+	if err := redimo.NewClient(db, func(o *redimo.Options) { o.TableName = table }).CreateTable(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	return redimo.NewClient(db, append([]func(*redimo.Options){func(o *redimo.Options) { o.TableName = table }}, optFns...)...)
+}
+
+// freshTable names a table no other example uses.
+func freshTable() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "redimo_example_" + hex.EncodeToString(b)
+}
+
+// fakeClock is a clock that moves only when told (Options.Now).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// must drops a command's reply, stopping the example on an error.
+func must[T any](_ T, err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
 }

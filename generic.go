@@ -100,6 +100,7 @@ func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read fun
 func (c *Client) alongMeta(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
 	done := make(chan struct{})
 	var merr error
+	ctx = c.labelled(ctx)
 	go func() {
 		defer close(done)
 		m, merr = c.typedMeta(ctx, key, typ)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -33,6 +34,16 @@ func TestMain(m *testing.M) {
 	if testEndpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
 		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
 		os.Exit(1)
+	}
+	if testEndpoint == "" {
+		// Examples cannot skip themselves: their output would not match.
+		flag.Parse()
+		skip := "^Example"
+		if s := flag.Lookup("test.skip").Value.String(); s != "" {
+			skip = s + "|" + skip
+		}
+		_ = flag.Set("test.skip", skip)
+		fmt.Fprintln(os.Stderr, "no DynamoDB: skipping the tests and examples that need it; set REDIMO_TEST_ENDPOINT (make test starts DynamoDB Local and does)")
 	}
 	if testEndpoint != "" {
 		transport, err := local.Transport(nil) // REDIMO_MODEL: a model of real DynamoDB

@@ -88,6 +88,7 @@ func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, 
 		wg    sync.WaitGroup
 		sem   = make(chan struct{}, c.opts.Parallelism)
 	)
+	ctx = c.labelled(ctx)
 	for start := 0; start < len(keys); start += 100 {
 		chunk := keys[start:min(start+100, len(keys))]
 		sem <- struct{}{}

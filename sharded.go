@@ -170,6 +170,7 @@ func (s *ShardedSet) write(ctx context.Context, cmd string, members []string, op
 	for i := range groups {
 		shards = append(shards, i)
 	}
+	ctx = s.c.labelled(ctx) // for Options.Metrics: the shards' goroutines do not show the command
 	err := s.eachShard(shards, func(i int) error {
 		n, err := op(ctx, s.shard(i), groups[i]...)
 		mu.Lock()
@@ -304,6 +305,7 @@ func (s *ShardedSet) Members(ctx context.Context) iter.Seq2[string, error] {
 		for i := range results {
 			results[i] = make(chan []string, 1)
 		}
+		ctx = s.c.labelled(ctx) // for Options.Metrics: the shards' goroutines do not show the command
 		go func() {
 			_ = s.eachShard(s.all(), func(i int) error {
 				m, err := s.c.members(ctx, s.shard(i), typeSet)
@@ -395,6 +397,7 @@ func (s *ShardedSet) algebra(ctx context.Context, cmd string, others []*ShardedS
 		}
 	}
 	parts := make([][]string, s.shards)
+	ctx = s.c.labelled(ctx) // for Options.Metrics: the shards' goroutines do not show the command
 	err := s.eachShard(s.all(), func(i int) error {
 		keys := []string{s.shard(i)}
 		for _, o := range others {

@@ -50,11 +50,20 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 
+cat <<EOF
+
+== redimo-server: the same commands over the Redis protocol ==
+redimo-server speaks Redis's protocol, so any Redis client works with it.
+Here redis-cli (Redis's own command-line client) sends commands to it on
+port $port; each line "redis-cli> ..." is a command, the lines after it
+its reply. The data lands in the DynamoDB table $TABLE.
+
+EOF
 cli() {
   echo "redis-cli> $*"
   redis-cli -p "$port" --no-raw "$@"
 }
-k=demo:$$
+k=demo
 cli DEL "$k:today" "$k:yesterday" "$k:both" "$k:board" >/dev/null
 cli SADD "$k:today" alice bob carol
 cli SADD "$k:yesterday" bob dave
@@ -76,6 +85,25 @@ fi
 cli TYPE "$k:today"
 cli SADD "$k:today"
 cli NOSUCHCOMMAND x
-echo "redimo> SMEMBERS $k:yesterday    (the CLI runs the same commands in-process)"
-"$tmp/redimo" --table "$TABLE" SMEMBERS "$k:yesterday"
+echo
+echo "redimo> SMEMBERS $k:yesterday    (the redimo CLI runs the same commands in-process; --cost shows what each cost)"
+"$tmp/redimo" --table "$TABLE" --no-raw --cost SMEMBERS "$k:yesterday" 2>&1
 cli DEL "$k:today" "$k:yesterday" "$k:both" "$k:board"
+
+cat <<EOF
+
+What each command cost, from the server's INFO commandstats
+(calls, then DynamoDB requests, read and write capacity units):
+EOF
+redis-cli -p "$port" INFO commandstats | tr -d '\r' | grep '^cmdstat_' | grep -v 'cmdstat_\(command\|info\|ping\|client\)' |
+  sed -E 's/^cmdstat_([^:]+):calls=([0-9]+),usec=([0-9]+),.*dynamodb_requests=([0-9]+),rcu=([0-9.]+),wcu=([0-9.]+),.*/  \1: \2 call(s), \4 DynamoDB request(s), \5 RCU, \6 WCU/'
+
+cat <<EOF
+
+Next steps:
+  - use redimo from Go: go get github.com/redimo-go/redimo, then README.md ("Use with DynamoDB Local")
+  - type commands yourself: make ddb-local (DynamoDB Local on port 8000 until Ctrl-C), then in another shell
+      go run ./cmd/redimo --endpoint http://127.0.0.1:8000 create-table
+      go run ./cmd/redimo --endpoint http://127.0.0.1:8000        (a prompt; type help)
+  - run the tests: make test
+EOF

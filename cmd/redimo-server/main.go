@@ -30,12 +30,17 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/connect"
 	"github.com/redimo-go/redimo/internal/server"
 )
@@ -55,6 +60,8 @@ func run(args []string, stderr io.Writer) int {
 		maxClients  = fs.Int("maxclients", server.DefaultMaxClients, "maximum open connections")
 		grace       = fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight commands may take before they are cancelled")
 		verbose     = fs.Bool("v", false, "log connections' protocol errors and more")
+		metricsAddr = fs.String("metrics-addr", os.Getenv("REDIMO_METRICS_ADDR"),
+			"serve Prometheus metrics (per command: calls, time, DynamoDB requests, RCU, WCU, conflicts, retries) at http://ADDR/metrics (env REDIMO_METRICS_ADDR); empty: off")
 	)
 	db.Register(fs)
 	fs.Usage = func() {
@@ -79,21 +86,26 @@ func run(args []string, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	client, info, err := db.Client(ctx)
-	if err != nil {
-		log.Error("cannot configure DynamoDB", "err", err)
+	// Setup mistakes end the program at once, with the fix in one line.
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "redimo-server:", db.Explain(err))
 		return 1
 	}
-	if *createTable {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		err := client.CreateTable(cctx)
-		cancel()
-		if err != nil {
-			log.Error("cannot create table", "table", db.Table, "err", err)
-			return 1
-		}
-		log.Info("table ready", "table", db.Table)
+	client, info, err := db.Client(ctx, func(o *redimo.Options) { o.Metrics = server.Record })
+	if err != nil {
+		return fail(err)
 	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	if *createTable {
+		err = client.CreateTable(cctx)
+	} else {
+		err = client.CheckTable(cctx)
+	}
+	cancel()
+	if err != nil {
+		return fail(err)
+	}
+	log.Info("table ready", "table", db.Table)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Error("cannot listen", "err", err)
@@ -106,6 +118,23 @@ func run(args []string, stderr io.Writer) int {
 	srv := server.New(server.Config{
 		Client: client, Password: *password, MaxClients: *maxClients, Logger: log, Info: info, Port: port,
 	})
+	if *metricsAddr != "" {
+		mln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			ln.Close()
+			log.Error("cannot listen for metrics", "err", err)
+			return 1
+		}
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(srv.Collector(), collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(mln) }()
+		defer hs.Close()
+		log.Info("metrics", "url", "http://"+mln.Addr().String()+"/metrics")
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("redimo-server listening", "addr", ln.Addr().String(), "table", db.Table, "endpoint", info[1][1],

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -38,17 +40,23 @@ func TestServe(t *testing.T) {
 	logR, logW := io.Pipe()
 	exit := make(chan int, 1)
 	go func() {
-		exit <- run([]string{"--addr", "127.0.0.1:0", "--endpoint", endpoint, "--table", table, "--create-table"}, logW)
+		exit <- run([]string{"--addr", "127.0.0.1:0", "--endpoint", endpoint, "--table", table, "--create-table",
+			"--metrics-addr", "127.0.0.1:0"}, logW)
 		logW.Close()
 	}()
 	lines := bufio.NewScanner(logR)
-	var addr string
+	var addr, metricsURL string
 	re := regexp.MustCompile(`msg="redimo-server listening" addr=(\S+)`)
+	reMetrics := regexp.MustCompile(`msg=metrics url=(\S+)`)
 	for addr == "" && lines.Scan() {
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			addr = m[1]
 		}
+		if m := reMetrics.FindStringSubmatch(lines.Text()); m != nil {
+			metricsURL = m[1]
+		}
 	}
+	require.NotEmpty(t, metricsURL, "no metrics line in the log")
 	require.NotEmpty(t, addr, "no listening line in the log")
 	var rest []string
 	logDone := make(chan struct{})
@@ -65,6 +73,21 @@ func TestServe(t *testing.T) {
 	require.Equal(t, int64(2), rdb.SAdd(ctx, "k", "a", "b").Val())
 	require.Equal(t, []string{"a", "b"}, rdb.SMembers(ctx, "k").Val())
 	require.Contains(t, rdb.Info(ctx, "redimo").Val(), "table:"+table)
+
+	// INFO commandstats: Redis's fields, then what the calls cost in
+	// DynamoDB (SADD of 2 new members: 3 items written transactionally).
+	stats := rdb.Info(ctx, "commandstats").Val()
+	require.Regexp(t, `cmdstat_sadd:calls=1,usec=\d+,usec_per_call=[\d.]+,rejected_calls=0,failed_calls=0,dynamodb_requests=1,rcu=0,wcu=6,conflicts=0,retries=0\r\n`, stats)
+	require.Regexp(t, `cmdstat_smembers:calls=1,.*,dynamodb_requests=1,rcu=[1-9]`, stats)
+	require.NotContains(t, rdb.Info(ctx).Val(), "cmdstat_", "not in the default sections, as in Redis")
+
+	res, err := http.Get(metricsURL)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Contains(t, string(body), `redimo_dynamodb_write_capacity_units_total{command="sadd"} 6`)
+	require.Contains(t, string(body), `redimo_dynamodb_requests_total{command="smembers"} 1`)
+	require.Contains(t, string(body), `redimo_commands_total{command="sadd"} 1`)
 	nc, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	_, _ = nc.Write([]byte("PING\r\n"))
@@ -84,6 +107,56 @@ func TestServe(t *testing.T) {
 	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, err = nc.Read(buf)
 	require.ErrorIs(t, err, io.EOF, "connections are closed")
+}
+
+// TestSetupMistakes: each mistake a newcomer makes ends the program at
+// start with one line naming the fix.
+func TestSetupMistakes(t *testing.T) {
+	isolateAWS(t)
+	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{"missing table", []string{"--endpoint", endpoint, "--table", "no_such_table"}, nil,
+			[]string{`table "no_such_table" does not exist at ` + endpoint, "--create-table",
+				"`redimo --endpoint " + endpoint + " --table no_such_table create-table`"}},
+		{"unreachable endpoint", []string{"--endpoint", "http://127.0.0.1:1"}, nil,
+			[]string{"cannot reach DynamoDB at http://127.0.0.1:1 (", "connection refused", "--endpoint", "make ddb-local"}},
+		{"no region", nil, nil, []string{"no AWS region", "--region", "AWS_REGION", "--endpoint"}},
+		{"no credentials", []string{"--region", "eu-west-1"}, nil,
+			[]string{"no AWS credentials", "AWS_ACCESS_KEY_ID", "AWS_PROFILE", "--endpoint"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if endpoint == "" && tc.name == "missing table" {
+				t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+			}
+			var out strings.Builder
+			code := run(append([]string{"--addr", "127.0.0.1:0"}, tc.args...), &out)
+			require.Equal(t, 1, code, out.String())
+			require.Equal(t, 1, strings.Count(out.String(), "\n"), "one line: %s", out.String())
+			require.True(t, strings.HasPrefix(out.String(), "redimo-server: "), out.String())
+			require.NotContains(t, out.String(), "redimo: ")
+			for _, w := range tc.want {
+				require.Contains(t, out.String(), w)
+			}
+		})
+	}
+}
+
+// isolateAWS hides the machine's AWS configuration from the test: no
+// credentials, no region, no instance metadata.
+func isolateAWS(t *testing.T) {
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+		"AWS_REGION", "AWS_DEFAULT_REGION", "REDIMO_REGION", "REDIMO_ENDPOINT", "REDIMO_TABLE",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 }
 
 func TestBadFlags(t *testing.T) {

@@ -3,17 +3,24 @@
 // does, and creates the table.
 //
 //	redimo [flags] COMMAND [arg ...]    run one command: redimo SADD visitors u1 u2
-//	redimo [flags]                      run commands read from stdin, one a line
+//	redimo [flags]                      an interactive prompt (with history) on a terminal;
+//	                                    else run commands read from stdin, one a line
 //	redimo [flags] create-table         create the table (and its index) if missing
+//	redimo help [COMMAND | @group]      the commands, or what one does
 //
 // It runs the same command table as redimo-server, in-process: every
 // command redimo-server knows works here (SADD, SMEMBERS, ZADD, DEL, ...),
-// with the same replies and errors. Lines read from stdin are split as
-// redis-cli splits them ("quoted args", \x41 escapes).
+// with the same replies and errors. Lines are split as redis-cli splits
+// them ("quoted args", \x41 escapes).
 //
-// Output is redis-cli's for a terminal — `(integer) 2`, `1) "a"`,
-// `(nil)`, `(error) ERR ...` — or with --raw its plain form. The exit
-// status is 1 when a command's reply is an error, 2 for bad flags.
+// Output is redis-cli's: on a terminal `(integer) 2`, `1) "a"`, `(nil)`,
+// `(error) ERR ...`; into a pipe or file the raw form (`2`, `a`, an empty
+// line), so scripts get plain values. --raw and --no-raw force either.
+// --cost prints what each command cost in DynamoDB (requests, read and
+// write capacity units; a transaction's write units at DynamoDB's price,
+// 2 per item per KB, when DynamoDB reported fewer, as DynamoDB Local does)
+// on stderr. The exit status is 1 when a command's
+// reply is an error or the table cannot be used, 2 for bad flags.
 package main
 
 import (
@@ -25,10 +32,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/chzyer/readline"
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/connect"
 	"github.com/redimo-go/redimo/internal/resp"
 	"github.com/redimo-go/redimo/internal/server"
@@ -46,12 +58,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SetOutput(stderr)
 	var db connect.Flags
 	db.Register(fs)
-	raw := fs.Bool("raw", false, "print replies as redis-cli --raw does (strings unquoted, one element a line)")
+	raw := fs.Bool("raw", false, "print replies raw (strings unquoted, one element a line); the default when stdout is not a terminal")
+	noRaw := fs.Bool("no-raw", false, "print replies formatted (`(integer) 2`, `1) \"a\"`) even when stdout is not a terminal")
 	resp3 := fs.Bool("3", false, "render replies as a RESP3 client receives them (doubles, maps, sets)")
+	showCost := fs.Bool("cost", false, "after each reply, print its DynamoDB requests and read/write capacity units on stderr")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: redimo [flags] COMMAND [arg ...]
+       redimo [flags]                  (a prompt on a terminal; else commands from stdin)
        redimo [flags] create-table
-       redimo [flags] < commands.txt
+       redimo help [COMMAND | @group]
 
 Runs Redis set and sorted-set commands on a redimo DynamoDB table and prints
 the replies as redis-cli does. Exit status 1 when a reply is an error.
@@ -65,20 +80,36 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 		}
 		return 2
 	}
-	client, info, err := db.Client(ctx)
+	if fs.NArg() > 0 && strings.EqualFold(fs.Arg(0), "help") {
+		fmt.Fprint(stdout, help(fs.Args()[1:]))
+		return 0
+	}
+	var cost tally
+	client, info, err := db.Client(ctx, func(o *redimo.Options) { o.Metrics = cost.add })
 	if err != nil {
-		fmt.Fprintln(stderr, "redimo:", err)
+		fmt.Fprintln(stderr, "redimo:", db.Explain(err))
 		return 1
 	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
 	if fs.NArg() == 1 && strings.EqualFold(fs.Arg(0), "create-table") {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		defer cancel()
 		if err := client.CreateTable(cctx); err != nil {
-			fmt.Fprintln(stderr, "redimo: create-table:", err)
+			fmt.Fprintln(stderr, "redimo:", db.Explain(err))
 			return 1
 		}
 		fmt.Fprintf(stdout, "OK (table %s)\n", db.Table)
 		return 0
+	}
+	// One DescribeTable first: a missing table, credentials or region is
+	// told with its fix, not as the first command's error.
+	if err := client.CheckTable(cctx); err != nil {
+		fmt.Fprintln(stderr, "redimo:", db.Explain(err))
+		return 1
+	}
+	cost.take()
+	rawOut := !isTerminal(stdout)
+	if *raw || *noRaw {
+		rawOut = *raw && !*noRaw
 	}
 
 	srv := server.New(server.Config{Client: client, Info: info})
@@ -92,10 +123,13 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 	do := func(args []string) {
 		v := srv.Do(ctx, sess, args)
 		v = resp.Normalize(v, proto)
-		if *raw {
+		if rawOut {
 			fmt.Fprint(stdout, resp.RenderRaw(v))
 		} else {
 			fmt.Fprint(stdout, resp.Render(v))
+		}
+		if *showCost {
+			fmt.Fprintf(stderr, "(%s)\n", cost.take())
 		}
 		if v.IsError() {
 			code = 1
@@ -104,6 +138,22 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 	if fs.NArg() > 0 {
 		do(fs.Args())
 		return code
+	}
+	if isTerminal(stdin) {
+		rl, err := readline.NewEx(&readline.Config{
+			Prompt:          db.Table + "> ",
+			HistoryFile:     historyFile(),
+			InterruptPrompt: "^C",
+			EOFPrompt:       "quit",
+		})
+		if err != nil {
+			fmt.Fprintln(stderr, "redimo:", err)
+			return 1
+		}
+		defer rl.Close()
+		fmt.Fprintf(stdout, "redimo: table %s at %s. Type help, or a command such as SADD visitors alice bob.\n", db.Table, info[1][1])
+		prompt(ctx, rl, stdout, func(args []string) { do(args) })
+		return 0
 	}
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64*1024), resp.MaxBulkLen)
@@ -122,4 +172,149 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 		return 1
 	}
 	return code
+}
+
+// prompt reads commands from rl until quit, exit or Ctrl-D, running each
+// with do; help is answered here. Ctrl-C clears the line, as in redis-cli.
+func prompt(ctx context.Context, rl *readline.Instance, stdout io.Writer, do func([]string)) {
+	for ctx.Err() == nil {
+		line, err := rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			continue
+		case err != nil: // io.EOF: Ctrl-D
+			return
+		}
+		args, ok := resp.SplitArgs(line)
+		switch {
+		case !ok:
+			fmt.Fprintln(stdout, "Invalid argument(s)")
+		case len(args) == 0:
+		case strings.EqualFold(args[0], "quit"), strings.EqualFold(args[0], "exit"):
+			return
+		case strings.EqualFold(args[0], "help"):
+			fmt.Fprint(stdout, help(args[1:]))
+		default:
+			do(args)
+		}
+	}
+}
+
+// historyFile is where the prompt keeps its history, as redis-cli keeps
+// ~/.rediscli_history: $REDIMO_HISTFILE, else ~/.redimo_history.
+func historyFile() string {
+	if f := os.Getenv("REDIMO_HISTFILE"); f != "" {
+		return f
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".redimo_history")
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f any) bool {
+	fd, ok := f.(interface{ Fd() uintptr })
+	return ok && readline.IsTerminal(int(fd.Fd()))
+}
+
+// help is the text of `help`, `help @group` and `help COMMAND`.
+func help(args []string) string {
+	var b strings.Builder
+	cmds := server.Commands()
+	switch {
+	case len(args) == 0:
+		b.WriteString(`Redis set and sorted-set commands, stored in DynamoDB. Type a command as
+in redis-cli, e.g.:
+  SADD visitors alice bob        add members to a set      (reply: how many were new)
+  SMEMBERS visitors              list a set's members
+  ZADD game 120 ann 95 bob       add scored members to a sorted set
+  ZREVRANGE game 0 2 WITHSCORES  the top 3, best first
+  help @set                      the commands of a group:
+`)
+		groups := map[string]int{}
+		for _, c := range cmds {
+			groups[c.Group]++
+		}
+		names := make([]string, 0, len(groups))
+		for g := range groups {
+			names = append(names, g)
+		}
+		sort.Strings(names)
+		for _, g := range names {
+			fmt.Fprintf(&b, "                                 @%s (%d)\n", g, groups[g])
+		}
+		b.WriteString("  help SADD                      what a command does\n  quit                           leave (or Ctrl-D)\n")
+	case strings.HasPrefix(args[0], "@"):
+		group := strings.ToLower(args[0][1:])
+		for _, c := range cmds {
+			if c.Group == group && !strings.Contains(c.Name, "|") {
+				fmt.Fprintf(&b, "  %-18s %s\n", strings.ToUpper(c.Name), c.Summary)
+			}
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "no group %s: try help\n", args[0])
+		}
+	default:
+		name := strings.ToLower(strings.Join(args, "|"))
+		for _, c := range cmds {
+			if c.Name == name {
+				fmt.Fprintf(&b, "  %s\n  %s\n  group: %s, since Redis %s, %s\n", strings.ToUpper(strings.ReplaceAll(c.Name, "|", " ")),
+					c.Summary, c.Group, c.Since, arity(c.Arity))
+				return b.String()
+			}
+		}
+		fmt.Fprintf(&b, "no command %s: try help\n", strings.Join(args, " "))
+	}
+	return b.String()
+}
+
+func arity(n int) string {
+	switch {
+	case n < 0:
+		return fmt.Sprintf("takes at least %d argument(s)", -n-1)
+	default:
+		return fmt.Sprintf("takes %d argument(s)", n-1)
+	}
+}
+
+// tally sums what commands cost in DynamoDB (redimo.Options.Metrics).
+type tally struct {
+	mu       sync.Mutex
+	requests int
+	rcu, wcu float64
+	reported float64 // the WCU DynamoDB reported, when wcu differs
+}
+
+func (t *tally) add(ctx context.Context, r redimo.Request) {
+	server.Record(ctx, r) // INFO commandstats
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	t.rcu += r.ReadUnits
+	// DynamoDB Local reports one item's units for a whole transaction:
+	// count DynamoDB's price of it when that is more.
+	t.wcu += max(r.WriteUnits, r.TransactWriteUnits)
+	t.reported += r.WriteUnits
+}
+
+// take returns the sums since the last take ("1 DynamoDB request, 0 RCU,
+// 6 WCU") and zeroes them.
+func (t *tally) take() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := fmt.Sprintf("%d DynamoDB request%s, %g RCU, %g WCU", t.requests, plural(t.requests), t.rcu, t.wcu)
+	if t.reported != t.wcu {
+		s += fmt.Sprintf(" (%g reported)", t.reported)
+	}
+	t.requests, t.rcu, t.wcu, t.reported = 0, 0, 0, 0
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

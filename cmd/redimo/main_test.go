@@ -6,12 +6,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/chzyer/readline"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,10 +56,135 @@ func cli(tb testing.TB, stdin string, args ...string) (string, int) {
 	if tb != nil && endpoint == "" {
 		tb.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
 	}
+	if !slices.Contains(args, "--raw") {
+		args = append([]string{"--no-raw"}, args...)
+	}
+	return cliRaw(args, stdin)
+}
+
+// cliRaw runs the CLI on the test table as a script would (stdout is not a
+// terminal), without --no-raw.
+func cliRaw(args []string, stdin string) (string, int) {
 	var out bytes.Buffer
 	code := run(context.Background(), append([]string{"--endpoint", endpoint, "--table", testTable}, args...),
 		strings.NewReader(stdin), &out, &out)
 	return out.String(), code
+}
+
+// TestCLIRawIntoPipe: into a pipe or file, replies are raw, as redis-cli's.
+func TestCLIRawIntoPipe(t *testing.T) {
+	if endpoint == "" {
+		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+	}
+	k := "raw:" + randomHex(4)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SADD", k, "b", "a"}, "2\n"},
+		{[]string{"SMEMBERS", k}, "a\nb\n"},
+		{[]string{"SRANDMEMBER", k + "none"}, "\n"},
+		{[]string{"--no-raw", "SCARD", k}, "(integer) 2\n"},
+	} {
+		out, code := cliRaw(tc.args, "")
+		require.Equal(t, 0, code)
+		require.Equal(t, tc.want, out, "%q", tc.args)
+	}
+}
+
+func TestCLICost(t *testing.T) {
+	if endpoint == "" {
+		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--endpoint", endpoint, "--table", testTable, "--cost", "SADD", "cost:" + randomHex(4), "a", "b"},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code)
+	require.Equal(t, "2\n", stdout.String())
+	require.Regexp(t, `^\(1 DynamoDB request, 0 RCU, 6 WCU( \(\d+ reported\))?\)\n$`, stderr.String(), "2 members and the metadata item, 2 WCU each")
+}
+
+func TestCLIHelp(t *testing.T) {
+	var out bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"help"}, strings.NewReader(""), &out, &out))
+	require.Contains(t, out.String(), "SADD visitors alice bob")
+	require.Contains(t, out.String(), "@sorted-set")
+	out.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"help", "@set"}, strings.NewReader(""), &out, &out))
+	require.Contains(t, out.String(), "  SINTERCARD ")
+	require.NotContains(t, out.String(), "ZADD")
+	out.Reset()
+	require.Equal(t, 0, run(context.Background(), []string{"help", "sadd"}, strings.NewReader(""), &out, &out))
+	require.Contains(t, out.String(), "SADD\n  Adds one or more members to a set.")
+	require.Contains(t, out.String(), "takes at least 2 argument(s)")
+}
+
+// TestCLIPrompt drives the interactive prompt (its terminal replaced by a
+// pipe): commands run, help answers, history is saved, quit leaves.
+func TestCLIPrompt(t *testing.T) {
+	if endpoint == "" {
+		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+	}
+	hist := t.TempDir() + "/history"
+	k := "prompt:" + randomHex(4)
+	var out bytes.Buffer
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt: "> ", HistoryFile: hist, Stdin: io.NopCloser(strings.NewReader("SADD " + k + " a b\nhelp sadd\n\"bad\nSCARD " + k + "\nquit\nSCARD " + k + "\n")),
+		Stdout: &out, Stderr: &out, FuncIsTerminal: func() bool { return false },
+	})
+	require.NoError(t, err)
+	defer rl.Close()
+	var ran [][]string
+	prompt(context.Background(), rl, &out, func(args []string) { ran = append(ran, args) })
+	require.Equal(t, [][]string{{"SADD", k, "a", "b"}, {"SCARD", k}}, ran, "nothing after quit")
+	require.Contains(t, out.String(), "Adds one or more members to a set.")
+	require.Contains(t, out.String(), "Invalid argument(s)")
+	saved, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	require.Contains(t, string(saved), "SADD "+k+" a b\n")
+}
+
+// TestCLISetupMistakes: a missing table, an unreachable endpoint, no
+// region, no credentials: one line naming the fix, exit status 1.
+func TestCLISetupMistakes(t *testing.T) {
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+		"AWS_REGION", "AWS_DEFAULT_REGION", "REDIMO_REGION", "REDIMO_ENDPOINT", "REDIMO_TABLE",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing table", []string{"--endpoint", endpoint, "--table", "no_such_table", "SCARD", "k"},
+			[]string{`table "no_such_table" does not exist`, "`redimo --endpoint " + endpoint + " --table no_such_table create-table`"}},
+		{"unreachable endpoint", []string{"--endpoint", "http://127.0.0.1:1", "SCARD", "k"},
+			[]string{"cannot reach DynamoDB at http://127.0.0.1:1", "--endpoint", "make ddb-local"}},
+		{"no region", []string{"SCARD", "k"}, []string{"no AWS region", "--region", "AWS_REGION", "--endpoint"}},
+		{"no credentials", []string{"--region", "eu-west-1", "create-table"},
+			[]string{"no AWS credentials", "AWS_ACCESS_KEY_ID", "--endpoint"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if endpoint == "" && tc.name == "missing table" {
+				t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			require.Equal(t, 1, code)
+			require.Empty(t, stdout.String())
+			msg := stderr.String()
+			require.Equal(t, 1, strings.Count(msg, "\n"), "one line: %s", msg)
+			require.True(t, strings.HasPrefix(msg, "redimo: "), msg)
+			require.Equal(t, 1, strings.Count(msg, "redimo: "), "no doubled prefix: %s", msg)
+			for _, w := range tc.want {
+				require.Contains(t, msg, w)
+			}
+		})
+	}
 }
 
 func TestCLI(t *testing.T) {

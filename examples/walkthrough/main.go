@@ -1,33 +1,42 @@
 // Command walkthrough is the tour behind `make demo`: it runs redimo's
-// commands against DynamoDB (Local, at REDIMO_ENDPOINT) and prints each
-// command, its reply, and how many DynamoDB requests it took.
+// commands against DynamoDB Local (at REDIMO_ENDPOINT) in a fresh table,
+// and prints each step: the command, what it does, its reply, and what it
+// cost in DynamoDB (requests, read and write capacity units).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log"
-	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/local"
 )
 
 // sections run in order; each file of this folder adds its story.
 var sections = []struct {
-	title string
-	run   func(*walk)
+	title, intro string
+	run          func(*walk)
 }{
-	{"Sets: tags and set algebra", setsStory},
-	{"Sorted sets: leaderboards", leaderboardStory},
-	{"Unique daily visitors on a sharded set", visitorsStory},
-	{"An OTP rate limit that holds across app servers", otpStory},
-	{"Members that expire", expiringStory},
+	{"Sets: a post's tags", "A set holds distinct strings (like a Go map[string]struct{}). Each member is\none DynamoDB item, and each key has one more item that keeps its count exact.", setsStory},
+	{"Sorted sets: a game's leaderboard", "A sorted set gives each member a score and keeps them ordered by score:\nthe top 3 is one query of an index.", leaderboardStory},
+	{"Unique daily visitors on a sharded set", "One logical set spread over 16 keys, for sets too busy for one DynamoDB\npartition. Add reports whether the visitor is new: count each visitor once.", visitorsStory},
+	{"A one-time-password rate limit that holds across app servers", "At most 3 codes per phone number per 2 seconds. The check and the claim\nare one conditional write, so concurrent servers cannot both get the last one.", otpStory},
+	{"Members that expire", "Each member has its own time to live: \"who is online\".", expiringStory},
 }
+
+// Table is the walk-through's own table, deleted and created afresh on
+// each run so that the keys start empty.
+const Table = "redimo_walkthrough"
 
 func main() {
 	endpoint := os.Getenv("REDIMO_ENDPOINT")
@@ -36,47 +45,110 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-
-	requests := &countingTransport{next: http.DefaultTransport}
-	rdb := redimo.NewClient(local.Client(endpoint, requests))
-	if err := rdb.CreateTable(ctx); err != nil {
-		log.Fatalf("create table at %s: %v", endpoint, err)
-	}
-	w := &walk{ctx: ctx, rdb: rdb, requests: requests, run: fmt.Sprintf("%d", time.Now().Unix())}
-	fmt.Printf("redimo walk-through against %s, table %q\n", endpoint, rdb.Options().TableName)
-	for _, s := range sections {
-		fmt.Printf("\n== %s ==\n", s.title)
-		s.run(w)
+	if err := runWalk(ctx, endpoint, os.Stdout); err != nil {
+		log.Fatal(err)
 	}
 }
 
-// walk runs and prints commands.
+func runWalk(ctx context.Context, endpoint string, out io.Writer) error {
+	db := local.Client(endpoint, nil)
+	if err := freshTable(ctx, db); err != nil {
+		return err
+	}
+	w := &walk{ctx: ctx, out: out, clock: &clock{}}
+	w.rdb = redimo.NewClient(db, func(o *redimo.Options) {
+		o.TableName = Table
+		o.Metrics = w.cost.add // what each request cost, as DynamoDB reports it
+		o.Now = w.clock.Now
+	})
+	if err := w.rdb.CreateTable(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, `redimo walk-through: Redis's set and sorted-set commands, stored in DynamoDB
+Local (%s), in a fresh table %q.
+
+Each step shows a command, what it does, its reply, and what it cost in
+DynamoDB: requests, read capacity units (RCU) and write capacity units
+(WCU). That is what AWS bills: on-demand, about $0.125
+per million RCU and $0.625 per million WCU (us-east-1). A strongly
+consistent read of an item up to 4 KB is 1 RCU; a write of an item up to
+1 KB is 1 WCU, 2 inside a transaction (redimo's writes are transactions,
+so counts stay exact). Reads show the units DynamoDB Local reported.
+For transactions, DynamoDB Local reports the units of one item only, so
+they show DynamoDB's documented price (2 WCU per item per KB), with what
+Local reported in parentheses. A transaction DynamoDB cancels (a condition
+failed: the member was there already) reports no units.
+`, endpoint, Table)
+	for i, s := range sections {
+		fmt.Fprintf(out, "\n== %d. %s ==\n%s\n\n", i+1, s.title, s.intro)
+		s.run(w)
+	}
+	fmt.Fprintf(out, `
+== Total: %d commands, %s ==
+
+Next: the same commands over the Redis protocol, redimo-server driven by
+redis-cli (below in `+"`make demo`"+`; alone: `+"`make server-demo`"+`). Then add redimo to your module
+with `+"`go get github.com/redimo-go/redimo`"+` and start from README.md ("Use with
+DynamoDB Local").
+`, w.commands, &w.total)
+	return nil
+}
+
+// freshTable deletes the walk-through's table if an earlier run left it.
+func freshTable(ctx context.Context, db *dynamodb.Client) error {
+	_, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(Table)})
+	var notFound *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &notFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot reach DynamoDB Local: %w", err)
+	}
+	return dynamodb.NewTableNotExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(Table)}, time.Minute)
+}
+
+// walk runs and prints the steps.
 type walk struct {
 	ctx      context.Context
 	rdb      *redimo.Client
-	requests *countingTransport
-	run      string // makes this run's keys unique, so the demo can run twice
+	out      io.Writer
+	clock    *clock
+	cost     cost // of the step running
+	total    cost
+	commands int
 }
 
-// key names a key of this run.
-func (w *walk) key(name string) string { return name + "@" + w.run }
-
-// do prints the command, runs it, and prints its reply and request count.
-func (w *walk) do(command string, f func() (any, error)) any {
-	before := w.requests.n.Load()
+// do prints the command and what it does, runs it, and prints its reply
+// and cost.
+func (w *walk) do(command, what string, f func() (any, error)) any {
+	w.cost.reset()
 	reply, err := f()
-	n := w.requests.n.Load() - before
-	fmt.Printf("%-58s → ", command)
-	if err != nil {
-		fmt.Printf("error: %v", err)
-	} else {
-		fmt.Print(format(reply))
+	c := w.cost.reset()
+	w.total.requests += c.requests
+	w.total.rcu += c.rcu
+	w.total.wcu += c.wcu
+	w.total.reported += c.reported
+	w.commands++
+	fmt.Fprintf(w.out, "  > %s\n", command)
+	if what != "" {
+		fmt.Fprintf(w.out, "    %s\n", what)
 	}
-	fmt.Printf("   [%d request%s]\n", n, plural(n))
+	text := format(reply)
+	if err != nil {
+		text = "error: " + err.Error()
+	}
+	if len(text) > 40 { // the cost on its own line
+		fmt.Fprintf(w.out, "    reply: %s\n    %-47s cost: %s\n", text, "", c)
+	} else {
+		fmt.Fprintf(w.out, "    reply: %-40s cost: %s\n", text, c)
+	}
 	return reply
 }
 
-func (w *walk) say(format string, args ...any) { fmt.Printf("-- "+format+"\n", args...) }
+// say prints a line of narration.
+func (w *walk) say(format string, args ...any) {
+	fmt.Fprintf(w.out, "  -- "+format+"\n", args...)
+}
 
 func format(v any) string {
 	switch v := v.(type) {
@@ -97,20 +169,60 @@ func quoteAll(s []string) []string {
 	return out
 }
 
-func plural(n int64) string {
-	if n == 1 {
-		return ""
+// cost sums the requests of a step, as Options.Metrics reports them.
+type cost struct {
+	mu       sync.Mutex
+	requests int
+	rcu, wcu float64
+	reported float64 // the WCU DynamoDB Local reported, when wcu differs
+}
+
+func (c *cost) add(_ context.Context, r redimo.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests++
+	c.rcu += r.ReadUnits
+	// DynamoDB Local under-reports transactions: DynamoDB's price instead.
+	c.wcu += max(r.WriteUnits, r.TransactWriteUnits)
+	c.reported += r.WriteUnits
+}
+
+// reset returns the sums so far and zeroes them.
+func (c *cost) reset() *cost {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &cost{requests: c.requests, rcu: c.rcu, wcu: c.wcu, reported: c.reported}
+	c.requests, c.rcu, c.wcu, c.reported = 0, 0, 0, 0
+	return out
+}
+
+func (c *cost) String() string {
+	s := "s"
+	if c.requests == 1 {
+		s = ""
 	}
-	return "s"
+	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.requests, s, c.rcu, c.wcu)
+	if c.reported != c.wcu {
+		text += fmt.Sprintf(" (Local reported %g)", c.reported)
+	}
+	return text
 }
 
-// countingTransport counts the HTTP requests sent to DynamoDB.
-type countingTransport struct {
-	next http.RoundTripper
-	n    atomic.Int64
+// clock is the walk-through's clock (Options.Now): real time, moved
+// forward by advance instead of sleeping.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
 }
 
-func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	t.n.Add(1)
-	return t.next.RoundTrip(r)
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
 }

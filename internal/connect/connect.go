@@ -4,10 +4,13 @@ package connect
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -42,8 +45,10 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 }
 
 // Client returns the redimo client the flags describe, and lines
-// describing it (for INFO).
-func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error) {
+// describing it (for INFO). optFns adjust the client's options after the
+// flags'. Without --endpoint, a missing region is reported at once (a
+// *redimo.SetupError), before any request.
+func (f *Flags) Client(ctx context.Context, optFns ...func(*redimo.Options)) (*redimo.Client, [][2]string, error) {
 	var db *dynamodb.Client
 	region := f.Region
 	if f.Endpoint != "" {
@@ -69,14 +74,18 @@ func (f *Flags) Client(ctx context.Context) (*redimo.Client, [][2]string, error)
 		if err != nil {
 			return nil, nil, fmt.Errorf("AWS configuration: %w", err)
 		}
+		if cfg.Region == "" {
+			return nil, nil, &redimo.SetupError{Problem: redimo.ErrNoRegion, Table: f.Table,
+				Err: errors.New("no region in the flags, the environment or the AWS configuration files")}
+		}
 		db = dynamodb.NewFromConfig(cfg)
 		region = cfg.Region
 	}
-	c := redimo.NewClient(db, func(o *redimo.Options) {
+	c := redimo.NewClient(db, append([]func(*redimo.Options){func(o *redimo.Options) {
 		o.TableName = f.Table
 		o.EventuallyConsistent = f.EventuallyConsistent
 		o.DisableKeyExpiry = f.DisableKeyExpiry
-	})
+	}}, optFns...)...)
 	endpoint := f.Endpoint
 	if endpoint == "" {
 		endpoint = "aws"
@@ -99,4 +108,46 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// Explain returns the one-line message a program prints for err, without
+// a "redimo:" prefix: for a setup mistake (*redimo.SetupError), what is
+// wrong and the flag or environment variable that fixes it; else err's
+// own text.
+func (f *Flags) Explain(err error) string {
+	var se *redimo.SetupError
+	if !errors.As(err, &se) {
+		return strings.TrimPrefix(err.Error(), "redimo: ")
+	}
+	const local = "for DynamoDB Local pass --endpoint http://127.0.0.1:8000 (env REDIMO_ENDPOINT)"
+	where := f.Endpoint
+	if where == "" {
+		where = "AWS"
+	}
+	switch se.Problem {
+	case redimo.ErrTableNotFound:
+		cmd := "redimo"
+		if f.Endpoint != "" {
+			cmd += " --endpoint " + f.Endpoint
+		}
+		if f.Region != "" {
+			cmd += " --region " + f.Region
+		}
+		if f.Table != redimo.DefaultTableName {
+			cmd += " --table " + f.Table
+		}
+		return fmt.Sprintf("table %q does not exist at %s: create it with `%s create-table` or start redimo-server with --create-table (or pick another table with --table)", f.Table, where, cmd)
+	case redimo.ErrNoCredentials:
+		return "no AWS credentials found: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; " + local
+	case redimo.ErrNoRegion:
+		return "no AWS region: pass --region (env REDIMO_REGION or AWS_REGION); " + local
+	case redimo.ErrUnreachable:
+		cause := se.Err.Error()
+		var op *net.OpError
+		if errors.As(err, &op) {
+			cause = op.Err.Error()
+		}
+		return fmt.Sprintf("cannot reach DynamoDB at %s (%s): check --endpoint (env REDIMO_ENDPOINT) and that DynamoDB Local is running (make ddb-local)", where, cause)
+	}
+	return se.Error()
 }

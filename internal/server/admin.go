@@ -209,8 +209,9 @@ func info(c *call) resp.Value {
 	exe, _ := os.Executable()
 	up := time.Since(s.started)
 	sections := []struct {
-		name  string
-		lines [][2]string
+		name     string
+		lines    [][2]string
+		optional bool // only when asked for by name, "all" or "everything", as in Redis
 	}{
 		{"Server", [][2]string{
 			{"redis_version", RedisVersion},
@@ -226,27 +227,29 @@ func info(c *call) resp.Value {
 			{"uptime_in_seconds", fmt.Sprint(int64(up.Seconds()))},
 			{"uptime_in_days", fmt.Sprint(int64(up.Hours() / 24))},
 			{"executable", exe},
-		}},
+		}, false},
 		{"Clients", [][2]string{
 			{"connected_clients", fmt.Sprint(clients)},
 			{"maxclients", fmt.Sprint(s.cfg.MaxClients)},
-		}},
+		}, false},
 		{"Stats", [][2]string{
 			{"total_connections_received", fmt.Sprint(s.accepted.Load())},
 			{"total_commands_processed", fmt.Sprint(s.commands.Load())},
 			{"rejected_connections", fmt.Sprint(s.rejected.Load())},
-		}},
-		{"Keyspace", nil},
-		{"Redimo", s.cfg.Info},
+		}, false},
+		{"Commandstats", s.commandstatsLines(), true},
+		{"Keyspace", nil, false},
+		{"Redimo", s.cfg.Info, false},
 	}
 	want := map[string]bool{}
 	for _, a := range c.rest(1) {
 		want[strings.ToLower(a)] = true
 	}
-	all := len(want) == 0 || want["all"] || want["everything"] || want["default"]
+	all := want["all"] || want["everything"]
+	def := len(want) == 0 || want["default"]
 	var b strings.Builder
 	for _, sec := range sections {
-		if !all && !want[strings.ToLower(sec.name)] {
+		if !all && !(def && !sec.optional) && !want[strings.ToLower(sec.name)] {
 			continue
 		}
 		if b.Len() > 0 {

@@ -89,15 +89,21 @@ func (s *Server) Do(ctx context.Context, sess *Session, args []string) resp.Valu
 		return refusal
 	}
 	if cmd.Arity > 0 && len(args) != cmd.Arity || cmd.Arity < 0 && len(args) < -cmd.Arity {
+		s.stats.reject(cmd.Name)
 		return resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
 	}
 	if !sess.Authenticated() && !cmd.has("no-auth") {
+		s.stats.reject(cmd.Name)
 		return resp.Err(msgNoAuth)
 	}
+	start := time.Now()
 	sess.mu.Lock()
-	sess.lastCmd, sess.lastAt = cmd.Name, time.Now()
+	sess.lastCmd, sess.lastAt = cmd.Name, start
 	sess.mu.Unlock()
-	return cmd.run(&call{ctx: ctx, srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd})
+	t := &tally{} // Record adds the command's DynamoDB requests to it
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd})
+	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
+	return v
 }
 
 // lookup finds the command (or subcommand) args name; when there is none,

@@ -66,6 +66,7 @@ type Server struct {
 	commands atomic.Int64 // total_commands_processed
 	accepted atomic.Int64 // total_connections_received
 	rejected atomic.Int64 // rejected_connections
+	stats    stats        // INFO commandstats
 
 	// base is the parent of every connection's context; cancelling it
 	// aborts the commands in flight (a Shutdown whose deadline passed).

@@ -277,6 +277,11 @@ func TestClientCommands(t *testing.T) {
 		require.Contains(t, info, want)
 	}
 	require.NotContains(t, c.do("INFO", "server"), "# Clients")
+	require.NotContains(t, info, "# Commandstats", "only when asked for, as in Redis")
+	require.Regexp(t, `# Commandstats\r\n(cmdstat_\S+\r\n)*cmdstat_client\|id:calls=1,usec=\d+,usec_per_call=[\d.]+,rejected_calls=0,failed_calls=0,dynamodb_requests=0,rcu=0,wcu=0,conflicts=0,retries=0\r\n`,
+		c.do("INFO", "commandstats"))
+	c.do("SADD", "k")
+	require.Contains(t, c.do("INFO", "all"), "cmdstat_sadd:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0,")
 	require.Equal(t, "*4\r\n$10\r\nappendonly\r\n$2\r\nno\r\n$4\r\nsave\r\n$0\r\n\r\n", c.do("CONFIG", "GET", "save", "append*"))
 	require.Regexp(t, `^\*2\r\n\$10\r\n\d{10}\r\n\$\d+\r\n\d+\r\n$`, c.do("TIME"))
 	require.Contains(t, c.do("HELLO", "3"), "%7\r\n")

@@ -1,0 +1,360 @@
+package redimo
+
+// Every DynamoDB request of a Client goes through api, which NewClient
+// wraps around the user's DynamoDBAPI. It does two things, in one place so
+// that no command needs to know about them:
+//
+//   - it turns setup mistakes (missing table, no credentials, no region,
+//     unreachable endpoint) into a *SetupError that names the fix;
+//   - with Options.Metrics set, it asks DynamoDB for the consumed capacity,
+//     counts the SDK's attempts, and reports each request with the command
+//     that made it.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Request is one DynamoDB request a Client made, as reported to
+// Options.Metrics.
+type Request struct {
+	// Command is the redimo method the caller called: "SAdd", "ZRangeArgs",
+	// "ShardedSet.Add", "RateLimiter.Allow"... (the outermost exported
+	// method on the call stack, carried into the goroutines a command
+	// starts). Empty when no exported method is found.
+	Command string
+	// Operation is the DynamoDB operation: "GetItem", "Query",
+	// "BatchGetItem", "TransactWriteItems", "UpdateItem", "DescribeTable"
+	// or "CreateTable".
+	Operation string
+	// ReadUnits and WriteUnits are the capacity units DynamoDB reported
+	// (ReturnConsumedCapacity TOTAL): read units for GetItem, Query and
+	// BatchGetItem, write units for TransactWriteItems and UpdateItem. They
+	// are 0 for a failed request (a cancelled transaction included):
+	// DynamoDB reports no consumption with an error.
+	ReadUnits, WriteUnits float64
+	// TransactWriteUnits is, for a TransactWriteItems that committed,
+	// DynamoDB's documented price of it: 2 write units per action per KB
+	// of its item (rounded up per action), the item's size estimated from
+	// the key and values the action sends. DynamoDB reports the real units
+	// in WriteUnits; DynamoDB Local reports far fewer there (the units of
+	// one item for the whole transaction), so tools running against it,
+	// like `make demo`, show this figure instead.
+	TransactWriteUnits float64
+	// Attempts is how many times the AWS SDK sent the request: 1, or more
+	// when it retried (throttling, a network error, a 5xx).
+	Attempts int
+	// Conflict is true when the request was a transaction cancelled by a
+	// concurrent one on the same items (TransactionConflict); redimo retries
+	// it as a new request.
+	Conflict bool
+	// Latency is the time the request took, the SDK's retries included.
+	Latency time.Duration
+	// Err is the request's error, nil on success. A cancelled transaction
+	// whose conditions failed is an error here even when the command
+	// handles it (that is how SADD learns which members were present).
+	Err error
+}
+
+// api is the DynamoDBAPI every Client request goes through (see above).
+type api struct {
+	db      DynamoDBAPI
+	table   string
+	metrics func(context.Context, Request)
+}
+
+var _ DynamoDBAPI = (*api)(nil)
+
+// send runs call and reports it. capacity extracts the output's consumed
+// capacity.
+func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []func(*dynamodb.Options),
+	call func(context.Context, In, ...func(*dynamodb.Options)) (Out, error),
+	capacity func(Out) []types.ConsumedCapacity) (Out, error) {
+	if a.metrics == nil {
+		out, err := call(ctx, in, optFns...)
+		return out, a.setupError(ctx, err)
+	}
+	r := Request{Command: commandOf(ctx), Operation: op}
+	optFns = append(optFns[:len(optFns):len(optFns)], countAttempts(&r.Attempts))
+	start := time.Now()
+	out, err := call(ctx, in, optFns...)
+	r.Latency = time.Since(start)
+	if err == nil {
+		for _, c := range capacity(out) {
+			read, write := units(op, c)
+			r.ReadUnits += read
+			r.WriteUnits += write
+		}
+		r.TransactWriteUnits, _ = ctx.Value(transactKey{}).(float64)
+	}
+	err = a.setupError(ctx, err)
+	r.Err, r.Conflict = err, isConflict(err)
+	a.metrics(ctx, r)
+	return out, err
+}
+
+func (a *api) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if a.metrics != nil {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	return send(a, ctx, "GetItem", in, o, a.db.GetItem,
+		func(out *dynamodb.GetItemOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) })
+}
+
+func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if a.metrics != nil {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	return send(a, ctx, "Query", in, o, a.db.Query,
+		func(out *dynamodb.QueryOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) })
+}
+
+func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if a.metrics != nil {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	return send(a, ctx, "BatchGetItem", in, o, a.db.BatchGetItem,
+		func(out *dynamodb.BatchGetItemOutput) []types.ConsumedCapacity { return out.ConsumedCapacity })
+}
+
+func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if a.metrics == nil {
+		return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems, nil)
+	}
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	ctx = context.WithValue(ctx, transactKey{}, transactUnits(in))
+	return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems,
+		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity })
+}
+
+// transactKey carries transactUnits from TransactWriteItems to send.
+type transactKey struct{}
+
+// transactUnits is DynamoDB's documented price of a committed
+// transaction: 2 WCU per action per KB of its item, rounded up per action,
+// each item's size estimated from the key and values the action sends.
+func transactUnits(in *dynamodb.TransactWriteItemsInput) float64 {
+	units := 0.0
+	for _, a := range in.TransactItems {
+		size := 0
+		switch {
+		case a.Put != nil:
+			size = itemSize(a.Put.Item)
+		case a.Update != nil:
+			size = itemSize(a.Update.Key) + itemSize(a.Update.ExpressionAttributeValues)
+		case a.Delete != nil:
+			size = itemSize(a.Delete.Key)
+		case a.ConditionCheck != nil:
+			size = itemSize(a.ConditionCheck.Key)
+		}
+		units += 2 * float64(max(1, (size+1023)/1024))
+	}
+	return units
+}
+
+// itemSize estimates the bytes of attributes as DynamoDB counts them: each
+// name plus its value.
+func itemSize(attrs map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range attrs {
+		n += len(name)
+		switch v := v.(type) {
+		case *types.AttributeValueMemberB:
+			n += len(v.Value)
+		case *types.AttributeValueMemberS:
+			n += len(v.Value)
+		case *types.AttributeValueMemberN:
+			n += len(v.Value)/2 + 1
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if a.metrics != nil {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	return send(a, ctx, "UpdateItem", in, o, a.db.UpdateItem,
+		func(out *dynamodb.UpdateItemOutput) []types.ConsumedCapacity {
+			return oneCapacity(out.ConsumedCapacity)
+		})
+}
+
+func (a *api) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return send(a, ctx, "DescribeTable", in, o, a.db.DescribeTable,
+		func(*dynamodb.DescribeTableOutput) []types.ConsumedCapacity { return nil })
+}
+
+func (a *api) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return send(a, ctx, "CreateTable", in, o, a.db.CreateTable,
+		func(*dynamodb.CreateTableOutput) []types.ConsumedCapacity { return nil })
+}
+
+func oneCapacity(c *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if c == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*c}
+}
+
+// units splits consumed capacity into read and write units. With
+// ReturnConsumedCapacity TOTAL, DynamoDB reports CapacityUnits alone: the
+// operation tells which kind they are.
+func units(op string, c types.ConsumedCapacity) (read, write float64) {
+	if c.ReadCapacityUnits != nil || c.WriteCapacityUnits != nil {
+		return aws.ToFloat64(c.ReadCapacityUnits), aws.ToFloat64(c.WriteCapacityUnits)
+	}
+	switch op {
+	case "GetItem", "Query", "BatchGetItem":
+		return aws.ToFloat64(c.CapacityUnits), 0
+	}
+	return 0, aws.ToFloat64(c.CapacityUnits)
+}
+
+// countAttempts counts the SDK's attempts of one request: a middleware
+// after the SDK's retry middleware runs once per attempt.
+func countAttempts(n *int) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("redimo.CountAttempts",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					*n++
+					return next.HandleFinalize(ctx, in)
+				}), middleware.After)
+		})
+	}
+}
+
+func isConflict(err error) bool {
+	var conflict *types.TransactionConflictException
+	if errors.As(err, &conflict) {
+		return true
+	}
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) {
+		for _, r := range cancelled.CancellationReasons {
+			if aws.ToString(r.Code) == "TransactionConflict" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// setupError returns err as a *SetupError when it is a setup mistake, else
+// unchanged.
+func (a *api) setupError(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	var (
+		notFound *types.ResourceNotFoundException
+		noRegion *aws.MissingRegionError
+		dial     *net.OpError
+		dns      *net.DNSError
+		problem  error
+		msg      = err.Error()
+	)
+	switch {
+	case errors.As(err, &notFound):
+		problem = ErrTableNotFound
+	case errors.As(err, &noRegion), strings.Contains(msg, "Missing Region"):
+		problem = ErrNoRegion
+	// The SDK has no error type for missing credentials; these are the
+	// words of its credential chain (aws-sdk-go-v2 v1.47), pinned by a test.
+	case strings.Contains(msg, "get credentials:"), strings.Contains(msg, "failed to retrieve credentials"),
+		strings.Contains(msg, "failed to refresh cached credentials"):
+		problem = ErrNoCredentials
+	case errors.As(err, &dns), errors.As(err, &dial) && dial.Op == "dial":
+		problem = ErrUnreachable
+	default:
+		return err
+	}
+	return &SetupError{Problem: problem, Table: a.table, Err: err}
+}
+
+// commandKey is the context key of the command name that goroutines of a
+// command inherit (see labelled).
+type commandKey struct{}
+
+// labelled returns ctx carrying the name of the command running, for the
+// requests of goroutines it starts: their own stacks no longer show it.
+// It does nothing without Options.Metrics.
+func (c *Client) labelled(ctx context.Context) context.Context {
+	if c.opts.Metrics == nil || ctx.Value(commandKey{}) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, commandKey{}, commandOf(ctx))
+}
+
+// commandOf is the command a request belongs to: the one ctx carries, else
+// the outermost exported method of this package on the call stack
+// ("SAdd", "ShardedSet.Add"; an iterator's closure counts as its method).
+func commandOf(ctx context.Context) string {
+	if name, ok := ctx.Value(commandKey{}).(string); ok {
+		return name
+	}
+	var pcs [128]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	name := ""
+	for {
+		f, more := frames.Next()
+		if filepath.Dir(f.File) == pkgDir {
+			if m := exportedMethod(f.Function); m != "" {
+				name = m
+			}
+		}
+		if !more {
+			return name
+		}
+	}
+}
+
+// pkgDir is the directory of this package's source files: a frame whose
+// file is there runs this package's code, inlined or not.
+var pkgDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}()
+
+// exportedMethod returns the innermost exported method of an exported type
+// that a function name shows: "SAdd" for "github.com/redimo-go/redimo.(*Client).SAdd",
+// its closures ("...(*Client).SAdd.func1") and closures inlined elsewhere
+// ("main.main.(*Client).SScan.func2.(*Client).query.func3");
+// "ShardedSet.Add" for another type's method; "" when there is none.
+func exportedMethod(fn string) string {
+	found := ""
+	for {
+		_, rest, ok := strings.Cut(fn, "(*")
+		if !ok {
+			return found
+		}
+		fn = rest
+		typ, rest, ok := strings.Cut(rest, ").")
+		if !ok {
+			return found
+		}
+		method, _, _ := strings.Cut(rest, ".")
+		switch {
+		case !isExported(typ) || !isExported(method):
+		case typ == "Client":
+			found = method
+		default:
+			found = typ + "." + method
+		}
+	}
+}
+
+func isExported(name string) bool { return name != "" && name[0] >= 'A' && name[0] <= 'Z' }

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redimo-go/redimo"
+)
+
+// Per-command statistics: Redis's INFO commandstats (calls, time, failed
+// calls) plus what each command cost in DynamoDB, which Record learns from
+// redimo's Options.Metrics. The server labels its own calls: Do puts a
+// tally in each command's context, and Record adds the command's requests
+// to it.
+
+// Record is the redimo.Options.Metrics hook of a Client that a Server
+// runs commands with: it adds r to the statistics of the command whose
+// context ctx is. Requests made outside a command are ignored.
+func Record(ctx context.Context, r redimo.Request) {
+	if t, ok := ctx.Value(tallyKey{}).(*tally); ok {
+		t.add(r)
+	}
+}
+
+type tallyKey struct{}
+
+// tally is what one command's DynamoDB requests cost.
+type tally struct {
+	mu                           sync.Mutex
+	requests, conflicts, retries int64
+	rcu, wcu                     float64
+	latency                      time.Duration
+}
+
+func (t *tally) add(r redimo.Request) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	t.rcu += r.ReadUnits
+	t.wcu += r.WriteUnits
+	t.latency += r.Latency
+	if r.Conflict {
+		t.conflicts++
+	}
+	if r.Attempts > 1 {
+		t.retries += int64(r.Attempts - 1)
+	}
+}
+
+// CommandStats are one command's totals since the server started.
+type CommandStats struct {
+	Command  string        // lower case, as INFO commandstats names it
+	Calls    int64         // commands run
+	Failed   int64         // of which replied with an error
+	Rejected int64         // refused before running (arity, NOAUTH)
+	Time     time.Duration // total time of the calls
+	// DynamoDB: requests, consumed read and write capacity units,
+	// transactions cancelled by conflicts (retried), SDK retries, and the
+	// requests' total latency.
+	Requests, Conflicts, Retries int64
+	RCU, WCU                     float64
+	RequestTime                  time.Duration
+}
+
+// stats holds the CommandStats by command.
+type stats struct {
+	mu    sync.Mutex
+	byCmd map[string]*CommandStats
+}
+
+func (s *stats) get(name string) *CommandStats {
+	if s.byCmd == nil {
+		s.byCmd = map[string]*CommandStats{}
+	}
+	c := s.byCmd[name]
+	if c == nil {
+		c = &CommandStats{Command: name}
+		s.byCmd[name] = c
+	}
+	return c
+}
+
+func (s *stats) record(name string, d time.Duration, failed bool, t *tally) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.get(name)
+	c.Calls++
+	if failed {
+		c.Failed++
+	}
+	c.Time += d
+	c.Requests += t.requests
+	c.Conflicts += t.conflicts
+	c.Retries += t.retries
+	c.RCU += t.rcu
+	c.WCU += t.wcu
+	c.RequestTime += t.latency
+}
+
+func (s *stats) reject(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.get(name).Rejected++
+}
+
+// CommandStats returns the statistics of every command called since the
+// server started, sorted by command.
+func (s *Server) CommandStats() []CommandStats {
+	s.stats.mu.Lock()
+	defer s.stats.mu.Unlock()
+	out := make([]CommandStats, 0, len(s.stats.byCmd))
+	for _, c := range s.stats.byCmd {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Command < out[j].Command })
+	return out
+}
+
+// commandstatsLines are INFO commandstats' lines: Redis's fields, then
+// redimo's DynamoDB fields.
+func (s *Server) commandstatsLines() [][2]string {
+	var lines [][2]string
+	for _, c := range s.CommandStats() {
+		perCall := 0.0
+		if c.Calls > 0 {
+			perCall = float64(c.Time.Microseconds()) / float64(c.Calls)
+		}
+		lines = append(lines, [2]string{"cmdstat_" + c.Command, fmt.Sprintf(
+			"calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d,"+
+				"dynamodb_requests=%d,rcu=%s,wcu=%s,conflicts=%d,retries=%d",
+			c.Calls, c.Time.Microseconds(), perCall, c.Rejected, c.Failed,
+			c.Requests, units(c.RCU), units(c.WCU), c.Conflicts, c.Retries)})
+	}
+	return lines
+}
+
+func units(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// Collector returns a Prometheus collector of the per-command statistics
+// (cmd/redimo-server serves it with --metrics-addr).
+func (s *Server) Collector() prometheus.Collector { return collector{s} }
+
+type collector struct{ s *Server }
+
+var (
+	descCalls    = desc("commands_total", "Commands run, by command.")
+	descFailed   = desc("command_errors_total", "Commands that replied with an error, by command.")
+	descDuration = desc("command_duration_seconds", "Time taken by commands, by command.")
+	descRequests = desc("dynamodb_requests_total", "DynamoDB requests made by commands, by command.")
+	descRCU      = desc("dynamodb_read_capacity_units_total", "Read capacity units consumed, as DynamoDB reported them, by command.")
+	descWCU      = desc("dynamodb_write_capacity_units_total", "Write capacity units consumed, as DynamoDB reported them, by command.")
+	descConflict = desc("dynamodb_transaction_conflicts_total", "Transactions cancelled by a concurrent one (then retried), by command.")
+	descRetries  = desc("dynamodb_retries_total", "Requests the AWS SDK sent again (throttling, network errors, 5xx), by command.")
+	descReqTime  = desc("dynamodb_request_duration_seconds", "Time taken by DynamoDB requests, by command.")
+)
+
+func desc(name, help string) *prometheus.Desc {
+	return prometheus.NewDesc("redimo_"+name, help, []string{"command"}, nil)
+}
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descCalls, descFailed, descDuration, descRequests, descRCU, descWCU, descConflict, descRetries, descReqTime} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	for _, st := range c.s.CommandStats() {
+		cmd := strings.ReplaceAll(st.Command, "|", " ")
+		counter := func(d *prometheus.Desc, v float64) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, cmd)
+		}
+		counter(descCalls, float64(st.Calls))
+		counter(descFailed, float64(st.Failed))
+		counter(descRequests, float64(st.Requests))
+		counter(descRCU, st.RCU)
+		counter(descWCU, st.WCU)
+		counter(descConflict, float64(st.Conflicts))
+		counter(descRetries, float64(st.Retries))
+		ch <- prometheus.MustNewConstSummary(descDuration, uint64(st.Calls), st.Time.Seconds(), nil, cmd)
+		ch <- prometheus.MustNewConstSummary(descReqTime, uint64(st.Requests), st.RequestTime.Seconds(), nil, cmd)
+	}
+}

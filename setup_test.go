@@ -1,0 +1,258 @@
+package redimo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/local"
+	"github.com/stretchr/testify/require"
+)
+
+// Each setup mistake a newcomer makes gives an error that errors.Is can
+// tell and whose message names the fix.
+
+func requireSetupError(t *testing.T, err, problem error, fixes ...string) {
+	t.Helper()
+	require.ErrorIs(t, err, problem)
+	var se *SetupError
+	require.ErrorAs(t, err, &se)
+	for _, fix := range fixes {
+		require.Contains(t, err.Error(), fix)
+	}
+	require.NotContains(t, err.Error(), "redimo: redimo:")
+	require.Equal(t, 1, strings.Count(err.Error(), "redimo: "), "one prefix: %v", err)
+}
+
+func TestSetupTableNotFound(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	c := NewClient(testDB, func(o *Options) { o.TableName = "no_such_table_" + randomHex(3) })
+	_, err := c.SAdd(ctx, "k", "a")
+	requireSetupError(t, err, ErrTableNotFound, `redimo: SADD: table "no_such_table_`, "Client.CreateTable", "redimo create-table", "--create-table")
+	var nf *types.ResourceNotFoundException
+	require.ErrorAs(t, err, &nf, "the SDK's error stays reachable")
+
+	_, err = c.ZRevRangeWithScores(ctx, "k", 0, 9) // a read, two requests in parallel
+	requireSetupError(t, err, ErrTableNotFound, "CreateTable")
+
+	err = c.CheckTable(ctx)
+	requireSetupError(t, err, ErrTableNotFound, "redimo: CheckTable: table", "CreateTable")
+
+	require.NoError(t, NewClient(testDB, func(o *Options) { o.TableName = testTable }).CheckTable(ctx))
+}
+
+func TestSetupNoRegion(t *testing.T) {
+	c := NewClient(dynamodb.NewFromConfig(aws.Config{Credentials: aws.AnonymousCredentials{}}))
+	_, err := c.SCard(context.Background(), "k")
+	requireSetupError(t, err, ErrNoRegion, "AWS_REGION", "--region", "--endpoint")
+}
+
+func TestSetupNoCredentials(t *testing.T) {
+	// The default credential chain with nothing to find: no variables, no
+	// files, no instance metadata.
+	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_REGION", "us-east-1")
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	require.NoError(t, err)
+	c := NewClient(dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String("http://127.0.0.1:1") // never reached: signing fails first
+	}))
+	_, err = c.SAdd(context.Background(), "k", "a")
+	requireSetupError(t, err, ErrNoCredentials, "AWS_ACCESS_KEY_ID", "AWS_PROFILE", "--endpoint")
+}
+
+func TestSetupUnreachable(t *testing.T) {
+	c := NewClient(local.Client("http://127.0.0.1:1", nil, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }))
+	_, err := c.SIsMember(context.Background(), "k", "a")
+	requireSetupError(t, err, ErrUnreachable, "--endpoint", "make ddb-local")
+
+	// A cancelled context is the caller's doing, not a setup mistake.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.SIsMember(ctx, "k", "a")
+	require.NotErrorIs(t, err, ErrUnreachable)
+}
+
+func TestExportedMethod(t *testing.T) {
+	for fn, want := range map[string]string{
+		"github.com/redimo-go/redimo.(*Client).SAdd":            "SAdd",
+		"github.com/redimo-go/redimo.(*Client).SScan.func1":     "SScan",
+		"github.com/redimo-go/redimo.(*Client).SScan.func1.2":   "SScan",
+		"main.main.(*Client).SScan.func2.(*Client).query.func3": "SScan",
+		"main.(*Client).Run.(*Client).SScan.func2":              "SScan",
+		"github.com/redimo-go/redimo.(*ShardedSet).Add":         "ShardedSet.Add",
+		"github.com/redimo-go/redimo.(*RateLimiter).Allow":      "RateLimiter.Allow",
+		"github.com/redimo-go/redimo.(*Client).transact":        "",
+		"github.com/redimo-go/redimo.(*ShardedSet).write.func1": "",
+		"github.com/redimo-go/redimo.wrap":                      "",
+		"main.main":                                             "",
+	} {
+		require.Equal(t, want, exportedMethod(fn), fn)
+	}
+}
+
+// metricsLog collects what Options.Metrics reports.
+type metricsLog struct {
+	mu   sync.Mutex
+	reqs []Request
+}
+
+func (l *metricsLog) record(_ context.Context, r Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, r)
+}
+
+// take returns the requests reported since the last take.
+func (l *metricsLog) take() []Request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.reqs
+	l.reqs = nil
+	return r
+}
+
+// TestMetrics: every request is reported with the command that made it
+// (parallel requests included), and the capacity units add up to what
+// DynamoDB Local reported to the test's own counter.
+func TestMetrics(t *testing.T) {
+	var log metricsLog
+	c, cnt, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
+	ctx := context.Background()
+	for _, tc := range []struct {
+		command string
+		run     func() error
+		ops     map[string]int // DynamoDB requests by operation
+		read    bool           // it consumes read units
+		write   bool           // it consumes write units
+	}{
+		{"SAdd", func() error { _, err := c.SAdd(ctx, k+"s", "a", "b", "c"); return err },
+			map[string]int{"TransactWriteItems": 1}, false, true},
+		{"SIsMember", func() error { _, err := c.SIsMember(ctx, k+"s", "a"); return err },
+			map[string]int{"BatchGetItem": 1}, true, false},
+		{"SInter", func() error { _, err := c.SInter(ctx, k+"s", k+"s"); return err }, nil, true, false},
+		{"ZAdd", func() error { _, err := c.ZAdd(ctx, k+"z", Z{1, "a"}, Z{2, "b"}); return err },
+			map[string]int{"TransactWriteItems": 1}, false, true},
+		{"ZRevRangeWithScores", func() error { _, err := c.ZRevRangeWithScores(ctx, k+"z", 0, 0); return err },
+			map[string]int{"Query": 1, "GetItem": 1}, true, false},
+		{"SScan", func() error {
+			for _, err := range c.SScan(ctx, k+"s", "*") {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}, nil, true, false},
+		{"ShardedSet.Add", func() error { _, err := c.ShardedSet(k+"sh", 4).Add(ctx, "a", "b", "c", "d", "e"); return err }, nil, false, true},
+		{"Expire", func() error { _, err := c.Expire(ctx, k+"s", time.Hour); return err },
+			map[string]int{"GetItem": 1, "UpdateItem": 1}, true, true},
+	} {
+		cnt.reset()
+		require.NoError(t, tc.run(), tc.command)
+		reqs := log.take()
+		require.NotEmpty(t, reqs, tc.command)
+		ops := map[string]int{}
+		var read, write float64
+		for _, r := range reqs {
+			require.Equal(t, tc.command, r.Command, "%+v", r)
+			require.GreaterOrEqual(t, r.Attempts, 1)
+			require.Positive(t, r.Latency)
+			ops[r.Operation]++
+			read += r.ReadUnits
+			write += r.WriteUnits
+		}
+		if tc.ops != nil {
+			require.Equal(t, tc.ops, ops, tc.command)
+		}
+		require.Equal(t, int(cnt.requests.Load()), len(reqs), tc.command)
+		require.InDelta(t, cnt.units(), read+write, 1e-9, "%s: the units DynamoDB reported", tc.command)
+		require.Equal(t, tc.read, read > 0, "%s read %v", tc.command, read)
+		require.Equal(t, tc.write, write > 0, "%s wrote %v", tc.command, write)
+	}
+}
+
+// TestTransactWriteUnits: DynamoDB's price of a transaction, 2 WCU per
+// item per KB, which DynamoDB Local does not report (it reports the units
+// of one item for the whole transaction).
+func TestTransactWriteUnits(t *testing.T) {
+	var log metricsLog
+	c, _, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
+	ctx := context.Background()
+	members := make([]string, 10)
+	for i := range members {
+		members[i] = fmt.Sprintf("m%d", i)
+	}
+	_, err := c.SAdd(ctx, k+"s", members...)
+	require.NoError(t, err)
+	reqs := log.take()
+	require.Len(t, reqs, 1)
+	require.Equal(t, 22.0, reqs[0].TransactWriteUnits, "10 members and the metadata item, 2 WCU each")
+	require.Less(t, reqs[0].WriteUnits, reqs[0].TransactWriteUnits, "DynamoDB Local reports fewer (if this fails, Local got it right: show WriteUnits)")
+
+	_, err = c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)) // member item over 1 KB with its key
+	require.NoError(t, err)
+	require.Equal(t, 6.0, log.take()[0].TransactWriteUnits, "2 KB member item + metadata item")
+
+	_, err = c.SCard(ctx, k+"s")
+	require.NoError(t, err)
+	require.Zero(t, log.take()[0].TransactWriteUnits, "not a transaction")
+}
+
+// TestMetricsAttempts: a request the SDK retried reports its attempts.
+func TestMetricsAttempts(t *testing.T) {
+	needDB(t)
+	var log metricsLog
+	fail := &failFirst{next: http.DefaultTransport}
+	fail.left.Store(1)
+	c := NewClient(local.Client(testEndpoint, fail), func(o *Options) {
+		o.TableName = testTable
+		o.Metrics = log.record
+	})
+	_, err := c.SCard(context.Background(), "attempts:"+randomHex(3))
+	require.NoError(t, err)
+	reqs := log.take()
+	require.Len(t, reqs, 1)
+	require.Equal(t, 2, reqs[0].Attempts)
+	require.Equal(t, "SCard", reqs[0].Command)
+}
+
+// failFirst answers its first requests with HTTP 500 (which the SDK retries).
+type failFirst struct {
+	next http.RoundTripper
+	left atomic.Int64
+}
+
+func (f *failFirst) RoundTrip(r *http.Request) (*http.Response, error) {
+	if f.left.Add(-1) >= 0 {
+		return &http.Response{StatusCode: 500, Status: "500 Internal Server Error", Header: http.Header{},
+			Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
+	}
+	return f.next.RoundTrip(r)
+}
+
+func TestIsConflict(t *testing.T) {
+	require.True(t, isConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
+		{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}}}))
+	require.False(t, isConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
+		{Code: aws.String("ConditionalCheckFailed")}}}))
+	require.True(t, isConflict(&types.TransactionConflictException{}))
+	require.False(t, isConflict(errors.New("x")))
+}
