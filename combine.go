@@ -111,6 +111,10 @@ func (cb *combiner) take() []*attempt {
 		rest    []*attempt
 	)
 	for _, a := range cb.queue {
+		if err := a.ctx.Err(); err != nil { // its caller gave up: never send it
+			a.done <- txOutcome{err: err}
+			continue
+		}
 		if !cb.fits(a, n, types_, members, blocked) {
 			for _, g := range a.owners {
 				blocked[g.key] = true
@@ -130,10 +134,10 @@ func (cb *combiner) take() []*attempt {
 		}
 		batch = append(batch, a)
 	}
+	cb.queue = rest
 	if len(batch) == 0 {
 		return nil
 	}
-	cb.queue = rest
 	for k := range types_ {
 		cb.busy[k] = true
 	}

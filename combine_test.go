@@ -156,7 +156,7 @@ func TestCombinerTake(t *testing.T) {
 	cb := c.combiner
 	att := func(key string, typ keyType, members ...string) *attempt {
 		g := &group{key: key, typ: typ}
-		a := &attempt{}
+		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
 		for _, m := range members {
 			w := c.putMember(key, typ, m, randomIX())
 			g.writes = append(g.writes, w)

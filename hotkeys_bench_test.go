@@ -144,6 +144,7 @@ func BenchmarkHotKeysLocal(b *testing.B) {
 	db := local.Client(testEndpoint, nil)
 	cnt := &counter{db: db}
 	c := NewClient(cnt, func(o *Options) { o.TableName = testTable })
+	alone := NewClient(db, func(o *Options) { o.TableName = testTable; o.DisableWriteCombining = true })
 	ctx := context.Background()
 	p := "HotKeysLocal:" + randomHex(3) + ":"
 	member := func(w, i int) string { return fmt.Sprintf("w%02d-%07d", w, i) }
@@ -151,7 +152,7 @@ func BenchmarkHotKeysLocal(b *testing.B) {
 		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: itemKey(key, memberSK(typeSet, m))})
 		return err
 	}
-	var one, many, baseOne, baseMany hotResult
+	var one, many, baseOne, baseMany, oneAlone, manyAlone hotResult
 	var localConflicts int64 // transactions DynamoDB Local itself cancelled for a conflict
 	for n := range b.N {
 		key := func(kind string, w int) string { return fmt.Sprintf("%s%s%d:%d", p, kind, n, w) }
@@ -169,7 +170,11 @@ func BenchmarkHotKeysLocal(b *testing.B) {
 		baseOne.hammer(workers, d, func(w, i int) (int64, error) { return 1, put(key("base-one", 0), member(w, i)) })
 		many.hammer(workers, d, func(w, i int) (int64, error) { return c.SAdd(ctx, key("many", w), member(w, i)) })
 		baseMany.hammer(workers, d, func(w, i int) (int64, error) { return 1, put(key("base-many", w), member(w, i)) })
+		oneAlone.hammer(workers, d, func(w, i int) (int64, error) { return alone.SAdd(ctx, key("one-alone", 0), member(w, i)) })
+		manyAlone.hammer(workers, d, func(w, i int) (int64, error) { return alone.SAdd(ctx, key("many-alone", w), member(w, i)) })
 	}
+	oneAlone.report(b, "sadd-1key-uncombined")
+	manyAlone.report(b, "sadd-32keys-uncombined")
 	one.report(b, "sadd-1key")
 	many.report(b, "sadd-32keys")
 	baseOne.report(b, "baseline-put-1key")
@@ -194,7 +199,17 @@ func modelConfig(b *testing.B) ddbmodel.Config {
 	return m.Config()
 }
 
+// BenchmarkHotKeysModel runs each scenario with write combining off (every
+// command its own transactions) and on (the default).
 func BenchmarkHotKeysModel(b *testing.B) {
+	for _, combine := range []bool{false, true} {
+		b.Run(map[bool]string{false: "combining=off", true: "combining=on"}[combine], func(b *testing.B) {
+			benchHotKeysModel(b, combine)
+		})
+	}
+}
+
+func benchHotKeysModel(b *testing.B, combine bool) {
 	needDB(b)
 	const workers = 64
 	d := hotDuration(b)
@@ -202,7 +217,7 @@ func BenchmarkHotKeysModel(b *testing.B) {
 	m := ddbmodel.New(cfg)
 	// The SDK's default retryer, as an application has it.
 	cnt := &counter{db: local.Client(testEndpoint, m.Transport(nil))}
-	c := NewClient(cnt, func(o *Options) { o.TableName = testTable })
+	c := NewClient(cnt, func(o *Options) { o.TableName = testTable; o.DisableWriteCombining = !combine })
 	ctx := context.Background()
 	p := "HotKeysModel:" + randomHex(3) + ":"
 	b.Logf("model: %+v; %d goroutines, %v per scenario", cfg, workers, d)
