@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -406,13 +407,17 @@ func TestExpiringSetFaults(t *testing.T) {
 		rounds, patternCallers, calls, time.Since(start).Round(time.Millisecond), sweeps, swept, f.summary())
 }
 
-// TestExpiringSetFaultsMovingClock: the clock runs 20× faster than real
-// time while 16 callers add (TTL 1 s) and remove members and read them
-// back with Members and IsMember, under faults. A member a read returned
-// whose stored expiry (every Add gives the same TTL, so a member's expiry
-// only grows) is at or before the time the read started was expired when
-// it was seen. At the end, with the clock stopped, the stored count equals
-// the member items and Card the items not expired.
+// TestExpiringSetFaultsMovingClock: the clock moves on while 16 callers
+// add (TTL 6 s) and remove members of one expiring set and read them back
+// with Members and IsMember, under faults. Each
+// caller has members of its own, which only it adds or removes, one call
+// at a time; so when it reads, it knows each own member's expiry to within
+// the clock's moves during its last Add of it. A read that shows an own
+// member certainly expired when the read started, or hides one certainly
+// live until after the read ended, fails. Shared members add contention.
+// At the end the stored count equals the member items, and the clock,
+// stepped to each stored expiry in turn, shows that member gone and
+// exactly the later ones in Members and Card.
 func TestExpiringSetFaultsMovingClock(t *testing.T) {
 	needDB(t)
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
@@ -422,32 +427,21 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 	ctx := context.Background()
 	key := p + "sessions"
 	e := faultyC.ExpiringSet(key)
-	const ttl, shared, calls = time.Second, 20, 10
+	// Every call moves the clock on by step, so that it runs at the pace
+	// of the calls whatever the machine's load: a caller's members live
+	// through about 4 of its calls, while the other callers' steps move
+	// the clock during every read.
+	const ttl, step, shared, calls = 6 * time.Second, 100 * time.Millisecond, 20, 12
 
-	stop := make(chan struct{})
-	ticked := make(chan struct{})
-	go func() {
-		defer close(ticked)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				clock.Add(40 * time.Millisecond)
-			}
-		}
-	}()
-	type seen struct {
-		member string
-		at     time.Time // the clock when the read started
-	}
+	// expiry is what a caller knows of an own member's expiry: between lo
+	// and hi (the clock before and after its last Add, plus the TTL);
+	// removed members are absent.
+	type expiry struct{ lo, hi time.Time }
 	var (
-		mu    sync.Mutex
-		reads []seen
-		errs  errorList
-		wg    sync.WaitGroup
+		errs            errorList
+		wg              sync.WaitGroup
+		mu              sync.Mutex
+		checked, hidden int // own members checked by reads; of them, expected not visible
 	)
 	start := time.Now()
 	for w := range patternCallers {
@@ -455,68 +449,115 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 11))
+			mine := map[string]expiry{}
+			// judge checks that an own member's visibility in a read that
+			// ran from t0 to t1 is possible.
+			judge := func(m string, visible bool, t0, t1 time.Time) {
+				x, ok := mine[m]
+				certainlyLive := ok && x.lo.After(t1)
+				certainlyGone := !ok || !x.hi.After(t0)
+				switch {
+				case visible && certainlyGone:
+					errs.add("%s seen by a read from %d; its expiry is at most %d (removed: %v)", m, t0.UnixMilli(), x.hi.UnixMilli(), !ok)
+				case !visible && certainlyLive:
+					errs.add("%s not seen by a read ending %d; it expires no sooner than %d", m, t1.UnixMilli(), x.lo.UnixMilli())
+				}
+				mu.Lock()
+				checked++
+				if !visible {
+					hidden++
+				}
+				mu.Unlock()
+			}
 			for range calls {
-				m := fmt.Sprint("s", r.IntN(shared))
+				clock.Add(step)
+				own := fmt.Sprintf("w%d-%d", w, r.IntN(4))
 				switch op := r.IntN(10); {
-				case op < 5:
-					if _, err := e.Add(ctx, ttl, m, fmt.Sprint("s", r.IntN(shared))); err != nil {
+				case op < 4:
+					before := clock.Now()
+					_, err := e.Add(ctx, ttl, own, fmt.Sprint("s", r.IntN(shared)))
+					if err != nil {
 						errs.add("Add: %v", err)
+						return
 					}
-				case op < 7:
-					if _, err := e.Rem(ctx, m); err != nil {
+					mine[own] = expiry{before.Add(ttl), clock.Now().Add(ttl)}
+				case op < 6:
+					if _, err := e.Rem(ctx, own, fmt.Sprint("s", r.IntN(shared))); err != nil {
 						errs.add("Rem: %v", err)
+						return
 					}
-				case op < 9:
-					at := clock.Now()
+					delete(mine, own)
+				case op < 8:
+					t0 := clock.Now()
+					var seen []string
 					for m, err := range e.Members(ctx) {
 						if err != nil {
 							errs.add("Members: %v", err)
-							break
+							return
 						}
-						mu.Lock()
-						reads = append(reads, seen{m, at})
-						mu.Unlock()
+						seen = append(seen, m)
+					}
+					t1 := clock.Now()
+					for i := range 4 {
+						m := fmt.Sprintf("w%d-%d", w, i)
+						judge(m, slices.Contains(seen, m), t0, t1)
 					}
 				default:
-					at := clock.Now()
-					live, err := e.IsMember(ctx, m)
+					t0 := clock.Now()
+					live, err := e.IsMember(ctx, own)
 					if err != nil {
 						errs.add("IsMember: %v", err)
-					} else if live {
-						mu.Lock()
-						reads = append(reads, seen{m, at})
-						mu.Unlock()
+						return
 					}
+					judge(own, live, t0, clock.Now())
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	close(stop)
-	<-ticked
 	elapsed := time.Since(start)
-	require.Empty(t, errs.errs, "every call succeeds (%s)", f.summary())
+	require.Empty(t, errs.errs, "every call succeeds and no read shows an expired member (%s)", f.summary())
 
 	stored, items := rawKey(t, key)
-	for _, s := range reads {
-		if it, ok := items[s.member]; ok {
-			exp := scoreOfIX(bytesAttr(it, attrIX))
-			require.Greater(t, exp, float64(s.at.UnixMilli()), "%s was seen by a read that started at %d, yet it expired at %.0f", s.member, s.at.UnixMilli(), exp)
-		}
-	}
 	require.EqualValues(t, len(items), stored, "stored count vs member items")
-	now := float64(clock.Now().UnixMilli())
-	var live int64
-	for _, it := range items {
-		if scoreOfIX(bytesAttr(it, attrIX)) > now {
-			live++
-		}
+	// Then, the clock stopped, step it to each stored expiry in turn: at
+	// its own expiry a member is gone, and Members and Card are exactly
+	// the items that expire later.
+	expiries := map[float64][]string{}
+	for m, it := range items {
+		exp := scoreOfIX(bytesAttr(it, attrIX))
+		expiries[exp] = append(expiries[exp], m)
 	}
-	card, err := clean.ExpiringSet(key).Card(ctx)
-	require.NoError(t, err)
-	require.Equal(t, live, card, "Card = member items not expired")
-	t.Logf("%d callers × %d calls in %v, the clock %v ahead; %d members seen live, checked against their expiry; %d items left, %d live; injected: %s",
-		patternCallers, calls, elapsed.Round(time.Millisecond), clock.Now().Sub(time.Unix(1_800_000_000, 0)), len(reads), len(items), live, f.summary())
+	at := slices.Sorted(maps.Keys(expiries))
+	check := clean.ExpiringSet(key)
+	steps := 0
+	for _, exp := range append([]float64{float64(clock.Now().UnixMilli())}, at...) {
+		now := float64(clock.Now().UnixMilli())
+		if exp < now {
+			continue
+		}
+		clock.Add(time.Duration(exp-now) * time.Millisecond)
+		var live []string
+		for m, it := range items {
+			if scoreOfIX(bytesAttr(it, attrIX)) > exp {
+				live = append(live, m)
+			}
+		}
+		var visible []string
+		for m, err := range check.Members(ctx) {
+			require.NoError(t, err)
+			visible = append(visible, m)
+		}
+		slices.Sort(live)
+		slices.Sort(visible)
+		require.Equal(t, live, visible, "at %.0f: Members = the items expiring later (%v expire now)", exp, expiries[exp])
+		card, err := check.Card(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, len(live), card, "at %.0f: Card = the items expiring later", exp)
+		steps++
+	}
+	t.Logf("%d callers × %d calls in %v; reads checked %d own members (%d not visible); %d items left, checked at %d clock steps to their expiries; injected: %s",
+		patternCallers, calls, elapsed.Round(time.Millisecond), checked, hidden, len(items), steps, f.summary())
 }
 
 // TestRateLimiterFaults: in each round 16 callers ask a limiter of 7 per
