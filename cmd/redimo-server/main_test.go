@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"io"
 	"net"
 	"os"
-	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -23,41 +21,13 @@ import (
 // client authenticates with REDIMO_PASSWORD and runs commands, and SIGTERM
 // shuts it down cleanly.
 func TestServe(t *testing.T) {
-	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set")
-		}
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	endpoint := testEndpoint(t)
 	t.Setenv("REDIMO_PASSWORD", "pw")
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	table := "redimo_server_main_test_" + hex.EncodeToString(b)
-
-	logR, logW := io.Pipe()
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run([]string{"--addr", "127.0.0.1:0", "--endpoint", endpoint, "--table", table, "--create-table"}, logW)
-		logW.Close()
-	}()
-	lines := bufio.NewScanner(logR)
-	var addr string
-	re := regexp.MustCompile(`msg="redimo-server listening" addr=(\S+)`)
-	for addr == "" && lines.Scan() {
-		if m := re.FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-		}
-	}
-	require.NotEmpty(t, addr, "no listening line in the log")
-	var rest []string
-	logDone := make(chan struct{})
-	go func() {
-		defer close(logDone)
-		for lines.Scan() {
-			rest = append(rest, lines.Text())
-		}
-	}()
+	p := start(t, "--endpoint", endpoint, "--table", table, "--create-table")
+	addr := p.addr
 
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: "pw"})
@@ -74,12 +44,12 @@ func TestServe(t *testing.T) {
 
 	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
 	select {
-	case code := <-exit:
+	case code := <-p.exit:
 		require.Equal(t, 0, code)
 	case <-time.After(20 * time.Second):
 		t.Fatal("no exit 20 s after SIGTERM")
 	}
-	<-logDone
+	rest := <-p.logs
 	require.Contains(t, rest[len(rest)-1], `msg=bye`)
 	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, err = nc.Read(buf)
