@@ -18,15 +18,15 @@ import (
 // TestServe runs the program in-process on a free port against DynamoDB
 // Local at REDIMO_TEST_ENDPOINT (skipped without one, unless
 // REDIMO_TEST_REQUIRE=1): --create-table makes a fresh table, a go-redis
-// client authenticates with REDIMO_PASSWORD and runs commands, and SIGTERM
-// shuts it down cleanly.
+// client authenticates with REDIMO_PASSWORD and runs commands, CONFIG GET
+// timeout answers --timeout, and SIGTERM shuts it down cleanly.
 func TestServe(t *testing.T) {
 	endpoint := testEndpoint(t)
 	t.Setenv("REDIMO_PASSWORD", "pw")
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	table := "redimo_server_main_test_" + hex.EncodeToString(b)
-	p := start(t, "--endpoint", endpoint, "--table", table, "--create-table")
+	p := start(t, "--endpoint", endpoint, "--table", table, "--create-table", "--timeout", "7")
 	addr := p.addr
 
 	ctx := context.Background()
@@ -35,6 +35,7 @@ func TestServe(t *testing.T) {
 	require.Equal(t, int64(2), rdb.SAdd(ctx, "k", "a", "b").Val())
 	require.Equal(t, []string{"a", "b"}, rdb.SMembers(ctx, "k").Val())
 	require.Contains(t, rdb.Info(ctx, "redimo").Val(), "table:"+table)
+	require.Equal(t, map[string]string{"timeout": "7"}, rdb.ConfigGet(ctx, "timeout").Val(), "--timeout is Redis's timeout")
 	nc, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	_, _ = nc.Write([]byte("PING\r\n"))
@@ -59,5 +60,7 @@ func TestServe(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	require.Equal(t, 2, run([]string{"--nosuch"}, io.Discard))
 	require.Equal(t, 2, run([]string{"extra"}, io.Discard))
+	require.Equal(t, 2, run([]string{"--timeout", "-1"}, io.Discard))
+	require.Equal(t, 2, run([]string{"--timeout", "2147483648"}, io.Discard))
 	require.Equal(t, 0, run([]string{"-h"}, io.Discard))
 }
