@@ -640,6 +640,68 @@ func TestRateLimiterFaults(t *testing.T) {
 		len(rounds), time.Since(start).Round(time.Millisecond), asked, total, f.summary())
 }
 
+// TestRateLimiterFaultsMovingClock: 16 callers ask a limiter of 5 per 2 s
+// on one key under faults, each call moving the clock on by 50 ms, so
+// that windows open and close while calls are in flight. Each allowance
+// is dated (by the slot it took) between the clock before and after its
+// call; any 6 allowances include two of one slot, dated a window apart, so
+// 6 allowances whose calls all ran within less than a window are too many.
+// And as callers always want more, each window must see some allowances.
+func TestRateLimiterFaultsMovingClock(t *testing.T) {
+	needDB(t)
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	f := newFaultMix(0.2)
+	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	const limit, window, step, calls = 5, 2 * time.Second, 50 * time.Millisecond, 10
+	lim := faultyC.RateLimiter(limit, window)
+	key := t.Name() + ":" + randomHex(3)
+	type span struct{ before, after time.Time }
+	var (
+		mu      sync.Mutex
+		allowed []span
+		errs    errorList
+		wg      sync.WaitGroup
+	)
+	start, startClock := time.Now(), clock.Now()
+	for range patternCallers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				clock.Add(step)
+				before := clock.Now()
+				res, err := lim.Allow(ctx, key)
+				if err != nil {
+					errs.add("Allow: %v", err)
+					return
+				}
+				if res.Allowed {
+					mu.Lock()
+					allowed = append(allowed, span{before, clock.Now()})
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Empty(t, errs.errs, "every call succeeds (%s)", f.summary())
+	slices.SortFunc(allowed, func(a, b span) int { return a.before.Compare(b.before) })
+	for i := 0; i+limit < len(allowed); i++ {
+		last := allowed[i].after
+		for _, s := range allowed[i+1 : i+limit+1] {
+			if s.after.After(last) {
+				last = s.after
+			}
+		}
+		require.GreaterOrEqual(t, last.Sub(allowed[i].before), window, "%d allowances within %v", limit+1, last.Sub(allowed[i].before))
+	}
+	elapsed := clock.Now().Sub(startClock)
+	require.GreaterOrEqual(t, len(allowed), limit*int(elapsed/window), "each full window allowed some calls")
+	t.Logf("%d calls over %v of clock in %v: %d allowed (at most %d per window: %d); injected (20%% of requests): %s",
+		patternCallers*calls, elapsed, time.Since(start).Round(time.Millisecond), len(allowed), limit, limit*int((elapsed+window-1)/window), f.summary())
+}
+
 // slotsUsedAt counts key's rate-limit slots last used at now, on the raw
 // table.
 func slotsUsedAt(t *testing.T, key string, now time.Time) int {
