@@ -19,8 +19,9 @@
 //
 // Every command runs with a context that is cancelled when its client
 // disconnects. --timeout N closes a connection idle for N seconds, as
-// Redis's timeout (off by default). SIGTERM or SIGINT stops accepting connections, lets the
-// commands in flight finish (for up to --shutdown-timeout) and exits.
+// Redis's timeout (off by default). SIGTERM or SIGINT stops accepting
+// connections, lets the commands in flight finish (for up to
+// --shutdown-timeout) and exits.
 package main
 
 import (

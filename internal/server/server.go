@@ -208,8 +208,8 @@ type conn struct {
 	stopped atomic.Bool // Shutdown asked this connection to stop
 
 	// For Config.IdleTimeout: when the client last sent bytes or was sent
-	// a reply (Unix nanoseconds), how many of its commands were read and
-	// not yet answered, and the timer that looks at both.
+	// a reply (see touch), how many of its commands were read and not yet
+	// answered, and the timer that looks at both.
 	lastIO  atomic.Int64
 	pending atomic.Int64
 	idle    *time.Timer
@@ -237,7 +237,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		return nil
 	}
 	c := &conn{srv: s, nc: nc}
-	c.lastIO.Store(time.Now().UnixNano())
+	c.touch()
 	c.ctx, c.cancel = context.WithCancel(s.base)
 	c.sess = s.newSession(nc.RemoteAddr().String(), nc.LocalAddr().String())
 	s.conns[c] = struct{}{}
@@ -302,7 +302,7 @@ func (c *conn) serve() {
 		if _, err := w.Write(buf); err != nil {
 			return
 		}
-		c.lastIO.Store(time.Now().UnixNano())
+		c.touch()
 		c.pending.Add(-1)
 		if it.ack != nil {
 			close(it.ack)
@@ -370,6 +370,10 @@ func (c *conn) read(queue chan<- item) {
 	}
 }
 
+// touch records activity on the connection now, as time since the server
+// started (a monotonic clock).
+func (c *conn) touch() { c.lastIO.Store(int64(time.Since(c.srv.started))) }
+
 // activityReader reads the connection and notes when bytes arrive, for
 // Config.IdleTimeout.
 type activityReader struct{ c *conn }
@@ -377,7 +381,7 @@ type activityReader struct{ c *conn }
 func (a activityReader) Read(p []byte) (int, error) {
 	n, err := a.c.nc.Read(p)
 	if n > 0 {
-		a.c.lastIO.Store(time.Now().UnixNano())
+		a.c.touch()
 	}
 	return n, err
 }
@@ -392,7 +396,7 @@ func (c *conn) closeIfIdle() {
 		return
 	}
 	timeout := c.srv.cfg.IdleTimeout
-	idle := time.Since(time.Unix(0, c.lastIO.Load()))
+	idle := time.Since(c.srv.started) - time.Duration(c.lastIO.Load())
 	switch {
 	case c.pending.Load() > 0: // its reply will be activity
 		c.idle.Reset(timeout)
