@@ -16,7 +16,7 @@ import (
 // reports it in seconds, and 0 (the default) closes nothing.
 func TestIdleTimeout(t *testing.T) {
 	needDB(t)
-	const timeout = 300 * time.Millisecond
+	const timeout = 500 * time.Millisecond
 	g := newGate(testDB)
 	ts := startServer(t, g, server.Config{IdleTimeout: timeout})
 	idle, silent, busy, slow, trickle := dial(t, ts.addr), dial(t, ts.addr), dial(t, ts.addr), dial(t, ts.addr), dial(t, ts.addr)
@@ -25,21 +25,23 @@ func TestIdleTimeout(t *testing.T) {
 	slow.send(encode("SCARD", "slow:"+randomHex(4)))
 	<-g.entered
 
-	// busy sends a command every third of the timeout, for 4 timeouts;
+	// busy sends a command every fifth of the timeout, for 3 timeouts;
 	// trickle sends one command a byte at a time, as slowly.
 	ping := encode("PING")
-	for i := range 12 {
+	for i := range 15 {
 		require.Equal(t, "+PONG\r\n", busy.do("PING"))
-		trickle.send(ping[i : i+1])
-		time.Sleep(timeout / 3)
+		if i < len(ping)-1 {
+			trickle.send(ping[i : i+1])
+		}
+		time.Sleep(timeout / 5)
 	}
 	requireClosed(t, idle, "the idle connection is closed, without a reply")
 	requireClosed(t, silent, "so is the one that never sent anything")
 	require.Equal(t, "+PONG\r\n", busy.do("PING"), "the busy connection is open")
-	trickle.send(ping[12:])
+	trickle.send(ping[len(ping)-1:])
 	require.Equal(t, "+PONG\r\n", string(trickle.read()), "so is the one sending a command slowly")
 	require.Greater(t, time.Since(start), 3*timeout)
-	close(g.release) // slow's command ran 4 timeouts: its connection is open and gets the reply
+	close(g.release) // slow's command ran 3 timeouts: its connection is open and gets the reply
 	require.Equal(t, ":0\r\n", string(slow.read()))
 	replied := time.Now()
 	requireClosed(t, slow, "then, idle, it is closed too")
