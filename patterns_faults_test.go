@@ -294,7 +294,7 @@ func TestExpiringSetFaults(t *testing.T) {
 	ctx := context.Background()
 	key := p + "sessions"
 	e, check := faultyC.ExpiringSet(key), clean.ExpiringSet(key)
-	const rounds, calls, shared = 5, 4, 24
+	const rounds, calls, shared = 4, 3, 24
 	ttls := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}
 
 	// ownExpiry[w][m] is the expiry of caller w's own member m as its
