@@ -41,7 +41,8 @@ func (e *ExpiringSet) now() float64 { return float64(e.c.opts.Now().UnixMilli())
 
 // Add adds members that expire after ttl, or gives members already there a
 // new expiry of now+ttl, and returns how many were not live members before
-// (an expired member added again counts as new).
+// (an expired member added again counts as new). Expiry times are whole
+// milliseconds: ttl is rounded up to one.
 //
 // Cost: one Query of up to 25 expired members, then ⌈n/99⌉
 // TransactWriteItems as ZAdd (the expired members' deletions ride in the
@@ -54,7 +55,11 @@ func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...str
 		return 0, argError("EXPADD", "ttl", ttl.String(), ErrOutOfRange)
 	}
 	now := e.now()
-	exp := now + float64(ttl.Milliseconds())
+	ms := ttl.Milliseconds()
+	if ttl%time.Millisecond != 0 {
+		ms++ // else a ttl under 1 ms would add a member already expired
+	}
+	exp := now + float64(ms)
 	var writes []*write
 	for _, m := range dedupe(members) {
 		writes = append(writes, e.addWrite(m, exp, now))

@@ -143,3 +143,32 @@ func TestExpiringSetKeyExpiry(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 }
+
+// A TTL under a millisecond (the clock's resolution) is rounded up: the
+// member Add counts as new is live, not already expired.
+func TestExpiringSetSubMillisecondTTL(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	e := c.ExpiringSet(p + "s")
+	n, err := e.Add(ctx, 500*time.Microsecond, "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	card, err := e.Card(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, card, "Add counted it new: it is live")
+	left, ok, err := e.TTL(ctx, "a")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, time.Millisecond, left)
+	n, err = e.Add(ctx, 1500*time.Microsecond, "a")
+	require.NoError(t, err)
+	require.Zero(t, n)
+	left, _, err = e.TTL(ctx, "a")
+	require.NoError(t, err)
+	require.Equal(t, 2*time.Millisecond, left, "1.5 ms is 2 ms")
+	clock.Add(2 * time.Millisecond)
+	live, err := e.IsMember(ctx, "a")
+	require.NoError(t, err)
+	require.False(t, live)
+}

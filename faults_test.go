@@ -171,8 +171,8 @@ func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // faultyClient is a redimo client on the test table behind transport, with
-// a retryer generous enough for the injected failure rates.
-func faultyClient(t *testing.T, transport http.RoundTripper) *Client {
+// a retryer generous enough for the injected failure rates, and optFns.
+func faultyClient(t *testing.T, transport http.RoundTripper, optFns ...func(*Options)) *Client {
 	db := local.Client(testEndpoint, transport, func(o *dynamodb.Options) {
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = 25
@@ -180,7 +180,7 @@ func faultyClient(t *testing.T, transport http.RoundTripper) *Client {
 			so.RateLimiter = ratelimit.None
 		})
 	})
-	return NewClient(db, func(o *Options) { o.TableName = testTable })
+	return NewClient(db, append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)...)
 }
 
 func TestFaults(t *testing.T) {

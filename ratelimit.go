@@ -57,7 +57,7 @@ type RateLimit struct {
 
 // RateLimiter returns a limiter of limit events per window. limit must be in
 // 1..MaxRateLimit and window positive, or every Allow fails with an
-// *ArgError.
+// *ArgError. Times are whole milliseconds: window is rounded up to one.
 func (c *Client) RateLimiter(limit int, window time.Duration) *RateLimiter {
 	return &RateLimiter{c: c, limit: limit, window: window}
 }
@@ -80,7 +80,11 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 		return RateLimit{}, err
 	}
 	now := l.c.opts.Now().UnixMilli()
-	cut := now - l.window.Milliseconds() // a slot used at or before cut is free
+	window := l.window.Milliseconds()
+	if l.window%time.Millisecond != 0 {
+		window++ // rounded down, the window would let more than limit through
+	}
+	cut := now - window // a slot used at or before cut is free
 	used := make(map[uint16]int64, l.limit)
 	for it, err := range l.c.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),

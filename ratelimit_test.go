@@ -111,3 +111,30 @@ func TestRateLimiterSlidingWindow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "none", typ, "rate-limit keys are apart from Redis keys")
 }
+
+// A window that is not whole milliseconds (the clock's resolution) is
+// rounded up, never down: within it no more than limit are allowed.
+func TestRateLimiterSubMillisecondWindow(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	for _, tc := range []struct{ window, rounded time.Duration }{
+		{500 * time.Microsecond, time.Millisecond},
+		{1500 * time.Microsecond, 2 * time.Millisecond},
+	} {
+		lim, key := c.RateLimiter(2, tc.window), p+tc.window.String()
+		allow := func() bool {
+			r, err := lim.Allow(ctx, key)
+			require.NoError(t, err)
+			return r.Allowed
+		}
+		require.True(t, allow())
+		require.True(t, allow())
+		require.False(t, allow(), "window %v: at most the limit at once", tc.window)
+		clock.Add(tc.window)
+		require.False(t, allow(), "window %v: a window later, the slots are not free yet (the window is %v)", tc.window, tc.rounded)
+		clock.Add(tc.rounded - tc.window)
+		require.True(t, allow(), "window %v: %v later, a slot is free", tc.window, tc.rounded)
+		clock.Add(time.Second)
+	}
+}

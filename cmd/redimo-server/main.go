@@ -18,8 +18,10 @@
 // for cursor 0 with the next cursor 0.
 //
 // Every command runs with a context that is cancelled when its client
-// disconnects. SIGTERM or SIGINT stops accepting connections, lets the
-// commands in flight finish (for up to --shutdown-timeout) and exits.
+// disconnects. --timeout N closes a connection idle for N seconds, as
+// Redis's timeout (off by default). SIGTERM or SIGINT stops accepting
+// connections, lets the commands in flight finish (for up to
+// --shutdown-timeout) and exits.
 package main
 
 import (
@@ -29,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -59,6 +62,7 @@ func run(args []string, stderr io.Writer) int {
 		createTable = fs.Bool("create-table", false, "create the table (on-demand billing) when it does not exist, and check its schema")
 		maxClients  = fs.Int("maxclients", server.DefaultMaxClients, "maximum open connections")
 		grace       = fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight commands may take before they are cancelled")
+		idle        = fs.Int("timeout", 0, "close a client's connection after it has been idle this many seconds, as Redis's timeout; 0: never")
 		verbose     = fs.Bool("v", false, "log connections' protocol errors and more")
 		metricsAddr = fs.String("metrics-addr", os.Getenv("REDIMO_METRICS_ADDR"),
 			"serve Prometheus metrics (per command: calls, time, DynamoDB requests, RCU, WCU, conflicts, retries) at http://ADDR/metrics (env REDIMO_METRICS_ADDR); empty: off")
@@ -76,6 +80,10 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "redimo-server: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *idle < 0 || *idle > math.MaxInt32 { // Redis's range for timeout
+		fmt.Fprintf(stderr, "redimo-server: --timeout %d: must be 0 to %d seconds\n", *idle, math.MaxInt32)
 		return 2
 	}
 	level := slog.LevelInfo
@@ -117,6 +125,7 @@ func run(args []string, stderr io.Writer) int {
 	}
 	srv := server.New(server.Config{
 		Client: client, Password: *password, MaxClients: *maxClients, Logger: log, Info: info, Port: port,
+		IdleTimeout: time.Duration(*idle) * time.Second,
 	})
 	if *metricsAddr != "" {
 		mln, err := net.Listen("tcp", *metricsAddr)

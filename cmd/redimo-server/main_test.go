@@ -22,16 +22,10 @@ import (
 // TestServe runs the program in-process on a free port against DynamoDB
 // Local at REDIMO_TEST_ENDPOINT (skipped without one, unless
 // REDIMO_TEST_REQUIRE=1): --create-table makes a fresh table, a go-redis
-// client authenticates with REDIMO_PASSWORD and runs commands, and SIGTERM
-// shuts it down cleanly.
+// client authenticates with REDIMO_PASSWORD and runs commands, CONFIG GET
+// timeout answers --timeout, and SIGTERM shuts it down cleanly.
 func TestServe(t *testing.T) {
-	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set")
-		}
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	endpoint := testEndpoint(t)
 	t.Setenv("REDIMO_PASSWORD", "pw")
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
@@ -41,7 +35,7 @@ func TestServe(t *testing.T) {
 	exit := make(chan int, 1)
 	go func() {
 		exit <- run([]string{"--addr", "127.0.0.1:0", "--endpoint", endpoint, "--table", table, "--create-table",
-			"--metrics-addr", "127.0.0.1:0"}, logW)
+			"--metrics-addr", "127.0.0.1:0", "--timeout", "7"}, logW)
 		logW.Close()
 	}()
 	lines := bufio.NewScanner(logR)
@@ -88,6 +82,7 @@ func TestServe(t *testing.T) {
 	require.Contains(t, string(body), `redimo_dynamodb_write_capacity_units_total{command="sadd"} 6`)
 	require.Contains(t, string(body), `redimo_dynamodb_requests_total{command="smembers"} 1`)
 	require.Contains(t, string(body), `redimo_commands_total{command="sadd"} 1`)
+	require.Equal(t, map[string]string{"timeout": "7"}, rdb.ConfigGet(ctx, "timeout").Val(), "--timeout is Redis's timeout")
 	nc, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	_, _ = nc.Write([]byte("PING\r\n"))
@@ -162,5 +157,7 @@ func isolateAWS(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	require.Equal(t, 2, run([]string{"--nosuch"}, io.Discard))
 	require.Equal(t, 2, run([]string{"extra"}, io.Discard))
+	require.Equal(t, 2, run([]string{"--timeout", "-1"}, io.Discard))
+	require.Equal(t, 2, run([]string{"--timeout", "2147483648"}, io.Discard))
 	require.Equal(t, 0, run([]string{"-h"}, io.Discard))
 }

@@ -185,7 +185,7 @@ func configGet(c *call) resp.Value {
 		{"maxclients", itoa(int64(c.srv.cfg.MaxClients))},
 		{"port", itoa(int64(c.srv.cfg.Port))},
 		{"save", ""},
-		{"timeout", "0"},
+		{"timeout", itoa(int64(c.srv.cfg.IdleTimeout / time.Second))},
 	}
 	var kv []resp.Value
 	for _, p := range params {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,12 @@ type Config struct {
 	Info [][2]string
 	// Port is reported by INFO as tcp_port.
 	Port int
+	// IdleTimeout closes a client's connection once it has been idle that
+	// long (no command running, no bytes received, no reply sent), as
+	// Redis's timeout; the client gets no reply, as from Redis. 0, the
+	// default, never closes one. CONFIG GET timeout reports it in whole
+	// seconds.
+	IdleTimeout time.Duration
 }
 
 // Server serves Redis commands over redimo. Create it with New.
@@ -200,6 +207,13 @@ type conn struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stopped atomic.Bool // Shutdown asked this connection to stop
+
+	// For Config.IdleTimeout: when the client last sent bytes or was sent
+	// a reply (see touch), how many of its commands were read and not yet
+	// answered, and the timer that looks at both.
+	lastIO  atomic.Int64
+	pending atomic.Int64
+	idle    *time.Timer
 }
 
 // item is a command read ahead by a connection's reader, or the protocol
@@ -224,6 +238,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		return nil
 	}
 	c := &conn{srv: s, nc: nc}
+	c.touch()
 	c.ctx, c.cancel = context.WithCancel(s.base)
 	c.sess = s.newSession(nc.RemoteAddr().String(), nc.LocalAddr().String())
 	s.conns[c] = struct{}{}
@@ -253,6 +268,12 @@ func (c *conn) serve() {
 		s.mu.Unlock()
 		s.wg.Done()
 	}()
+	if s.cfg.IdleTimeout > 0 {
+		// Armed once c.idle is set, which closeIfIdle uses.
+		c.idle = time.AfterFunc(math.MaxInt64, c.closeIfIdle)
+		c.idle.Reset(s.cfg.IdleTimeout)
+		defer c.idle.Stop()
+	}
 	queue := make(chan item, pipelineDepth)
 	readerDone := make(chan struct{})
 	go func() {
@@ -282,6 +303,8 @@ func (c *conn) serve() {
 		if _, err := w.Write(buf); err != nil {
 			return
 		}
+		c.touch()
+		c.pending.Add(-1)
 		if it.ack != nil {
 			close(it.ack)
 		}
@@ -301,7 +324,11 @@ func (c *conn) serve() {
 // flight is cancelled.
 func (c *conn) read(queue chan<- item) {
 	defer close(queue)
-	r := resp.NewReader(c.nc)
+	var src io.Reader = c.nc
+	if c.idle != nil {
+		src = activityReader{c}
+	}
+	r := resp.NewReader(src)
 	for {
 		// Until a client authenticates, commands are read one at a time,
 		// each after the previous one ran, under Redis's smaller limits.
@@ -328,6 +355,7 @@ func (c *conn) read(queue chan<- item) {
 		if strict {
 			it.ack = make(chan struct{})
 		}
+		c.pending.Add(1)
 		select {
 		case queue <- it:
 		case <-c.ctx.Done():
@@ -340,5 +368,43 @@ func (c *conn) read(queue chan<- item) {
 				return
 			}
 		}
+	}
+}
+
+// touch records activity on the connection now, as time since the server
+// started (a monotonic clock).
+func (c *conn) touch() { c.lastIO.Store(int64(time.Since(c.srv.started))) }
+
+// activityReader reads the connection and notes when bytes arrive, for
+// Config.IdleTimeout.
+type activityReader struct{ c *conn }
+
+func (a activityReader) Read(p []byte) (int, error) {
+	n, err := a.c.nc.Read(p)
+	if n > 0 {
+		a.c.touch()
+	}
+	return n, err
+}
+
+// closeIfIdle runs when the connection may have been idle for
+// Config.IdleTimeout: it closes the connection if so (the reader then
+// ends it), else looks again when it could be. A connection is not idle
+// while one of its commands is queued or running, however long it takes,
+// as Redis, which runs a command to the end before it looks at timeouts.
+func (c *conn) closeIfIdle() {
+	if c.ctx.Err() != nil { // the connection is over
+		return
+	}
+	timeout := c.srv.cfg.IdleTimeout
+	idle := time.Since(c.srv.started) - time.Duration(c.lastIO.Load())
+	switch {
+	case c.pending.Load() > 0: // its reply will be activity
+		c.idle.Reset(timeout)
+	case idle < timeout:
+		c.idle.Reset(timeout - idle)
+	default:
+		c.srv.cfg.Logger.Debug("closing idle client", "client", c.sess.addr, "idle", idle.Round(time.Millisecond))
+		c.nc.Close()
 	}
 }
