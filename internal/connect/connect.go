@@ -21,11 +21,12 @@ import (
 
 // Flags are the DynamoDB settings of a program.
 type Flags struct {
-	Table                string
-	Endpoint             string
-	Region               string
-	EventuallyConsistent bool
-	DisableKeyExpiry     bool
+	Table                 string
+	Endpoint              string
+	Region                string
+	EventuallyConsistent  bool
+	DisableKeyExpiry      bool
+	DisableWriteCombining bool
 }
 
 // Register defines -table, -endpoint, -region and -eventually-consistent
@@ -34,6 +35,7 @@ type Flags struct {
 func (f *Flags) Register(fs *flag.FlagSet) {
 	consistent, _ := strconv.ParseBool(os.Getenv("REDIMO_EVENTUALLY_CONSISTENT"))
 	noExpiry, _ := strconv.ParseBool(os.Getenv("REDIMO_DISABLE_KEY_EXPIRY"))
+	noCombining, _ := strconv.ParseBool(os.Getenv("REDIMO_DISABLE_WRITE_COMBINING"))
 	fs.StringVar(&f.Table, "table", envOr("REDIMO_TABLE", redimo.DefaultTableName), "DynamoDB table (env REDIMO_TABLE)")
 	fs.StringVar(&f.Endpoint, "endpoint", os.Getenv("REDIMO_ENDPOINT"),
 		"DynamoDB endpoint URL, e.g. http://127.0.0.1:8000 for DynamoDB Local, with dummy credentials (env REDIMO_ENDPOINT); empty: AWS from the default configuration")
@@ -42,6 +44,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 		"eventually consistent reads: half the read cost, may miss a write that just succeeded (env REDIMO_EVENTUALLY_CONSISTENT)")
 	fs.BoolVar(&f.DisableKeyExpiry, "disable-key-expiry", noExpiry,
 		"for tables whose keys never expire: reads that find members skip the metadata item (env REDIMO_DISABLE_KEY_EXPIRY); see redimo.Options")
+	fs.BoolVar(&f.DisableWriteCombining, "disable-write-combining", noCombining,
+		"send every write command's transactions on their own instead of sharing them between concurrent commands (env REDIMO_DISABLE_WRITE_COMBINING); see redimo.Options")
 }
 
 // Client returns the redimo client the flags describe, and lines
@@ -85,6 +89,7 @@ func (f *Flags) Client(ctx context.Context, optFns ...func(*redimo.Options)) (*r
 		o.TableName = f.Table
 		o.EventuallyConsistent = f.EventuallyConsistent
 		o.DisableKeyExpiry = f.DisableKeyExpiry
+		o.DisableWriteCombining = f.DisableWriteCombining
 	}}, optFns...)...)
 	endpoint := f.Endpoint
 	if endpoint == "" {
@@ -96,6 +101,7 @@ func (f *Flags) Client(ctx context.Context, optFns ...func(*redimo.Options)) (*r
 		{"region", region},
 		{"eventually_consistent", strconv.FormatBool(f.EventuallyConsistent)},
 		{"disable_key_expiry", strconv.FormatBool(f.DisableKeyExpiry)},
+		{"write_combining", strconv.FormatBool(!f.DisableWriteCombining)},
 	}
 	if model := os.Getenv(ddbmodel.EnvVar); model != "" && f.Endpoint != "" {
 		info = append(info, [2]string{"ddb_model", model})

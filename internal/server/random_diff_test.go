@@ -68,26 +68,7 @@ func TestDifferentialRandom(t *testing.T) {
 		}
 		var history []string
 		for range length {
-			tpl := randomTemplates[r.IntN(len(randomTemplates))]
-			unordered := strings.HasPrefix(tpl, "~")
-			args, _ := resp.SplitArgs(strings.TrimPrefix(tpl, "~"))
-			var out []string
-			for _, a := range args {
-				switch a {
-				case "{k}":
-					out = append(out, keys[r.IntN(len(keys))])
-				case "{lex}":
-					out = append(out, prefix+"lex")
-				case "{ms}":
-					for range 1 + r.IntN(3) {
-						out = append(out, pick(r, "m"))
-					}
-				case "{m}", "{s}", "{b}", "{l}", "{r}", "{c}":
-					out = append(out, pick(r, a[1:len(a)-1]))
-				default:
-					out = append(out, a)
-				}
-			}
+			out, unordered := randomCommand(r, keys, prefix)
 			history = append(history, strings.Join(quoteAll(out), " "))
 			g, w := got.do(out...), want.do(out...)
 			if unordered {
@@ -98,6 +79,32 @@ func TestDifferentialRandom(t *testing.T) {
 		want.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
 		got.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
 	}
+}
+
+// randomCommand is one random command of randomTemplates on keys, and
+// whether its reply is unordered.
+func randomCommand(r *rand.Rand, keys []string, prefix string) ([]string, bool) {
+	tpl := randomTemplates[r.IntN(len(randomTemplates))]
+	unordered := strings.HasPrefix(tpl, "~")
+	args, _ := resp.SplitArgs(strings.TrimPrefix(tpl, "~"))
+	var out []string
+	for _, a := range args {
+		switch a {
+		case "{k}":
+			out = append(out, keys[r.IntN(len(keys))])
+		case "{lex}":
+			out = append(out, prefix+"lex")
+		case "{ms}":
+			for range 1 + r.IntN(3) {
+				out = append(out, pick(r, "m"))
+			}
+		case "{m}", "{s}", "{b}", "{l}", "{r}", "{c}":
+			out = append(out, pick(r, a[1:len(a)-1]))
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, unordered
 }
 
 func pick(r *rand.Rand, kind string) string {

@@ -284,8 +284,25 @@ func (c *conn) serve() {
 
 	w := bufio.NewWriterSize(c.nc, 32*1024)
 	defer w.Flush() // the replies of commands that ran, whatever ends the loop
-	var buf []byte
-	for it := range queue {
+	var (
+		buf   []byte
+		carry *item // read ahead, not part of the last run
+		pl    pipeline
+	)
+	next := func() (item, bool) {
+		if carry != nil {
+			it := *carry
+			carry = nil
+			return it, true
+		}
+		it, ok := <-queue
+		return it, ok
+	}
+	for {
+		it, ok := next()
+		if !ok {
+			return
+		}
 		if c.ctx.Err() != nil || c.stopped.Load() {
 			return
 		}
@@ -295,23 +312,67 @@ func (c *conn) serve() {
 			s.cfg.Logger.Debug("protocol error", "client", c.sess.addr, "err", it.perr)
 			return
 		}
-		v := s.Do(c.ctx, c.sess, it.args)
+		// The run: it, and the independent commands queued after it (see
+		// pipeline.go).
+		run := []item{it}
+		if keys, ok := independentKeys(it.args); ok && !pl.inMulti {
+			used := map[string]bool{}
+			for _, k := range keys {
+				used[k] = true
+			}
+		gather:
+			for len(run) < maxRun && len(queue) > 0 {
+				nx := <-queue
+				more, ok := independentKeys(nx.args)
+				if nx.perr != nil || !ok {
+					carry = &nx
+					break
+				}
+				for _, k := range more {
+					if used[k] {
+						carry = &nx
+						break gather
+					}
+				}
+				for _, k := range more {
+					used[k] = true
+				}
+				run = append(run, nx)
+			}
+		}
+		replies := make([]resp.Value, len(run))
+		if len(run) == 1 {
+			replies[0] = s.Do(c.ctx, c.sess, it.args)
+		} else {
+			var wg sync.WaitGroup
+			for i := range run {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					replies[i] = s.Do(c.ctx, c.sess, run[i].args)
+				}()
+			}
+			wg.Wait()
+		}
 		if c.ctx.Err() != nil && !c.stopped.Load() { // the client is gone
 			return
 		}
-		buf = resp.Append(buf[:0], v, c.sess.Proto())
-		if _, err := w.Write(buf); err != nil {
-			return
-		}
-		c.touch()
-		c.pending.Add(-1)
-		if it.ack != nil {
-			close(it.ack)
+		for i, it := range run {
+			pl.note(it.args)
+			buf = resp.Append(buf[:0], replies[i], c.sess.Proto())
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			c.touch()
+			c.pending.Add(-1)
+			if it.ack != nil {
+				close(it.ack)
+			}
 		}
 		if c.sess.quitting() || c.stopped.Load() {
 			return
 		}
-		if len(queue) == 0 {
+		if len(queue) == 0 && carry == nil {
 			if err := w.Flush(); err != nil {
 				return
 			}

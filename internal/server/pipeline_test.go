@@ -1,0 +1,115 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/server"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDifferentialPipelined sends random command sequences as whole
+// pipelines (one write each) to redimo-server and redis-server and
+// compares every reply: commands of a pipeline that run at the same time
+// (independent keys) must answer exactly as one by one. Eight keys, so
+// that runs of independent commands form; every 15th command is a
+// barrier (PING, MULTI/EXEC is not served yet).
+func TestDifferentialPipelined(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	seqs, length := envInt("REDIMO_PIPELINE_SEQS", 6), envInt("REDIMO_PIPELINE_LEN", 100)
+	base := rand.Uint64()
+	for seq := range seqs {
+		seed := base + uint64(seq)
+		r := rand.New(rand.NewPCG(seed, 0))
+		prefix := "pipe:" + randomHex(4) + ":"
+		var keys []string
+		for i := range 8 {
+			keys = append(keys, fmt.Sprint(prefix, i))
+		}
+		got, want := dial(t, ts.addr), dial(t, redisAddr)
+		var cmds [][]string
+		var unordered []bool
+		var raw []byte
+		for i := range length {
+			out, u := randomCommand(r, keys, prefix)
+			if i%15 == 14 {
+				out, u = []string{"PING"}, false
+			}
+			cmds, unordered = append(cmds, out), append(unordered, u)
+			raw = append(raw, encode(out...)...)
+		}
+		got.send(raw)
+		want.send(raw)
+		for i := range cmds {
+			g, w := string(got.read()), string(want.read())
+			if unordered[i] {
+				g, w = sorted(g, 2), sorted(w, 2)
+			}
+			if g != w {
+				var history []string
+				for _, c := range cmds[:i+1] {
+					history = append(history, strings.Join(quoteAll(c), " "))
+				}
+				require.Equal(t, w, g, "seed %d, command %d of the pipeline:\n%s", seed, i, strings.Join(history, "\n"))
+			}
+		}
+		want.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
+		got.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
+	}
+}
+
+// slowTx is a DynamoDBAPI whose transactions take at least d and are
+// counted.
+type slowTx struct {
+	redimo.DynamoDBAPI
+	d   time.Duration
+	txs atomic.Int64
+}
+
+func (s *slowTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	s.txs.Add(1)
+	time.Sleep(s.d)
+	return s.DynamoDBAPI.TransactWriteItems(ctx, in, opts...)
+}
+
+// A pipeline of SADDs on distinct keys runs at once: its writes share
+// transactions, and the pipeline takes a fraction of one-by-one time.
+func TestPipelineRunsIndependentCommandsTogether(t *testing.T) {
+	needDB(t)
+	db := &slowTx{DynamoDBAPI: testDB, d: 20 * time.Millisecond}
+	ts := startServer(t, db, server.Config{})
+	c := dial(t, ts.addr)
+	prefix := "pipeconc:" + randomHex(4) + ":"
+	var raw []byte
+	const n = 40
+	for i := range n {
+		raw = append(raw, encode("SADD", fmt.Sprint(prefix, i), "a", "b")...)
+	}
+	c.send(raw)
+	for range n {
+		require.Equal(t, ":2\r\n", string(c.read()))
+	}
+	t.Logf("%d pipelined SADDs on distinct keys: %d transactions", n, db.txs.Load())
+	require.Less(t, db.txs.Load(), int64(n/2), "one by one would be %d transactions", n)
+	// The same key: in order, one at a time, replies as Redis's.
+	raw = nil
+	for i := range 10 {
+		raw = append(raw, encode("SADD", prefix+"same", fmt.Sprint("m", i%3))...)
+	}
+	c.send(raw)
+	for i := range 10 {
+		want := ":0\r\n"
+		if i < 3 {
+			want = ":1\r\n"
+		}
+		require.Equal(t, want, string(c.read()), "SADD %d on one key", i)
+	}
+}
