@@ -37,7 +37,11 @@ const patternCallers = 16
 // faultMixModes, the rest straight through. It models DynamoDB's
 // idempotency: once a transaction was applied (its response lost or
 // turned into a 500), a resend with its token is not cancelled by a
-// conflict, as the resend is not run again.
+// conflict, as the resend is not run again. (Whether DynamoDB can cancel
+// such a resend is not documented; if it can, transact takes the applied
+// transaction for a failed one, tries again with a new token, and the
+// command's reply undercounts what it did: SADD replies 0 for a member it
+// added. Without this rule the tests below catch that.)
 type faultMix struct {
 	next    http.RoundTripper
 	share   float64
