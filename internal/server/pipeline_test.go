@@ -18,9 +18,9 @@ import (
 // TestDifferentialPipelined sends random command sequences as whole
 // pipelines (one write each) to redimo-server and redis-server and
 // compares every reply: commands of a pipeline that run at the same time
-// (independent keys) must answer exactly as one by one. Eight keys, so
-// that runs of independent commands form; every 15th command is a
-// barrier (PING, MULTI/EXEC is not served yet).
+// (independent keys, or member writes of different members of one key)
+// must answer exactly as one by one. Eight keys or two, so that both
+// kinds of runs form; every 15th command is a barrier (PING).
 func TestDifferentialPipelined(t *testing.T) {
 	needRedis(t)
 	ts := startServer(t, nil, server.Config{})
@@ -31,7 +31,7 @@ func TestDifferentialPipelined(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 0))
 		prefix := "pipe:" + randomHex(4) + ":"
 		var keys []string
-		for i := range 8 {
+		for i := range []int{8, 2}[seq%2] { // 2 keys: runs of member writes of one key
 			keys = append(keys, fmt.Sprint(prefix, i))
 		}
 		got, want := dial(t, ts.addr), dial(t, redisAddr)
@@ -99,7 +99,19 @@ func TestPipelineRunsIndependentCommandsTogether(t *testing.T) {
 	}
 	t.Logf("%d pipelined SADDs on distinct keys: %d transactions", n, db.txs.Load())
 	require.Less(t, db.txs.Load(), int64(n/2), "one by one would be %d transactions", n)
-	// The same key: in order, one at a time, replies as Redis's.
+	// One key, distinct members (redis-benchmark -P 16 -t sadd): together.
+	db.txs.Store(0)
+	raw = nil
+	for i := range n {
+		raw = append(raw, encode("SADD", prefix+"one", fmt.Sprint("m", i))...)
+	}
+	c.send(raw)
+	for range n {
+		require.Equal(t, ":1\r\n", string(c.read()))
+	}
+	t.Logf("%d pipelined SADDs of distinct members of one key: %d transactions", n, db.txs.Load())
+	require.Less(t, db.txs.Load(), int64(n/2))
+	// The same key and the same members: in order, replies as Redis's.
 	raw = nil
 	for i := range 10 {
 		raw = append(raw, encode("SADD", prefix+"same", fmt.Sprint("m", i%3))...)

@@ -316,26 +316,14 @@ func (c *conn) serve() {
 		// pipeline.go).
 		run := []item{it}
 		if keys, ok := independentKeys(it.args); ok && !pl.inMulti {
-			used := map[string]bool{}
-			for _, k := range keys {
-				used[k] = true
-			}
-		gather:
+			used := runKeys{}
+			used.add(it.args, keys)
 			for len(run) < maxRun && len(queue) > 0 {
 				nx := <-queue
 				more, ok := independentKeys(nx.args)
-				if nx.perr != nil || !ok {
+				if nx.perr != nil || !ok || !used.add(nx.args, more) {
 					carry = &nx
 					break
-				}
-				for _, k := range more {
-					if used[k] {
-						carry = &nx
-						break gather
-					}
-				}
-				for _, k := range more {
-					used[k] = true
 				}
 				run = append(run, nx)
 			}
