@@ -78,8 +78,9 @@ func (c *Client) queryCount(ctx context.Context, in *dynamodb.QueryInput) (int64
 
 // batchGet reads items by primary key with BatchGetItem: 100 keys a
 // request, up to Options.Parallelism requests at once, unprocessed keys
-// retried with backoff. Missing items are absent from the result, which is
-// in no particular order.
+// retried with backoff, at most Options.MaxAttempts times (then
+// ErrContention). Missing items are absent from the result, which is in
+// no particular order.
 func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
 	var (
 		mu    sync.Mutex
@@ -117,6 +118,9 @@ func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *str
 	}}
 	var found []item
 	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt >= c.opts.MaxAttempts { // throttled every time: give up, as transact does
+			return found, ErrContention
+		}
 		if attempt > 0 {
 			if err := sleep(ctx, attempt); err != nil {
 				return found, err
