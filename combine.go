@@ -30,7 +30,6 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -260,9 +259,7 @@ func (c *Client) sendShared(batch []*attempt) {
 			}
 		}
 	}
-	_, err := c.db.TransactWriteItems(context.WithoutCancel(batch[0].ctx), &dynamodb.TransactWriteItemsInput{
-		TransactItems: all, ClientRequestToken: aws.String(token()),
-	})
+	err := c.sendTx(context.WithoutCancel(batch[0].ctx), all)
 	var cancelled *types.TransactionCanceledException
 	isCancel := errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(all)
 	elsewhere := false
@@ -275,7 +272,7 @@ func (c *Client) sendShared(batch []*attempt) {
 	for _, a := range batch {
 		out := txOutcome{err: err}
 		switch {
-		case err == nil, errors.As(err, &conflict):
+		case err == nil, errors.As(err, &conflict), errors.Is(err, ErrContention), errors.Is(err, context.Canceled):
 		case isCancel:
 			out.reasons = make([]types.CancellationReason, len(a.actions))
 			for i, at := range a.at {

@@ -34,21 +34,17 @@ import (
 const patternCallers = 16
 
 // faultMix sends share of the requests to a fault chosen at random among
-// faultMixModes, the rest straight through. It models DynamoDB's
-// idempotency: once a transaction was applied (its response lost or
-// turned into a 500), a resend with its token is not cancelled by a
-// conflict, as the resend is not run again. (Whether DynamoDB can cancel
-// such a resend is not documented; if it can, transact takes the applied
-// transaction for a failed one, tries again with a new token, and the
-// command's reply undercounts what it did: SADD replies 0 for a member it
-// added. Without this rule the tests below catch that.)
+// faultMixModes, the rest straight through, a resend of a transaction
+// already applied (its response lost or turned into a 500) included: a
+// conflict injected there must not make the command take its applied
+// transaction for a failed one (sendTx resends it with the same token;
+// TestAppliedThenConflictKeepsToken shows the case alone).
 type faultMix struct {
-	next    http.RoundTripper
-	share   float64
-	faults  map[faultMode]*faulty
-	applied sync.Map // ClientRequestToken of a transaction applied → true
-	seen    sync.Map // ClientRequestToken → true
-	resent  atomic.Int64
+	next   http.RoundTripper
+	share  float64
+	faults map[faultMode]*faulty
+	seen   sync.Map // ClientRequestToken → true
+	resent atomic.Int64
 }
 
 // faultMixModes are the faults a pattern must survive: lost responses of
@@ -74,12 +70,6 @@ func (m *faultMix) RoundTrip(r *http.Request) (*http.Response, error) {
 		return m.next.RoundTrip(r)
 	}
 	mode := faultMixModes[rand.IntN(len(faultMixModes))]
-	if _, applied := m.applied.Load(tok); applied && mode == conflicts {
-		mode = serverError
-	}
-	if tok != "" && (mode == dropResponse || mode == appliedThen5) {
-		m.applied.Store(tok, true)
-	}
 	return m.faults[mode].RoundTrip(r)
 }
 

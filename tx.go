@@ -178,19 +178,42 @@ func (c *Client) sendAttempt(a *attempt) txOutcome {
 			return out
 		}
 	}
-	_, err := c.db.TransactWriteItems(a.ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: a.actions,
-		// One token per attempt: the SDK's own retries of this request
-		// (after a lost response, say) reuse it, so DynamoDB applies it
-		// at most once; a new attempt has a new payload and a new token.
-		ClientRequestToken: aws.String(token()),
-	})
+	err := c.sendTx(a.ctx, a.actions)
 	out := txOutcome{err: err}
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(a.actions) {
 		out.reasons = cancelled.CancellationReasons
 	}
 	return out
+}
+
+// sendTx sends one TransactWriteItems with a fresh idempotency token, and
+// sends the identical request again, with the same token, while DynamoDB
+// answers with a transaction conflict or throttling (a
+// TransactionConflictException, or a cancellation for those reasons
+// alone), backing off between tries, at most Options.MaxAttempts times
+// (then ErrContention). The SDK's own retries (a lost response, a 500)
+// reuse the token too. So a transaction that was applied but whose answer
+// was lost is never taken for a failure: DynamoDB answers an identical
+// request with a token it has applied with success and applies nothing,
+// where a new token would re-run the conditions against the transaction's
+// own effects (an SADD that added its member would reply 0). Any other
+// answer, a cancellation with a failed condition included, is returned:
+// the caller changes the request, which then takes a new token.
+func (c *Client) sendTx(ctx context.Context, actions []types.TransactWriteItem) error {
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
+	for try := 1; ; try++ {
+		_, err := c.db.TransactWriteItems(ctx, in)
+		if err == nil || !retryable(err) {
+			return err
+		}
+		if try >= c.opts.MaxAttempts {
+			return ErrContention
+		}
+		if err := sleep(ctx, try); err != nil {
+			return err
+		}
+	}
 }
 
 // replace swaps w for next (nil: removes w).
@@ -359,12 +382,7 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 		}
 		actions := append(batch, guard)
 		batch = batch[:0]
-		return c.retryConflicts(ctx, func() error {
-			_, err := c.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-				TransactItems: actions, ClientRequestToken: aws.String(token()),
-			})
-			return err
-		})
+		return c.sendTx(ctx, actions)
 	}
 	// Strongly consistent whatever the options: every member written
 	// before the mark must be listed, or the last delete's count check
