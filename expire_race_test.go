@@ -181,12 +181,7 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 			require.EqualValues(t, 1, <-lateAdded)
 
 			checkStoredCounts(t, k)
-			var members []string
-			if typ == typeSet {
-				members, err = c.SMembers(ctx, k)
-			} else {
-				members, err = c.ZRange(ctx, k, 0, -1)
-			}
+			members, err := c.allMembers(ctx, k, typ)
 			require.NoError(t, err)
 			sort.Strings(members)
 			card, err := c.card(ctx, k, typ)
@@ -195,6 +190,14 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 			require.NotContains(t, members, "a", "a member of the expired key is visible again")
 		})
 	}
+}
+
+// allMembers is SMEMBERS or ZRANGE 0 -1.
+func (c *Client) allMembers(ctx context.Context, key string, typ keyType) ([]string, error) {
+	if typ == typeSet {
+		return c.SMembers(ctx, key)
+	}
+	return c.ZRange(ctx, key, 0, -1)
 }
 
 // card is SCARD or ZCARD.
@@ -267,12 +270,7 @@ func TestExpiryRaceUnderFaults(t *testing.T) {
 					}
 					m, err := c.getMeta(ctx, k)
 					require.NoError(t, err)
-					var members []string
-					if typ == typeSet {
-						members, err = c.SMembers(ctx, k)
-					} else {
-						members, err = c.ZRange(ctx, k, 0, -1)
-					}
+					members, err := c.allMembers(ctx, k, typ)
 					require.NoError(t, err)
 					require.EqualValues(t, m.card, len(members), "key %q", k)
 				}

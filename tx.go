@@ -202,18 +202,10 @@ func (c *Client) sendAttempt(a *attempt) txOutcome {
 // the caller changes the request, which then takes a new token.
 func (c *Client) sendTx(ctx context.Context, actions []types.TransactWriteItem) error {
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
-	for try := 1; ; try++ {
+	return c.retryConflicts(ctx, func() error {
 		_, err := c.db.TransactWriteItems(ctx, in)
-		if err == nil || !retryable(err) {
-			return err
-		}
-		if try >= c.opts.MaxAttempts {
-			return ErrContention
-		}
-		if err := sleep(ctx, try); err != nil {
-			return err
-		}
-	}
+		return err
+	})
 }
 
 // replace swaps w for next (nil: removes w).
