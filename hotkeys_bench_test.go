@@ -154,12 +154,16 @@ func BenchmarkHotKeysLocal(b *testing.B) {
 	}
 	var one, many, baseOne, baseMany, oneAlone, manyAlone hotResult
 	var localConflicts int64 // transactions DynamoDB Local itself cancelled for a conflict
+	var oneTx int64          // transactions of the one-key SADDs
 	for n := range b.N {
 		key := func(kind string, w int) string { return fmt.Sprintf("%s%s%d:%d", p, kind, n, w) }
 		before := one.added
 		cnt.reset()
 		one.hammer(workers, d, func(w, i int) (int64, error) { return c.SAdd(ctx, key("one", 0), member(w, i)) })
 		localConflicts += cnt.conflicts.Load()
+		cnt.mu.Lock()
+		oneTx += cnt.byOp["TransactWriteItems"]
+		cnt.mu.Unlock()
 		card, err := c.SCard(ctx, key("one", 0))
 		if err != nil {
 			b.Fatal(err)
@@ -180,6 +184,7 @@ func BenchmarkHotKeysLocal(b *testing.B) {
 	baseOne.report(b, "baseline-put-1key")
 	baseMany.report(b, "baseline-put-32keys")
 	b.ReportMetric(float64(localConflicts), "sadd-1key-tx-conflicts")
+	b.ReportMetric(float64(one.ops)/float64(max(oneTx, 1)), "sadd-1key-commands/tx")
 	b.ReportMetric(one.opsPerSec()/baseOne.opsPerSec(), "ratio-1key")
 	b.ReportMetric(many.opsPerSec()/baseMany.opsPerSec(), "ratio-32keys")
 }
