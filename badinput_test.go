@@ -136,6 +136,10 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"ZPopMin":          func() error { _, err := c.ZPopMin(ctx, k); return err },
 		"ZPopMax":          func() error { _, err := c.ZPopMax(ctx, k, 2); return err },
 		"ZScan":            func() error { return firstErr(c.ZScan(ctx, k, "*")) },
+		"ZMPop":            func() error { _, _, err := c.ZMPop(ctx, PopMin, 1, z, k); return err },
+		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, time.Second, z, k); return err },
+		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0, k); return err },
+		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 2, k); return err },
 		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, k, 2); return err },
 		"ZRandMemberWithScores": func() error {
 			_, err := c.ZRandMemberWithScores(ctx, k, 2)
@@ -199,6 +203,11 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 		"ZRangeByScore":    func() error { _, err := c.ZRangeByScore(ctx, k, nil); return err },
 		"ZRevRangeByLex":   func() error { _, err := c.ZRevRangeByLex(ctx, k, nil); return err },
 		"ZPopMin 2 counts": func() error { _, err := c.ZPopMin(ctx, k, 1, 2); return err },
+		"ZMPop":            func() error { _, _, err := c.ZMPop(ctx, PopMin, 1); return err },
+		"ZMPop order":      func() error { _, _, err := c.ZMPop(ctx, "LOW", 1, k); return err },
+		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, 0); return err },
+		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0); return err },
+		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 1); return err },
 	}
 	rejected(t, cnt, p, ErrSyntax, cases)
 }
@@ -278,6 +287,9 @@ func TestEveryCommandWrongType(t *testing.T) {
 		"ZPopMin":          func() error { _, err := c.ZPopMin(ctx, s); return err },
 		"ZPopMax":          func() error { _, err := c.ZPopMax(ctx, s, 5); return err },
 		"ZScan":            func() error { return firstErr(c.ZScan(ctx, s, "")) },
+		"ZMPop":            func() error { _, _, err := c.ZMPop(ctx, PopMin, 1, p+"none", s, p+"z"); return err },
+		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, 0, s); return err },
+		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, time.Millisecond, PopMax, 3, s); return err },
 		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, s, 1); return err },
 		"ZRandMemberWithScores": func() error {
 			_, err := c.ZRandMemberWithScores(ctx, s, -3)

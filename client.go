@@ -92,6 +92,12 @@ type Options struct {
 	// put in it). Setting it makes every request ask for
 	// ReturnConsumedCapacity TOTAL, which costs nothing. Default nil.
 	Metrics func(ctx context.Context, r Request)
+	// MaxPollInterval is the longest delay between two reads of a blocking
+	// pop (BZPopMin, BZMPop) waiting for members that no write of this
+	// Client added: the latency of seeing another process's write, traded
+	// against one read unit per key and poll. Default
+	// DefaultMaxPollInterval.
+	MaxPollInterval time.Duration
 }
 
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
@@ -101,6 +107,7 @@ type Client struct {
 	db       DynamoDBAPI
 	opts     Options
 	combiner *combiner // nil when write combining is off
+	waiters  waiters   // blocking pops waiting for members (zpop.go)
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -124,6 +131,9 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxPollInterval <= 0 {
+		o.MaxPollInterval = DefaultMaxPollInterval
 	}
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions

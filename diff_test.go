@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 36
+const extraCases = 38
 
 const huge = int64(1) << 40
 
@@ -274,6 +274,10 @@ func (g *gen) extra(k string, c int) op {
 		}, special: ttlCheck(cmd, k)}
 	case 34:
 		return op{args: []string{"PERSIST", k}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.Persist(ctx, k) }}
+	case 35:
+		return g.zmpop()
+	case 36:
+		return g.bzpop()
 	default:
 		ks := g.keysN(3)
 		st := &ZStore{Keys: ks}
@@ -284,6 +288,60 @@ func (g *gen) extra(k string, c int) op {
 		}
 		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZInterStore(ctx, k, st) }}
 	}
+}
+
+// zmpop is ZMPOP over one to three keys, MIN or MAX, with or without a
+// COUNT (valid or not).
+func (g *gen) zmpop() op {
+	ks, order := g.keysN(3), pick(g, []PopOrder{PopMin, PopMax, "max"})
+	args := cat(cat([]string{"ZMPOP", strconv.Itoa(len(ks))}, ks...), string(order))
+	count := int64(1)
+	if g.r.IntN(2) == 0 {
+		count = pick(g, []int64{-1, 0, 1, 2, huge})
+		args = append(args, "COUNT", i64(count))
+	}
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+		return mpopReply(c.ZMPop(ctx, order, count, ks...))
+	}}
+}
+
+// bzpop is BZPOPMIN, BZPOPMAX or BZMPOP with a 10 ms timeout: the oracle
+// waits as long on empty keys, and both reply nil.
+func (g *gen) bzpop() op {
+	ks := g.keysN(3)
+	switch g.r.IntN(3) {
+	case 0, 1:
+		rev := g.r.IntN(2) == 0
+		cmd := map[bool]string{false: "BZPOPMIN", true: "BZPOPMAX"}[rev]
+		return op{args: append(cat([]string{cmd}, ks...), "0.01"), redimo: func(ctx context.Context, c *Client) (any, error) {
+			f := c.BZPopMin
+			if rev {
+				f = c.BZPopMax
+			}
+			z, ok, err := f(ctx, 10*time.Millisecond, ks...)
+			if !ok {
+				return nil, err
+			}
+			return []any{z.Key, z.Member, z.Score}, err
+		}}
+	}
+	order, count := pick(g, []PopOrder{PopMin, PopMax}), pick(g, []int64{1, 2, huge})
+	args := cat(cat([]string{"BZMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), string(order), "COUNT", i64(count))
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+		return mpopReply(c.BZMPop(ctx, 10*time.Millisecond, order, count, ks...))
+	}}
+}
+
+// mpopReply is ZMPOP's reply: nil, or [key, [[member, score] ...]].
+func mpopReply(key string, zs []Z, err error) (any, error) {
+	if len(zs) == 0 {
+		return nil, err
+	}
+	pairs := make([]any, len(zs))
+	for i, z := range zs {
+		pairs[i] = []any{z.Member, z.Score}
+	}
+	return []any{key, pairs}, err
 }
 
 // one is a reply that is one member or nil.

@@ -103,6 +103,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			var res txResult
 			for _, g := range groups {
 				res.applied = append(res.applied, g.writes...)
+				if g.typ == typeZSet && g.adds() {
+					c.waiters.notifyAdded(g.key)
+				}
 			}
 			return res, nil
 		}
@@ -191,6 +194,16 @@ func (c *Client) sendAttempt(a *attempt) txOutcome {
 		out.reasons = cancelled.CancellationReasons
 	}
 	return out
+}
+
+// adds reports whether g's writes add members to its key.
+func (g *group) adds() bool {
+	for _, w := range g.writes {
+		if w.delta > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // replace swaps w for next (nil: removes w).
