@@ -36,6 +36,9 @@ type call struct {
 	db   *redimo.Client
 	args []string // args[0] is the command's name as the client sent it
 	cmd  *Command
+	// noBlocking is set inside EXEC: blocking commands answer at once,
+	// as Redis's do inside MULTI.
+	noBlocking bool
 }
 
 // families lists the command families; each file adds one.
@@ -44,7 +47,7 @@ type call struct {
 // PERSIST) belong in their own file returning an expireCommands() family,
 // listed here; the library already implements them (expire.go).
 func families() [][]*Command {
-	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands()}
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), zpopCommands()}
 }
 
 // table maps a lower-case command name to its command.
