@@ -140,6 +140,8 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, time.Second, z, k); return err },
 		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0, k); return err },
 		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 2, k); return err },
+		"WatchKeys":        func() error { _, err := c.WatchKeys(ctx, z, k); return err },
+		"Watch":            func() error { return c.Watch(ctx, func(*Watch) error { return nil }, k) },
 		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, k, 2); return err },
 		"ZRandMemberWithScores": func() error {
 			_, err := c.ZRandMemberWithScores(ctx, k, 2)
@@ -208,6 +210,7 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, 0); return err },
 		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0); return err },
 		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 1); return err },
+		"WatchKeys":        func() error { _, err := c.WatchKeys(ctx); return err },
 	}
 	rejected(t, cnt, p, ErrSyntax, cases)
 }

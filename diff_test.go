@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 38
+const extraCases = 39
 
 const huge = int64(1) << 40
 
@@ -278,6 +278,26 @@ func (g *gen) extra(k string, c int) op {
 		return g.zmpop()
 	case 36:
 		return g.bzpop()
+	case 37:
+		// WATCH outside MULTI replies OK; the library's Watch then sees
+		// no change (nothing ran in between).
+		ks, viaWatch := g.keysN(2), g.r.IntN(2) == 0
+		return op{args: cat([]string{"WATCH"}, ks...), redimo: func(ctx context.Context, c *Client) (any, error) {
+			var w *Watch
+			var err error
+			if viaWatch {
+				err = c.Watch(ctx, func(tx *Watch) error { w = tx; return nil }, ks...)
+			} else {
+				w, err = c.WatchKeys(ctx, ks...)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if changed, err := w.Changed(ctx); err != nil || changed {
+				return changed, err
+			}
+			return "OK", nil
+		}}
 	default:
 		ks := g.keysN(3)
 		st := &ZStore{Keys: ks}

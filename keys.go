@@ -34,6 +34,7 @@ const (
 	attrType = "t"  // metadata: "set" or "zset"
 	attrCard = "n"  // metadata: exact number of members
 	attrExp  = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
+	attrVer  = "v"  // metadata: a fresh random token per write transaction (WATCH)
 )
 
 const (
