@@ -665,3 +665,88 @@ func TestOracleCoversEveryCommand(t *testing.T) {
 		require.True(t, called.Match(src), "the differential test never calls %s", name)
 	}
 }
+
+// TestOracleKeyspace compares the commands on the whole keyspace (KEYS,
+// SCAN with MATCH and TYPE iterated to the end, DBSIZE, RANDOMKEY, TOUCH,
+// OBJECT ENCODING, FLUSHDB) with redis-server, on a table of their own and
+// the oracle's database 9 (FLUSHDB must not touch other tests' keys).
+func TestOracleKeyspace(t *testing.T) {
+	addr := redisAddr(t)
+	c, _ := freshTable(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DB: 9})
+	defer rdb.Close()
+	require.NoError(t, rdb.FlushDB(ctx).Err())
+	same := func(what string, got any, gotErr error, want any, wantErr error, kind replyKind) {
+		t.Helper()
+		require.Equal(t, canon(want, wantErr, kind), canon(got, gotErr, kind), what)
+	}
+	for i := range 40 {
+		k := fmt.Sprintf("key:%02d", i)
+		if i%3 == 0 {
+			_, err := c.ZAdd(ctx, k, Z{float64(i), "m"})
+			require.NoError(t, err)
+			require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: float64(i), Member: "m"}).Err())
+		} else {
+			_, err := c.SAdd(ctx, k, "m")
+			require.NoError(t, err)
+			require.NoError(t, rdb.SAdd(ctx, k, "m").Err())
+		}
+	}
+	for _, pattern := range []string{"*", "key:1*", "key:?5", "nope*", "[k]ey:0[0-3]"} {
+		got, err := c.Keys(ctx, pattern)
+		want, werr := rdb.Keys(ctx, pattern).Result()
+		same("KEYS "+pattern, got, err, want, werr, unordered)
+		for _, typ := range []string{"", "set", "zset", "string"} {
+			var all []string
+			cursor := uint64(0)
+			for {
+				keys, next, err := c.ScanType(ctx, cursor, pattern, 5, typ)
+				require.NoError(t, err)
+				all = append(all, keys...)
+				if cursor = next; cursor == 0 {
+					break
+				}
+			}
+			var wantAll []string
+			iter := rdb.ScanType(ctx, 0, pattern, 5, typ).Iterator()
+			for iter.Next(ctx) {
+				wantAll = append(wantAll, iter.Val())
+			}
+			require.NoError(t, iter.Err())
+			same("SCAN MATCH "+pattern+" TYPE "+typ, all, nil, wantAll, nil, unordered)
+		}
+	}
+	keys, next, err := c.Scan(ctx, 0, "", 1000)
+	require.NoError(t, err)
+	require.Zero(t, next)
+	require.Len(t, keys, 40)
+
+	n, err := c.DBSize(ctx)
+	wantN, werr := rdb.DBSize(ctx).Result()
+	same("DBSIZE", n, err, wantN, werr, ordered)
+	k, ok, err := c.RandomKey(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 1, rdb.Exists(ctx, k).Val(), "RANDOMKEY %s exists in Redis too", k)
+	n, err = c.Touch(ctx, "key:01", "key:01", "nope")
+	wantN, werr = rdb.Touch(ctx, "key:01", "key:01", "nope").Result()
+	same("TOUCH", n, err, wantN, werr, ordered)
+	// OBJECT ENCODING: Redis 7.0 says listpack for these small keys,
+	// redimo always hashtable/skiplist (README: Differences); both agree
+	// that a missing key has none.
+	_, ok, err = c.ObjectEncoding(ctx, "nope")
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.ErrorIs(t, rdb.ObjectEncoding(ctx, "nope").Err(), redis.Nil)
+
+	require.NoError(t, c.FlushDB(ctx))
+	require.NoError(t, rdb.FlushDB(ctx).Err())
+	n, err = c.DBSize(ctx)
+	wantN, werr = rdb.DBSize(ctx).Result()
+	same("DBSIZE after FLUSHDB", n, err, wantN, werr, ordered)
+	k, ok, err = c.RandomKey(ctx)
+	require.NoError(t, err)
+	require.False(t, ok, k)
+	require.ErrorIs(t, rdb.RandomKey(ctx).Err(), redis.Nil)
+}

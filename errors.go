@@ -52,6 +52,12 @@ var (
 	// ErrTableMismatch is returned by CreateTable and CheckTable when the
 	// table exists with a key schema or index that redimo cannot use.
 	ErrTableMismatch = errors.New("redimo: table exists with another schema")
+
+	// ErrNoKeyIndex is returned by CreateTable and CheckTable, with
+	// ErrTableMismatch, when the table lacks the global secondary index
+	// that lists keys (Options.KeyIndexName): a table made by an older
+	// redimo. The error's message gives the update-table command that adds it.
+	ErrNoKeyIndex = errors.New("redimo: table has no key index")
 )
 
 // Setup errors: the table, credentials, region or endpoint are not what a

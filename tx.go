@@ -246,8 +246,13 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	const live = " AND (attribute_not_exists(#x) OR #x > :now)"
 	// Every action that changes the key also stores a fresh version
 	// token, which WATCH compares (watch.go).
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
+	// Updates also (re)write the key index attributes (ks, kh): unchanged
+	// values cost no index write, and a key written before the index
+	// existed gets into it.
+	ks, kh := keyIndexValues(g.key)
+	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer, "#ks": attrKS, "#kh": attrKH}
+	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken()), ":ks": ks, ":kh": kh}
+	const index = ", #ks = :ks, #kh = :kh"
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
 	switch {
@@ -255,7 +260,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		values[":d"] = num(d)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #t = :t, #v = :v ADD #n :d"),
+			UpdateExpression:                    aws.String("SET #t = :t, #v = :v" + index + " ADD #n :d"),
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
@@ -263,8 +268,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		}}
 	case d < 0 && g.known && g.now.card == -d:
 		values[":k"] = num(-d)
-		delete(names, "#v")
-		delete(values, ":v")
+		dropNames(names, values, "v", "ks", "kh")
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("#t = :t AND #n = :k" + live),
@@ -276,7 +280,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		values[":d"], values[":k"] = num(d), num(-d)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #v = :v ADD #n :d"),
+			UpdateExpression:                    aws.String("SET #v = :v" + index + " ADD #n :d"),
 			ConditionExpression:                 aws.String("#t = :t AND #n > :k" + live),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
@@ -289,7 +293,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		delete(names, "#n")
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #v = :v"),
+			UpdateExpression:                    aws.String("SET #v = :v" + index),
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
@@ -297,8 +301,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		}}
 	default:
 		delete(names, "#n")
-		delete(names, "#v")
-		delete(values, ":v")
+		dropNames(names, values, "v", "ks", "kh")
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
@@ -306,6 +309,15 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
+	}
+}
+
+// dropNames removes the placeholders #name and :name of names an
+// expression does not use (DynamoDB refuses unused ones).
+func dropNames(names map[string]string, values item, ns ...string) {
+	for _, n := range ns {
+		delete(names, "#"+n)
+		delete(values, ":"+n)
 	}
 }
 
