@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -102,8 +103,8 @@ func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count in
 	return c.ScanType(ctx, cursor, match, count, "")
 }
 
-// ScanType is Scan returning only keys of keyType ("set" or "zset"; ""
-// for any), as SCAN ... TYPE.
+// ScanType is Scan returning only keys of keyType ("set" or "zset", in
+// any case; "" for any; another type matches no key), as SCAN ... TYPE.
 //
 // Cost: as Scan.
 //
@@ -121,6 +122,7 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 	}
 	keys := []string{}
 	now := c.nowMs()
+	keyType = strings.ToLower(keyType) // Redis compares type names ignoring case
 	for _, s := range found {
 		if s.m.live(now).typ == typeNone || (keyType != "" && string(s.m.typ) != keyType) {
 			continue
@@ -139,7 +141,14 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 //
 // [KEYS]: https://redis.io/docs/latest/commands/keys/
 func (c *Client) Keys(ctx context.Context, pattern string) ([]string, error) {
-	var out []string
+	if pattern == "" { // matches the empty key only (Scan's "" is no MATCH)
+		n, err := c.Exists(ctx, "")
+		if err != nil || n == 0 {
+			return []string{}, wrap("KEYS", err)
+		}
+		return []string{""}, nil
+	}
+	out := []string{}
 	cursor := uint64(0)
 	for {
 		keys, next, err := c.Scan(ctx, cursor, pattern, 1000)

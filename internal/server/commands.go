@@ -47,7 +47,7 @@ type call struct {
 // PERSIST) belong in their own file returning an expireCommands() family,
 // listed here; the library already implements them (expire.go).
 func families() [][]*Command {
-	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), zpopCommands(), multiCommands()}
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), zpopCommands(), multiCommands(), keyspaceCommands()}
 }
 
 // table maps a lower-case command name to its command.
