@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 39
+const extraCases = 40
 
 const huge = int64(1) << 40
 
@@ -278,6 +278,8 @@ func (g *gen) extra(k string, c int) op {
 		return g.zmpop()
 	case 36:
 		return g.bzpop()
+	case 38:
+		return g.rename(k)
 	case 37:
 		// WATCH outside MULTI replies OK; the library's Watch then sees
 		// no change (nothing ran in between).
@@ -350,6 +352,29 @@ func (g *gen) bzpop() op {
 	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
 		return mpopReply(c.BZMPop(ctx, 10*time.Millisecond, order, count, ks...))
 	}}
+}
+
+// rename is RENAME, RENAMENX or COPY [REPLACE] between the sequence's keys
+// (the same key included).
+func (g *gen) rename(k string) op {
+	dst := g.key()
+	switch g.r.IntN(3) {
+	case 0:
+		return op{args: []string{"RENAME", k, dst}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			if err := c.Rename(ctx, k, dst); err != nil {
+				return nil, err
+			}
+			return "OK", nil
+		}}
+	case 1:
+		return op{args: []string{"RENAMENX", k, dst}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.RenameNX(ctx, k, dst) }}
+	}
+	replace := g.r.IntN(2) == 0
+	args := []string{"COPY", k, dst}
+	if replace {
+		args = append(args, "REPLACE")
+	}
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) { return c.Copy(ctx, k, dst, replace) }}
 }
 
 // mpopReply is ZMPOP's reply: nil, or [key, [[member, score] ...]].

@@ -175,6 +175,10 @@ func (c *call) fail(err error) resp.Value {
 	switch {
 	case errors.Is(err, redimo.ErrWrongType):
 		return resp.Err(msgWrongType)
+	case errors.Is(err, redimo.ErrNoSuchKey):
+		return resp.Err("ERR no such key")
+	case errors.Is(err, redimo.ErrSameKey):
+		return resp.Err("ERR source and destination objects are the same")
 	case errors.Is(err, redimo.ErrKeyTooLong), errors.Is(err, redimo.ErrMemberTooLong):
 		return resp.Err("ERR " + err.Error())
 	case errors.Is(err, redimo.ErrNotFloat):

@@ -52,7 +52,40 @@ func keyspaceCommands() []*Command {
 			return reply(c, n, err, resp.Int)
 		}),
 		object,
+		k("rename", 3, "write", 1, 2, "1.0.0", "Renames a key and overwrites the destination (redimo: not atomic).", func(c *call) resp.Value {
+			return reply(c, resp.OK, c.db.Rename(c.ctx, c.args[1], c.args[2]), func(v resp.Value) resp.Value { return v })
+		}),
+		k("renamenx", 3, "write fast", 1, 2, "1.0.0", "Renames a key only when the target key name doesn't exist (redimo: not atomic).", func(c *call) resp.Value {
+			ok, err := c.db.RenameNX(c.ctx, c.args[1], c.args[2])
+			return reply(c, ok, err, resp.Bool)
+		}),
+		k("copy", -3, "write denyoom", 1, 2, "6.2.0", "Copies the value of a key to a new key (redimo: not atomic; database 0 only).", copyCmd),
 	}
+}
+
+// copyCmd is COPY source destination [DB destination-db] [REPLACE].
+func copyCmd(c *call) resp.Value {
+	replace := false
+	for j := 3; j < len(c.args); j++ {
+		more := len(c.args) - 1 - j
+		switch {
+		case strings.EqualFold(c.args[j], "replace"):
+			replace = true
+		case strings.EqualFold(c.args[j], "db") && more >= 1:
+			j++
+			n, ok := parseInt(c.args[j])
+			switch {
+			case !ok:
+				return resp.Err(msgNotInt)
+			case n != 0:
+				return resp.Err("ERR DB index is out of range")
+			}
+		default:
+			return resp.Err(msgSyntax)
+		}
+	}
+	ok, err := c.db.Copy(c.ctx, c.args[1], c.args[2], replace)
+	return reply(c, ok, err, resp.Bool)
 }
 
 // scan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: the
