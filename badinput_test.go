@@ -26,7 +26,7 @@ var notCommands = []string{"Options", "CreateTable", "CheckTable", "ExpiringSet"
 
 // keyless are the commands on the whole keyspace: no key to reject (SCAN's
 // count is checked in rejects_test.go).
-var keyless = []string{"Scan", "ScanType", "Keys", "DBSize", "RandomKey", "FlushDB"}
+var keyless = []string{"Scan", "ScanType", "Keys", "DBSize", "RandomKey", "FlushDB", "Keyspace"}
 
 // requireEveryCommand fails unless cases has an entry for every command
 // method of the Client (but keyless ones).

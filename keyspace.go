@@ -332,3 +332,53 @@ func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, 
 	}
 	return "", false, nil
 }
+
+// KeyspaceStats are the figures of INFO's Keyspace section.
+type KeyspaceStats struct {
+	Keys    int64 // keys, as DBSize counts them
+	Expires int64 // keys with an expiry
+}
+
+// Keyspace returns the number of keys and of keys with an expiry, as the
+// db0 line of Redis's INFO keyspace (Redis's avg_ttl is not computed).
+// Eventually consistent and counting keys expired but not deleted yet, as
+// DBSize.
+//
+// Cost: 16 Queries of the key index in parallel, reading every entry
+// (~40 bytes each): ~1 read unit per 100 keys.
+//
+// [INFO]: https://redis.io/docs/latest/commands/info/
+func (c *Client) Keyspace(ctx context.Context) (KeyspaceStats, error) {
+	var (
+		mu    sync.Mutex
+		st    KeyspaceStats
+		shard = make([]byte, keyShards)
+	)
+	for i := range shard {
+		shard[i] = byte(i)
+	}
+	err := c.parallel(ctx, keyShards, func(i int) error {
+		in := c.keyIndexQuery(shard[i], uint64(shard[i])<<60)
+		in.ProjectionExpression = aws.String("#x")
+		in.ExpressionAttributeNames["#x"] = attrExp
+		var keys, expires int64
+		for it, err := range c.query(ctx, in, 0) {
+			if err != nil {
+				return err
+			}
+			keys++
+			if _, ok := it[attrExp]; ok {
+				expires++
+			}
+		}
+		mu.Lock()
+		st.Keys += keys
+		st.Expires += expires
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return KeyspaceStats{}, wrap("INFO", err)
+	}
+	return st, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/server"
@@ -59,6 +60,10 @@ func TestKeyspaceAgainstRedis(t *testing.T) {
 		require.Equal(t, want, got, "KEYS %q", match)
 	}
 	require.Equal(t, ref.DBSize(ctx).Val(), ours.DBSize(ctx).Val())
+	require.True(t, ours.Expire(ctx, "k:03", time.Hour).Val())
+	require.True(t, ref.Expire(ctx, "k:03", time.Hour).Val())
+	require.Contains(t, ref.Info(ctx, "keyspace").Val(), "db10:keys=30,expires=1,")
+	require.Equal(t, "# Keyspace\r\ndb0:keys=30,expires=1,avg_ttl=0\r\n", ours.Info(ctx, "keyspace").Val())
 	require.Equal(t, ref.Touch(ctx, "k:01", "k:01", "nope").Val(), ours.Touch(ctx, "k:01", "k:01", "nope").Val())
 	key := ours.RandomKey(ctx).Val()
 	require.EqualValues(t, 1, ref.Exists(ctx, key).Val(), "RANDOMKEY %q", key)
