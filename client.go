@@ -32,6 +32,9 @@ const (
 	DefaultTableName = "redimo"
 	// DefaultIndexName is the local secondary index on (pk, ix).
 	DefaultIndexName = "by_ix"
+	// DefaultKeyIndexName is the global secondary index on (ks, kh) that
+	// lists keys: metadata items only.
+	DefaultKeyIndexName = "by_key"
 	// DefaultMaxAttempts bounds the attempts of one transaction that keeps
 	// conflicting with concurrent writers or being cancelled by them.
 	DefaultMaxAttempts = 100
@@ -49,6 +52,10 @@ type Options struct {
 	TableName string
 	// IndexName is the table's local secondary index on (pk, ix). Default DefaultIndexName.
 	IndexName string
+	// KeyIndexName is the table's global secondary index on (ks, kh),
+	// which SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB read. Default
+	// DefaultKeyIndexName.
+	KeyIndexName string
 	// EventuallyConsistent makes reads eventually consistent: half the read
 	// capacity, but a read may miss a write that just succeeded. Default
 	// false: every read is strongly consistent.
@@ -92,6 +99,12 @@ type Options struct {
 	// put in it). Setting it makes every request ask for
 	// ReturnConsumedCapacity TOTAL, which costs nothing. Default nil.
 	Metrics func(ctx context.Context, r Request)
+	// MaxPollInterval is the longest delay between two reads of a blocking
+	// pop (BZPopMin, BZMPop) waiting for members that no write of this
+	// Client added: the latency of seeing another process's write, traded
+	// against one read unit per key and poll. Default
+	// DefaultMaxPollInterval.
+	MaxPollInterval time.Duration
 }
 
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
@@ -101,6 +114,7 @@ type Client struct {
 	db       DynamoDBAPI
 	opts     Options
 	combiner *combiner // nil when write combining is off
+	waiters  waiters   // blocking pops waiting for members (zpop.go)
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -116,6 +130,9 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.IndexName == "" {
 		o.IndexName = DefaultIndexName
 	}
+	if o.KeyIndexName == "" {
+		o.KeyIndexName = DefaultKeyIndexName
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
@@ -124,6 +141,9 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxPollInterval <= 0 {
+		o.MaxPollInterval = DefaultMaxPollInterval
 	}
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
@@ -152,6 +172,8 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrPK), AttributeType: b},
 			{AttributeName: aws.String(attrSK), AttributeType: b},
 			{AttributeName: aws.String(attrIX), AttributeType: b},
+			{AttributeName: aws.String(attrKS), AttributeType: b},
+			{AttributeName: aws.String(attrKH), AttributeType: b},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
@@ -164,6 +186,19 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 				{AttributeName: aws.String(attrIX), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		}},
+		// Only metadata items have ks and kh: the index lists keys, not
+		// members. It projects the type and the expiry, which change
+		// when a key is created, deleted or given an expiry, not on
+		// every write: an index write per key created or deleted.
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName: aws.String(c.opts.KeyIndexName),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrKS), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrKH), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude,
+				NonKeyAttributes: []string{attrType, attrExp}},
 		}},
 	}
 }
@@ -233,14 +268,27 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 	if !sameKeys(t.KeySchema, want.KeySchema) {
 		return fmt.Errorf("%w: table %s needs key (pk B, sk B)", ErrTableMismatch, c.opts.TableName)
 	}
+	lsi := false
 	for _, ix := range t.LocalSecondaryIndexes {
 		if aws.ToString(ix.IndexName) == c.opts.IndexName {
-			if sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[0].KeySchema) {
-				return nil
-			}
+			lsi = sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[0].KeySchema)
 			break
 		}
 	}
-	return fmt.Errorf("%w: table %s needs local secondary index %s on (pk B, ix B)",
-		ErrTableMismatch, c.opts.TableName, c.opts.IndexName)
+	if !lsi {
+		return fmt.Errorf("%w: table %s needs local secondary index %s on (pk B, ix B)",
+			ErrTableMismatch, c.opts.TableName, c.opts.IndexName)
+	}
+	for _, ix := range t.GlobalSecondaryIndexes {
+		if aws.ToString(ix.IndexName) == c.opts.KeyIndexName && sameKeys(ix.KeySchema, want.GlobalSecondaryIndexes[0].KeySchema) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %w: table %s needs global secondary index %s on (ks B, kh B), projecting t and x, "+
+		"for SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB; add it with: aws dynamodb update-table --table-name %s "+
+		"--attribute-definitions AttributeName=ks,AttributeType=B AttributeName=kh,AttributeType=B "+
+		`--global-secondary-index-updates '[{"Create":{"IndexName":"%s","KeySchema":[{"AttributeName":"ks","KeyType":"HASH"},`+
+		`{"AttributeName":"kh","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["t","x"]}}}]' `+
+		"(keys written before are listed once written again)",
+		ErrTableMismatch, ErrNoKeyIndex, c.opts.TableName, c.opts.KeyIndexName, c.opts.TableName, c.opts.KeyIndexName)
 }

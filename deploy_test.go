@@ -102,6 +102,14 @@ func TestDeployTemplate(t *testing.T) {
 							ProjectionType string `yaml:"ProjectionType"`
 						} `yaml:"Projection"`
 					} `yaml:"LocalSecondaryIndexes"`
+					GlobalSecondaryIndexes []struct {
+						IndexName  string `yaml:"IndexName"`
+						KeySchema  []key  `yaml:"KeySchema"`
+						Projection struct {
+							ProjectionType   string   `yaml:"ProjectionType"`
+							NonKeyAttributes []string `yaml:"NonKeyAttributes"`
+						} `yaml:"Projection"`
+					} `yaml:"GlobalSecondaryIndexes"`
 				} `yaml:"Properties"`
 			} `yaml:"RedimoTable"`
 		} `yaml:"Resources"`
@@ -132,4 +140,10 @@ func TestDeployTemplate(t *testing.T) {
 	require.Equal(t, aws.ToString(wantIx.IndexName), ix.IndexName)
 	sameKeys(wantIx.KeySchema, ix.KeySchema)
 	require.Equal(t, string(wantIx.Projection.ProjectionType), ix.Projection.ProjectionType)
+	require.Len(t, p.GlobalSecondaryIndexes, 1)
+	gsi, wantGSI := p.GlobalSecondaryIndexes[0], want.GlobalSecondaryIndexes[0]
+	require.Equal(t, aws.ToString(wantGSI.IndexName), gsi.IndexName)
+	sameKeys(wantGSI.KeySchema, gsi.KeySchema)
+	require.Equal(t, string(wantGSI.Projection.ProjectionType), gsi.Projection.ProjectionType)
+	require.Equal(t, wantGSI.Projection.NonKeyAttributes, gsi.Projection.NonKeyAttributes)
 }

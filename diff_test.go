@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 36
+const extraCases = 40
 
 const huge = int64(1) << 40
 
@@ -274,6 +274,32 @@ func (g *gen) extra(k string, c int) op {
 		}, special: ttlCheck(cmd, k)}
 	case 34:
 		return op{args: []string{"PERSIST", k}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.Persist(ctx, k) }}
+	case 35:
+		return g.zmpop()
+	case 36:
+		return g.bzpop()
+	case 38:
+		return g.rename(k)
+	case 37:
+		// WATCH outside MULTI replies OK; the library's Watch then sees
+		// no change (nothing ran in between).
+		ks, viaWatch := g.keysN(2), g.r.IntN(2) == 0
+		return op{args: cat([]string{"WATCH"}, ks...), redimo: func(ctx context.Context, c *Client) (any, error) {
+			var w *Watch
+			var err error
+			if viaWatch {
+				err = c.Watch(ctx, func(tx *Watch) error { w = tx; return nil }, ks...)
+			} else {
+				w, err = c.WatchKeys(ctx, ks...)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if changed, err := w.Changed(ctx); err != nil || changed {
+				return changed, err
+			}
+			return "OK", nil
+		}}
 	default:
 		ks := g.keysN(3)
 		st := &ZStore{Keys: ks}
@@ -284,6 +310,83 @@ func (g *gen) extra(k string, c int) op {
 		}
 		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZInterStore(ctx, k, st) }}
 	}
+}
+
+// zmpop is ZMPOP over one to three keys, MIN or MAX, with or without a
+// COUNT (valid or not).
+func (g *gen) zmpop() op {
+	ks, order := g.keysN(3), pick(g, []PopOrder{PopMin, PopMax, "max"})
+	args := cat(cat([]string{"ZMPOP", strconv.Itoa(len(ks))}, ks...), string(order))
+	count := int64(1)
+	if g.r.IntN(2) == 0 {
+		count = pick(g, []int64{-1, 0, 1, 2, huge})
+		args = append(args, "COUNT", i64(count))
+	}
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+		return mpopReply(c.ZMPop(ctx, order, count, ks...))
+	}}
+}
+
+// bzpop is BZPOPMIN, BZPOPMAX or BZMPOP with a 10 ms timeout: the oracle
+// waits as long on empty keys, and both reply nil.
+func (g *gen) bzpop() op {
+	ks := g.keysN(3)
+	switch g.r.IntN(3) {
+	case 0, 1:
+		rev := g.r.IntN(2) == 0
+		cmd := map[bool]string{false: "BZPOPMIN", true: "BZPOPMAX"}[rev]
+		return op{args: append(cat([]string{cmd}, ks...), "0.01"), redimo: func(ctx context.Context, c *Client) (any, error) {
+			f := c.BZPopMin
+			if rev {
+				f = c.BZPopMax
+			}
+			z, ok, err := f(ctx, 10*time.Millisecond, ks...)
+			if !ok {
+				return nil, err
+			}
+			return []any{z.Key, z.Member, z.Score}, err
+		}}
+	}
+	order, count := pick(g, []PopOrder{PopMin, PopMax}), pick(g, []int64{1, 2, huge})
+	args := cat(cat([]string{"BZMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), string(order), "COUNT", i64(count))
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+		return mpopReply(c.BZMPop(ctx, 10*time.Millisecond, order, count, ks...))
+	}}
+}
+
+// rename is RENAME, RENAMENX or COPY [REPLACE] between the sequence's keys
+// (the same key included).
+func (g *gen) rename(k string) op {
+	dst := g.key()
+	switch g.r.IntN(3) {
+	case 0:
+		return op{args: []string{"RENAME", k, dst}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			if err := c.Rename(ctx, k, dst); err != nil {
+				return nil, err
+			}
+			return "OK", nil
+		}}
+	case 1:
+		return op{args: []string{"RENAMENX", k, dst}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.RenameNX(ctx, k, dst) }}
+	}
+	replace := g.r.IntN(2) == 0
+	args := []string{"COPY", k, dst}
+	if replace {
+		args = append(args, "REPLACE")
+	}
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) { return c.Copy(ctx, k, dst, replace) }}
+}
+
+// mpopReply is ZMPOP's reply: nil, or [key, [[member, score] ...]].
+func mpopReply(key string, zs []Z, err error) (any, error) {
+	if len(zs) == 0 {
+		return nil, err
+	}
+	pairs := make([]any, len(zs))
+	for i, z := range zs {
+		pairs[i] = []any{z.Member, z.Score}
+	}
+	return []any{key, pairs}, err
 }
 
 // one is a reply that is one member or nil.
@@ -586,4 +689,96 @@ func TestOracleCoversEveryCommand(t *testing.T) {
 		called := regexp.MustCompile(`\bc\.` + name + `\b`)
 		require.True(t, called.Match(src), "the differential test never calls %s", name)
 	}
+}
+
+// TestOracleKeyspace compares the commands on the whole keyspace (KEYS,
+// SCAN with MATCH and TYPE iterated to the end, DBSIZE, RANDOMKEY, TOUCH,
+// OBJECT ENCODING, FLUSHDB) with redis-server, on a table of their own and
+// the oracle's database 9 (FLUSHDB must not touch other tests' keys).
+func TestOracleKeyspace(t *testing.T) {
+	addr := redisAddr(t)
+	c, _ := freshTable(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DB: 9})
+	defer rdb.Close()
+	require.NoError(t, rdb.FlushDB(ctx).Err())
+	same := func(what string, got any, gotErr error, want any, wantErr error, kind replyKind) {
+		t.Helper()
+		require.Equal(t, canon(want, wantErr, kind), canon(got, gotErr, kind), what)
+	}
+	for i := range 40 {
+		k := fmt.Sprintf("key:%02d", i)
+		if i%3 == 0 {
+			_, err := c.ZAdd(ctx, k, Z{float64(i), "m"})
+			require.NoError(t, err)
+			require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: float64(i), Member: "m"}).Err())
+		} else {
+			_, err := c.SAdd(ctx, k, "m")
+			require.NoError(t, err)
+			require.NoError(t, rdb.SAdd(ctx, k, "m").Err())
+		}
+	}
+	for _, pattern := range []string{"*", "key:1*", "key:?5", "nope*", "[k]ey:0[0-3]"} {
+		got, err := c.Keys(ctx, pattern)
+		want, werr := rdb.Keys(ctx, pattern).Result()
+		same("KEYS "+pattern, got, err, want, werr, unordered)
+		for _, typ := range []string{"", "set", "zset", "string"} {
+			var all []string
+			cursor := uint64(0)
+			for {
+				keys, next, err := c.ScanType(ctx, cursor, pattern, 5, typ)
+				require.NoError(t, err)
+				all = append(all, keys...)
+				if cursor = next; cursor == 0 {
+					break
+				}
+			}
+			var wantAll []string
+			iter := rdb.ScanType(ctx, 0, pattern, 5, typ).Iterator()
+			for iter.Next(ctx) {
+				wantAll = append(wantAll, iter.Val())
+			}
+			require.NoError(t, iter.Err())
+			same("SCAN MATCH "+pattern+" TYPE "+typ, all, nil, wantAll, nil, unordered)
+		}
+	}
+	keys, next, err := c.Scan(ctx, 0, "", 1000)
+	require.NoError(t, err)
+	require.Zero(t, next)
+	require.Len(t, keys, 40)
+
+	n, err := c.DBSize(ctx)
+	wantN, werr := rdb.DBSize(ctx).Result()
+	same("DBSIZE", n, err, wantN, werr, ordered)
+	_, err = c.Expire(ctx, "key:03", time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, rdb.Expire(ctx, "key:03", time.Hour).Err())
+	st, err := c.Keyspace(ctx)
+	require.NoError(t, err)
+	info := rdb.Info(ctx, "keyspace").Val()
+	require.Contains(t, info, fmt.Sprintf("db9:keys=%d,expires=%d,", st.Keys, st.Expires), "INFO keyspace")
+	k, ok, err := c.RandomKey(ctx)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 1, rdb.Exists(ctx, k).Val(), "RANDOMKEY %s exists in Redis too", k)
+	n, err = c.Touch(ctx, "key:01", "key:01", "nope")
+	wantN, werr = rdb.Touch(ctx, "key:01", "key:01", "nope").Result()
+	same("TOUCH", n, err, wantN, werr, ordered)
+	// OBJECT ENCODING: Redis 7.0 says listpack for these small keys,
+	// redimo always hashtable/skiplist (README: Differences); both agree
+	// that a missing key has none.
+	_, ok, err = c.ObjectEncoding(ctx, "nope")
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.ErrorIs(t, rdb.ObjectEncoding(ctx, "nope").Err(), redis.Nil)
+
+	require.NoError(t, c.FlushDB(ctx))
+	require.NoError(t, rdb.FlushDB(ctx).Err())
+	n, err = c.DBSize(ctx)
+	wantN, werr = rdb.DBSize(ctx).Result()
+	same("DBSIZE after FLUSHDB", n, err, wantN, werr, ordered)
+	k, ok, err = c.RandomKey(ctx)
+	require.NoError(t, err)
+	require.False(t, ok, k)
+	require.ErrorIs(t, rdb.RandomKey(ctx).Err(), redis.Nil)
 }

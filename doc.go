@@ -50,6 +50,12 @@
 //	                 the order-preserving score encoding + 0x00 + member for
 //	                 a sorted-set member; absent on metadata items
 //	t, n             metadata item: type ("set", "zset") and exact cardinality
+//	ks, kh     B     metadata item only: partition and sort key of the global
+//	                 secondary index "by_key" on (ks, kh), projecting t and x,
+//	                 which lists keys (SCAN, KEYS, DBSIZE, RANDOMKEY,
+//	                 FLUSHDB): kh is the first 8 bytes of the key's SHA-256,
+//	                 ks its top 4 bits (16 index partitions)
+//	x, xt, v         metadata item: expiry, expiry token, version token (WATCH)
 //
 // Binary attributes make keys and members binary-safe, as in Redis: any
 // bytes (invalid UTF-8 included) up to MaxKeyLen and MaxMemberLen bytes. A

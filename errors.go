@@ -52,6 +52,21 @@ var (
 	// ErrTableMismatch is returned by CreateTable and CheckTable when the
 	// table exists with a key schema or index that redimo cannot use.
 	ErrTableMismatch = errors.New("redimo: table exists with another schema")
+
+	// ErrNoSuchKey is returned by Rename and RenameNX when the key to
+	// rename does not exist, as Redis's "no such key". Nothing is written.
+	ErrNoSuchKey = errors.New("redimo: no such key")
+
+	// ErrSameKey is returned (inside an *ArgError) by Copy when source and
+	// destination are the same key, as Redis's "source and destination
+	// objects are the same".
+	ErrSameKey = errors.New("redimo: source and destination objects are the same")
+
+	// ErrNoKeyIndex is returned by CreateTable and CheckTable, with
+	// ErrTableMismatch, when the table lacks the global secondary index
+	// that lists keys (Options.KeyIndexName): a table made by an older
+	// redimo. The error's message gives the update-table command that adds it.
+	ErrNoKeyIndex = errors.New("redimo: table has no key index")
 )
 
 // Setup errors: the table, credentials, region or endpoint are not what a
@@ -142,7 +157,7 @@ func argError(cmd, arg, value string, reason error) error {
 // reachable through errors.As. Errors redimo made itself pass through.
 func wrap(cmd string, err error) error {
 	if err == nil || errors.Is(err, ErrWrongType) || errors.Is(err, ErrInvalidArgument) ||
-		errors.Is(err, ErrContention) {
+		errors.Is(err, ErrContention) || errors.Is(err, ErrNoSuchKey) {
 		return err
 	}
 	return fmt.Errorf("redimo: %s: %w", cmd, err)

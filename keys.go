@@ -10,6 +10,12 @@ package redimo
 //
 //	item        pk            sk              ix (local secondary index sort key)
 //	metadata    'k' + key     0x00            (absent: not in the index)
+//
+// Metadata items also carry ks and kh, the keys of the global secondary
+// index that lists keys (keyspace.go): kh is the first 8 bytes of the
+// key's SHA-256, ks its top 4 bits (16 shards, so no one index partition
+// takes every key's writes). Members never have them: the index holds
+// metadata items only.
 //	set member  'k' + key     's' + member    8 random bytes
 //	zset member 'k' + key     'z' + member    score(8 bytes) + 0x00 + member
 //
@@ -18,6 +24,7 @@ package redimo
 // distinct from the metadata item and from members of the other type.
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -34,6 +41,9 @@ const (
 	attrType = "t"  // metadata: "set" or "zset"
 	attrCard = "n"  // metadata: exact number of members
 	attrExp  = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
+	attrVer  = "v"  // metadata: a fresh random token per write transaction (WATCH)
+	attrKS   = "ks" // metadata: the key's shard (1 byte), partition key of the key index
+	attrKH   = "kh" // metadata: the key's 8-byte hash, sort key of the key index
 )
 
 const (
@@ -248,4 +258,22 @@ func dedupe(members []string) []string {
 		}
 	}
 	return out
+}
+
+// keyShards is the number of partitions of the key index.
+const keyShards = 16
+
+// keyHash is the position of key in the key index: the first 8 bytes of
+// its SHA-256. Its top 4 bits are its shard.
+func keyHash(key string) uint64 {
+	h := sha256.Sum256([]byte(key))
+	return binary.BigEndian.Uint64(h[:8])
+}
+
+func shardOf(h uint64) byte { return byte(h >> 60) }
+
+// keyIndexValues are the ks and kh attribute values of key's metadata item.
+func keyIndexValues(key string) (ks, kh *types.AttributeValueMemberB) {
+	h := keyHash(key)
+	return bin([]byte{shardOf(h)}), bin(binary.BigEndian.AppendUint64(nil, h))
 }

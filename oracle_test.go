@@ -490,7 +490,7 @@ func canonZero(v any, err error, kind replyKind, zero bool) string {
 		switch {
 		case errors.Is(err, ErrWrongType), strings.HasPrefix(msg, "WRONGTYPE"):
 			return "error:WRONGTYPE"
-		case errors.Is(err, ErrInvalidArgument), strings.HasPrefix(msg, "ERR"):
+		case errors.Is(err, ErrInvalidArgument), errors.Is(err, ErrNoSuchKey), strings.HasPrefix(msg, "ERR"):
 			return "error:ERR"
 		case errors.Is(err, redis.Nil):
 			return "nil"

@@ -104,6 +104,11 @@ func TestRejectsBadInput(t *testing.T) {
 		{"ZREMRANGEBYLEX bad", ErrSyntax, func() error { _, err := c.ZRemRangeByLex(ctx, z, "x", "+"); return err }},
 		{"ZPOPMIN negative", ErrOutOfRange, func() error { _, err := c.ZPopMin(ctx, z, -2); return err }},
 		{"ZPOPMAX two counts", ErrSyntax, func() error { _, err := c.ZPopMax(ctx, z, 1, 2); return err }},
+		{"SCAN negative count", ErrOutOfRange, func() error { _, _, err := c.Scan(ctx, 0, "", -1); return err }},
+		{"SCAN TYPE negative count", ErrOutOfRange, func() error { _, _, err := c.ScanType(ctx, 0, "", -5, "set"); return err }},
+		{"ZMPOP count 0", ErrOutOfRange, func() error { _, _, err := c.ZMPop(ctx, PopMin, 0, z); return err }},
+		{"BZMPOP count -1", ErrOutOfRange, func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, -1, z); return err }},
+		{"BZPOPMIN negative timeout", ErrOutOfRange, func() error { _, _, err := c.BZPopMin(ctx, -time.Second, z); return err }},
 		{"ZUNIONSTORE no keys", ErrSyntax, func() error { _, err := c.ZUnionStore(ctx, k+"d", &ZStore{}); return err }},
 		{"ZUNIONSTORE weights count", ErrSyntax, func() error {
 			_, err := c.ZUnionStore(ctx, k+"d", &ZStore{Keys: []string{z}, Weights: []float64{1, 2}})

@@ -103,6 +103,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			var res txResult
 			for _, g := range groups {
 				res.applied = append(res.applied, g.writes...)
+				if g.typ == typeZSet && g.adds() {
+					c.waiters.notifyAdded(g.key)
+				}
 			}
 			return res, nil
 		}
@@ -208,6 +211,16 @@ func (c *Client) sendTx(ctx context.Context, actions []types.TransactWriteItem) 
 	})
 }
 
+// adds reports whether g's writes add members to its key.
+func (g *group) adds() bool {
+	for _, w := range g.writes {
+		if w.delta > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // replace swaps w for next (nil: removes w).
 func (g *group) replace(w, next *write) {
 	for i, x := range g.writes {
@@ -229,18 +242,32 @@ func (g *group) replace(w, next *write) {
 //     when the last failed attempt showed exactly k, delete the item on
 //     condition that it still counts k. So the metadata item is deleted in
 //     the same transaction that removes the last member;
-//   - unchanged: a condition check of the type.
+//   - unchanged with members written (a score update): store a new
+//     version token only;
+//   - nothing written: a condition check of the type.
+//
+// Every action but the deletion and the check stores a new version token
+// (attrVer), which WATCH compares.
 func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	var d int64
+	mutates := false // a member is written, not only checked
 	for _, w := range g.writes {
 		d += w.delta
+		mutates = mutates || w.action.ConditionCheck == nil
 	}
 	// Every action also requires the key not to have expired: writes to an
 	// expired key would otherwise meet its old members. transact purges the
 	// key and starts again when that is what failed.
 	const live = " AND (attribute_not_exists(#x) OR #x > :now)"
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs())}
+	// Every action that changes the key also stores a fresh version
+	// token, which WATCH compares (watch.go).
+	// Updates also (re)write the key index attributes (ks, kh): unchanged
+	// values cost no index write, and a key written before the index
+	// existed gets into it.
+	ks, kh := keyIndexValues(g.key)
+	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer, "#ks": attrKS, "#kh": attrKH}
+	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken()), ":ks": ks, ":kh": kh}
+	const index = ", #ks = :ks, #kh = :kh"
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
 	switch {
@@ -248,7 +275,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		values[":d"] = num(d)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #t = :t ADD #n :d"),
+			UpdateExpression:                    aws.String("SET #t = :t, #v = :v" + index + " ADD #n :d"),
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
@@ -256,6 +283,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		}}
 	case d < 0 && g.known && g.now.card == -d:
 		values[":k"] = num(-d)
+		dropNames(names, values, "v", "ks", "kh")
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("#t = :t AND #n = :k" + live),
@@ -267,14 +295,28 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		values[":d"], values[":k"] = num(d), num(-d)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("ADD #n :d"),
+			UpdateExpression:                    aws.String("SET #v = :v" + index + " ADD #n :d"),
 			ConditionExpression:                 aws.String("#t = :t AND #n > :k" + live),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           values,
+			ReturnValuesOnConditionCheckFailure: onFail,
+		}}
+	case mutates:
+		// Members change, their number does not (a new score, or as many
+		// added as removed): the key exists when this commits, since
+		// those writes' conditions need its members.
+		delete(names, "#n")
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: key,
+			UpdateExpression:                    aws.String("SET #v = :v" + index),
+			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
 	default:
 		delete(names, "#n")
+		dropNames(names, values, "v", "ks", "kh")
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
@@ -282,6 +324,15 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
+	}
+}
+
+// dropNames removes the placeholders #name and :name of names an
+// expression does not use (DynamoDB refuses unused ones).
+func dropNames(names map[string]string, values item, ns ...string) {
+	for _, n := range ns {
+		delete(names, "#"+n)
+		delete(values, ":"+n)
 	}
 }
 
@@ -559,6 +610,14 @@ type wrongTypeError struct{ key string }
 
 func (e *wrongTypeError) Error() string { return ErrWrongType.Error() }
 func (e *wrongTypeError) Unwrap() error { return ErrWrongType }
+
+// versionToken is a fresh metadata version (attrVer): 8 random bytes, so
+// a key deleted and created again does not come back to an old version.
+func versionToken() []byte {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return b[:]
+}
 
 // token is a fresh idempotency token for TransactWriteItems.
 func token() string {

@@ -154,6 +154,8 @@ func (cmd *Command) category() string {
 		return "sortedset"
 	case "generic":
 		return "keyspace"
+	case "transactions":
+		return "transaction"
 	}
 	return "slow"
 }
@@ -200,7 +202,8 @@ func configGet(c *call) resp.Value {
 }
 
 // info is INFO [section ...]: sections server, clients, stats, keyspace
-// (empty: redimo does not count keys) and redimo.
+// (db0:keys=N,expires=M,avg_ttl=0, read from the key index at most every
+// keyspaceTTL; avg_ttl is not computed) and redimo.
 func info(c *call) resp.Value {
 	s := c.srv
 	s.mu.Lock()
@@ -256,6 +259,15 @@ func info(c *call) resp.Value {
 			b.WriteString("\r\n")
 		}
 		b.WriteString("# " + sec.name + "\r\n")
+		if sec.name == "Keyspace" {
+			st, err := s.stats.keyspace.get(c.ctx, c.db)
+			if err != nil {
+				return c.fail(err)
+			}
+			if st.Keys > 0 { // Redis lists the databases that have keys
+				sec.lines = [][2]string{{"db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", st.Keys, st.Expires)}}
+			}
+		}
 		for _, l := range sec.lines {
 			b.WriteString(l[0] + ":" + l[1] + "\r\n")
 		}

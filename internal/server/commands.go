@@ -36,6 +36,9 @@ type call struct {
 	db   *redimo.Client
 	args []string // args[0] is the command's name as the client sent it
 	cmd  *Command
+	// noBlocking is set inside EXEC: blocking commands answer at once,
+	// as Redis's do inside MULTI.
+	noBlocking bool
 }
 
 // families lists the command families; each file adds one.
@@ -44,7 +47,7 @@ type call struct {
 // PERSIST) belong in their own file returning an expireCommands() family,
 // listed here; the library already implements them (expire.go).
 func families() [][]*Command {
-	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands()}
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), zpopCommands(), multiCommands(), keyspaceCommands()}
 }
 
 // table maps a lower-case command name to its command.
@@ -86,22 +89,31 @@ func (s *Server) Do(ctx context.Context, sess *Session, args []string) resp.Valu
 	s.commands.Add(1)
 	cmd, refusal := lookup(args)
 	if cmd == nil {
-		return refusal
+		return sess.multi.refuse(nil, refusal) // inside MULTI: EXEC will abort
 	}
 	if cmd.Arity > 0 && len(args) != cmd.Arity || cmd.Arity < 0 && len(args) < -cmd.Arity {
 		s.stats.reject(cmd.Name)
-		return resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
+		return sess.multi.refuse(cmd, resp.Err(fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name)))
 	}
 	if !sess.Authenticated() && !cmd.has("no-auth") {
 		s.stats.reject(cmd.Name)
-		return resp.Err(msgNoAuth)
+		return sess.multi.refuse(cmd, resp.Err(msgNoAuth))
 	}
+	if sess.multi.queue(cmd, args) {
+		return resp.Simple("QUEUED")
+	}
+	return s.run(ctx, sess, cmd, args, false)
+}
+
+// run runs a command that passed Do's checks; noBlocking is set for the
+// commands EXEC runs.
+func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []string, noBlocking bool) resp.Value {
 	start := time.Now()
 	sess.mu.Lock()
 	sess.lastCmd, sess.lastAt = cmd.Name, start
 	sess.mu.Unlock()
 	t := &tally{} // Record adds the command's DynamoDB requests to it
-	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd})
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd, noBlocking: noBlocking})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
 	return v
 }
@@ -163,6 +175,10 @@ func (c *call) fail(err error) resp.Value {
 	switch {
 	case errors.Is(err, redimo.ErrWrongType):
 		return resp.Err(msgWrongType)
+	case errors.Is(err, redimo.ErrNoSuchKey):
+		return resp.Err("ERR no such key")
+	case errors.Is(err, redimo.ErrSameKey):
+		return resp.Err("ERR source and destination objects are the same")
 	case errors.Is(err, redimo.ErrKeyTooLong), errors.Is(err, redimo.ErrMemberTooLong):
 		return resp.Err("ERR " + err.Error())
 	case errors.Is(err, redimo.ErrNotFloat):

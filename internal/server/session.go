@@ -25,6 +25,8 @@ type Session struct {
 	libVer  string
 	lastCmd string
 	lastAt  time.Time
+
+	multi multiState // MULTI/EXEC/WATCH: used by the session's own goroutine only
 }
 
 func (s *Server) newSession(addr, laddr string) *Session {

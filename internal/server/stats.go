@@ -72,6 +72,35 @@ type CommandStats struct {
 type stats struct {
 	mu    sync.Mutex
 	byCmd map[string]*CommandStats
+
+	keyspace keyspaceCache // INFO keyspace
+}
+
+// keyspaceCache holds INFO's keyspace figures for keyspaceTTL: reading
+// them reads the whole key index (~1 read unit per 100 keys), and
+// monitoring tools call INFO every few seconds.
+type keyspaceCache struct {
+	mu sync.Mutex
+	at time.Time
+	st redimo.KeyspaceStats
+}
+
+// keyspaceTTL is how long INFO reuses the keyspace figures.
+const keyspaceTTL = 10 * time.Second
+
+// get returns the figures, read again when older than keyspaceTTL.
+func (k *keyspaceCache) get(ctx context.Context, db *redimo.Client) (redimo.KeyspaceStats, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.at.IsZero() && time.Since(k.at) < keyspaceTTL {
+		return k.st, nil
+	}
+	st, err := db.Keyspace(ctx)
+	if err != nil {
+		return st, err
+	}
+	k.st, k.at = st, time.Now()
+	return st, nil
 }
 
 func (s *stats) get(name string) *CommandStats {

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/redimo-go/redimo/internal/resp"
+)
+
+// keyspaceCommands are the commands on the whole keyspace: SCAN, KEYS,
+// DBSIZE, RANDOMKEY, FLUSHDB, FLUSHALL, TOUCH and OBJECT. Keys are listed
+// from the library's key index (eventually consistent; see
+// redimo.Client.Scan).
+func keyspaceCommands() []*Command {
+	k := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
+		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
+			Group: "generic", Since: since, Summary: summary, run: run}
+	}
+	object := k("object", -2, "", 0, 0, "2.2.3", "A container for object introspection commands.", nil)
+	object.subs = map[string]*Command{
+		"encoding": k("object|encoding", 3, "readonly", 2, 2, "2.2.3", "Returns the internal encoding of a Redis object (redimo: hashtable for a set, skiplist for a sorted set).", func(c *call) resp.Value {
+			enc, ok, err := c.db.ObjectEncoding(c.ctx, c.args[2])
+			return reply(c, enc, err, func(s string) resp.Value { return bulkOrNil(s, ok) })
+		}),
+		"help": k("object|help", 2, "loading stale", 0, 0, "6.2.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
+			return help("OBJECT",
+				"ENCODING <key>",
+				"    Return the kind of internal representation used in order to store the value",
+				"    associated with a <key>.",
+				"HELP",
+				"    Prints this help.")
+		}),
+	}
+	return []*Command{
+		k("scan", -2, "readonly", 0, 0, "2.8.0", "Iterates over the key names in the database.", scan),
+		k("keys", 2, "readonly", 0, 0, "1.0.0", "Returns all key names that match a pattern.", func(c *call) resp.Value {
+			keys, err := c.db.Keys(c.ctx, c.args[1])
+			return reply(c, keys, err, resp.Strings)
+		}),
+		k("dbsize", 1, "readonly fast", 0, 0, "1.0.0", "Returns the number of keys in the database.", func(c *call) resp.Value {
+			n, err := c.db.DBSize(c.ctx)
+			return reply(c, n, err, resp.Int)
+		}),
+		k("randomkey", 1, "readonly", 0, 0, "1.0.0", "Returns a random key name from the database.", func(c *call) resp.Value {
+			key, ok, err := c.db.RandomKey(c.ctx)
+			return reply(c, key, err, func(s string) resp.Value { return bulkOrNil(s, ok) })
+		}),
+		k("flushdb", -1, "write", 0, 0, "1.0.0", "Removes all keys from the current database (redimo: key by key, ASYNC runs as SYNC).", flush),
+		k("flushall", -1, "write", 0, 0, "1.0.0", "Removes all keys from all databases (redimo: key by key, ASYNC runs as SYNC).", flush),
+		k("touch", -2, "readonly fast", 1, -1, "3.2.1", "Returns the number of existing keys out of those specified (redimo keeps no access time).", func(c *call) resp.Value {
+			n, err := c.db.Touch(c.ctx, c.rest(1)...)
+			return reply(c, n, err, resp.Int)
+		}),
+		object,
+		k("rename", 3, "write", 1, 2, "1.0.0", "Renames a key and overwrites the destination (redimo: not atomic).", func(c *call) resp.Value {
+			return reply(c, resp.OK, c.db.Rename(c.ctx, c.args[1], c.args[2]), func(v resp.Value) resp.Value { return v })
+		}),
+		k("renamenx", 3, "write fast", 1, 2, "1.0.0", "Renames a key only when the target key name doesn't exist (redimo: not atomic).", func(c *call) resp.Value {
+			ok, err := c.db.RenameNX(c.ctx, c.args[1], c.args[2])
+			return reply(c, ok, err, resp.Bool)
+		}),
+		k("copy", -3, "write denyoom", 1, 2, "6.2.0", "Copies the value of a key to a new key (redimo: not atomic; database 0 only).", copyCmd),
+	}
+}
+
+// copyCmd is COPY source destination [DB destination-db] [REPLACE].
+func copyCmd(c *call) resp.Value {
+	replace := false
+	for j := 3; j < len(c.args); j++ {
+		more := len(c.args) - 1 - j
+		switch {
+		case strings.EqualFold(c.args[j], "replace"):
+			replace = true
+		case strings.EqualFold(c.args[j], "db") && more >= 1:
+			j++
+			n, ok := parseInt(c.args[j])
+			switch {
+			case !ok:
+				return resp.Err(msgNotInt)
+			case n != 0:
+				return resp.Err("ERR DB index is out of range")
+			}
+		default:
+			return resp.Err(msgSyntax)
+		}
+	}
+	ok, err := c.db.Copy(c.ctx, c.args[1], c.args[2], replace)
+	return reply(c, ok, err, resp.Bool)
+}
+
+// scan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: the
+// cursor is a position in the key index, resumable on any server.
+func scan(c *call) resp.Value {
+	cursor, ok := parseCursor(c.args[1])
+	if !ok {
+		return resp.Err("ERR invalid cursor")
+	}
+	var (
+		match, typ string
+		count      int64
+		opts       = c.args[2:]
+	)
+	for i := 0; i < len(opts); i += 2 {
+		more := len(opts) - i - 1
+		switch {
+		case strings.EqualFold(opts[i], "count") && more >= 1:
+			n, ok := parseInt(opts[i+1])
+			if !ok {
+				return resp.Err(msgNotInt)
+			}
+			if n < 1 {
+				return resp.Err(msgSyntax)
+			}
+			count = n
+		case strings.EqualFold(opts[i], "match") && more >= 1:
+			match = opts[i+1]
+		case strings.EqualFold(opts[i], "type") && more >= 1:
+			typ = opts[i+1]
+			if typ == "" {
+				typ = "\x00" // no type has an empty name: nothing matches
+			}
+		default:
+			return resp.Err(msgSyntax)
+		}
+	}
+	if match == "*" {
+		match = ""
+	}
+	keys, next, err := c.db.ScanType(c.ctx, cursor, match, count, typ)
+	if err != nil {
+		return c.fail(err)
+	}
+	return resp.Arr(resp.Bulk(strconv.FormatUint(next, 10)), resp.Strings(keys))
+}
+
+// flush is FLUSHDB and FLUSHALL [ASYNC|SYNC].
+func flush(c *call) resp.Value {
+	switch {
+	case len(c.args) > 2:
+		return resp.Err(msgSyntax)
+	case len(c.args) == 2 && !strings.EqualFold(c.args[1], "async") && !strings.EqualFold(c.args[1], "sync"):
+		return resp.Err(msgSyntax)
+	}
+	return reply(c, resp.OK, c.db.FlushDB(c.ctx), func(v resp.Value) resp.Value { return v })
+}

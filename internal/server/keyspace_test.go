@@ -1,0 +1,92 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/server"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKeyspaceAgainstRedis runs SCAN (iterated to the end, MATCH, COUNT,
+// TYPE), KEYS, DBSIZE, RANDOMKEY, TOUCH, OBJECT and FLUSHDB on a
+// redimo-server over a table of its own and on redis-server's database 10
+// (FLUSHDB must not touch other tests' keys), through go-redis, and the
+// error replies as raw bytes.
+func TestKeyspaceAgainstRedis(t *testing.T) {
+	needRedis(t)
+	needDB(t)
+	ctx := context.Background()
+	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_ks_" + randomHex(4) })
+	require.NoError(t, db.CreateTable(ctx))
+	ts := startServer(t, nil, server.Config{Client: db})
+	ours := redis.NewClient(&redis.Options{Addr: ts.addr, Protocol: 2})
+	defer ours.Close()
+	ref := redis.NewClient(&redis.Options{Addr: redisAddr, Protocol: 2, DB: 10})
+	defer ref.Close()
+	require.NoError(t, ref.FlushDB(ctx).Err())
+	for i := range 30 {
+		k := fmt.Sprintf("k:%02d", i)
+		for _, c := range []*redis.Client{ours, ref} {
+			if i%4 == 0 {
+				require.NoError(t, c.ZAdd(ctx, k, redis.Z{Score: 1, Member: "m"}).Err())
+			} else {
+				require.NoError(t, c.SAdd(ctx, k, "m").Err())
+			}
+		}
+	}
+	scanAll := func(c *redis.Client, match string, typ string) []string {
+		var out []string
+		it := c.ScanType(ctx, 0, match, 4, typ).Iterator()
+		for it.Next(ctx) {
+			out = append(out, it.Val())
+		}
+		require.NoError(t, it.Err())
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	for _, match := range []string{"", "*", "k:1*", "k:?3", "x*"} {
+		for _, typ := range []string{"", "set", "ZSET", "string"} {
+			require.Equal(t, scanAll(ref, match, typ), scanAll(ours, match, typ), "SCAN MATCH %q TYPE %q", match, typ)
+		}
+		got, want := ours.Keys(ctx, match).Val(), ref.Keys(ctx, match).Val()
+		slices.Sort(got)
+		slices.Sort(want)
+		require.Equal(t, want, got, "KEYS %q", match)
+	}
+	require.Equal(t, ref.DBSize(ctx).Val(), ours.DBSize(ctx).Val())
+	require.True(t, ours.Expire(ctx, "k:03", time.Hour).Val())
+	require.True(t, ref.Expire(ctx, "k:03", time.Hour).Val())
+	require.Contains(t, ref.Info(ctx, "keyspace").Val(), "db10:keys=30,expires=1,")
+	require.Equal(t, "# Keyspace\r\ndb0:keys=30,expires=1,avg_ttl=0\r\n", ours.Info(ctx, "keyspace").Val())
+	require.Equal(t, ref.Touch(ctx, "k:01", "k:01", "nope").Val(), ours.Touch(ctx, "k:01", "k:01", "nope").Val())
+	key := ours.RandomKey(ctx).Val()
+	require.EqualValues(t, 1, ref.Exists(ctx, key).Val(), "RANDOMKEY %q", key)
+
+	got, want := dial(t, ts.addr), dial(t, redisAddr)
+	for _, args := range [][]string{
+		{"SELECT", "10"}, {"SCAN", "x"}, {"SCAN", "0", "COUNT", "0"}, {"SCAN", "0", "COUNT", "x"}, {"SCAN", "0", "FOO", "1"},
+		{"SCAN", "0", "MATCH"}, {"SCAN", "0", "TYPE"}, {"SCAN", "-1", "COUNT", "-1"}, {"SCAN", "18446744073709551616"},
+		{"SCAN"}, {"KEYS"}, {"KEYS", "a", "b"}, {"DBSIZE", "x"}, {"RANDOMKEY", "x"}, {"TOUCH"},
+		{"FLUSHDB", "x"}, {"FLUSHDB", "ASYNC", "SYNC"}, {"FLUSHALL", "foo"}, {"OBJECT"}, {"OBJECT", "foo"},
+		{"OBJECT", "ENCODING"}, {"OBJECT", "ENCODING", "nope"}, {"OBJECT", "HELP", "x"},
+		{"KEYS", "nope*"}, {"SCAN", "0", "MATCH", "nope*", "COUNT", "1000"},
+	} {
+		if args[0] == "SELECT" {
+			want.do(args...) // redimo-server has database 0 only: its keys are in the fresh table
+			continue
+		}
+		require.Equal(t, want.do(args...), got.do(args...), "%v", args)
+	}
+
+	require.Equal(t, "OK", ours.FlushDB(ctx).Val())
+	require.Equal(t, "OK", ref.FlushDB(ctx).Val())
+	require.Equal(t, ref.DBSize(ctx).Val(), ours.DBSize(ctx).Val())
+	require.ErrorIs(t, ours.RandomKey(ctx).Err(), redis.Nil)
+	require.Equal(t, "OK", ours.Do(ctx, "FLUSHALL", "ASYNC").Val())
+}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/resp"
+)
+
+// zpopCommands are ZMPOP and the blocking pops. A blocking pop waits in
+// its connection's goroutine: other connections go on, and a client that
+// disconnects cancels the wait (the connection's context ends).
+func zpopCommands() []*Command {
+	z := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
+		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
+			Group: "sorted-set", Since: since, Summary: summary, run: run}
+	}
+	return []*Command{
+		z("zmpop", -4, "write", 0, 0, "7.0.0", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
+			return zmpop(c, 1, false)
+		}),
+		z("bzmpop", -5, "write blocking", 0, 0, "7.0.0", "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", func(c *call) resp.Value {
+			return zmpop(c, 2, true)
+		}),
+		z("bzpopmin", -3, "write noscript blocking fast", 1, -2, "5.0.0", "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", func(c *call) resp.Value {
+			return bzpop(c, redimo.PopMin)
+		}),
+		z("bzpopmax", -3, "write noscript blocking fast", 1, -2, "5.0.0", "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.", func(c *call) resp.Value {
+			return bzpop(c, redimo.PopMax)
+		}),
+	}
+}
+
+// parseTimeout parses a blocking command's timeout in seconds as Redis
+// 7.0's getTimeoutFromObjectOrReply: a long double times 1000, truncated
+// to milliseconds (so 0.0001 is 0: wait forever). A value out of the
+// range of a long long converts, as on x86-64, to its most negative value:
+// "timeout is negative". (Redis 7.0 has no "timeout is out of range":
+// 9223372036854775 seconds waits forever.)
+func parseTimeout(s string) (time.Duration, resp.Value) {
+	if s == "" || isSpace(s[0]) {
+		return 0, resp.Err("ERR timeout is not a float or out of range")
+	}
+	f, _, _, ok := strtod(s)
+	if !ok {
+		return 0, resp.Err("ERR timeout is not a float or out of range")
+	}
+	ms := math.Trunc(f * 1000)
+	if ms < 0 || ms >= math.MaxInt64 {
+		return 0, resp.Err("ERR timeout is negative")
+	}
+	if ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+		return 0, resp.Value{} // beyond what a Duration holds: forever
+	}
+	return time.Duration(ms) * time.Millisecond, resp.Value{}
+}
+
+// bzpop is BZPOPMIN/BZPOPMAX key [key ...] timeout: [key, member, score],
+// or a null array when the timeout passes. Inside MULTI it does not wait.
+func bzpop(c *call, order redimo.PopOrder) resp.Value {
+	timeout, bad := parseTimeout(c.args[len(c.args)-1])
+	if bad.Kind != 0 {
+		return bad
+	}
+	keys := c.args[1 : len(c.args)-1]
+	var (
+		key string
+		zs  []redimo.Z
+		err error
+	)
+	if c.noBlocking {
+		key, zs, err = c.db.ZMPop(c.ctx, order, 1, keys...)
+	} else {
+		var z redimo.ZWithKey
+		var ok bool
+		if order == redimo.PopMin {
+			z, ok, err = c.db.BZPopMin(c.ctx, timeout, keys...)
+		} else {
+			z, ok, err = c.db.BZPopMax(c.ctx, timeout, keys...)
+		}
+		if ok {
+			key, zs = z.Key, []redimo.Z{z.Z}
+		}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	if len(zs) == 0 {
+		return resp.NilArray()
+	}
+	return resp.Arr(resp.Bulk(key), resp.Bulk(zs[0].Member), resp.Dbl(zs[0].Score))
+}
+
+// zmpop is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count] (at = 1) and
+// BZMPOP timeout numkeys ... (at = 2), checked in Redis 7.0's order:
+// numkeys, MIN|MAX, COUNT, then BZMPOP's timeout.
+func zmpop(c *call, at int, blocking bool) resp.Value {
+	n, ok := parseInt(c.args[at])
+	if !ok || n < 1 {
+		return resp.Err("ERR numkeys should be greater than 0")
+	}
+	if n > int64(len(c.args)-at-2) { // MIN|MAX must follow the keys
+		return resp.Err(msgSyntax)
+	}
+	keys := c.args[at+1 : at+1+int(n)]
+	where := at + 1 + int(n)
+	var order redimo.PopOrder
+	switch strings.ToUpper(c.args[where]) {
+	case "MIN":
+		order = redimo.PopMin
+	case "MAX":
+		order = redimo.PopMax
+	default:
+		return resp.Err(msgSyntax)
+	}
+	count := int64(-1)
+	for j := where + 1; j < len(c.args); j++ {
+		more := len(c.args) - 1 - j
+		if count == -1 && strings.EqualFold(c.args[j], "count") && more > 0 {
+			j++
+			count, ok = parseInt(c.args[j])
+			if !ok || count < 1 {
+				return resp.Err("ERR count should be greater than 0")
+			}
+			continue
+		}
+		return resp.Err(msgSyntax)
+	}
+	if count == -1 {
+		count = 1
+	}
+	var (
+		key string
+		zs  []redimo.Z
+		err error
+	)
+	if blocking && !c.noBlocking {
+		timeout, bad := parseTimeout(c.args[1])
+		if bad.Kind != 0 {
+			return bad
+		}
+		key, zs, err = c.db.BZMPop(c.ctx, timeout, order, count, keys...)
+	} else {
+		if blocking {
+			if _, bad := parseTimeout(c.args[1]); bad.Kind != 0 {
+				return bad
+			}
+		}
+		key, zs, err = c.db.ZMPop(c.ctx, order, count, keys...)
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	if len(zs) == 0 {
+		return resp.NilArray()
+	}
+	pairs := make([]resp.Value, len(zs))
+	for i, z := range zs {
+		pairs[i] = resp.Arr(resp.Bulk(z.Member), resp.Dbl(z.Score))
+	}
+	return resp.Arr(resp.Bulk(key), resp.Arr(pairs...))
+}

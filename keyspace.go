@@ -1,0 +1,384 @@
+package redimo
+
+// Commands on the whole keyspace: SCAN, KEYS, DBSIZE, RANDOMKEY, FLUSHDB,
+// TOUCH, OBJECT ENCODING.
+//
+// Keys are listed from the key index, a global secondary index over the
+// metadata items only (members never carry its keys ks and kh; see
+// keys.go): 16 partitions, each ordered by an 8-byte hash of the key. A
+// SCAN cursor is the hash to resume from, so cursors are plain numbers,
+// as Redis clients expect, and need no state on any server. The index is
+// eventually consistent (DynamoDB's global secondary indexes cannot be
+// read strongly): a key created or deleted a moment ago may be missing
+// from, or still in, a listing.
+
+import (
+	"context"
+	"encoding/binary"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// DefaultScanCount is how many keys Scan examines when count is 0 (Redis's
+// default COUNT).
+const DefaultScanCount = 10
+
+// scanned is a key found in the key index, with its type and expiry.
+type scanned struct {
+	key string
+	m   meta
+}
+
+// keyIndexQuery is the Query of shard's part of the key index from hash
+// from on.
+func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		IndexName:                aws.String(c.opts.KeyIndexName),
+		ConsistentRead:           aws.Bool(false), // a global index cannot be read strongly
+		KeyConditionExpression:   aws.String("#ks = :ks AND #kh >= :from"),
+		ExpressionAttributeNames: map[string]string{"#ks": attrKS, "#kh": attrKH},
+		ExpressionAttributeValues: item{
+			":ks": bin([]byte{shard}), ":from": bin(binary.BigEndian.AppendUint64(nil, from)),
+		},
+	}
+}
+
+// scanFrom reads up to count entries of the key index from hash cursor on
+// (across shards) and returns them, with the cursor after them (0 at the
+// end). Expired and dead keys are returned too: callers filter.
+func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
+	var out []scanned
+	for {
+		shard := shardOf(cursor)
+		var last uint64
+		for it, err := range c.query(ctx, c.keyIndexQuery(shard, cursor), count-len(out)) {
+			if err != nil {
+				return nil, 0, err
+			}
+			last = binary.BigEndian.Uint64(bytesAttr(it, attrKH))
+			out = append(out, scanned{key: string(bytesAttr(it, attrPK)[1:]), m: decodeMeta(withCard(it))})
+		}
+		if len(out) >= count {
+			if last == ^uint64(0) {
+				return out, 0, nil
+			}
+			return out, last + 1, nil // the next read may find this shard done: harmless
+		}
+		if shard == keyShards-1 {
+			return out, 0, nil
+		}
+		cursor = uint64(shard+1) << 60
+	}
+}
+
+// withCard marks an index entry as a live key for decodeMeta (the index
+// does not project the count, which changes on every write).
+func withCard(it item) item {
+	it[attrCard] = num(1)
+	return it
+}
+
+// Scan returns keys matching match (a glob; "" matches all) among about
+// count (0: DefaultScanCount) keys examined from cursor (0 to start), and
+// the cursor to continue from (0 when done), as Redis's SCAN: a key that
+// exists for the whole iteration is returned at least once (it may be
+// returned more than once). Keys are in the order of a hash of their name.
+//
+// The listing is eventually consistent: a key created or deleted in the
+// last second may be missing from it or still in it. Keys of a table
+// created by a redimo older than the key index are listed once they are
+// written again.
+//
+// Cost: one Query of the key index per shard crossed (16 in all), reading
+// count entries: ~1 read unit per 100 keys examined (eventually
+// consistent, projected entries of ~40 bytes). No member is read.
+//
+// [SCAN]: https://redis.io/docs/latest/commands/scan/
+func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count int64) ([]string, uint64, error) {
+	return c.ScanType(ctx, cursor, match, count, "")
+}
+
+// ScanType is Scan returning only keys of keyType ("set" or "zset", in
+// any case; "" for any; another type matches no key), as SCAN ... TYPE.
+//
+// Cost: as Scan.
+//
+// [SCAN]: https://redis.io/docs/latest/commands/scan/
+func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, count int64, keyType string) ([]string, uint64, error) {
+	if count < 0 {
+		return nil, 0, argError("SCAN", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
+	}
+	if count == 0 {
+		count = DefaultScanCount
+	}
+	found, next, err := c.scanFrom(ctx, cursor, int(min(count, 1<<20)))
+	if err != nil {
+		return nil, 0, wrap("SCAN", err)
+	}
+	keys := []string{}
+	now := c.nowMs()
+	keyType = strings.ToLower(keyType) // Redis compares type names ignoring case
+	for _, s := range found {
+		if s.m.live(now).typ == typeNone || (keyType != "" && string(s.m.typ) != keyType) {
+			continue
+		}
+		if match == "" || globMatch(match, s.key) {
+			keys = append(keys, s.key)
+		}
+	}
+	return keys, next, nil
+}
+
+// Keys returns every key matching pattern (a glob), as Redis's KEYS, in
+// the order of a hash of their names. Eventually consistent, as Scan.
+//
+// Cost: as Scan over the whole key index: ~1 read unit per 100 keys.
+//
+// [KEYS]: https://redis.io/docs/latest/commands/keys/
+func (c *Client) Keys(ctx context.Context, pattern string) ([]string, error) {
+	if pattern == "" { // matches the empty key only (Scan's "" is no MATCH)
+		n, err := c.Exists(ctx, "")
+		if err != nil || n == 0 {
+			return []string{}, wrap("KEYS", err)
+		}
+		return []string{""}, nil
+	}
+	out := []string{}
+	cursor := uint64(0)
+	for {
+		keys, next, err := c.Scan(ctx, cursor, pattern, 1000)
+		if err != nil {
+			return nil, wrap("KEYS", err)
+		}
+		out = append(out, keys...)
+		if next == 0 {
+			return out, nil
+		}
+		cursor = next
+	}
+}
+
+// DBSize returns the number of keys, as Redis's DBSIZE. As in Redis, keys
+// that expired but were not deleted yet are counted; and the count is
+// eventually consistent, as Scan.
+//
+// Cost: 16 Query COUNTs of the key index in parallel: ~1 read unit per
+// 100 keys (DynamoDB charges for what a COUNT reads).
+//
+// [DBSIZE]: https://redis.io/docs/latest/commands/dbsize/
+func (c *Client) DBSize(ctx context.Context) (int64, error) {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total int64
+		first error
+	)
+	for shard := range byte(keyShards) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := c.queryCount(ctx, c.keyIndexQuery(shard, uint64(shard)<<60))
+			mu.Lock()
+			defer mu.Unlock()
+			total += n
+			if first == nil {
+				first = err
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return 0, wrap("DBSIZE", first)
+	}
+	return total, nil
+}
+
+// RandomKey returns a random key; ok is false when there is none, as
+// Redis's RANDOMKEY. The key is the first live one after a random point of
+// the key index: every key can come, not with exactly equal chances (a
+// key after a wide gap in the hashes comes more often), as Redis's own
+// pick is not exactly uniform either.
+//
+// Cost: usually one Query of the key index reading a few entries; more
+// when it meets expired keys or an empty shard.
+//
+// [RANDOMKEY]: https://redis.io/docs/latest/commands/randomkey/
+func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
+	start := rand.Uint64()
+	now := c.nowMs()
+	cursor, wrapped := start, false
+	for {
+		found, next, err := c.scanFrom(ctx, cursor, 8)
+		if err != nil {
+			return "", false, wrap("RANDOMKEY", err)
+		}
+		for _, s := range found {
+			if wrapped && keyHash(s.key) >= start {
+				return "", false, nil // went round: every key is expired
+			}
+			if s.m.live(now).typ != typeNone {
+				return s.key, true, nil
+			}
+		}
+		if next == 0 {
+			if wrapped {
+				return "", false, nil
+			}
+			wrapped = true
+		}
+		cursor = next
+	}
+}
+
+// FlushDB deletes every key, as Redis's FLUSHDB (and FLUSHALL: redimo has
+// one database). Keys are deleted one by one as DEL does, several at a
+// time; it is not atomic: keys written meanwhile may stay. Keys of a
+// table created by a redimo older than the key index, never written
+// since, are not deleted.
+//
+// Cost: the key listing of Keys, then DEL's cost for every key: every
+// item of the table is read and deleted.
+//
+// [FLUSHDB]: https://redis.io/docs/latest/commands/flushdb/
+func (c *Client) FlushDB(ctx context.Context) error {
+	cursor := uint64(0)
+	for {
+		found, next, err := c.scanFrom(ctx, cursor, 1000)
+		if err != nil {
+			return wrap("FLUSHDB", err)
+		}
+		if err := c.parallel(ctx, len(found), func(i int) error {
+			_, err := c.del(ctx, found[i].key)
+			return err
+		}); err != nil {
+			return wrap("FLUSHDB", err)
+		}
+		if next == 0 {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// parallel runs f(0) ... f(n-1), Options.Parallelism at a time, and
+// returns the first error.
+func (c *Client) parallel(ctx context.Context, n int, f func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		slots = make(chan struct{}, c.opts.Parallelism)
+	)
+	for i := range n {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := f(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// Touch returns how many of keys exist, counting a key named twice twice,
+// as Redis's TOUCH (redimo keeps no access times: it is EXISTS).
+//
+// Cost: as Exists.
+//
+// [TOUCH]: https://redis.io/docs/latest/commands/touch/
+func (c *Client) Touch(ctx context.Context, keys ...string) (int64, error) {
+	if len(keys) == 0 {
+		return 0, argError("TOUCH", "keys", "", ErrSyntax)
+	}
+	n, err := c.Exists(ctx, keys...)
+	if err != nil {
+		return 0, wrap("TOUCH", err)
+	}
+	return n, nil
+}
+
+// ObjectEncoding returns the encoding Redis would report for the key's
+// type, a fixed answer: "hashtable" for a set, "skiplist" for a sorted
+// set (redimo has no compact small encodings: Redis reports "listpack" or
+// "intset" for small ones). ok is false when the key is missing.
+//
+// Cost: one GetItem, 1 read unit.
+//
+// [OBJECT ENCODING]: https://redis.io/docs/latest/commands/object-encoding/
+func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, error) {
+	if err := checkKey("OBJECT", key); err != nil {
+		return "", false, err
+	}
+	m, err := c.getMeta(ctx, key)
+	switch {
+	case err != nil:
+		return "", false, wrap("OBJECT", err)
+	case m.typ == typeSet:
+		return "hashtable", true, nil
+	case m.typ == typeZSet:
+		return "skiplist", true, nil
+	}
+	return "", false, nil
+}
+
+// KeyspaceStats are the figures of INFO's Keyspace section.
+type KeyspaceStats struct {
+	Keys    int64 // keys, as DBSize counts them
+	Expires int64 // keys with an expiry
+}
+
+// Keyspace returns the number of keys and of keys with an expiry, as the
+// db0 line of Redis's INFO keyspace (Redis's avg_ttl is not computed).
+// Eventually consistent and counting keys expired but not deleted yet, as
+// DBSize.
+//
+// Cost: 16 Queries of the key index in parallel, reading every entry
+// (~40 bytes each): ~1 read unit per 100 keys.
+//
+// [INFO]: https://redis.io/docs/latest/commands/info/
+func (c *Client) Keyspace(ctx context.Context) (KeyspaceStats, error) {
+	var (
+		mu    sync.Mutex
+		st    KeyspaceStats
+		shard = make([]byte, keyShards)
+	)
+	for i := range shard {
+		shard[i] = byte(i)
+	}
+	err := c.parallel(ctx, keyShards, func(i int) error {
+		in := c.keyIndexQuery(shard[i], uint64(shard[i])<<60)
+		in.ProjectionExpression = aws.String("#x")
+		in.ExpressionAttributeNames["#x"] = attrExp
+		var keys, expires int64
+		for it, err := range c.query(ctx, in, 0) {
+			if err != nil {
+				return err
+			}
+			keys++
+			if _, ok := it[attrExp]; ok {
+				expires++
+			}
+		}
+		mu.Lock()
+		st.Keys += keys
+		st.Expires += expires
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return KeyspaceStats{}, wrap("INFO", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,148 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// freshTable is a client on a table of its own, for commands on every key.
+func freshTable(t *testing.T) (*Client, *counter) {
+	t.Helper()
+	needDB(t)
+	cnt := &counter{db: testDB}
+	c := NewClient(cnt, func(o *Options) { o.TableName = "redimo_ks_" + randomHex(4) })
+	require.NoError(t, c.CreateTable(context.Background()))
+	return c, cnt
+}
+
+func TestKeyspace(t *testing.T) {
+	c, cnt := freshTable(t)
+	ctx := context.Background()
+	var sets, zsets []string
+	for i := range 30 {
+		k := fmt.Sprint("s", i)
+		_, err := c.SAdd(ctx, k, "a", "b")
+		require.NoError(t, err)
+		sets = append(sets, k)
+	}
+	for i := range 20 {
+		k := fmt.Sprint("z", i)
+		_, err := c.ZAdd(ctx, k, Z{1, "a"})
+		require.NoError(t, err)
+		zsets = append(zsets, k)
+	}
+	// Gone keys are not listed: deleted, emptied, expired.
+	_, err := c.SAdd(ctx, "gone", "x")
+	require.NoError(t, err)
+	_, err = c.SRem(ctx, "gone", "x")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, "expired", Z{1, "a"})
+	require.NoError(t, err)
+	_, err = c.PExpire(ctx, "expired", 100*time.Millisecond)
+	require.NoError(t, err)
+	time.Sleep(150 * time.Millisecond)
+	all := slices.Sorted(slices.Values(append(slices.Clone(sets), zsets...)))
+
+	// SCAN to the end with a small COUNT: every key, each at least once.
+	scanAll := func(match string, typ string) []string {
+		seen := map[string]bool{}
+		cursor, rounds := uint64(0), 0
+		for {
+			keys, next, err := c.ScanType(ctx, cursor, match, 7, typ)
+			require.NoError(t, err)
+			for _, k := range keys {
+				seen[k] = true
+			}
+			rounds++
+			if next == 0 {
+				break
+			}
+			require.Greater(t, next, cursor, "the cursor moves forward")
+			cursor = next
+		}
+		require.Greater(t, rounds, 1)
+		var out []string
+		for k := range seen {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	require.Equal(t, all, scanAll("", ""))
+	require.Equal(t, slices.Sorted(slices.Values(zsets)), scanAll("", "zset"))
+	require.Equal(t, []string{"s1", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19"}, scanAll("s1*", "set"))
+	require.Empty(t, scanAll("z*", "set"))
+
+	cnt.reset()
+	keys, err := c.Keys(ctx, "*")
+	require.NoError(t, err)
+	t.Logf("KEYS * over 52 keys: %s", cnt)
+	require.Equal(t, all, slices.Sorted(slices.Values(keys)))
+	keys, err = c.Keys(ctx, "z?")
+	require.NoError(t, err)
+	require.Len(t, keys, 10)
+
+	cnt.reset()
+	n, err := c.DBSize(ctx)
+	require.NoError(t, err)
+	t.Logf("DBSIZE: %s", cnt)
+	require.EqualValues(t, 51, n, "50 keys and the expired one not deleted yet, as Redis counts it")
+
+	for range 20 {
+		k, ok, err := c.RandomKey(ctx)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Contains(t, all, k)
+	}
+	n, err = c.Touch(ctx, "s1", "s1", "nope", "z3")
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	enc, ok, err := c.ObjectEncoding(ctx, "s1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "hashtable", enc)
+	enc, _, err = c.ObjectEncoding(ctx, "z1")
+	require.NoError(t, err)
+	require.Equal(t, "skiplist", enc)
+	_, ok, err = c.ObjectEncoding(ctx, "nope")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	require.NoError(t, c.FlushDB(ctx))
+	n, err = c.DBSize(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	n, err = c.Exists(ctx, all...)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	_, ok, err = c.RandomKey(ctx)
+	require.NoError(t, err)
+	require.False(t, ok)
+	keys, next, err := c.Scan(ctx, 0, "", 0)
+	require.NoError(t, err)
+	require.Empty(t, keys)
+	require.Zero(t, next)
+}
+
+// A table made before the key index is refused with the fix in the error.
+func TestCheckTableWithoutKeyIndex(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	name := "redimo_old_" + randomHex(4)
+	in := NewClient(testDB, func(o *Options) { o.TableName = name }).schema()
+	in.GlobalSecondaryIndexes = nil
+	in.AttributeDefinitions = in.AttributeDefinitions[:3]
+	_, err := testDB.CreateTable(ctx, in)
+	require.NoError(t, err)
+	c := NewClient(testDB, func(o *Options) { o.TableName = name })
+	err = c.CheckTable(ctx)
+	require.ErrorIs(t, err, ErrTableMismatch)
+	require.ErrorIs(t, err, ErrNoKeyIndex)
+	require.Contains(t, err.Error(), "update-table --table-name "+name)
+	require.ErrorIs(t, c.CreateTable(ctx), ErrNoKeyIndex)
+}

@@ -1,0 +1,171 @@
+package redimo
+
+// WATCH: optimistic locking on keys.
+//
+// Every write transaction stores a fresh random token in the metadata
+// items of the keys it changes (attrVer, see metaAction), and EXPIRE and
+// PERSIST store one in attrExpTok. A Watch remembers both tokens of each
+// watched key, or that it was missing; Changed reads them again.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ErrTxFailed is returned by Watch when a watched key changed before fn's
+// writes, as go-redis's TxFailedErr (Redis's EXEC replying nil).
+var ErrTxFailed = errors.New("redimo: transaction failed: a watched key changed")
+
+// Watch is a set of watched keys with the state each had when watched.
+// It is safe for concurrent use.
+type Watch struct {
+	c    *Client
+	mu   sync.Mutex
+	seen map[string]string // key → its tokens when watched ("" when missing)
+}
+
+var versionProjection = struct {
+	expr  *string
+	names map[string]string
+}{aws.String("#pk, #t, #n, #x, #v, #xt"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard,
+	"#x": attrExp, "#v": attrVer, "#xt": attrExpTok}}
+
+// WatchKeys starts watching keys, as Redis's WATCH: Watch.Changed then
+// reports whether any of them was written since (members added, removed
+// or re-scored, the key deleted, expired, or its expiry changed).
+//
+// Unlike Redis, a key that was missing when watched, then created and
+// deleted again before Changed, is not seen as changed: nothing of it is
+// left to compare.
+//
+// Cost: one BatchGetItem per 100 keys, 1 read unit per key.
+//
+// [WATCH]: https://redis.io/docs/latest/commands/watch/
+func (c *Client) WatchKeys(ctx context.Context, keys ...string) (*Watch, error) {
+	w := &Watch{c: c, seen: map[string]string{}}
+	return w, w.Add(ctx, keys...)
+}
+
+// Add watches more keys (a second WATCH); a key already watched keeps the
+// state it had when first watched.
+//
+// Cost: as WatchKeys.
+func (w *Watch) Add(ctx context.Context, keys ...string) error {
+	if len(keys) == 0 {
+		return argError("WATCH", "keys", "", ErrSyntax)
+	}
+	if err := checkKeys("WATCH", keys...); err != nil {
+		return err
+	}
+	vs, err := w.c.versions(ctx, keys)
+	if err != nil {
+		return wrap("WATCH", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, k := range keys {
+		if _, ok := w.seen[k]; !ok {
+			w.seen[k] = vs[i]
+		}
+	}
+	return nil
+}
+
+// Changed reports whether a watched key was written since it was watched.
+// It is a read: a write landing just after it is not seen, so a caller
+// that writes when Changed is false can still overwrite a concurrent
+// change (see Client.Watch).
+//
+// Cost: one BatchGetItem per 100 watched keys, 1 read unit per key.
+func (w *Watch) Changed(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	keys := make([]string, 0, len(w.seen))
+	for k := range w.seen {
+		keys = append(keys, k)
+	}
+	w.mu.Unlock()
+	if len(keys) == 0 {
+		return false, nil
+	}
+	vs, err := w.c.versions(ctx, keys)
+	if err != nil {
+		return false, wrap("EXEC", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, k := range keys {
+		if w.seen[k] != vs[i] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Watch runs fn after watching keys, as go-redis's Client.Watch: fn reads
+// what it needs, checks tx.Changed (or calls tx.Exec) and writes. Exec
+// runs its function only when no watched key changed, and returns
+// ErrTxFailed otherwise: the retry loop of Redis's WATCH/MULTI/EXEC.
+//
+// Unlike Redis, the check and the writes are not one atomic step: a write
+// by another client between Exec's check and its writes is not detected.
+//
+// Cost: WatchKeys, then one BatchGetItem per Exec, plus fn's commands.
+//
+// [WATCH]: https://redis.io/docs/latest/commands/watch/
+func (c *Client) Watch(ctx context.Context, fn func(tx *Watch) error, keys ...string) error {
+	w, err := c.WatchKeys(ctx, keys...)
+	if err != nil {
+		return err
+	}
+	return fn(w)
+}
+
+// Exec runs writes when no watched key changed, else returns ErrTxFailed.
+// See Client.Watch for what is not atomic.
+func (w *Watch) Exec(ctx context.Context, writes func(c *Client) error) error {
+	changed, err := w.Changed(ctx)
+	switch {
+	case err != nil:
+		return err
+	case changed:
+		return ErrTxFailed
+	}
+	return writes(w.c)
+}
+
+// versions reads the version of each key: its tokens, "" when missing or
+// expired.
+func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) {
+	unique := dedupe(keys)
+	req := make([]item, len(unique))
+	for i, k := range unique {
+		req[i] = metaKey(k)
+	}
+	items, err := c.batchGet(ctx, req, versionProjection.expr, versionProjection.names)
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[string]string, len(items))
+	for _, it := range items {
+		if c.liveMeta(it).typ == typeNone {
+			continue
+		}
+		var b bytes.Buffer
+		b.Write(bytesAttr(it, attrVer))
+		b.WriteByte(0)
+		if s, ok := it[attrExpTok].(*types.AttributeValueMemberS); ok {
+			b.WriteString(s.Value)
+		}
+		byKey[string(bytesAttr(it, attrPK)[1:])] = "v" + b.String()
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = byKey[k]
+	}
+	return out, nil
+}

@@ -1,0 +1,182 @@
+package redimo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestZMPop(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	a, b, none, s := p+"a", p+"b", p+"none", p+"s"
+	_, err := c.ZAdd(ctx, b, Z{1, "x"}, Z{2, "y"}, Z{3, "z"})
+	require.NoError(t, err)
+
+	key, zs, err := c.ZMPop(ctx, PopMin, 1, none, a)
+	require.NoError(t, err)
+	require.Empty(t, zs, "every key missing: nil")
+	require.Equal(t, "", key)
+
+	key, zs, err = c.ZMPop(ctx, "max", 2, none, a, b)
+	require.NoError(t, err)
+	require.Equal(t, b, key)
+	require.Equal(t, []Z{{3, "z"}, {2, "y"}}, zs)
+
+	key, zs, err = c.ZMPop(ctx, PopMin, 10, b)
+	require.NoError(t, err)
+	require.Equal(t, b, key)
+	require.Equal(t, []Z{{1, "x"}}, zs)
+	n, err := c.Exists(ctx, b)
+	require.NoError(t, err)
+	require.Zero(t, n, "popping the last member deletes the key")
+
+	// The first existing key decides, as in Redis: a set before a sorted
+	// set is WRONGTYPE.
+	_, err = c.ZAdd(ctx, a, Z{1, "m"})
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, s, "m")
+	require.NoError(t, err)
+	_, _, err = c.ZMPop(ctx, PopMin, 1, none, s, a)
+	require.ErrorIs(t, err, ErrWrongType)
+	key, zs, err = c.ZMPop(ctx, PopMin, 1, none, a, s)
+	require.NoError(t, err)
+	require.Equal(t, a, key)
+	require.Equal(t, []Z{{1, "m"}}, zs)
+}
+
+func TestBZPopTimeoutAndCancel(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	start := time.Now()
+	z, ok, err := c.BZPopMin(ctx, 200*time.Millisecond, p+"a", p+"b")
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, ZWithKey{}, z)
+	require.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
+
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := c.BZMPop(cctx, 0, PopMin, 1, p+"a") // forever
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled wait did not end")
+	}
+
+	// A member already there is popped without waiting.
+	_, err = c.ZAdd(ctx, p+"b", Z{5, "m"}, Z{7, "n"})
+	require.NoError(t, err)
+	z, ok, err = c.BZPopMax(ctx, time.Second, p+"a", p+"b")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, ZWithKey{Z: Z{7, "n"}, Key: p + "b"}, z)
+}
+
+// A write of the same Client wakes a waiter at once, when its next poll is
+// more than a second away (it has been waiting for 2 s: polls at 25, 75,
+// 175, ... 1575 ms, the next at 3175 ms).
+func TestBZPopWokenByOwnWrite(t *testing.T) {
+	c, _, p := newTestClient(t, func(o *Options) { o.MaxPollInterval = time.Hour })
+	ctx := context.Background()
+	k := p + "q"
+	type result struct {
+		z   ZWithKey
+		ok  bool
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		z, ok, err := c.BZPopMin(ctx, 30*time.Second, p+"other", k)
+		done <- result{z, ok, err, time.Now()}
+	}()
+	time.Sleep(2 * time.Second)
+	added := time.Now()
+	_, err := c.ZAdd(ctx, k, Z{1, "job"})
+	require.NoError(t, err)
+	r := <-done
+	require.NoError(t, r.err)
+	require.True(t, r.ok)
+	require.Equal(t, ZWithKey{Z: Z{1, "job"}, Key: k}, r.z)
+	latency := r.at.Sub(added)
+	t.Logf("woken %v after the ZADD returned", latency)
+	require.Less(t, latency, 800*time.Millisecond, "woken by the write, not by a poll")
+}
+
+// Waiters in two Clients (the second sees the first's writes by polling
+// only) share 40 members added one by one: each member is popped once.
+func TestBZPopExactlyOnce(t *testing.T) {
+	c1, _, p := newTestClient(t)
+	c2, _, _ := newTestClient(t, func(o *Options) { o.MaxPollInterval = 50 * time.Millisecond })
+	ctx := context.Background()
+	k := p + "jobs"
+	const members, waiters = 40, 8
+	var (
+		mu     sync.Mutex
+		popped = map[string]int{}
+		total  int
+		wg     sync.WaitGroup
+		errs   = make(chan error, waiters)
+	)
+	for i := range waiters {
+		c := []*Client{c1, c2}[i%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				z, ok, err := c.BZPopMin(ctx, 3*time.Second, k)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !ok {
+					return // no more members for 3 s
+				}
+				mu.Lock()
+				popped[z.Member]++
+				total++
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range members {
+		_, err := c1.ZAdd(ctx, k, Z{float64(i), fmt.Sprint("job", i)})
+		require.NoError(t, err)
+		if i%5 == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, members, total, "every member popped once: %v", popped)
+	for m, n := range popped {
+		require.Equal(t, 1, n, "%s popped %d times", m, n)
+	}
+	n, err := c1.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+func TestBZPopWrongType(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	_, err := c.SAdd(ctx, p+"s", "a")
+	require.NoError(t, err)
+	_, _, err = c.BZPopMin(ctx, 0, p+"none", p+"s")
+	require.True(t, errors.Is(err, ErrWrongType), "%v", err)
+}
