@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -578,5 +579,99 @@ func TestSRandMemberUniformity(t *testing.T) {
 	require.Len(t, seen, len(members), "every member is picked")
 	for m, n := range seen {
 		require.Less(t, n, 3*draws/len(members), "%s picked %d times of %d (expected %d)", m, n, draws, draws/len(members))
+	}
+}
+
+// TestSetCardCommands checks SUNIONCARD and SDIFFCARD (Redis 8.10) on
+// known sets and the requests their shortcuts save: the random comparison
+// with a model is in the differential test.
+func TestSetCardCommands(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	a, b, big, none, z := p+"a", p+"b", p+"big", p+"none", p+"z"
+	_, err := c.SAdd(ctx, a, "1", "2", "3")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, b, "3", "4")
+	require.NoError(t, err)
+	var bigMembers []string
+	for i := range 250 {
+		bigMembers = append(bigMembers, strconv.Itoa(i))
+	}
+	_, err = c.SAdd(ctx, big, bigMembers...)
+	require.NoError(t, err)
+	makeZSet(t, c, z, "x")
+
+	cases := []struct {
+		name     string
+		call     func() (int64, error)
+		want     int64
+		requests int64 // 0: not checked
+	}{
+		{"union", func() (int64, error) { return c.SUnionCard(ctx, 0, a, b, none) }, 4, 0},
+		{"union limit", func() (int64, error) { return c.SUnionCard(ctx, 4, a, b) }, 4, 0},
+		{"union limit above", func() (int64, error) { return c.SUnionCard(ctx, 100, a, b) }, 4, 0},
+		{"union one key is SCARD", func() (int64, error) { return c.SUnionCard(ctx, 0, a, a) }, 3, 1},
+		{"union one key, limit", func() (int64, error) { return c.SUnionCard(ctx, 2, a) }, 2, 1},
+		{"union one existing set", func() (int64, error) { return c.SUnionCard(ctx, 0, none, a, none) }, 3, 1},
+		{"union missing", func() (int64, error) { return c.SUnionCard(ctx, 0, none) }, 0, 1},
+		{"union limit below the largest set", func() (int64, error) { return c.SUnionCard(ctx, 3, a, b, big) }, 3, 1},
+		{"union with the big set", func() (int64, error) { return c.SUnionCard(ctx, 0, a, big, b) }, 250, 0},
+		{"diff", func() (int64, error) { return c.SDiffCard(ctx, 0, a, b, none) }, 2, 0},
+		{"diff limit", func() (int64, error) { return c.SDiffCard(ctx, 1, a, b) }, 1, 0},
+		{"diff limit above", func() (int64, error) { return c.SDiffCard(ctx, 10, a, b) }, 2, 0},
+		{"diff no other set", func() (int64, error) { return c.SDiffCard(ctx, 2, a, none) }, 2, 1},
+		{"diff missing first", func() (int64, error) { return c.SDiffCard(ctx, 0, none, a) }, 0, 1},
+		{"diff self", func() (int64, error) { return c.SDiffCard(ctx, 0, a, b, a) }, 0, 1},
+		{"diff probing the big set, nothing left", func() (int64, error) { return c.SDiffCard(ctx, 2, a, big) }, 0, 0},
+		{"diff of the big set", func() (int64, error) { return c.SDiffCard(ctx, 0, big, a, b) }, 246, 0},
+		{"diff of the big set, limit", func() (int64, error) { return c.SDiffCard(ctx, 240, big, a, b) }, 240, 0},
+		{"diff of the big set, limit above", func() (int64, error) { return c.SDiffCard(ctx, 247, big, a, b) }, 246, 0},
+	}
+	for _, tc := range cases {
+		cnt.reset()
+		n, err := tc.call()
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, n, tc.name)
+		if tc.requests > 0 {
+			require.Equal(t, tc.requests, cnt.requests.Load(), "%s: %s", tc.name, cnt)
+		}
+	}
+
+	// Stopping at LIMIT: the big set against a bigger set is probed for
+	// one batch of 100 candidates only (one BatchGetItem of the metadata,
+	// one Query page of the first set, one probe), where the count without
+	// LIMIT probes all 250 (3 BatchGetItems or more).
+	other := p + "other"
+	_, err = c.SAdd(ctx, other, bigMembers[100:]...)
+	require.NoError(t, err)
+	var extra []string
+	for i := range 150 {
+		extra = append(extra, "x"+strconv.Itoa(i))
+	}
+	_, err = c.SAdd(ctx, other, extra...)
+	require.NoError(t, err)
+	for _, limit := range []int64{1, 0} {
+		cnt.reset()
+		n, err := c.SDiffCard(ctx, limit, big, other)
+		require.NoError(t, err)
+		cnt.mu.Lock()
+		batches := cnt.byOp["BatchGetItem"]
+		cnt.mu.Unlock()
+		if limit == 1 {
+			require.EqualValues(t, 1, n)
+			require.EqualValues(t, 2, batches, cnt.String())
+		} else {
+			require.EqualValues(t, 100, n)
+			require.GreaterOrEqual(t, batches, int64(4), cnt.String())
+		}
+	}
+
+	for _, call := range []func() (int64, error){
+		func() (int64, error) { return c.SUnionCard(ctx, 0, a, z) },
+		func() (int64, error) { return c.SUnionCard(ctx, 1, z) },
+		func() (int64, error) { return c.SDiffCard(ctx, 0, none, z) },
+	} {
+		_, err := call()
+		require.ErrorIs(t, err, ErrWrongType)
 	}
 }
