@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 38
+const extraCases = 40
 
 const huge = int64(1) << 40
 
@@ -274,7 +274,7 @@ func (g *gen) extra(k string, c int) op {
 		}, special: ttlCheck(cmd, k)}
 	case 34:
 		return op{args: []string{"PERSIST", k}, redimo: func(ctx context.Context, c *Client) (any, error) { return c.Persist(ctx, k) }}
-	case 35, 36:
+	case 35, 36, 37, 38:
 		return g.setCard()
 	default:
 		ks := g.keysN(3)

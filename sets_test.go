@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -673,5 +674,86 @@ func TestSetCardCommands(t *testing.T) {
 	} {
 		_, err := call()
 		require.ErrorIs(t, err, ErrWrongType)
+	}
+}
+
+// TestSetCardModel compares SUNIONCARD and SDIFFCARD with a model (a plain
+// Go computation over the same random sets): keys missing, of the wrong
+// type, or sets of 1 to 250 members over a shared universe (so batches of
+// 100 candidates, probes of the larger sets and whole reads of the smaller
+// ones all happen), with LIMITs around those sizes.
+func TestSetCardModel(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(15, 8))
+	for round := range 12 {
+		keys := make([]string, 4)
+		sets := map[string]map[string]bool{}
+		wrong := map[string]bool{}
+		for i := range keys {
+			keys[i] = fmt.Sprintf("%sr%d:k%d", p, round, i)
+			switch x := r.IntN(10); {
+			case x == 0:
+				// missing
+			case x == 1:
+				wrong[keys[i]] = true
+				makeZSet(t, c, keys[i], "m1")
+			default:
+				size, universe := []int{1, 3, 10, 150, 250}[r.IntN(5)], 300
+				if r.IntN(2) == 0 {
+					universe = 20
+				}
+				set := map[string]bool{}
+				for len(set) < min(size, universe) {
+					set["m"+strconv.Itoa(r.IntN(universe))] = true
+				}
+				sets[keys[i]] = set
+				_, err := c.SAdd(ctx, keys[i], slices.Collect(maps.Keys(set))...)
+				require.NoError(t, err)
+			}
+		}
+		for range 40 {
+			ks := make([]string, 1+r.IntN(4))
+			for i := range ks {
+				ks[i] = keys[r.IntN(len(keys))]
+			}
+			limit := []int64{0, 0, 1, 2, 5, 99, 100, 101, 1000, -1}[r.IntN(10)]
+			union := r.IntN(2) == 0
+			var got int64
+			var err error
+			if union {
+				got, err = c.SUnionCard(ctx, limit, ks...)
+			} else {
+				got, err = c.SDiffCard(ctx, limit, ks...)
+			}
+			what := fmt.Sprintf("round %d: union %v, limit %d, keys %v", round, union, limit, ks)
+			if limit < 0 {
+				require.ErrorIs(t, err, ErrOutOfRange, what)
+				continue
+			}
+			if slices.ContainsFunc(ks, func(k string) bool { return wrong[k] }) {
+				require.ErrorIs(t, err, ErrWrongType, what)
+				continue
+			}
+			require.NoError(t, err, what)
+			want := map[string]bool{}
+			if union {
+				for _, k := range ks {
+					maps.Copy(want, sets[k])
+				}
+			} else {
+				maps.Copy(want, sets[ks[0]])
+				for _, k := range ks[1:] {
+					for m := range sets[k] {
+						delete(want, m)
+					}
+				}
+			}
+			n := int64(len(want))
+			if limit > 0 {
+				n = min(n, limit)
+			}
+			require.Equal(t, n, got, what)
+		}
 	}
 }
