@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 40
+const extraCases = 44
 
 const huge = int64(1) << 40
 
@@ -161,7 +161,7 @@ func (g *gen) extra(k string, c int) op {
 		if ws {
 			args = append(args, "WITHSCORES")
 		}
-		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+		return op{args: args, redis: countModel(args, 2, len(st.Keys)), redimo: func(ctx context.Context, c *Client) (any, error) {
 			switch {
 			case union && ws:
 				return zreply(c.ZUnionWithScores(ctx, *st))(true)
@@ -300,15 +300,23 @@ func (g *gen) extra(k string, c int) op {
 			}
 			return "OK", nil
 		}}
+	case 39, 40, 41, 42:
+		return g.setCard()
 	default:
 		ks := g.keysN(3)
 		st := &ZStore{Keys: ks}
-		args := cat([]string{"ZINTERSTORE", k, strconv.Itoa(len(ks))}, ks...)
+		cmd := pick(g, []string{"ZINTERSTORE", "ZUNIONSTORE"})
+		args := cat([]string{cmd, k, strconv.Itoa(len(ks))}, ks...)
 		if g.r.IntN(2) == 0 {
-			st.Aggregate = pick(g, []Aggregate{AggregateSum, AggregateMin, AggregateMax})
+			st.Aggregate = pick(g, []Aggregate{AggregateSum, AggregateMin, AggregateMax, AggregateCount})
 			args = append(args, "AGGREGATE", string(st.Aggregate))
 		}
-		return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZInterStore(ctx, k, st) }}
+		return op{args: args, redis: countModel(args, 3, len(ks)), redimo: func(ctx context.Context, c *Client) (any, error) {
+			if cmd == "ZUNIONSTORE" {
+				return c.ZUnionStore(ctx, k, st)
+			}
+			return c.ZInterStore(ctx, k, st)
+		}}
 	}
 }
 
@@ -591,10 +599,97 @@ func (g *gen) zstoreArgs(weights bool) (*ZStore, []string) {
 		}
 	}
 	if g.r.IntN(2) == 0 {
-		st.Aggregate = pick(g, []Aggregate{AggregateSum, AggregateMin, AggregateMax})
+		st.Aggregate = pick(g, []Aggregate{AggregateSum, AggregateMin, AggregateMax, AggregateCount})
 		args = append(args, "AGGREGATE", string(st.Aggregate))
 	}
 	return st, args
+}
+
+// setCard is Redis 8.10's SUNIONCARD or SDIFFCARD, which the oracle (Redis
+// 7.0) lacks. The reference is a model over the oracle's sets: the size of
+// its SUNION or SDIFF of the same keys (whose WRONGTYPE it replies as it
+// is), capped at LIMIT when LIMIT > 0; a negative LIMIT is SINTERCARD's
+// error, whose argument rules the two commands share.
+func (g *gen) setCard() op {
+	ks, l := g.keysN(3), pick(g, []int64{0, 0, 1, 2, 3, huge, -1})
+	union := g.r.IntN(2) == 0
+	cmd := map[bool]string{true: "SUNIONCARD", false: "SDIFFCARD"}[union]
+	args := cat(cat([]string{cmd, strconv.Itoa(len(ks))}, ks...), "LIMIT", i64(l))
+	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
+		if union {
+			return c.SUnionCard(ctx, l, ks...)
+		}
+		return c.SDiffCard(ctx, l, ks...)
+	}, redis: func(ctx context.Context, rdb *redis.Client) (any, error) {
+		if l < 0 {
+			return rdb.Do(ctx, toAny(cat([]string{"SINTERCARD"}, args[1:]...))...).Result()
+		}
+		ms, err := rdb.Do(ctx, toAny(cat([]string{map[bool]string{true: "SUNION", false: "SDIFF"}[union]}, ks...))...).StringSlice()
+		if err != nil {
+			return nil, err
+		}
+		n := int64(len(ms))
+		if l > 0 {
+			n = min(n, l)
+		}
+		return n, nil
+	}}
+}
+
+// countModel is the oracle's side of a ZUNION, ZINTER, ZUNIONSTORE or
+// ZINTERSTORE (args, with n keys from args[first]) that may use Redis
+// 8.8's AGGREGATE COUNT, which the oracle (Redis 7.0) lacks. COUNT scores
+// a member with the sum of the weights of the inputs holding it, which is
+// AGGREGATE SUM over the inputs with every score 1: the model copies each
+// input to a plain set (a set member scores 1; a missing key stays
+// missing; a key of another type becomes a string, for the same
+// WRONGTYPE) and runs the command on the copies with SUM, so the oracle
+// still parses every argument and aggregates as it does. Without COUNT it
+// is nil: args are sent as they are.
+func countModel(args []string, first, n int) func(context.Context, *redis.Client) (any, error) {
+	at := slices.IndexFunc(args, func(a string) bool { return a == "COUNT" })
+	if at < 1 || args[at-1] != "AGGREGATE" {
+		return nil
+	}
+	return func(ctx context.Context, rdb *redis.Client) (any, error) {
+		rewritten := slices.Clone(args)
+		rewritten[at] = "SUM"
+		var copies []string
+		defer func() {
+			if len(copies) > 0 {
+				rdb.Del(ctx, copies...)
+			}
+		}()
+		for i := first; i < first+n; i++ {
+			key, cp := args[i], fmt.Sprintf("%s\x00count%d", args[i], i)
+			copies, rewritten[i] = append(copies, cp), cp
+			if err := rdb.Del(ctx, cp).Err(); err != nil {
+				return nil, err
+			}
+			typ, err := rdb.Type(ctx, key).Result()
+			if err != nil {
+				return nil, err
+			}
+			var ms []string
+			switch typ {
+			case "none":
+				continue
+			case "set":
+				ms, err = rdb.SMembers(ctx, key).Result()
+			case "zset":
+				ms, err = rdb.ZRange(ctx, key, 0, -1).Result()
+			default:
+				err = rdb.Set(ctx, cp, "x", 0).Err()
+			}
+			if err == nil && len(ms) > 0 {
+				err = rdb.SAdd(ctx, cp, toAny(ms)...).Err()
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return rdb.Do(ctx, toAny(rewritten)...).Result()
+	}
 }
 
 // noArguments is a command called without the members or keys it needs:
@@ -624,9 +719,18 @@ func (g *gen) noArguments(k string) op {
 		{[]string{"ZDIFFSTORE", k, "0"}, func(ctx context.Context, c *Client) (any, error) { return c.ZDiffStore(ctx, k) }},
 		{[]string{"ZINTERCARD", "0"}, func(ctx context.Context, c *Client) (any, error) { return c.ZInterCard(ctx, 0) }},
 		{[]string{"SINTERCARD", "0"}, func(ctx context.Context, c *Client) (any, error) { return c.SInterCard(ctx, 0) }},
+		{[]string{"SUNIONCARD", "0"}, func(ctx context.Context, c *Client) (any, error) { return c.SUnionCard(ctx, 0) }},
+		{[]string{"SDIFFCARD", "0"}, func(ctx context.Context, c *Client) (any, error) { return c.SDiffCard(ctx, 0) }},
 	}
 	x := cases[g.r.IntN(len(cases))]
-	return op{args: x.args, redimo: x.call}
+	o := op{args: x.args, redimo: x.call}
+	if strings.HasSuffix(x.args[0], "CARD") && x.args[0] != "ZINTERCARD" {
+		// SUNIONCARD and SDIFFCARD (Redis 8.10) refuse it as SINTERCARD does.
+		o.redis = func(ctx context.Context, rdb *redis.Client) (any, error) {
+			return rdb.Do(ctx, "SINTERCARD", "0").Result()
+		}
+	}
+	return o
 }
 
 // expire is EXPIRE, PEXPIRE, EXPIREAT or PEXPIREAT with times that are

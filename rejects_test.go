@@ -49,6 +49,8 @@ func TestRejectsBadInput(t *testing.T) {
 		{"SMOVE long destination", ErrKeyTooLong, func() error { _, err := c.SMove(ctx, s, longKey, "a"); return err }},
 		{"SINTER no keys", ErrSyntax, func() error { _, err := c.SInter(ctx); return err }},
 		{"SINTERCARD negative limit", ErrOutOfRange, func() error { _, err := c.SInterCard(ctx, -1, s); return err }},
+		{"SUNIONCARD negative limit", ErrOutOfRange, func() error { _, err := c.SUnionCard(ctx, -1, s); return err }},
+		{"SDIFFCARD negative limit", ErrOutOfRange, func() error { _, err := c.SDiffCard(ctx, -1, s, s); return err }},
 		{"SUNION no keys", ErrSyntax, func() error { _, err := c.SUnion(ctx); return err }},
 		{"SDIFF long key", ErrKeyTooLong, func() error { _, err := c.SDiff(ctx, s, longKey); return err }},
 		{"SUNIONSTORE long destination", ErrKeyTooLong, func() error { _, err := c.SUnionStore(ctx, longKey, s); return err }},

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -578,5 +580,180 @@ func TestSRandMemberUniformity(t *testing.T) {
 	require.Len(t, seen, len(members), "every member is picked")
 	for m, n := range seen {
 		require.Less(t, n, 3*draws/len(members), "%s picked %d times of %d (expected %d)", m, n, draws, draws/len(members))
+	}
+}
+
+// TestSetCardCommands checks SUNIONCARD and SDIFFCARD (Redis 8.10) on
+// known sets and the requests their shortcuts save: the random comparison
+// with a model is in the differential test.
+func TestSetCardCommands(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	a, b, big, none, z := p+"a", p+"b", p+"big", p+"none", p+"z"
+	_, err := c.SAdd(ctx, a, "1", "2", "3")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, b, "3", "4")
+	require.NoError(t, err)
+	var bigMembers []string
+	for i := range 250 {
+		bigMembers = append(bigMembers, strconv.Itoa(i))
+	}
+	_, err = c.SAdd(ctx, big, bigMembers...)
+	require.NoError(t, err)
+	makeZSet(t, c, z, "x")
+
+	cases := []struct {
+		name     string
+		call     func() (int64, error)
+		want     int64
+		requests int64 // 0: not checked
+	}{
+		{"union", func() (int64, error) { return c.SUnionCard(ctx, 0, a, b, none) }, 4, 0},
+		{"union limit", func() (int64, error) { return c.SUnionCard(ctx, 4, a, b) }, 4, 0},
+		{"union limit above", func() (int64, error) { return c.SUnionCard(ctx, 100, a, b) }, 4, 0},
+		{"union one key is SCARD", func() (int64, error) { return c.SUnionCard(ctx, 0, a, a) }, 3, 1},
+		{"union one key, limit", func() (int64, error) { return c.SUnionCard(ctx, 2, a) }, 2, 1},
+		{"union one existing set", func() (int64, error) { return c.SUnionCard(ctx, 0, none, a, none) }, 3, 1},
+		{"union missing", func() (int64, error) { return c.SUnionCard(ctx, 0, none) }, 0, 1},
+		{"union limit below the largest set", func() (int64, error) { return c.SUnionCard(ctx, 3, a, b, big) }, 3, 1},
+		{"union with the big set", func() (int64, error) { return c.SUnionCard(ctx, 0, a, big, b) }, 250, 0},
+		{"diff", func() (int64, error) { return c.SDiffCard(ctx, 0, a, b, none) }, 2, 0},
+		{"diff limit", func() (int64, error) { return c.SDiffCard(ctx, 1, a, b) }, 1, 0},
+		{"diff limit above", func() (int64, error) { return c.SDiffCard(ctx, 10, a, b) }, 2, 0},
+		{"diff no other set", func() (int64, error) { return c.SDiffCard(ctx, 2, a, none) }, 2, 1},
+		{"diff missing first", func() (int64, error) { return c.SDiffCard(ctx, 0, none, a) }, 0, 1},
+		{"diff self", func() (int64, error) { return c.SDiffCard(ctx, 0, a, b, a) }, 0, 1},
+		{"diff probing the big set, nothing left", func() (int64, error) { return c.SDiffCard(ctx, 2, a, big) }, 0, 0},
+		{"diff of the big set", func() (int64, error) { return c.SDiffCard(ctx, 0, big, a, b) }, 246, 0},
+		{"diff of the big set, limit", func() (int64, error) { return c.SDiffCard(ctx, 240, big, a, b) }, 240, 0},
+		{"diff of the big set, limit above", func() (int64, error) { return c.SDiffCard(ctx, 247, big, a, b) }, 246, 0},
+	}
+	for _, tc := range cases {
+		cnt.reset()
+		n, err := tc.call()
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, n, tc.name)
+		if tc.requests > 0 {
+			require.Equal(t, tc.requests, cnt.requests.Load(), "%s: %s", tc.name, cnt)
+		}
+	}
+
+	// Stopping at LIMIT: the big set against a bigger set is probed for
+	// one batch of 100 candidates only (one BatchGetItem of the metadata,
+	// one Query page of the first set, one probe), where the count without
+	// LIMIT probes all 250 (3 BatchGetItems or more).
+	other := p + "other"
+	_, err = c.SAdd(ctx, other, bigMembers[100:]...)
+	require.NoError(t, err)
+	var extra []string
+	for i := range 150 {
+		extra = append(extra, "x"+strconv.Itoa(i))
+	}
+	_, err = c.SAdd(ctx, other, extra...)
+	require.NoError(t, err)
+	for _, limit := range []int64{1, 0} {
+		cnt.reset()
+		n, err := c.SDiffCard(ctx, limit, big, other)
+		require.NoError(t, err)
+		cnt.mu.Lock()
+		batches := cnt.byOp["BatchGetItem"]
+		cnt.mu.Unlock()
+		if limit == 1 {
+			require.EqualValues(t, 1, n)
+			require.EqualValues(t, 2, batches, cnt.String())
+		} else {
+			require.EqualValues(t, 100, n)
+			require.GreaterOrEqual(t, batches, int64(4), cnt.String())
+		}
+	}
+
+	for _, call := range []func() (int64, error){
+		func() (int64, error) { return c.SUnionCard(ctx, 0, a, z) },
+		func() (int64, error) { return c.SUnionCard(ctx, 1, z) },
+		func() (int64, error) { return c.SDiffCard(ctx, 0, none, z) },
+	} {
+		_, err := call()
+		require.ErrorIs(t, err, ErrWrongType)
+	}
+}
+
+// TestSetCardModel compares SUNIONCARD and SDIFFCARD with a model (a plain
+// Go computation over the same random sets): keys missing, of the wrong
+// type, or sets of 1 to 250 members over a shared universe (so batches of
+// 100 candidates, probes of the larger sets and whole reads of the smaller
+// ones all happen), with LIMITs around those sizes.
+func TestSetCardModel(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(15, 8))
+	for round := range 12 {
+		keys := make([]string, 4)
+		sets := map[string]map[string]bool{}
+		wrong := map[string]bool{}
+		for i := range keys {
+			keys[i] = fmt.Sprintf("%sr%d:k%d", p, round, i)
+			switch x := r.IntN(10); {
+			case x == 0:
+				// missing
+			case x == 1:
+				wrong[keys[i]] = true
+				makeZSet(t, c, keys[i], "m1")
+			default:
+				size, universe := []int{1, 3, 10, 150, 250}[r.IntN(5)], 300
+				if r.IntN(2) == 0 {
+					universe = 20
+				}
+				set := map[string]bool{}
+				for len(set) < min(size, universe) {
+					set["m"+strconv.Itoa(r.IntN(universe))] = true
+				}
+				sets[keys[i]] = set
+				_, err := c.SAdd(ctx, keys[i], slices.Collect(maps.Keys(set))...)
+				require.NoError(t, err)
+			}
+		}
+		for range 40 {
+			ks := make([]string, 1+r.IntN(4))
+			for i := range ks {
+				ks[i] = keys[r.IntN(len(keys))]
+			}
+			limit := []int64{0, 0, 1, 2, 5, 99, 100, 101, 1000, -1}[r.IntN(10)]
+			union := r.IntN(2) == 0
+			var got int64
+			var err error
+			if union {
+				got, err = c.SUnionCard(ctx, limit, ks...)
+			} else {
+				got, err = c.SDiffCard(ctx, limit, ks...)
+			}
+			what := fmt.Sprintf("round %d: union %v, limit %d, keys %v", round, union, limit, ks)
+			if limit < 0 {
+				require.ErrorIs(t, err, ErrOutOfRange, what)
+				continue
+			}
+			if slices.ContainsFunc(ks, func(k string) bool { return wrong[k] }) {
+				require.ErrorIs(t, err, ErrWrongType, what)
+				continue
+			}
+			require.NoError(t, err, what)
+			want := map[string]bool{}
+			if union {
+				for _, k := range ks {
+					maps.Copy(want, sets[k])
+				}
+			} else {
+				maps.Copy(want, sets[ks[0]])
+				for _, k := range ks[1:] {
+					for m := range sets[k] {
+						delete(want, m)
+					}
+				}
+			}
+			n := int64(len(want))
+			if limit > 0 {
+				n = min(n, limit)
+			}
+			require.Equal(t, n, got, what)
+		}
 	}
 }

@@ -764,3 +764,43 @@ func TestZRequestCounts(t *testing.T) {
 	require.Len(t, topIDs, 10)
 	require.EqualValues(t, 1, cnt.requests.Load(), "DisableKeyExpiry: %s", cnt)
 }
+
+// TestAggregateCount checks Redis 8.8's AGGREGATE COUNT on known inputs:
+// scores ignored, a member scoring the number of inputs holding it, or
+// the sum of their weights (the random comparison with a model is in the
+// differential test).
+func TestAggregateCount(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	a, b, s, none := p+"a", p+"b", p+"s", p+"none"
+	_, err := c.ZAdd(ctx, a, Z{Score: 5, Member: "x"}, Z{Score: -3, Member: "y"}, Z{Score: math.Inf(1), Member: "z"})
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, b, Z{Score: 100, Member: "x"}, Z{Score: 0, Member: "z"})
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, s, "x", "w")
+	require.NoError(t, err)
+
+	zs, err := c.ZUnionWithScores(ctx, ZStore{Keys: []string{a, b, s, none}, Aggregate: AggregateCount})
+	require.NoError(t, err)
+	require.Equal(t, []Z{{1, "w"}, {1, "y"}, {2, "z"}, {3, "x"}}, zs)
+	zs, err = c.ZUnionWithScores(ctx, ZStore{Keys: []string{a, b, s}, Weights: []float64{2, 0.5, -1}, Aggregate: "count"})
+	require.NoError(t, err)
+	require.Equal(t, []Z{{-1, "w"}, {1.5, "x"}, {2, "y"}, {2.5, "z"}}, zs)
+	zs, err = c.ZInterWithScores(ctx, &ZStore{Keys: []string{a, b}, Weights: []float64{math.Inf(1), 0}, Aggregate: AggregateCount})
+	require.NoError(t, err)
+	require.Equal(t, []Z{{math.Inf(1), "x"}, {math.Inf(1), "z"}}, zs)
+	n, err := c.ZInterStore(ctx, p+"d", &ZStore{Keys: []string{a, b, s}, Aggregate: AggregateCount})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	zs, err = c.ZRangeWithScores(ctx, p+"d", 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{3, "x"}}, zs)
+	n, err = c.ZUnionStore(ctx, p+"d", &ZStore{Keys: []string{a, a}, Aggregate: AggregateCount})
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	zs, err = c.ZRangeWithScores(ctx, p+"d", 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{2, "x"}, {2, "y"}, {2, "z"}}, zs)
+	_, err = c.ZUnion(ctx, ZStore{Keys: []string{a}, Aggregate: "AVG"})
+	require.ErrorIs(t, err, ErrSyntax)
+}

@@ -17,14 +17,22 @@ import (
 type Aggregate string
 
 // The Aggregate values; "" means AggregateSum.
+//
+// AggregateCount is Redis 8.8's AGGREGATE COUNT: the input scores are
+// ignored and a member's score is the number of input keys holding it;
+// with weights, the sum of the weights of the keys holding it (as Redis
+// 8.8 defines it: each key contributes its weight instead of score ×
+// weight, summed as SUM sums, inf + -inf giving 0).
 const (
-	AggregateSum Aggregate = "SUM"
-	AggregateMin Aggregate = "MIN"
-	AggregateMax Aggregate = "MAX"
+	AggregateSum   Aggregate = "SUM"
+	AggregateMin   Aggregate = "MIN"
+	AggregateMax   Aggregate = "MAX"
+	AggregateCount Aggregate = "COUNT"
 )
 
 // ZStore is the input of ZUNION/ZINTER(STORE): keys, optional weights (one
-// per key; a score is multiplied by its key's weight) and the aggregate.
+// per key; a score is multiplied by its key's weight) and the aggregate
+// (AggregateCount ignores the scores: see Aggregate).
 type ZStore struct {
 	Keys      []string
 	Weights   []float64
@@ -36,6 +44,7 @@ type source struct {
 	key    string
 	m      meta
 	weight float64
+	count  bool // AggregateCount: each member scores weight, whatever its score
 }
 
 // sources validates a ZStore and reads its keys' metadata (one
@@ -48,7 +57,7 @@ func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]sour
 		return nil, argError(cmd, "WEIGHTS", strconv.Itoa(len(store.Weights))+" weights", ErrSyntax)
 	}
 	switch strings.ToUpper(string(store.Aggregate)) {
-	case "", string(AggregateSum), string(AggregateMin), string(AggregateMax):
+	case "", string(AggregateSum), string(AggregateMin), string(AggregateMax), string(AggregateCount):
 	default:
 		return nil, argError(cmd, "AGGREGATE", string(store.Aggregate), ErrSyntax)
 	}
@@ -66,7 +75,7 @@ func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]sour
 	}
 	out := make([]source, len(store.Keys))
 	for i, k := range store.Keys {
-		out[i] = source{key: k, m: ms[i], weight: 1}
+		out[i] = source{key: k, m: ms[i], weight: 1, count: strings.EqualFold(string(store.Aggregate), string(AggregateCount))}
 		if len(store.Weights) > 0 {
 			out[i].weight = store.Weights[i]
 		}
@@ -115,13 +124,15 @@ func (c *Client) load(ctx context.Context, s source) (map[string]float64, error)
 			return nil, err
 		}
 		m, _, _ := memberOf(it)
-		out[m] = weighted(sourceScore(s.m.typ, it), s.weight)
+		out[m] = weighted(s.score(it), s.weight)
 	}
 	return out, nil
 }
 
-func sourceScore(t keyType, it item) float64 {
-	if t == typeSet {
+// score is the score a member item of s contributes before its weight: 1
+// for a set member or with AggregateCount.
+func (s source) score(it item) float64 {
+	if s.count || s.m.typ == typeSet {
 		return 1
 	}
 	return scoreOfIX(bytesAttr(it, attrIX))
@@ -143,7 +154,7 @@ func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float
 	}
 	out := make(map[string]float64, len(found))
 	for m, it := range found {
-		out[m] = sourceScore(s.m.typ, it) * s.weight
+		out[m] = s.score(it) * s.weight
 	}
 	return out, nil
 }

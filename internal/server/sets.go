@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strings"
 
 	"github.com/redimo-go/redimo/internal/resp"
@@ -55,6 +56,8 @@ func setCommands() []*Command {
 			return reply(c, ms, err, resp.SetOf)
 		}),
 		set("sintercard", -3, "readonly", 0, 0, "7.0.0", "Returns the number of members of the intersect of multiple sets.", sintercard),
+		set("sunioncard", -3, "readonly", 0, 0, "8.10.0", "Returns the number of members of the union of multiple sets.", sunioncard),
+		set("sdiffcard", -3, "readonly", 0, 0, "8.10.0", "Returns the number of members of the difference of multiple sets.", sdiffcard),
 		set("sunion", -2, "readonly", 1, -1, "1.0.0", "Returns the union of multiple sets.", func(c *call) resp.Value {
 			ms, err := c.db.SUnion(c.ctx, c.rest(1)...)
 			return reply(c, ms, err, resp.SetOf)
@@ -210,7 +213,17 @@ func spop(c *call) resp.Value {
 }
 
 // sintercard is SINTERCARD numkeys key [key ...] [LIMIT limit].
-func sintercard(c *call) resp.Value {
+func sintercard(c *call) resp.Value { return setCard(c, c.db.SInterCard) }
+
+// sunioncard is Redis 8.10's SUNIONCARD numkeys key [key ...] [LIMIT limit].
+func sunioncard(c *call) resp.Value { return setCard(c, c.db.SUnionCard) }
+
+// sdiffcard is Redis 8.10's SDIFFCARD numkeys key [key ...] [LIMIT limit].
+func sdiffcard(c *call) resp.Value { return setCard(c, c.db.SDiffCard) }
+
+// setCard parses numkeys key [key ...] [LIMIT limit], as SINTERCARD and
+// Redis 8.10's SUNIONCARD and SDIFFCARD do, and replies count's answer.
+func setCard(c *call, count func(context.Context, int64, ...string) (int64, error)) resp.Value {
 	keys, opts, bad := numKeys(c.args, 1)
 	if bad.Kind != 0 {
 		return bad
@@ -226,7 +239,7 @@ func sintercard(c *call) resp.Value {
 		}
 		limit = n
 	}
-	n, err := c.db.SInterCard(c.ctx, limit, keys...)
+	n, err := count(c.ctx, limit, keys...)
 	return reply(c, n, err, resp.Int)
 }
 

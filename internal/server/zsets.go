@@ -428,7 +428,7 @@ func zalgebra(c *call, op int, store bool) resp.Value {
 			j += 1 + len(keys)
 		case (op == opUnion || op == opInter) && opt == "aggregate" && left >= 2:
 			switch agg := strings.ToUpper(opts[j+1]); agg {
-			case "SUM", "MIN", "MAX":
+			case "SUM", "MIN", "MAX", "COUNT": // COUNT: Redis 8.8
 				st.Aggregate = redimo.Aggregate(agg)
 			default:
 				bad = resp.Err(msgSyntax)
