@@ -97,7 +97,7 @@ type Options struct {
 	// command's parallel requests, so it must be safe for concurrent use
 	// and quick. ctx is the command's context (carrying whatever the caller
 	// put in it). Setting it makes every request ask for
-	// ReturnConsumedCapacity TOTAL, which costs nothing. Default nil.
+	// ReturnConsumedCapacity INDEXES, which costs nothing. Default nil.
 	Metrics func(ctx context.Context, r Request)
 	// MaxPollInterval is the longest delay between two reads of a blocking
 	// pop (BZPopMin, BZMPop) waiting for members that no write of this

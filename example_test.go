@@ -312,13 +312,13 @@ func ExampleOptions_metrics() {
 			lines = append(lines, fmt.Sprintf("%s: %s, %g RCU, %g WCU", r.Command, r.Operation, r.ReadUnits, wcu))
 		}
 	})
-	must(rdb.SAdd(ctx, "tags", "go", "redis")) // 2 members + the key's metadata item, written transactionally
+	must(rdb.SAdd(ctx, "tags", "go", "redis")) // 2 members + the key's metadata item, written transactionally, and the key's entry in the key index
 	must(rdb.SCard(ctx, "tags"))               // the metadata item, read strongly consistent
 	for _, l := range lines {
 		fmt.Println(l)
 	}
 	// Output:
-	// SAdd: TransactWriteItems, 0 RCU, 6 WCU
+	// SAdd: TransactWriteItems, 0 RCU, 8 WCU
 	// SCard: GetItem, 1 RCU, 0 WCU
 }
 

@@ -147,7 +147,7 @@ func (c *counter) String() string {
 }
 
 func (c *counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	out, err := c.db.GetItem(ctx, in, o...)
 	if err == nil {
 		c.count("GetItem", deref(out.ConsumedCapacity)...)
@@ -161,7 +161,7 @@ func (c *counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...f
 }
 
 func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	out, err := c.db.Query(ctx, in, o...)
 	if err == nil {
 		c.count("Query", deref(out.ConsumedCapacity)...)
@@ -173,7 +173,7 @@ func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(
 }
 
 func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	out, err := c.db.BatchGetItem(ctx, in, o...)
 	if err != nil {
 		c.count("BatchGetItem")
@@ -187,7 +187,7 @@ func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInp
 }
 
 func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	out, err := c.db.TransactWriteItems(ctx, in, o...)
 	if err == nil {
 		c.count("TransactWriteItems", out.ConsumedCapacity...)
@@ -212,7 +212,7 @@ func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 }
 
 func (c *counter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	out, err := c.db.UpdateItem(ctx, in, o...)
 	if err == nil {
 		c.count("UpdateItem", deref(out.ConsumedCapacity)...)

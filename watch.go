@@ -41,7 +41,8 @@ var versionProjection = struct {
 //
 // Unlike Redis, a key that was missing when watched, then created and
 // deleted again before Changed, is not seen as changed: nothing of it is
-// left to compare.
+// left to compare. With Options.EventuallyConsistent, the version reads are
+// eventually consistent too: a write of the last second can be missed.
 //
 // Cost: one BatchGetItem per 100 keys, 1 read unit per key.
 //

@@ -51,7 +51,7 @@ func TestZMPop(t *testing.T) {
 }
 
 func TestBZPopTimeoutAndCancel(t *testing.T) {
-	c, _, p := newTestClient(t)
+	c, cnt, p := newTestClient(t)
 	ctx := context.Background()
 	start := time.Now()
 	z, ok, err := c.BZPopMin(ctx, 200*time.Millisecond, p+"a", p+"b")
@@ -59,6 +59,17 @@ func TestBZPopTimeoutAndCancel(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, ZWithKey{}, z)
 	require.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
+
+	// The cost of waiting: polls 25 ms apart, doubling to 1 s: reads at
+	// 0, 25, 75, 175, 375, 775, 1575, 2575 ms in 3 s, one BatchGetItem
+	// of the two metadata items each.
+	cnt.reset()
+	_, ok, err = c.BZPopMin(ctx, 3*time.Second, p+"a", p+"b")
+	require.NoError(t, err)
+	require.False(t, ok)
+	t.Logf("3 s of waiting on 2 keys: %s", cnt)
+	require.LessOrEqual(t, cnt.requests.Load(), int64(9))
+	require.GreaterOrEqual(t, cnt.requests.Load(), int64(6))
 
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
