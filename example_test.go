@@ -303,13 +303,7 @@ func ExampleOptions_metrics() {
 		o.Metrics = func(_ context.Context, r redimo.Request) {
 			mu.Lock()
 			defer mu.Unlock()
-			// For a transaction, the documented price: DynamoDB Local
-			// reports fewer units for one than DynamoDB bills.
-			wcu := r.WriteUnits
-			if r.TransactWriteUnits > 0 {
-				wcu = r.TransactWriteUnits
-			}
-			lines = append(lines, fmt.Sprintf("%s: %s, %g RCU, %g WCU", r.Command, r.Operation, r.ReadUnits, wcu))
+			lines = append(lines, fmt.Sprintf("%s: %s, %g RCU, %g WCU", r.Command, r.Operation, r.ReadUnits, r.WriteUnits))
 		}
 	})
 	must(rdb.SAdd(ctx, "tags", "go", "redis")) // 2 members + the key's metadata item, written transactionally, and the key's entry in the key index

@@ -140,6 +140,11 @@ start_redis() {
   if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
     apt_install redis-server redis-tools
   fi
+  # redis-py, for the server's client-library test (internal/server/redispy_test.go):
+  # Debian's module, under Debian's python3.
+  if ! /usr/bin/python3 -c 'import redis' 2>/dev/null; then
+    apt_install python3-redis || log "python3-redis not installed: TestRedisPy will fail"
+  fi
   local pid port
   port=$(free_port "$ddb_used_port")
   log "starting redis-server on 127.0.0.1:$port (log: $tmp/redis.log)"

@@ -112,6 +112,13 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 	sess.mu.Lock()
 	sess.lastCmd, sess.lastAt = cmd.Name, start
 	sess.mu.Unlock()
+	if cmd.has("blocking") { // a blocked wait ends when Shutdown starts
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(s.blocked, cancel)
+		defer stop()
+	}
 	t := &tally{} // Record adds the command's DynamoDB requests to it
 	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd, noBlocking: noBlocking})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)

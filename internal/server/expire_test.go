@@ -77,6 +77,9 @@ func TestExpireRangeAgainstRedis(t *testing.T) {
 	}
 	for _, cmd := range []string{"EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT"} {
 		for _, v := range values {
+			if v == "1" && (cmd == "EXPIRE" || cmd == "PEXPIRE") {
+				continue // expires within a second: the two servers' checks would race it
+			}
 			for _, opt := range []string{"", "GT"} {
 				k := "expirerange:" + randomHex(4)
 				args := []any{cmd, k, v}

@@ -79,6 +79,11 @@ type Server struct {
 	// aborts the commands in flight (a Shutdown whose deadline passed).
 	base      context.Context
 	cancelAll context.CancelFunc
+	// blocked is cancelled when Shutdown starts: blocking commands (BZPOPMIN
+	// and kin) stop waiting then, instead of holding Shutdown until its
+	// deadline.
+	blocked       context.Context
+	cancelBlocked context.CancelFunc
 
 	mu        sync.Mutex
 	closing   bool
@@ -103,6 +108,7 @@ func New(cfg Config) *Server {
 		listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
 	}
 	s.base, s.cancelAll = context.WithCancel(context.Background())
+	s.blocked, s.cancelBlocked = context.WithCancel(context.Background())
 	return s
 }
 
@@ -173,6 +179,7 @@ func (s *Server) isClosing() bool {
 // running are cancelled and Shutdown returns ctx's error once their
 // connections are closed.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.cancelBlocked()
 	s.mu.Lock()
 	s.closing = true
 	for ln := range s.listeners {

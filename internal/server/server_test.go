@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -407,4 +408,25 @@ func TestGoRedisSortedSets(t *testing.T) {
 			require.Equal(t, int64(4), rdb.Del(ctx, k+"x", k+"s", k+"d", k+"p").Val())
 		})
 	}
+}
+
+// A blocked BZPOPMIN (timeout 0: forever) does not hold Shutdown until its
+// deadline: the wait ends when Shutdown starts, and nothing is popped.
+func TestShutdownEndsBlockedPops(t *testing.T) {
+	needDB(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := server.New(server.Config{Client: redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = testTable })})
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	c := dial(t, ln.Addr().String())
+	k := "blocked:" + randomHex(4)
+	c.send(encode("BZPOPMIN", k, "0"))
+	time.Sleep(200 * time.Millisecond) // the pop is waiting
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, srv.Shutdown(ctx), "Shutdown returned at its deadline")
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.ErrorIs(t, <-done, server.ErrServerClosed)
 }
