@@ -262,8 +262,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 // SRandMember returns a random member of the set at key; ok is false when
 // the set is empty or missing. As Redis's SRANDMEMBER without count.
 //
-// Cost: one Query of the index, 1 read unit; two when the random point
-// falls past the last member.
+// Cost: SRandMemberN's with count 1: one or two Queries of the index
+// reading up to 33 keys (about 1 read unit), and one GetItem of the
+// metadata item in parallel.
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {

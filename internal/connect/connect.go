@@ -29,9 +29,11 @@ type Flags struct {
 	DisableWriteCombining bool
 }
 
-// Register defines -table, -endpoint, -region and -eventually-consistent
-// on fs, with defaults from REDIMO_TABLE, REDIMO_ENDPOINT, REDIMO_REGION
-// (else the AWS configuration's region) and REDIMO_EVENTUALLY_CONSISTENT.
+// Register defines -table, -endpoint, -region, -eventually-consistent,
+// -disable-key-expiry and -disable-write-combining on fs, with defaults
+// from REDIMO_TABLE, REDIMO_ENDPOINT, REDIMO_REGION (else the AWS
+// configuration's region), REDIMO_EVENTUALLY_CONSISTENT,
+// REDIMO_DISABLE_KEY_EXPIRY and REDIMO_DISABLE_WRITE_COMBINING.
 func (f *Flags) Register(fs *flag.FlagSet) {
 	consistent, _ := strconv.ParseBool(os.Getenv("REDIMO_EVENTUALLY_CONSISTENT"))
 	noExpiry, _ := strconv.ParseBool(os.Getenv("REDIMO_DISABLE_KEY_EXPIRY"))

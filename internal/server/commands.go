@@ -41,11 +41,9 @@ type call struct {
 	noBlocking bool
 }
 
-// families lists the command families; each file adds one.
-//
-// Expiry commands (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL,
-// PERSIST) belong in their own file returning an expireCommands() family,
-// listed here; the library already implements them (expire.go).
+// families lists the command families; each file adds one (expire.go the
+// expiry commands, zpop.go the sorted-set queue commands, multi.go
+// MULTI/EXEC, keyspace.go SCAN and kin).
 func families() [][]*Command {
 	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), zpopCommands(), multiCommands(), keyspaceCommands()}
 }
