@@ -252,7 +252,7 @@ func (c *Client) FlushDB(ctx context.Context) error {
 		if err != nil {
 			return wrap("FLUSHDB", err)
 		}
-		if err := c.parallel(ctx, len(found), func(i int) error {
+		if err := c.parallel(len(found), func(i int) error {
 			_, err := c.del(ctx, found[i].key)
 			return err
 		}); err != nil {
@@ -263,33 +263,6 @@ func (c *Client) FlushDB(ctx context.Context) error {
 		}
 		cursor = next
 	}
-}
-
-// parallel runs f(0) ... f(n-1), Options.Parallelism at a time, and
-// returns the first error.
-func (c *Client) parallel(ctx context.Context, n int, f func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		slots = make(chan struct{}, c.opts.Parallelism)
-	)
-	for i := range n {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			if err := f(i); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return first
 }
 
 // Touch returns how many of keys exist, counting a key named twice twice,
@@ -357,7 +330,7 @@ func (c *Client) Keyspace(ctx context.Context) (KeyspaceStats, error) {
 	for i := range shard {
 		shard[i] = byte(i)
 	}
-	err := c.parallel(ctx, keyShards, func(i int) error {
+	err := c.parallel(keyShards, func(i int) error {
 		in := c.keyIndexQuery(shard[i], uint64(shard[i])<<60)
 		in.ProjectionExpression = aws.String("#x")
 		in.ExpressionAttributeNames["#x"] = attrExp

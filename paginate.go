@@ -85,28 +85,42 @@ func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, 
 	var (
 		mu    sync.Mutex
 		found []item
-		first error
-		wg    sync.WaitGroup
-		sem   = make(chan struct{}, c.opts.Parallelism)
 	)
-	ctx = c.labelled(ctx)
-	for start := 0; start < len(keys); start += 100 {
-		chunk := keys[start:min(start+100, len(keys))]
-		sem <- struct{}{}
+	err := c.parallel((len(keys)+99)/100, func(i int) error {
+		items, err := c.batchGetChunk(ctx, keys[i*100:min((i+1)*100, len(keys))], projection, names)
+		mu.Lock()
+		defer mu.Unlock()
+		found = append(found, items...)
+		return err
+	})
+	return found, err
+}
+
+// parallel runs f(0) ... f(n-1), Options.Parallelism at a time, and
+// returns the first error.
+func (c *Client) parallel(n int, f func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		slots = make(chan struct{}, c.opts.Parallelism)
+	)
+	for i := range n {
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			items, err := c.batchGetChunk(ctx, chunk, projection, names)
-			mu.Lock()
-			defer mu.Unlock()
-			found = append(found, items...)
-			if err != nil && first == nil {
-				first = err
+			defer func() { <-slots; wg.Done() }()
+			if err := f(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return found, first
+	return first
 }
 
 func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {

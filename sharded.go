@@ -120,28 +120,7 @@ func (s *ShardedSet) byShard(members []string) map[int][]string {
 // eachShard runs fn for the given shards, Options.Parallelism at a time, and
 // returns the first error.
 func (s *ShardedSet) eachShard(shards []int, fn func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		sem   = make(chan struct{}, s.c.opts.Parallelism)
-	)
-	for _, i := range shards {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(i); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return first
+	return s.c.parallel(len(shards), func(j int) error { return fn(shards[j]) })
 }
 
 func (s *ShardedSet) all() []int {
