@@ -268,11 +268,10 @@ func (c *Client) sendShared(batch []*attempt) {
 			elsewhere = elsewhere || retryableCode(aws.ToString(r.Code))
 		}
 	}
-	var conflict *types.TransactionConflictException
 	for _, a := range batch {
 		out := txOutcome{err: err}
 		switch {
-		case err == nil, errors.As(err, &conflict), errors.Is(err, ErrContention), errors.Is(err, context.Canceled):
+		case err == nil, errors.Is(err, ErrContention):
 		case isCancel:
 			out.reasons = make([]types.CancellationReason, len(a.actions))
 			for i, at := range a.at {

@@ -86,6 +86,7 @@ func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, 
 		mu    sync.Mutex
 		found []item
 	)
+	ctx = c.labelled(ctx) // for Options.Metrics: the chunks' goroutines do not show the command
 	err := c.parallel((len(keys)+99)/100, func(i int) error {
 		items, err := c.batchGetChunk(ctx, keys[i*100:min((i+1)*100, len(keys))], projection, names)
 		mu.Lock()

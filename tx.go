@@ -109,14 +109,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			return res, nil
 		}
-		if out.reasons == nil {
-			var conflict *types.TransactionConflictException
-			if errors.As(out.err, &conflict) {
-				if err := sleep(ctx, try+1); err != nil {
-					return txResult{}, err
-				}
-				continue
-			}
+		if out.reasons == nil { // conflicts alone were resent by sendTx
 			return txResult{}, out.err
 		}
 		conflict := false
