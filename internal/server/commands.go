@@ -28,6 +28,16 @@ type Command struct {
 	subs     map[string]*Command // a container's subcommands (CLIENT, COMMAND, CONFIG)
 }
 
+// keyedCommand returns the constructor of a command family's entries
+// whose keys are args[first..last] (last -1: the last argument), one in
+// every step of 1, in Redis's command group.
+func keyedCommand(group string) func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
+	return func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
+		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
+			Group: group, Since: since, Summary: summary, run: run}
+	}
+}
+
 // call is one command being run.
 type call struct {
 	ctx  context.Context

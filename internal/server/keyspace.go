@@ -12,10 +12,7 @@ import (
 // from the library's key index (eventually consistent; see
 // redimo.Client.Scan).
 func keyspaceCommands() []*Command {
-	k := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
-			Group: "generic", Since: since, Summary: summary, run: run}
-	}
+	k := keyedCommand("generic")
 	object := k("object", -2, "", 0, 0, "2.2.3", "A container for object introspection commands.", nil)
 	object.subs = map[string]*Command{
 		"encoding": k("object|encoding", 3, "readonly", 2, 2, "2.2.3", "Returns the internal encoding of a Redis object (redimo: hashtable for a set, skiplist for a sorted set).", func(c *call) resp.Value {

@@ -64,10 +64,7 @@ func (m *multiState) queue(cmd *Command, args []string) bool {
 func (m *multiState) reset() { *m = multiState{} }
 
 func multiCommands() []*Command {
-	tx := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
-			Group: "transactions", Since: since, Summary: summary, run: run}
-	}
+	tx := keyedCommand("transactions")
 	return []*Command{
 		tx("multi", 1, "noscript loading stale fast allow-busy", 0, 0, "1.2.0", "Starts a transaction.", func(c *call) resp.Value {
 			if c.sess.multi.on {

@@ -9,10 +9,7 @@ import (
 
 // setCommands are the SET family.
 func setCommands() []*Command {
-	set := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
-			Group: "set", Since: since, Summary: summary, run: run}
-	}
+	set := keyedCommand("set")
 	return []*Command{
 		set("sadd", -3, "write denyoom fast", 1, 1, "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", func(c *call) resp.Value {
 			n, err := c.db.SAdd(c.ctx, c.args[1], c.rest(2)...)

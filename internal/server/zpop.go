@@ -13,10 +13,7 @@ import (
 // its connection's goroutine: other connections go on, and a client that
 // disconnects cancels the wait (the connection's context ends).
 func zpopCommands() []*Command {
-	z := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
-			Group: "sorted-set", Since: since, Summary: summary, run: run}
-	}
+	z := keyedCommand("sorted-set")
 	return []*Command{
 		z("zmpop", -4, "write", 0, 0, "7.0.0", "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
 			return zmpop(c, 1, false)

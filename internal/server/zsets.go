@@ -17,10 +17,7 @@ import (
 // Redis 7.0's errors in Redis's order (options, then ranges, then the
 // key), and handed to the library in canonical form.
 func zsetCommands() []*Command {
-	z := func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
-			Group: "sorted-set", Since: since, Summary: summary, run: run}
-	}
+	z := keyedCommand("sorted-set")
 	return []*Command{
 		z("zadd", -4, "write denyoom fast", 1, 1, "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", zadd),
 		z("zincrby", 4, "write denyoom fast", 1, 1, "1.2.0", "Increments the score of a member in a sorted set.", func(c *call) resp.Value {
