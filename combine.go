@@ -104,6 +104,7 @@ func (cb *combiner) take() []*attempt {
 	var (
 		batch   []*attempt
 		n       int                    // actions so far, one metadata action per key
+		size    int                    // bytes so far, by writeBytes
 		types_  = map[string]keyType{} // keys in the batch and their type
 		members = map[string]bool{}    // key + sort key of every member written
 		blocked = map[string]bool{}    // keys an earlier attempt could not take
@@ -114,7 +115,7 @@ func (cb *combiner) take() []*attempt {
 			a.done <- txOutcome{err: err}
 			continue
 		}
-		if !cb.fits(a, n, types_, members, blocked) {
+		if !cb.fits(a, n, size, types_, members, blocked) {
 			for _, g := range a.owners {
 				blocked[g.key] = true
 			}
@@ -129,6 +130,7 @@ func (cb *combiner) take() []*attempt {
 			if w := a.writes[i]; w != nil {
 				members[g.key+"\x00"+string(writeSK(w))] = true
 				n++
+				size += writeBytes(g.key, w)
 			}
 		}
 		batch = append(batch, a)
@@ -144,10 +146,10 @@ func (cb *combiner) take() []*attempt {
 	return batch
 }
 
-// fits reports whether a can join a batch of n actions on the keys and
-// members given.
-func (cb *combiner) fits(a *attempt, n int, types_ map[string]keyType, members, blocked map[string]bool) bool {
-	added := 0
+// fits reports whether a can join a batch of n actions of size bytes on
+// the keys and members given.
+func (cb *combiner) fits(a *attempt, n, size int, types_ map[string]keyType, members, blocked map[string]bool) bool {
+	added, bytes := 0, 0
 	seen := map[string]bool{}
 	for i, g := range a.owners {
 		if cb.busy[g.key] || blocked[g.key] {
@@ -165,9 +167,10 @@ func (cb *combiner) fits(a *attempt, n int, types_ map[string]keyType, members, 
 				return false
 			}
 			added++
+			bytes += writeBytes(g.key, w)
 		}
 	}
-	return n+added <= maxTxItems
+	return n+added <= maxTxItems && (n == 0 || size+bytes <= maxTxBytes)
 }
 
 // run sends batch, hands out the outcomes, and starts the transactions

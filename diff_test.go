@@ -59,17 +59,31 @@ var (
 		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", "NX GT"}, {"GT LT", "GT LT"}}
 )
 
-// bigMembers are the members of gen.big: hundreds of short ones and a few
-// long enough that a few dozen fill a 1 MB query page.
+// bigMembers are the members of gen.big: hundreds of short ones, a few
+// long enough that a few dozen fill a 1 MB query page, and long members
+// (over inlineMemberLen bytes: keys.go's "Long members"), some sharing
+// their first 1015 bytes so that their order is not the sort keys'.
 var bigMembers = func() []string {
 	var out []string
 	for i := range 300 {
 		out = append(out, fmt.Sprintf("m%03d", i))
 	}
 	for i := range 40 {
-		out = append(out, fmt.Sprintf("L%02d", i)+strings.Repeat("x", MaxMemberLen-3))
+		out = append(out, fmt.Sprintf("L%02d", i)+strings.Repeat("x", inlineMemberLen-3))
 	}
-	return append(out, oracleMembers...)
+	return append(append(out, longMembers...), oracleMembers...)
+}()
+
+// longMembers are members of 1,016 to 100,000 bytes; the "Lshared" ones
+// share their first 1015 bytes with each other and with a short member.
+var longMembers = func() []string {
+	shared := "Lshared" + strings.Repeat("s", inlineMemberLen-7)
+	out := []string{shared, shared + "b", shared + "a", shared + "\x00", shared + "ab" + strings.Repeat("z", 5000),
+		shared + "\xff" + strings.Repeat("é", 600)}
+	for _, n := range []int{1016, 2000, 20_000, 100_000} {
+		out = append(out, fmt.Sprintf("L%d-", n)+strings.Repeat("y", n-len(fmt.Sprint(n))-2))
+	}
+	return out
 }()
 
 func pick[T any](g *gen, from []T) T { return from[g.r.IntN(len(from))] }

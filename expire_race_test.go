@@ -59,9 +59,14 @@ func checkStoredCounts(t testing.TB, prefix string) {
 			case typeSet:
 				require.Len(t, ix, 8, "set member %q of %q: index value", member, key)
 			case typeZSet:
-				require.True(t, len(ix) == 9+len(member) && ix[8] == 0 && string(ix[9:]) == member,
-					"sorted-set member %q of %q: index value %x", member, key, ix)
+				inline := member[:min(len(member), inlineMemberLen)]
+				require.True(t, len(ix) == 9+len(inline) && ix[8] == 0 && string(ix[9:]) == inline,
+					"sorted-set member %s of %q: index value %x", shortQ(member), key, ix[:min(len(ix), 40)])
 			}
+			sk := bytesAttr(it, attrSK)
+			require.Equal(t, string(memberSK(typ, member)), string(sk), "member %s of %q: sort key", shortQ(member), key)
+			_, hasM := it[attrMem]
+			require.Equal(t, isLongSK(sk), hasM, "member %s of %q: m exactly on long members", shortQ(member), key)
 		}
 		if len(page.LastEvaluatedKey) == 0 {
 			break

@@ -6,6 +6,7 @@ package redimo
 import (
 	"context"
 	"iter"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -138,12 +139,24 @@ func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyTy
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, in member order (keys-only projection plus ix), across pages.
 func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
-	if len(prefix) > MaxMemberLen {
-		// No member is that long, and the sort-key condition could not
-		// hold the prefix (DynamoDB rejects a key value over 1024 bytes).
-		return func(func(item, error) bool) {}
+	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
+	if len(prefix) <= inlineMemberLen {
+		return items
 	}
-	return c.query(ctx, memberQuery(key, typ, prefix), 0)
+	// The sort keys hold the first 1015 bytes of a long member: the query
+	// selects the members that start with as much of prefix.
+	return func(yield func(item, error) bool) {
+		for it, err := range items {
+			if err == nil {
+				if m, _, _ := memberOf(it); !strings.HasPrefix(m, prefix) {
+					continue
+				}
+			}
+			if !yield(it, err) {
+				return
+			}
+		}
+	}
 }
 
 // memberQuery is the Query of the member items of key of type typ whose
@@ -153,7 +166,7 @@ func memberQuery(key string, typ keyType, prefix string) *dynamodb.QueryInput {
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
 		ExpressionAttributeValues: item{
-			":pk": bin(pkValue(key)), ":p": bin(memberSK(typ, prefix)),
+			":pk": bin(pkValue(key)), ":p": bin(skPrefix(typ, prefix)),
 		},
 	}
 }

@@ -22,6 +22,23 @@ package redimo
 // The 'k' prefix lets the empty key exist (DynamoDB key values cannot be
 // empty); the 's'/'z' prefixes keep every member, the empty one included,
 // distinct from the metadata item and from members of the other type.
+//
+// Long members. DynamoDB's sort keys (sk, and ix in the local index) hold
+// at most 1024 bytes, so a member of more than inlineMemberLen (1015)
+// bytes is stored with its first 1015 bytes where a short member has all
+// of it, and whole in the attribute m:
+//
+//	long member 'k' + key     's'|'z' + member[:1015] + hash    as above, with member[:1015]
+//	                          (1024 bytes: hash = 8 bytes of SHA-256(member)); m = member
+//
+// A short member's sk has at most 1016 bytes, a long one's exactly 1024,
+// so they never collide; two long members collide only if they share
+// their first 1015 bytes and 64 bits of SHA-256 (then the second is
+// refused with ErrMemberCollision, never mistaken for the first). Order is
+// kept wherever the first 1015 bytes differ, which covers every pair but
+// long members sharing those bytes (and, in the index, the same score):
+// queryPages puts such a run in member order (longmember.go). The short
+// member equal to the shared prefix sorts before them, as it should.
 
 import (
 	"crypto/sha256"
@@ -44,6 +61,7 @@ const (
 	attrVer  = "v"  // metadata: a fresh random token per write transaction (WATCH)
 	attrKS   = "ks" // metadata: the key's shard (1 byte), partition key of the key index
 	attrKH   = "kh" // metadata: the key's 8-byte hash, sort key of the key index
+	attrMem  = "m"  // long member item: the whole member (see "Long members" above)
 )
 
 const (
@@ -51,10 +69,20 @@ const (
 	// 2048-byte partition-key limit minus one prefix byte.
 	MaxKeyLen = 2047
 
-	// MaxMemberLen is the longest member, in bytes: the 1024-byte limit of
-	// the index sort key minus the 8-byte score and 1 separator byte. Sets
-	// and sorted sets share it so that any set can be stored as a sorted set.
-	MaxMemberLen = 1015
+	// MaxMemberLen is the longest member, in bytes: what one DynamoDB item
+	// (400 KB, every attribute included) holds beside the keys, with room
+	// to spare. Redis allows 512 MB; DynamoDB's item limit makes that
+	// impossible here. Members longer than 1015 bytes cost more: see
+	// "Long members" in keys.go and the README's cost table.
+	MaxMemberLen = 400_000
+
+	// inlineMemberLen is the longest member stored whole in the sort keys:
+	// the 1024-byte limit of the index sort key minus the 8-byte score and
+	// 1 separator byte.
+	inlineMemberLen = 1015
+
+	// longSKLen is the length of a long member's sort key.
+	longSKLen = 1 + inlineMemberLen + 8
 )
 
 // keyType is the Redis type of a key, stored in its metadata item.
@@ -81,9 +109,19 @@ func memberPrefix(t keyType) byte {
 	return 's'
 }
 
+// memberSK is member's sort key: see "Long members" above.
 func memberSK(t keyType, member string) []byte {
-	return append([]byte{memberPrefix(t)}, member...)
+	if len(member) <= inlineMemberLen {
+		return append([]byte{memberPrefix(t)}, member...)
+	}
+	sk := make([]byte, 0, longSKLen)
+	sk = append(append(sk, memberPrefix(t)), member[:inlineMemberLen]...)
+	h := sha256.Sum256([]byte(member))
+	return append(sk, h[:8]...)
 }
+
+// isLongSK reports whether sk is a long member's sort key.
+func isLongSK(sk []byte) bool { return len(sk) == longSKLen }
 
 func bin(b []byte) *types.AttributeValueMemberB { return &types.AttributeValueMemberB{Value: b} }
 
@@ -118,6 +156,15 @@ func memberOf(it item) (member string, t keyType, ok bool) {
 	t = typeSet
 	if sk[0] == 'z' {
 		t = typeZSet
+	}
+	if isLongSK(sk) {
+		// Every read fills m in (queryPages, or a read of the whole item);
+		// a long member without it is a bug, not a member to return cut.
+		m, ok := it[attrMem].(*types.AttributeValueMemberB)
+		if !ok {
+			panic("redimo: long member item read without its attribute m")
+		}
+		return string(m.Value), t, true
 	}
 	return string(sk[1:]), t, true
 }
@@ -192,7 +239,9 @@ func decodeScore(u uint64) float64 {
 // as Redis orders a sorted set. The 0x00 separator makes the 8-byte value
 // encodeScore(s)+1 sort after every member with score s and before every
 // member with the next score, so a score range is one BETWEEN.
+// A long member's index value holds its first inlineMemberLen bytes.
 func zsetIX(score float64, member string) []byte {
+	member = member[:min(len(member), inlineMemberLen)]
 	b := binary.BigEndian.AppendUint64(make([]byte, 0, 9+len(member)), encodeScore(score))
 	return append(append(b, 0), member...)
 }

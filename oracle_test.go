@@ -88,7 +88,7 @@ type gen struct {
 	// lib adds the commands of diff_test.go (library calls only: their
 	// replies or Redis forms do not go through redimo-server's test).
 	lib bool
-	// big draws from hundreds of members, some near MaxMemberLen, with
+	// big draws from hundreds of members, some near or over inlineMemberLen, with
 	// counts and ranks in the hundreds: commands span several
 	// transactions of 99 members and queries of several pages.
 	big bool
@@ -133,7 +133,14 @@ func (g *gen) rank() int64 {
 func (g *gen) bound() string {
 	return oracleBounds[g.r.IntN(len(oracleBounds))]
 }
-func (g *gen) lex() string { return oracleLex[g.r.IntN(len(oracleLex))] }
+func (g *gen) lex() string {
+	if g.big && g.r.IntN(3) == 0 { // about a long member: at, below or above it
+		m := pick(g, longMembers)
+		m = pick(g, []string{m, m[:len(m)-1], m + "a", m[:min(len(m), inlineMemberLen)], m[:min(len(m), inlineMemberLen+1)]})
+		return pick(g, []string{"[", "("}) + m
+	}
+	return oracleLex[g.r.IntN(len(oracleLex))]
+}
 
 func cat(head []string, tail ...string) []string { return append(slices.Clone(head), tail...) }
 

@@ -1,6 +1,7 @@
 package redimo
 
 import (
+	"bytes"
 	"context"
 	"iter"
 	"sync"
@@ -27,7 +28,7 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 			if limit > 0 {
 				page.Limit = aws.Int32(int32(min(limit-seen, 1<<20)))
 			}
-			out, err := c.db.Query(ctx, &page)
+			out, err := c.query1(ctx, &page)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -42,6 +43,55 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 			page.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
+}
+
+// query1 runs one Query page. When the page ends inside a run of long
+// members (longmember.go), the run is left to the next page, which then
+// starts with it, or, when the run fills the page, read on to its end; so
+// no run is split between pages. Then its long members are completed and
+// ordered.
+func (c *Client) query1(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	out, err := c.db.Query(ctx, in)
+	if err != nil || in.Select == types.SelectCount || len(out.LastEvaluatedKey) == 0 || len(out.Items) == 0 {
+		if err == nil && in.Select != types.SelectCount {
+			out.Items, err = c.completeLong(ctx, in, out.Items)
+		}
+		return out, err
+	}
+	run := runKey(in, out.Items[len(out.Items)-1])
+	start := len(out.Items)
+	for run != nil && start > 0 && bytes.Equal(runKey(in, out.Items[start-1]), run) {
+		start--
+	}
+	for start == 0 && run != nil && len(out.LastEvaluatedKey) > 0 { // the run fills the page: read on
+		more := *in
+		more.ExclusiveStartKey = out.LastEvaluatedKey
+		next, err := c.db.Query(ctx, &more)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, next.Items...)
+		out.LastEvaluatedKey = next.LastEvaluatedKey
+		start = len(out.Items)
+		for start > 0 && !bytes.Equal(runKey(in, out.Items[start-1]), run) {
+			start-- // what follows the run goes to the next page
+		}
+		if start < len(out.Items) {
+			break
+		}
+		start = 0
+	}
+	if start > 0 && start < len(out.Items) { // the page ends inside a run, or after one read on
+		out.Items = out.Items[:start]
+		last := out.Items[start-1]
+		out.LastEvaluatedKey = item{attrPK: last[attrPK], attrSK: last[attrSK]}
+		if in.IndexName != nil {
+			out.LastEvaluatedKey[attrIX] = last[attrIX]
+		}
+	}
+	out.Count = int32(len(out.Items))
+	out.Items, err = c.completeLong(ctx, in, out.Items)
+	return out, err
 }
 
 // query yields the items of a Query, across pages; see queryPages.

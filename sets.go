@@ -232,8 +232,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			if len(prefix) > MaxMemberLen {
 				return // no member is that long
 			}
+			// A long prefix selects by its first 1015 bytes; match filters.
 			in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :p)")
-			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":p": bin(memberSK(typeSet, prefix))}
+			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":p": bin(skPrefix(typeSet, prefix))}
 		}
 		for it, err := range c.query(ctx, in, 0) {
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	mrand "math/rand/v2"
 	"time"
 
@@ -89,6 +90,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				continue
 			}
 			for _, w := range g.writes {
+				guardLong(w)
 				actions = append(actions, w.action)
 				owners, writes = append(owners, g), append(writes, w)
 			}
@@ -143,6 +145,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			w := writes[i]
 			if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
 				continue
+			}
+			if collides(w, r.Item) {
+				return txResult{}, fmt.Errorf("%w: %.40q... (%d bytes)", ErrMemberCollision, w.member, len(w.member))
 			}
 			var next *write
 			if w.retry != nil {
@@ -497,7 +502,8 @@ func ignoreCancelled(err error) error {
 }
 
 // transactChunks runs the writes of one key in transactions of at most
-// maxTxItems-1 writes (plus the metadata action) and returns the writes that
+// maxTxItems-1 writes (plus the metadata action), and fewer when long
+// members would take one past DynamoDB's 4 MB, and returns the writes that
 // were applied. Each chunk is atomic; the whole is not. No writes at all is
 // a lone type check of the key.
 func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, writes []*write) ([]*write, error) {
@@ -510,8 +516,9 @@ func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, wr
 // stale now costs one attempt, never correctness: the conditions decide.
 func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
 	var applied []*write
-	for start := 0; start < len(writes) || start == 0; start += maxTxItems - 1 {
-		chunk := writes[start:min(start+maxTxItems-1, len(writes))]
+	for start, end := 0, 0; start < len(writes) || start == 0; start = end {
+		end = chunkEnd(key, writes, start)
+		chunk := writes[start:end]
 		first := true
 		res, err := c.transactPurging(ctx, func() []*group {
 			g := &group{key: key, typ: typ, writes: append([]*write(nil), chunk...)}
@@ -532,6 +539,21 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 	return applied, nil
 }
 
+// chunkEnd is where the transaction of writes[start:] ends: after
+// maxTxItems-1 writes, or before the write that would take it past
+// maxTxBytes (long members), but never before start+1.
+func chunkEnd(key string, writes []*write, start int) int {
+	end, size := start, 0
+	for end < len(writes) && end-start < maxTxItems-1 {
+		size += writeBytes(key, writes[end])
+		if size > maxTxBytes && end > start {
+			break
+		}
+		end++
+	}
+	return end
+}
+
 // counted is the reply of a command whose applied writes are ws.
 func counted(ws []*write) int64 {
 	var n int64
@@ -546,6 +568,9 @@ func counted(ws []*write) int64 {
 func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *write {
 	it := itemKey(key, memberSK(typ, member))
 	it[attrIX] = bin(ix)
+	if len(member) > inlineMemberLen {
+		it[attrMem] = bin([]byte(member))
+	}
 	return &write{
 		member: member, delta: 1, count: 1,
 		action: types.TransactWriteItem{Put: &types.Put{

@@ -116,14 +116,3 @@ func parseLex(cmd, arg, s string) (lexBound, error) {
 	}
 	return lexBound{}, argError(cmd, arg, s, ErrSyntax)
 }
-
-// storable is b as a bound of the same members that fits a sort key.
-// Members are at most MaxMemberLen bytes, so for a longer value v with
-// prefix p of MaxMemberLen bytes, a member m is ≥ v exactly when m > p,
-// and ≤ v exactly when m ≤ p.
-func (b lexBound) storable(lower bool) lexBound {
-	if len(b.value) <= MaxMemberLen {
-		return b
-	}
-	return lexBound{value: b.value[:MaxMemberLen], excl: lower}
-}

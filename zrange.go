@@ -8,6 +8,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -67,6 +68,11 @@ func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
 }
 
 // lexRange resolves lex bounds into a table query on the members' sort keys.
+// A bound of at most inlineMemberLen bytes is exact in sort-key terms (a
+// long member is above it exactly when its first 1015 bytes are; see
+// keys.go). A longer bound v is not: its prefix p = v[:1015] selects every
+// long member starting with p, and a filter on m, which only long members
+// carry, compares those with v itself.
 func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 	lo, err := parseLex(cmd, "min", min)
 	if err != nil {
@@ -76,28 +82,46 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 	if err != nil {
 		return zrange{}, err
 	}
-	lo, hi = lo.storable(true), hi.storable(false)
 	r := zrange{count: -1}
 	if lo.inf || hi.ninf || (!lo.ninf && !hi.inf && (lo.value > hi.value || (lo.value == hi.value && (lo.excl || hi.excl)))) {
 		r.empty = true
 		return r, nil
 	}
+	values := item{":pk": bin(pkValue(key))}
+	var filters []string
 	loSK := []byte{'z'}
-	if !lo.ninf {
+	switch {
+	case lo.ninf:
+	case len(lo.value) <= inlineMemberLen:
 		loSK = memberSK(typeZSet, lo.value)
 		if lo.excl {
 			loSK = append(loSK, 0) // the next string after lo.value
 		}
+	default: // after the short member p, from the first long one starting with p
+		loSK = append(skPrefix(typeZSet, lo.value), 0)
+		values[":lov"] = bin([]byte(lo.value))
+		filters = append(filters, map[bool]string{false: "#m >= :lov", true: "#m > :lov"}[lo.excl])
 	}
 	hiSK := []byte{'z' + 1} // after every member; no item has this sort key
-	if !hi.inf {
+	switch {
+	case hi.inf:
+	case len(hi.value) <= inlineMemberLen:
 		hiSK = memberSK(typeZSet, hi.value)
 		r.exclude, r.hasExcl = hi.value, hi.excl
+	default: // up to the last long member starting with p
+		hiSK = append(skPrefix(typeZSet, hi.value), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+		values[":hiv"] = bin([]byte(hi.value))
+		filters = append(filters, map[bool]string{false: "#m <= :hiv", true: "#m < :hiv"}[hi.excl])
 	}
+	values[":lo"], values[":hi"] = bin(loSK), bin(hiSK)
 	r.in = &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":lo": bin(loSK), ":hi": bin(hiSK)},
+		ExpressionAttributeValues: values,
+	}
+	if filters != nil {
+		r.in.FilterExpression = aws.String("attribute_not_exists(#m) OR (" + strings.Join(filters, " AND ") + ")")
+		r.in.ExpressionAttributeNames["#m"] = attrMem
 	}
 	return r, nil
 }
@@ -536,7 +560,33 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
 		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
 	})
+	if err == nil && len(ix) == 9+inlineMemberLen {
+		var before int64
+		before, err = c.runBefore(ctx, key, ix, member, rev)
+		n += before
+	}
 	return RankScore{Rank: n, Score: scoreOfIX(ix)}, err == nil, wrap(cmd, err)
+}
+
+// runBefore counts the members of key that share member's index value ix
+// (long members with its score and first 1015 bytes: longmember.go) and
+// come before it: below it, or above it when rev.
+func (c *Client) runBefore(ctx context.Context, key string, ix []byte, member string, rev bool) (int64, error) {
+	var n int64
+	for it, err := range c.query(ctx, &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+	}, 0) {
+		if err != nil {
+			return 0, err
+		}
+		if m, _, _ := memberOf(it); (m < member && !rev) || (m > member && rev) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // removeRange deletes the members of a resolved range through the

@@ -342,9 +342,10 @@ func TestZLex(t *testing.T) {
 	require.EqualValues(t, 2, n)
 	require.Equal(t, []string{"", "a", "d", "e"}, lex("-", "+"))
 
-	// Bounds longer than any member (and than a sort key can hold) still
+	// Bounds longer than a sort key can hold (members are longer still,
+	// TestLongMembersAgainstRedis) still
 	// select what Redis selects.
-	longest := strings.Repeat("a", MaxMemberLen)
+	longest := strings.Repeat("a", inlineMemberLen)
 	_, err = c.ZAdd(ctx, k, Z{Member: longest})
 	require.NoError(t, err)
 	longer := strings.Repeat("a", 3000)

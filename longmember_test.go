@@ -1,0 +1,285 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// longTestMembers are longMembers plus a run of 30 members of about 60 KB
+// that share their first 1015 bytes: with equal scores they fill more than
+// one 1 MB query page, so the run crosses a page boundary in the index and
+// in the table, and their sort keys order them by hash, not by member.
+func longTestMembers(r *rand.Rand) []string {
+	out := slices.Clone(longMembers)
+	shared := "R" + strings.Repeat("r", inlineMemberLen-1)
+	for i := range 30 {
+		out = append(out, shared+fmt.Sprintf("%03d", r.IntN(1000))+strings.Repeat("q", 60_000+i))
+	}
+	return append(out, "short", "", "Lshared") // short ones around them
+}
+
+// Members of 1,016 to 100,000 bytes answer as in Redis: sets and sorted
+// sets, ranges in both directions with and without LIMIT, lex ranges with
+// bounds shorter and longer than a sort key, ranks, scores, removals,
+// pops, random members, algebra.
+func TestLongMembersAgainstRedis(t *testing.T) {
+	rdb := zRedis(t)
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 7))
+	members := longTestMembers(r)
+	s, z, z2, dst := p+"s", p+"z", p+"z2", p+"dst"
+	redisDel(t, rdb, s, z, z2, dst)
+
+	same := func(what string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got  %s\n want %s", what, abbrev(got), abbrev(want))
+		}
+	}
+	short := func(m string) string { return shortQ(m[:min(len(m), 20)]) + fmt.Sprintf("…(%d)", len(m)) }
+
+	// Sets.
+	n, err := c.SAdd(ctx, s, members...)
+	require.NoError(t, err)
+	same("SADD", n, rdb.SAdd(ctx, s, toAny(members)...).Val())
+	n, err = c.SAdd(ctx, s, members[3], members[10]) // already there
+	require.NoError(t, err)
+	same("SADD again", n, int64(0))
+	got, err := c.SMembers(ctx, s)
+	require.NoError(t, err)
+	same("SMEMBERS", sorted(got), sorted(rdb.SMembers(ctx, s).Val()))
+	for _, m := range []string{members[0], members[len(longMembers)+2], members[len(longMembers)+2] + "x", members[5][:inlineMemberLen+1]} {
+		ok, err := c.SIsMember(ctx, s, m)
+		require.NoError(t, err)
+		same("SISMEMBER "+short(m), ok, rdb.SIsMember(ctx, s, m).Val())
+	}
+	rnd, err := c.SRandMemberN(ctx, s, 8)
+	require.NoError(t, err)
+	require.Len(t, rnd, 8)
+	for _, m := range rnd {
+		require.True(t, rdb.SIsMember(ctx, s, m).Val(), "SRANDMEMBER returned %s", short(m))
+	}
+	inter, err := c.SInter(ctx, s, s)
+	require.NoError(t, err)
+	same("SINTER", sorted(inter), sorted(rdb.SInter(ctx, s, s).Val()))
+
+	// Sorted sets: most at one score, so ties order by the whole member.
+	var zs []Z
+	for i, m := range members {
+		score := 1.0
+		if i%7 == 0 {
+			score = float64(i % 3)
+		}
+		zs = append(zs, Z{Score: score, Member: m})
+		rdb.ZAdd(ctx, z, redisZs(Z{Score: score, Member: m})...)
+	}
+	n, err = c.ZAdd(ctx, z, zs...)
+	require.NoError(t, err)
+	same("ZADD", n, int64(len(members)))
+	compareRanges := func(step string) {
+		t.Helper()
+		for _, rg := range [][2]int64{{0, -1}, {0, 4}, {3, 9}, {10, 40}, {-5, -1}} {
+			got, err := c.ZRangeWithScores(ctx, z, rg[0], rg[1])
+			require.NoError(t, err)
+			same(fmt.Sprintf("%s ZRANGE %v", step, rg), names(got), rdb.ZRange(ctx, z, rg[0], rg[1]).Val())
+			got, err = c.ZRevRangeWithScores(ctx, z, rg[0], rg[1])
+			require.NoError(t, err)
+			same(fmt.Sprintf("%s ZREVRANGE %v", step, rg), names(got), rdb.ZRevRange(ctx, z, rg[0], rg[1]).Val())
+		}
+		all := rdb.ZRange(ctx, z, 0, -1).Val()
+		for i := 0; i < len(all); i += 5 {
+			rank, ok, err := c.ZRank(ctx, z, all[i])
+			require.NoError(t, err)
+			require.True(t, ok)
+			same(step+" ZRANK "+short(all[i]), rank, int64(i))
+		}
+	}
+	compareRanges("after ZADD")
+
+	// Lex ranges on a key whose members all have one score.
+	var lexZ []Z
+	for _, m := range members {
+		lexZ = append(lexZ, Z{Member: m})
+	}
+	_, err = c.ZAdd(ctx, z2, lexZ...)
+	require.NoError(t, err)
+	rdb.ZAdd(ctx, z2, redisZs(lexZ...)...)
+	var bounds []string
+	for _, m := range append(slices.Clone(members[:8]), members[len(longMembers)+4], members[len(members)-4]) {
+		for _, b := range []string{m, m[:max(0, len(m)-1)], m + "\x00", m[:min(len(m), inlineMemberLen)], m[:min(len(m), inlineMemberLen+1)]} {
+			bounds = append(bounds, "["+b, "("+b)
+		}
+	}
+	bounds = append(bounds, "-", "+")
+	for i := 0; i < 200; i++ {
+		lo, hi := pick2(r, bounds)
+		got, err := c.ZRangeByLex(ctx, z2, &ZRangeBy{Min: lo, Max: hi})
+		require.NoError(t, err)
+		same("ZRANGEBYLEX "+short(lo)+" "+short(hi), got, nonNil(rdb.ZRangeByLex(ctx, z2, &redisRangeBy{Min: lo, Max: hi}).Val()))
+		cnt, err := c.ZLexCount(ctx, z2, lo, hi)
+		require.NoError(t, err)
+		same("ZLEXCOUNT "+short(lo)+" "+short(hi), cnt, rdb.ZLexCount(ctx, z2, lo, hi).Val())
+		if i%20 == 0 {
+			got, err := c.ZRangeByLex(ctx, z2, &ZRangeBy{Min: lo, Max: hi, Offset: 2, Count: 3})
+			require.NoError(t, err)
+			same("ZRANGEBYLEX LIMIT", got, nonNil(rdb.ZRangeByLex(ctx, z2, &redisRangeBy{Min: lo, Max: hi, Offset: 2, Count: 3}).Val()))
+		}
+	}
+
+	// Scores, increments, removals, pops.
+	long := members[len(longMembers)+5]
+	sc, err := c.ZIncrBy(ctx, z, 2.5, long)
+	require.NoError(t, err)
+	same("ZINCRBY", sc, rdb.ZIncrBy(ctx, z, 2.5, long).Val())
+	sc, ok, err := c.ZScore(ctx, z, long)
+	require.NoError(t, err)
+	require.True(t, ok)
+	same("ZSCORE", sc, rdb.ZScore(ctx, z, long).Val())
+	rem := []string{members[1], members[len(longMembers)+7], members[len(longMembers)+7] + "?", "nope"}
+	n, err = c.ZRem(ctx, z, rem...)
+	require.NoError(t, err)
+	same("ZREM", n, rdb.ZRem(ctx, z, toAny(rem)...).Val())
+	n, err = c.SRem(ctx, s, rem...)
+	require.NoError(t, err)
+	same("SREM", n, rdb.SRem(ctx, s, toAny(rem)...).Val())
+	compareRanges("after ZREM")
+	lo, hi := "["+members[len(longMembers)+3][:inlineMemberLen], "("+members[len(longMembers)+20]
+	n, err = c.ZRemRangeByLex(ctx, z2, lo, hi)
+	require.NoError(t, err)
+	same("ZREMRANGEBYLEX", n, rdb.ZRemRangeByLex(ctx, z2, lo, hi).Val())
+	got, err = c.ZRangeByLex(ctx, z2, &ZRangeBy{Min: "-", Max: "+"})
+	require.NoError(t, err)
+	same("after ZREMRANGEBYLEX", got, rdb.ZRangeByLex(ctx, z2, &redisRangeBy{Min: "-", Max: "+"}).Val())
+	popped, err := c.ZPopMin(ctx, z, 12)
+	require.NoError(t, err)
+	want := rdb.ZPopMin(ctx, z, 12).Val()
+	same("ZPOPMIN", popped, fromRedisZ(want))
+	stored, err := c.ZUnionStore(ctx, dst, &ZStore{Keys: []string{z, z2}})
+	require.NoError(t, err)
+	same("ZUNIONSTORE", stored, rdb.ZUnionStore(ctx, dst, &redisZStore{Keys: []string{z, z2}}).Val())
+	union, err := c.ZRangeWithScores(ctx, dst, 0, -1)
+	require.NoError(t, err)
+	same("ZUNIONSTORE result", union, fromRedisZ(rdb.ZRangeWithScores(ctx, dst, 0, -1).Val()))
+	checkStoredCounts(t, p)
+}
+
+// A long member whose sort key is another's (a 64-bit hash collision,
+// staged here by storing a different m under a member's sort key) is
+// refused with ErrMemberCollision and never taken for the other one.
+func TestLongMemberCollision(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	a := strings.Repeat("a", inlineMemberLen) + "first"
+	b := strings.Repeat("a", inlineMemberLen) + "second"
+	for _, typ := range []keyType{typeSet, typeZSet} {
+		key := p + string(typ)
+		var err error
+		if typ == typeSet {
+			_, err = c.SAdd(ctx, key, a)
+		} else {
+			_, err = c.ZAdd(ctx, key, Z{Score: 1, Member: a})
+		}
+		require.NoError(t, err)
+		// Stage the collision: b's sort key holds a.
+		it := itemKey(key, memberSK(typ, a))
+		out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(testTable), Key: it, ConsistentRead: aws.Bool(true)})
+		require.NoError(t, err)
+		moved := out.Item
+		moved[attrSK] = bin(memberSK(typ, b))
+		_, err = testDB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(testTable), Key: it})
+		require.NoError(t, err)
+		_, err = testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: moved})
+		require.NoError(t, err)
+
+		if typ == typeSet {
+			ok, err := c.SIsMember(ctx, key, b)
+			require.NoError(t, err)
+			require.False(t, ok, "b is not a member: its sort key holds a")
+			_, err = c.SAdd(ctx, key, b)
+			require.ErrorIs(t, err, ErrMemberCollision)
+			n, err := c.SRem(ctx, key, b)
+			require.NoError(t, err)
+			require.Zero(t, n, "SREM b must not delete a")
+			got, err := c.SMembers(ctx, key)
+			require.NoError(t, err)
+			require.Equal(t, []string{a}, got)
+		} else {
+			_, ok, err := c.ZScore(ctx, key, b)
+			require.NoError(t, err)
+			require.False(t, ok)
+			_, err = c.ZAdd(ctx, key, Z{Score: 2, Member: b})
+			require.ErrorIs(t, err, ErrMemberCollision)
+			_, err = c.ZIncrBy(ctx, key, 1, b)
+			require.ErrorIs(t, err, ErrMemberCollision)
+			n, err := c.ZRem(ctx, key, b)
+			require.NoError(t, err)
+			require.Zero(t, n)
+			got, err := c.ZRangeWithScores(ctx, key, 0, -1)
+			require.NoError(t, err)
+			require.Equal(t, []Z{{Score: 1, Member: a}}, got)
+		}
+	}
+}
+
+func names(zs []Z) []string {
+	out := []string{}
+	for _, z := range zs {
+		out = append(out, z.Member)
+	}
+	return out
+}
+
+func pick2(r *rand.Rand, from []string) (string, string) {
+	return from[r.IntN(len(from))], from[r.IntN(len(from))]
+}
+
+type (
+	redisRangeBy = redis.ZRangeBy
+	redisZStore  = redis.ZStore
+)
+
+func redisZs(zs ...Z) []redis.Z {
+	out := make([]redis.Z, len(zs))
+	for i, z := range zs {
+		out[i] = redis.Z{Score: z.Score, Member: z.Member}
+	}
+	return out
+}
+
+func fromRedisZ(zs []redis.Z) []Z {
+	out := make([]Z, len(zs))
+	for i, z := range zs {
+		out[i] = Z{Score: z.Score, Member: z.Member.(string)}
+	}
+	return out
+}
+
+// abbrev prints v with runs of ten or more of one byte cut to "c×n".
+func abbrev(v any) string {
+	s := fmt.Sprintf("%q", v)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		if j-i >= 10 {
+			fmt.Fprintf(&b, "%c×%d", s[i], j-i)
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
