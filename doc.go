@@ -56,10 +56,15 @@
 //	                 FLUSHDB): kh is the first 8 bytes of the key's SHA-256,
 //	                 ks its top 4 bits (16 index partitions)
 //	x, xt, v         metadata item: expiry, expiry token, version token (WATCH)
+//	m          B     a member over 1015 bytes: the whole member (sk and ix
+//	                 then hold its first 1015 bytes; see keys.go)
+//	kk         B     the metadata item of a key over 2047 bytes: the whole
+//	                 key (pk is then 'K' + its first 2015 bytes + SHA-256)
 //
 // Binary attributes make keys and members binary-safe, as in Redis: any
-// bytes (invalid UTF-8 included) up to MaxKeyLen and MaxMemberLen bytes. A
-// local secondary index limits one key to 10 GB of items.
+// bytes (invalid UTF-8 included) up to MaxKeyLen and MaxMemberLen bytes
+// (400,000: DynamoDB's item limit). A local secondary index limits one key
+// to 10 GB of items.
 //
 // Every exported method's doc comment says which Redis command it mirrors,
 // where it differs, and its cost in DynamoDB requests and capacity units.

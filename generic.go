@@ -65,11 +65,11 @@ func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
 	}
 	byKey := make(map[string]meta, len(items))
 	for _, it := range items {
-		byKey[string(bytesAttr(it, attrPK)[1:])] = c.liveMeta(it)
+		byKey[string(bytesAttr(it, attrPK))] = c.liveMeta(it)
 	}
 	out := make([]meta, len(keys))
 	for i, k := range keys {
-		if m, ok := byKey[k]; ok {
+		if m, ok := byKey[string(pkValue(k))]; ok {
 			out[i] = m
 		} else {
 			out[i] = meta{typ: typeNone}

@@ -23,6 +23,12 @@ package redimo
 // empty); the 's'/'z' prefixes keep every member, the empty one included,
 // distinct from the metadata item and from members of the other type.
 //
+// Long keys. A key of more than inlineKeyLen (2047) bytes has the
+// partition key 'K' + key[:2015] + SHA-256(key) (2048 bytes; 'R' and 'H'
+// for the rate limiter's and ShardedSet's namespaces), and its metadata
+// item holds the whole key in kk, for SCAN and KEYS. Keys are never
+// ordered, so the full 32-byte hash keeps long keys apart.
+//
 // Long members. DynamoDB's sort keys (sk, and ix in the local index) hold
 // at most 1024 bytes, so a member of more than inlineMemberLen (1015)
 // bytes is stored with its first 1015 bytes where a short member has all
@@ -62,12 +68,18 @@ const (
 	attrKS   = "ks" // metadata: the key's shard (1 byte), partition key of the key index
 	attrKH   = "kh" // metadata: the key's 8-byte hash, sort key of the key index
 	attrMem  = "m"  // long member item: the whole member (see "Long members" above)
+	attrKey  = "kk" // metadata of a long key: the whole key (see "Long keys" above)
 )
 
 const (
-	// MaxKeyLen is the longest key, in bytes, redimo stores: DynamoDB's
-	// 2048-byte partition-key limit minus one prefix byte.
-	MaxKeyLen = 2047
+	// MaxKeyLen is the longest key, in bytes: as MaxMemberLen, what a
+	// metadata item holds with room to spare. Keys longer than 2047 bytes
+	// cost a little more to list (SCAN): see "Long keys" in keys.go.
+	MaxKeyLen = 400_000
+
+	// inlineKeyLen is the longest key stored whole in the partition key:
+	// DynamoDB's 2048-byte limit minus the namespace byte.
+	inlineKeyLen = 2047
 
 	// MaxMemberLen is the longest member, in bytes: what one DynamoDB item
 	// (400 KB, every attribute included) holds beside the keys, with room
@@ -99,7 +111,23 @@ type item = map[string]types.AttributeValue
 
 var metaSK = []byte{0x00}
 
-func pkValue(key string) []byte { return append([]byte{'k'}, key...) }
+func pkValue(key string) []byte { return partition('k', key) }
+
+// partition is the partition key of key in namespace ns ('k' for sets and
+// sorted sets; ratelimit.go and sharded.go have their own): see "Long
+// keys" above.
+func partition(ns byte, key string) []byte {
+	if len(key) <= inlineKeyLen {
+		return append([]byte{ns}, key...)
+	}
+	h := sha256.Sum256([]byte(key))
+	pk := make([]byte, 0, 1+inlineKeyLen)
+	pk = append(append(pk, ns-'a'+'A'), key[:inlineKeyLen-len(h)]...)
+	return append(pk, h[:]...)
+}
+
+// isLongPK reports whether pk is a long key's partition key.
+func isLongPK(pk []byte) bool { return len(pk) > 0 && pk[0] >= 'A' && pk[0] <= 'Z' }
 
 // memberPrefix is the first byte of the sort key of a member of type t.
 func memberPrefix(t keyType) byte {

@@ -32,6 +32,7 @@ const DefaultScanCount = 10
 type scanned struct {
 	key string
 	m   meta
+	pk  []byte // a long key's partition key, until its key is read
 }
 
 // keyIndexQuery is the Query of shard's part of the key index from hash
@@ -52,6 +53,53 @@ func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
 // (across shards) and returns them, with the cursor after them (0 at the
 // end). Expired and dead keys are returned too: callers filter.
 func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
+	out, next, err := c.scanIndex(ctx, cursor, count)
+	if err == nil {
+		out, err = c.longKeys(ctx, out)
+	}
+	return out, next, err
+}
+
+// longKeys reads the whole key of each long key among found from its
+// metadata item (the key index has only its partition key): one
+// BatchGetItem per 100 long keys, none without. A key deleted since the
+// index listed it is left out.
+func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, error) {
+	var req []item
+	for _, s := range found {
+		if s.pk != nil {
+			req = append(req, item{attrPK: bin(s.pk), attrSK: bin(metaSK)})
+		}
+	}
+	if req == nil {
+		return found, nil
+	}
+	items, err := c.batchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": attrPK, "#kk": attrKey})
+	if err != nil {
+		return nil, err
+	}
+	whole := make(map[string]string, len(items))
+	for _, it := range items {
+		if k := bytesAttr(it, attrKey); k != nil {
+			whole[string(bytesAttr(it, attrPK))] = string(k)
+		}
+	}
+	kept := found[:0]
+	for _, s := range found {
+		if s.pk != nil {
+			k, ok := whole[string(s.pk)]
+			if !ok {
+				continue
+			}
+			s.key, s.pk = k, nil
+		}
+		kept = append(kept, s)
+	}
+	return kept, nil
+}
+
+// scanIndex is scanFrom before longKeys.
+func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
 	var out []scanned
 	for {
 		shard := shardOf(cursor)
@@ -61,7 +109,13 @@ func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scan
 				return nil, 0, err
 			}
 			last = binary.BigEndian.Uint64(bytesAttr(it, attrKH))
-			out = append(out, scanned{key: string(bytesAttr(it, attrPK)[1:]), m: decodeMeta(withCard(it))})
+			s := scanned{m: decodeMeta(withCard(it))}
+			if pk := bytesAttr(it, attrPK); isLongPK(pk) {
+				s.pk = pk
+			} else {
+				s.key = string(pk[1:])
+			}
+			out = append(out, s)
 		}
 		if len(out) >= count {
 			if last == ^uint64(0) {

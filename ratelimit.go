@@ -149,4 +149,4 @@ func isClaim(it item, claim string) bool {
 
 // limiterPK is the partition key of a rate-limit key: 'r' + key, apart from
 // Redis keys ('k' + key).
-func limiterPK(key string) []byte { return append([]byte{'r'}, key...) }
+func limiterPK(key string) []byte { return partition('r', key) }

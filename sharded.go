@@ -67,7 +67,7 @@ func (s *ShardedSet) shardOf(member string) int {
 }
 
 func descriptorKey(key string) item {
-	return item{attrPK: bin(append([]byte{'h'}, key...)), attrSK: bin(metaSK)}
+	return item{attrPK: bin(partition('h', key)), attrSK: bin(metaSK)}
 }
 
 // check validates the handle and, once per handle, records or verifies the
@@ -248,7 +248,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	cards := make([]int64, s.shards)
 	for _, it := range items {
 		pk := bytesAttr(it, attrPK)
-		if pk[0] == 'h' {
+		if pk[0] == 'h' || pk[0] == 'H' {
 			if v, ok := it[attrShards].(*types.AttributeValueMemberN); ok && v.Value != strconv.Itoa(s.shards) {
 				return nil, fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, v.Value, s.shards)
 			}
@@ -259,7 +259,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 			return nil, ErrWrongType
 		}
 		for i := range s.shards {
-			if string(pk[1:]) == s.shard(i) {
+			if string(pk) == string(pkValue(s.shard(i))) {
 				cards[i] = m.card
 			}
 		}

@@ -265,7 +265,11 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	ks, kh := keyIndexValues(g.key)
 	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer, "#ks": attrKS, "#kh": attrKH}
 	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken()), ":ks": ks, ":kh": kh}
-	const index = ", #ks = :ks, #kh = :kh"
+	index := ", #ks = :ks, #kh = :kh"
+	if len(g.key) > inlineKeyLen { // a long key keeps its whole self (keys.go)
+		index += ", #kk = :kk"
+		names["#kk"], values[":kk"] = attrKey, bin([]byte(g.key))
+	}
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
 	switch {
@@ -281,7 +285,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		}}
 	case d < 0 && g.known && g.now.card == -d:
 		values[":k"] = num(-d)
-		dropNames(names, values, "v", "ks", "kh")
+		dropNames(names, values, "v", "ks", "kh", "kk")
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("#t = :t AND #n = :k" + live),
@@ -314,7 +318,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		}}
 	default:
 		delete(names, "#n")
-		dropNames(names, values, "v", "ks", "kh")
+		dropNames(names, values, "v", "ks", "kh", "kk")
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),

@@ -162,11 +162,11 @@ func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) 
 		if s, ok := it[attrExpTok].(*types.AttributeValueMemberS); ok {
 			b.WriteString(s.Value)
 		}
-		byKey[string(bytesAttr(it, attrPK)[1:])] = "v" + b.String()
+		byKey[string(bytesAttr(it, attrPK))] = "v" + b.String()
 	}
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = byKey[k]
+		out[i] = byKey[string(pkValue(k))]
 	}
 	return out, nil
 }
