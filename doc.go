@@ -60,6 +60,9 @@
 //	                 then hold its first 1015 bytes; see keys.go)
 //	kk         B     the metadata item of a key over 2047 bytes: the whole
 //	                 key (pk is then 'K' + its first 2015 bytes + SHA-256)
+//	sh         N     a ShardedSet's record (pk 'h' + key, sk 0x00): shard count
+//	at, cl     N, S  a RateLimiter slot (pk 'r' + key, sk the 2-byte slot):
+//	                 time of its last allowance, token of its claimer
 //
 // Binary attributes make keys and members binary-safe, as in Redis: any
 // bytes (invalid UTF-8 included) up to MaxKeyLen and MaxMemberLen bytes

@@ -185,10 +185,6 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	return err == nil, wrap(cmd, err)
 }
 
-// attrExpTok is the metadata item's attribute holding a random token of
-// the last EXPIRE or PERSIST that changed it.
-const attrExpTok = "xt"
-
 // ownUpdate reports whether a metadata item holds tok: the update that
 // wrote tok is in place.
 func ownUpdate(it item, tok string) bool {

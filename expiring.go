@@ -116,7 +116,7 @@ func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*write, no
 // (limit 0: all).
 func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]string, error) {
 	var out []string
-	for it, err := range e.c.query(ctx, e.scoreRange(math.Inf(-1), now), limit) {
+	for it, err := range e.c.query(ctx, e.c.scoreQuery(e.key, math.Inf(-1), now), limit) {
 		if err != nil {
 			return nil, err
 		}
@@ -129,21 +129,9 @@ func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]st
 	return out, nil
 }
 
-// scoreRange is the index query of the members with expiry in [lo, hi].
-func (e *ExpiringSet) scoreRange(lo, hi float64) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		IndexName:                aws.String(e.c.opts.IndexName),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{
-			":pk": bin(pkValue(e.key)), ":lo": bin(scoreBound(lo)), ":hi": bin(scoreBoundAfter(hi)),
-		},
-	}
-}
-
 // live is the query of the members not expired at now.
 func (e *ExpiringSet) live(now float64) *dynamodb.QueryInput {
-	return e.scoreRange(math.Nextafter(now, math.Inf(1)), math.Inf(1))
+	return e.c.scoreQuery(e.key, math.Nextafter(now, math.Inf(1)), math.Inf(1))
 }
 
 // Rem removes members and returns how many were live members (removing an

@@ -56,20 +56,62 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Attribute names. They are fixed: the table schema in doc.go uses them.
+// Attribute names. They are fixed: attributes below lists them all, and
+// the tests check every request they send against it (model_test.go).
 const (
-	attrPK   = "pk" // partition key: the Redis key
-	attrSK   = "sk" // sort key: a member or the metadata item
-	attrIX   = "ix" // sort key of the local secondary index
-	attrType = "t"  // metadata: "set" or "zset"
-	attrCard = "n"  // metadata: exact number of members
-	attrExp  = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
-	attrVer  = "v"  // metadata: a fresh random token per write transaction (WATCH)
-	attrKS   = "ks" // metadata: the key's shard (1 byte), partition key of the key index
-	attrKH   = "kh" // metadata: the key's 8-byte hash, sort key of the key index
-	attrMem  = "m"  // long member item: the whole member (see "Long members" above)
-	attrKey  = "kk" // metadata of a long key: the whole key (see "Long keys" above)
+	attrPK     = "pk" // partition key: the Redis key
+	attrSK     = "sk" // sort key: a member or the metadata item
+	attrIX     = "ix" // sort key of the local secondary index
+	attrType   = "t"  // metadata: "set" or "zset"
+	attrCard   = "n"  // metadata: exact number of members
+	attrExp    = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
+	attrExpTok = "xt" // metadata: a random token of the last EXPIRE or PERSIST that changed it
+	attrVer    = "v"  // metadata: a fresh random token per write transaction (WATCH)
+	attrKS     = "ks" // metadata: the key's shard (1 byte), partition key of the key index
+	attrKH     = "kh" // metadata: the key's 8-byte hash, sort key of the key index
+	attrMem    = "m"  // long member item: the whole member (see "Long members" above)
+	attrKey    = "kk" // metadata of a long key: the whole key (see "Long keys" above)
+	attrShards = "sh" // ShardedSet's record: its shard count
+	attrAt     = "at" // rate-limit slot: Unix milliseconds of its last allowance
+	attrClaim  = "cl" // rate-limit slot: a random token of the call that claimed it
 )
+
+// Namespaces: the first byte of a partition key (an upper-case one for a
+// long key: "Long keys" above).
+const (
+	nsKeys    = 'k' // sets and sorted sets: metadata items and members
+	nsLimiter = 'r' // RateLimiter: one item per slot (ratelimit.go)
+	nsSharded = 'h' // ShardedSet: its shard-count record (sharded.go)
+)
+
+// Sort-key prefixes in the 'k' namespace: metaSK (0x00) for the metadata
+// item, then one per member type (memberPrefix).
+const (
+	prefixSet  = 's'
+	prefixZSet = 'z'
+)
+
+// attributes is the whole schema: every attribute an item of the table
+// can hold, its DynamoDB type and what holds it. doc.go's and the
+// README's tables are checked against it, and so is every request the
+// tests send (model_test.go).
+var attributes = []struct{ name, typ, holds string }{
+	{attrPK, "B", "partition key: namespace byte + key (keys.go)"},
+	{attrSK, "B", "sort key: metaSK, or member prefix + member, or a limiter slot"},
+	{attrIX, "B", "member: sort key of the local secondary index by_ix"},
+	{attrType, "S", "metadata: set or zset"},
+	{attrCard, "N", "metadata: exact number of members"},
+	{attrExp, "N", "metadata: key expiry, Unix ms"},
+	{attrExpTok, "S", "metadata: token of the last EXPIRE/PERSIST"},
+	{attrVer, "B", "metadata: version token (WATCH)"},
+	{attrKS, "B", "metadata: partition key of the key index by_key"},
+	{attrKH, "B", "metadata: sort key of the key index by_key"},
+	{attrMem, "B", "long member: the whole member"},
+	{attrKey, "B", "metadata of a long key: the whole key"},
+	{attrShards, "N", "ShardedSet record: shard count"},
+	{attrAt, "N", "rate-limit slot: time of its last allowance"},
+	{attrClaim, "S", "rate-limit slot: token of its claimer"},
+}
 
 const (
 	// MaxKeyLen is the longest key, in bytes: as MaxMemberLen, what a
@@ -111,7 +153,7 @@ type item = map[string]types.AttributeValue
 
 var metaSK = []byte{0x00}
 
-func pkValue(key string) []byte { return partition('k', key) }
+func pkValue(key string) []byte { return partition(nsKeys, key) }
 
 // partition is the partition key of key in namespace ns ('k' for sets and
 // sorted sets; ratelimit.go and sharded.go have their own): see "Long
@@ -132,9 +174,9 @@ func isLongPK(pk []byte) bool { return len(pk) > 0 && pk[0] >= 'A' && pk[0] <= '
 // memberPrefix is the first byte of the sort key of a member of type t.
 func memberPrefix(t keyType) byte {
 	if t == typeZSet {
-		return 'z'
+		return prefixZSet
 	}
-	return 's'
+	return prefixSet
 }
 
 // memberSK is member's sort key: see "Long members" above.
@@ -182,7 +224,7 @@ func memberOf(it item) (member string, t keyType, ok bool) {
 		return "", typeNone, false
 	}
 	t = typeSet
-	if sk[0] == 'z' {
+	if sk[0] == prefixZSet {
 		t = typeZSet
 	}
 	if isLongSK(sk) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -51,7 +52,12 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		testDB = local.Client(testEndpoint, transport)
+		if transport == nil {
+			t := http.DefaultTransport.(*http.Transport).Clone()
+			t.MaxIdleConnsPerHost = 256 // as many as the tests' concurrent requests
+			transport = t
+		}
+		testDB = local.Client(testEndpoint, attrChecker{next: transport}) // model_test.go
 		testTable = "redimo_test_" + randomHex(4)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		err = NewClient(testDB, func(o *Options) { o.TableName = testTable }).CreateTable(ctx)
@@ -61,7 +67,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if report := undeclaredReport(); report != "" {
+		fmt.Fprintln(os.Stderr, report)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 func randomHex(n int) string {

@@ -19,11 +19,6 @@ import (
 // with one Query.
 const MaxRateLimit = 1000
 
-const (
-	attrAt    = "at" // rate-limit slot: unix milliseconds of its last allowance
-	attrClaim = "cl" // rate-limit slot: a random token of the call that claimed it
-)
-
 // RateLimiter allows at most Limit events per key in any sliding Window,
 // across every process that uses the same table: "each phone number can
 // request an OTP at most 3 times per 10 minutes". Create one with
@@ -149,4 +144,4 @@ func isClaim(it item, claim string) bool {
 
 // limiterPK is the partition key of a rate-limit key: 'r' + key, apart from
 // Redis keys ('k' + key).
-func limiterPK(key string) []byte { return partition('r', key) }
+func limiterPK(key string) []byte { return partition(nsLimiter, key) }

@@ -27,8 +27,6 @@ const MaxShards = 99
 // members.
 var ErrShardCount = errors.New("redimo: sharded set opened with another shard count")
 
-const attrShards = "sh" // shard-count record of a sharded set
-
 // ShardedSet is one logical set stored as Shards set keys, the member's FNV-1a
 // hash choosing its shard: the write-sharding pattern of DynamoDB's best
 // practices (and of Redis in Action's sharded sets). One DynamoDB partition
@@ -67,7 +65,7 @@ func (s *ShardedSet) shardOf(member string) int {
 }
 
 func descriptorKey(key string) item {
-	return item{attrPK: bin(partition('h', key)), attrSK: bin(metaSK)}
+	return item{attrPK: bin(partition(nsSharded, key)), attrSK: bin(metaSK)}
 }
 
 // check validates the handle and, once per handle, records or verifies the
@@ -248,7 +246,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	cards := make([]int64, s.shards)
 	for _, it := range items {
 		pk := bytesAttr(it, attrPK)
-		if pk[0] == 'h' || pk[0] == 'H' {
+		if pk[0] == nsSharded || pk[0] == nsSharded-'a'+'A' {
 			if v, ok := it[attrShards].(*types.AttributeValueMemberN); ok && v.Value != strconv.Itoa(s.shards) {
 				return nil, fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, v.Value, s.shards)
 			}

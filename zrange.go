@@ -89,7 +89,7 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 	}
 	values := item{":pk": bin(pkValue(key))}
 	var filters []string
-	loSK := []byte{'z'}
+	loSK := []byte{prefixZSet}
 	switch {
 	case lo.ninf:
 	case len(lo.value) <= inlineMemberLen:
@@ -102,7 +102,7 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 		values[":lov"] = bin([]byte(lo.value))
 		filters = append(filters, map[bool]string{false: "#m >= :lov", true: "#m > :lov"}[lo.excl])
 	}
-	hiSK := []byte{'z' + 1} // after every member; no item has this sort key
+	hiSK := []byte{prefixZSet + 1} // after every member; no item has this sort key
 	switch {
 	case hi.inf:
 	case len(hi.value) <= inlineMemberLen:
