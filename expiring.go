@@ -125,6 +125,9 @@ func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]st
 			return nil, ErrWrongType
 		}
 		out = append(out, m)
+		if len(out) == limit {
+			break
+		}
 	}
 	return out, nil
 }

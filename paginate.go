@@ -16,6 +16,13 @@ import (
 // exhausted, limit items have been returned (limit > 0), or the caller stops.
 // Every Query in redimo goes through it. in is not modified. Its read is
 // consistent as Options say unless in.ConsistentRead is set.
+//
+// Long members (longmember.go): each page's are completed and its runs
+// put in member order. A run the page ends in is held back and yielded
+// with the next page, so no run is ordered in two parts; past the limit,
+// reads go on one item at a time only while the held run goes on. So a
+// query whose limit ends on a long member costs one more Query, and can
+// yield a few items more than limit: callers stop on their own count.
 func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[*dynamodb.QueryOutput, error] {
 	return func(yield func(*dynamodb.QueryOutput, error) bool) {
 		page := *in
@@ -23,75 +30,53 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 		if page.ConsistentRead == nil { // unless the caller chose
 			page.ConsistentRead = c.consistent()
 		}
+		counting := page.Select == types.SelectCount
+		runs := !counting && (page.IndexName == nil || *page.IndexName == c.opts.IndexName)
 		seen := 0
+		var held []item // the run of long members the last page ended in
 		for {
-			if limit > 0 {
-				page.Limit = aws.Int32(int32(min(limit-seen, 1<<20)))
+			if limit > 0 { // past the limit (a held run): one item at a time
+				page.Limit = aws.Int32(int32(min(max(limit-seen, 1), 1<<20)))
 			}
-			out, err := c.query1(ctx, &page)
+			out, err := c.db.Query(ctx, &page)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
+			before := seen
 			seen += len(out.Items)
-			if page.Select == types.SelectCount {
+			if counting {
 				seen += int(out.Count)
 			}
-			if !yield(out, nil) || len(out.LastEvaluatedKey) == 0 || (limit > 0 && seen >= limit) {
+			more := len(out.LastEvaluatedKey) > 0
+			if runs {
+				var prev []byte
+				if held != nil {
+					prev = runKey(&page, held[0])
+				}
+				items := append(held, out.Items...)
+				held = nil
+				if n := len(items); more && n > 0 {
+					last := runKey(&page, items[n-1])
+					if last != nil && (limit == 0 || before < limit || bytes.Equal(last, prev)) {
+						start := n - 1
+						for start > 0 && bytes.Equal(runKey(&page, items[start-1]), last) {
+							start--
+						}
+						items, held = items[:start], items[start:]
+					}
+				}
+				if out.Items, err = c.completeLong(ctx, &page, items); err != nil {
+					yield(nil, err)
+					return
+				}
+			}
+			if !yield(out, nil) || !more || (limit > 0 && seen >= limit && held == nil) {
 				return
 			}
 			page.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
-}
-
-// query1 runs one Query page. When the page ends inside a run of long
-// members (longmember.go), the run is left to the next page, which then
-// starts with it, or, when the run fills the page, read on to its end; so
-// no run is split between pages. Then its long members are completed and
-// ordered.
-func (c *Client) query1(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	out, err := c.db.Query(ctx, in)
-	if err != nil || in.Select == types.SelectCount || len(out.LastEvaluatedKey) == 0 || len(out.Items) == 0 {
-		if err == nil && in.Select != types.SelectCount {
-			out.Items, err = c.completeLong(ctx, in, out.Items)
-		}
-		return out, err
-	}
-	run := runKey(in, out.Items[len(out.Items)-1])
-	start := len(out.Items)
-	for run != nil && start > 0 && bytes.Equal(runKey(in, out.Items[start-1]), run) {
-		start--
-	}
-	for start == 0 && run != nil && len(out.LastEvaluatedKey) > 0 { // the run fills the page: read on
-		more := *in
-		more.ExclusiveStartKey = out.LastEvaluatedKey
-		next, err := c.db.Query(ctx, &more)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, next.Items...)
-		out.LastEvaluatedKey = next.LastEvaluatedKey
-		start = len(out.Items)
-		for start > 0 && !bytes.Equal(runKey(in, out.Items[start-1]), run) {
-			start-- // what follows the run goes to the next page
-		}
-		if start < len(out.Items) {
-			break
-		}
-		start = 0
-	}
-	if start > 0 && start < len(out.Items) { // the page ends inside a run, or after one read on
-		out.Items = out.Items[:start]
-		last := out.Items[start-1]
-		out.LastEvaluatedKey = item{attrPK: last[attrPK], attrSK: last[attrSK]}
-		if in.IndexName != nil {
-			out.LastEvaluatedKey[attrIX] = last[attrIX]
-		}
-	}
-	out.Count = int32(len(out.Items))
-	out.Items, err = c.completeLong(ctx, in, out.Items)
-	return out, err
 }
 
 // query yields the items of a Query, across pages; see queryPages.
@@ -128,8 +113,9 @@ func (c *Client) queryCount(ctx context.Context, in *dynamodb.QueryInput) (int64
 
 // batchGet reads items by primary key with BatchGetItem: 100 keys a
 // request, up to Options.Parallelism requests at once, unprocessed keys
-// retried with backoff, at most Options.MaxAttempts times (then
-// ErrContention). Missing items are absent from the result, which is in
+// asked again at once after a response that read some (it reached its
+// size limit), with backoff after one that read none (throttling), at
+// most Options.MaxAttempts times in a row (then ErrContention). Missing items are absent from the result, which is in
 // no particular order.
 func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
 	var (
@@ -182,7 +168,7 @@ func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *str
 		ExpressionAttributeNames: names,
 	}}
 	var found []item
-	for attempt := 0; len(req) > 0; attempt++ {
+	for attempt := 0; len(req) > 0; {
 		if attempt >= c.opts.MaxAttempts { // throttled every time: give up, as transact does
 			return found, ErrContention
 		}
@@ -195,8 +181,15 @@ func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *str
 		if err != nil {
 			return found, err
 		}
-		found = append(found, out.Responses[c.opts.TableName]...)
+		got := out.Responses[c.opts.TableName]
+		found = append(found, got...)
 		req = out.UnprocessedKeys
+		// Nothing read is throttling: back off. Some read and some left is
+		// a response that reached its size limit (long members): go on.
+		attempt++
+		if len(got) > 0 {
+			attempt = 0
+		}
 	}
 	return found, nil
 }
