@@ -95,7 +95,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 			same(fmt.Sprintf("%s ZRANGE %v", step, rg), names(got), rdb.ZRange(ctx, z, rg[0], rg[1]).Val())
 			got, err = c.ZRevRangeWithScores(ctx, z, rg[0], rg[1])
 			require.NoError(t, err)
-			same(fmt.Sprintf("%s ZREVRANGE %v", step, rg), names(got), rdb.ZRevRange(ctx, z, rg[0], rg[1]).Val())
+			same(fmt.Sprintf("%s ZREVRANGE %v", step, rg), names(got), rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: z, Start: rg[0], Stop: rg[1], Rev: true}).Val())
 		}
 		all := rdb.ZRange(ctx, z, 0, -1).Val()
 		for i := 0; i < len(all); i += 5 {
@@ -126,14 +126,14 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 		lo, hi := pick2(r, bounds)
 		got, err := c.ZRangeByLex(ctx, z2, &ZRangeBy{Min: lo, Max: hi})
 		require.NoError(t, err)
-		same("ZRANGEBYLEX "+short(lo)+" "+short(hi), got, nonNil(rdb.ZRangeByLex(ctx, z2, &redisRangeBy{Min: lo, Max: hi}).Val()))
+		same("ZRANGEBYLEX "+short(lo)+" "+short(hi), got, nonNil(rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: z2, Start: lo, Stop: hi, ByLex: true}).Val()))
 		cnt, err := c.ZLexCount(ctx, z2, lo, hi)
 		require.NoError(t, err)
 		same("ZLEXCOUNT "+short(lo)+" "+short(hi), cnt, rdb.ZLexCount(ctx, z2, lo, hi).Val())
 		if i%20 == 0 {
 			got, err := c.ZRangeByLex(ctx, z2, &ZRangeBy{Min: lo, Max: hi, Offset: 2, Count: 3})
 			require.NoError(t, err)
-			same("ZRANGEBYLEX LIMIT", got, nonNil(rdb.ZRangeByLex(ctx, z2, &redisRangeBy{Min: lo, Max: hi, Offset: 2, Count: 3}).Val()))
+			same("ZRANGEBYLEX LIMIT", got, nonNil(rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: z2, Start: lo, Stop: hi, ByLex: true, Offset: 2, Count: 3}).Val()))
 		}
 	}
 
@@ -160,7 +160,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 	same("ZREMRANGEBYLEX", n, rdb.ZRemRangeByLex(ctx, z2, lo, hi).Val())
 	got, err = c.ZRangeByLex(ctx, z2, &ZRangeBy{Min: "-", Max: "+"})
 	require.NoError(t, err)
-	same("after ZREMRANGEBYLEX", got, rdb.ZRangeByLex(ctx, z2, &redisRangeBy{Min: "-", Max: "+"}).Val())
+	same("after ZREMRANGEBYLEX", got, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: z2, Start: "-", Stop: "+", ByLex: true}).Val())
 	popped, err := c.ZPopMin(ctx, z, 12)
 	require.NoError(t, err)
 	want := rdb.ZPopMin(ctx, z, 12).Val()
@@ -244,10 +244,7 @@ func pick2(r *rand.Rand, from []string) (string, string) {
 	return from[r.IntN(len(from))], from[r.IntN(len(from))]
 }
 
-type (
-	redisRangeBy = redis.ZRangeBy
-	redisZStore  = redis.ZStore
-)
+type redisZStore = redis.ZStore
 
 func redisZs(zs ...Z) []redis.Z {
 	out := make([]redis.Z, len(zs))
