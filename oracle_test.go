@@ -23,6 +23,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/redisarg"
 )
 
 // op is one command: its Redis form and the same call on redimo.
@@ -510,7 +512,7 @@ func canonZero(v any, err error, kind replyKind, zero bool) string {
 	case float64:
 		return score(v)
 	case string:
-		if f, ok := parseFloat(v); ok && kind == ordered && looksNumeric(v) {
+		if f, ok := redisarg.BoundFloat(v); ok && kind == ordered && looksNumeric(v) {
 			return score(f)
 		}
 		return strconv.Quote(v)

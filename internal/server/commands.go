@@ -221,9 +221,6 @@ func reply[T any](c *call, v T, err error, conv func(T) resp.Value) resp.Value {
 	return conv(v)
 }
 
-// parseInt parses an integer argument as Redis's string2ll.
-func parseInt(s string) (int64, bool) { return resp.ParseInt(s) }
-
 // rest returns args[from:] (the keys or members of a variadic command).
 func (c *call) rest(from int) []string { return c.args[from:] }
 

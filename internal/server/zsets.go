@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -21,7 +22,7 @@ func zsetCommands() []*Command {
 	return []*Command{
 		z("zadd", -4, "write denyoom fast", 1, 1, "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", zadd),
 		z("zincrby", 4, "write denyoom fast", 1, 1, "1.2.0", "Increments the score of a member in a sorted set.", func(c *call) resp.Value {
-			by, ok := parseFloat(c.args[2])
+			by, ok := redisarg.Float(c.args[2])
 			if !ok {
 				return resp.Err(msgNotFloat)
 			}
@@ -51,19 +52,12 @@ func zsetCommands() []*Command {
 			})
 		}),
 		z("zcount", 4, "readonly fast", 1, 1, "2.0.0", "Returns the count of members in a sorted set that have scores within a range.", func(c *call) resp.Value {
-			min, max, bad := scoreRange(c.args[2], c.args[3])
-			if bad.Kind != 0 {
-				return bad
-			}
-			n, err := c.db.ZCount(c.ctx, c.args[1], min, max)
-			return reply(c, n, err, resp.Int)
+			n, err := c.db.ZCount(c.ctx, c.args[1], c.args[2], c.args[3])
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zlexcount", 4, "readonly fast", 1, 1, "2.8.9", "Returns the number of members in a sorted set within a lexicographical range.", func(c *call) resp.Value {
-			if bad := lexRange(c.args[2], c.args[3]); bad.Kind != 0 {
-				return bad
-			}
 			n, err := c.db.ZLexCount(c.ctx, c.args[1], c.args[2], c.args[3])
-			return reply(c, n, err, resp.Int)
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", func(c *call) resp.Value { return zrank(c, false) }),
 		z("zrevrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by descending scores.", func(c *call) resp.Value { return zrank(c, true) }),
@@ -89,12 +83,8 @@ func zsetCommands() []*Command {
 			return zrange(c, zrangeCall{from: 1, byLex: true, rev: true})
 		}),
 		z("zremrangebyscore", 4, "write", 1, 1, "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			min, max, bad := scoreRange(c.args[2], c.args[3])
-			if bad.Kind != 0 {
-				return bad
-			}
-			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], min, max)
-			return reply(c, n, err, resp.Int)
+			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], c.args[2], c.args[3])
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zremrangebyrank", 4, "write", 1, 1, "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
 			start, ok1 := parseInt(c.args[2])
@@ -106,11 +96,8 @@ func zsetCommands() []*Command {
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zremrangebylex", 4, "write", 1, 1, "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			if bad := lexRange(c.args[2], c.args[3]); bad.Kind != 0 {
-				return bad
-			}
 			n, err := c.db.ZRemRangeByLex(c.ctx, c.args[1], c.args[2], c.args[3])
-			return reply(c, n, err, resp.Int)
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zpopmin", -2, "write fast", 1, 1, "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
 			return zpop(c, c.db.ZPopMin)
@@ -204,7 +191,7 @@ options:
 		return resp.Err("ERR INCR option supports a single increment-element pair")
 	}
 	for j := 0; j < len(pairs); j += 2 {
-		f, ok := parseFloat(pairs[j])
+		f, ok := redisarg.Float(pairs[j])
 		if !ok {
 			return resp.Err(msgNotFloat)
 		}
@@ -216,24 +203,6 @@ options:
 	}
 	n, err := c.db.ZAddArgs(c.ctx, c.args[1], a)
 	return reply(c, n, err, resp.Int)
-}
-
-// scoreRange checks ZRANGEBYSCORE-style bounds and returns them canonical.
-func scoreRange(min, max string) (string, string, resp.Value) {
-	lo, ok1 := scoreBound(min)
-	hi, ok2 := scoreBound(max)
-	if !ok1 || !ok2 {
-		return "", "", resp.Err("ERR min or max is not a float")
-	}
-	return lo, hi, resp.Value{}
-}
-
-// lexRange checks ZRANGEBYLEX-style bounds.
-func lexRange(min, max string) resp.Value {
-	if !lexBound(min) || !lexBound(max) {
-		return resp.Err("ERR min or max not valid string range item")
-	}
-	return resp.Value{}
 }
 
 // zrank is Z[REV]RANK key member [WITHSCORE] (WITHSCORE: Redis 7.2).
@@ -326,12 +295,11 @@ func zrange(c *call, z zrangeCall) resp.Value {
 		}
 		a.Start, a.Stop, a.Offset, a.Count, z.hasLimit = itoa(start), itoa(stop), 0, 0, false
 	case z.byScore:
-		var bad resp.Value
-		if a.Start, a.Stop, bad = scoreRange(a.Start, a.Stop); bad.Kind != 0 {
+		if bad := checkScoreRange(a.Start, a.Stop); bad.Kind != 0 {
 			return bad
 		}
 	case z.byLex:
-		if bad := lexRange(a.Start, a.Stop); bad.Kind != 0 {
+		if bad := checkLexRange(a.Start, a.Stop); bad.Kind != 0 {
 			return bad
 		}
 	}
@@ -415,7 +383,7 @@ func zalgebra(c *call, op int, store bool) resp.Value {
 		case (op == opUnion || op == opInter) && opt == "weights" && left >= len(keys)+1:
 			st.Weights = make([]float64, len(keys))
 			for i := range keys {
-				w, ok := parseFloat(opts[j+1+i])
+				w, ok := redisarg.Float(opts[j+1+i])
 				if !ok {
 					bad = resp.Err("ERR weight value is not a float")
 					break
