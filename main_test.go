@@ -2,8 +2,6 @@ package redimo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,24 +15,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
 // Integration tests run against DynamoDB Local at REDIMO_TEST_ENDPOINT, in a
 // fresh table made for this run. Without an endpoint they skip, unless
-// REDIMO_TEST_REQUIRE=1 (set by `make test`), which turns that into a failure.
+// REDIMO_TEST_REQUIRE=1 (set by `make test`), which turns that into a failure
+// (internal/testenv).
 
 var (
-	testEndpoint = os.Getenv("REDIMO_TEST_ENDPOINT")
+	testEndpoint string
 	testTable    string
 	testDB       *dynamodb.Client
+	randomHex    = testenv.RandomHex
 )
 
 func TestMain(m *testing.M) {
-	if testEndpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
-		os.Exit(1)
-	}
+	testEndpoint = testenv.MainEndpoint()
 	if testEndpoint == "" {
 		// Examples cannot skip themselves: their output would not match.
 		flag.Parse()
@@ -43,9 +41,7 @@ func TestMain(m *testing.M) {
 			skip = s + "|" + skip
 		}
 		_ = flag.Set("test.skip", skip)
-		fmt.Fprintln(os.Stderr, "no DynamoDB: skipping the tests and examples that need it; set REDIMO_TEST_ENDPOINT (make test starts DynamoDB Local and does)")
-	}
-	if testEndpoint != "" {
+	} else {
 		transport, err := local.Transport(nil) // REDIMO_MODEL: a model of real DynamoDB
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -64,17 +60,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // needDB skips (or, under make test, fails) a test that needs DynamoDB.
 func needDB(tb testing.TB) {
 	tb.Helper()
 	if testDB == nil {
-		tb.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+		testenv.NeedEndpoint(tb)
 	}
 }
 

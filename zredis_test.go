@@ -10,27 +10,21 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // zRedis connects to the redis-server to compare with, or skips (fails
 // under REDIMO_TEST_REQUIRE=1).
 func zRedis(t *testing.T) *redis.Client {
 	t.Helper()
-	addr := os.Getenv("REDIMO_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_REDIS is not set")
-		}
-		t.Skip("no redis-server: set REDIMO_TEST_REDIS (make test does)")
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.RedisAddr(t), Protocol: 2})
 	t.Cleanup(func() { _ = rdb.Close() })
 	require.NoError(t, rdb.Ping(context.Background()).Err())
 	return rdb

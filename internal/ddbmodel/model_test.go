@@ -6,8 +6,6 @@ package ddbmodel
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,27 +20,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 var (
-	testEndpoint = os.Getenv("REDIMO_TEST_ENDPOINT")
+	testEndpoint string
+	randomHex    = testenv.RandomHex
 	testTable    = "ddbmodel_test_" + randomHex(4)
 )
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 // TestMain creates the run's table (pk S, sk S, a local secondary index on
 // ix S) directly on DynamoDB Local.
 func TestMain(m *testing.M) {
-	if testEndpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
-		os.Exit(1)
-	}
-	if testEndpoint != "" {
+	if testEndpoint = testenv.MainEndpoint(); testEndpoint != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		db := newClient(http.DefaultTransport)
 		s := types.ScalarAttributeTypeS
