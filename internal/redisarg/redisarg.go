@@ -2,6 +2,8 @@
 // with C's strtod (scores, increments, weights, range bounds, timeouts),
 // integers with string2ll, and ZRANGEBYLEX bounds as zslParseLexRange.
 //
+// SCAN cursors are read with strtoul (Cursor).
+//
 // It is the one grammar for both the library, whose range methods take
 // Redis's bound strings ("(1.5", "-inf", "[a"), and redimo-server, which
 // reads every argument from the wire. It is internal rather than exported
@@ -131,6 +133,36 @@ func Int(s string) (int64, bool) {
 		return int64(u), true
 	}
 	return 0, false
+}
+
+// Cursor parses a SCAN cursor as Redis 7.0's strtoul: an unsigned 64-bit
+// decimal with an optional sign, a leading '-' wrapping around; "" is 0.
+func Cursor(s string) (uint64, bool) {
+	if s == "" {
+		return 0, true
+	}
+	neg := false
+	switch s[0] {
+	case '-':
+		neg, s = true, s[1:]
+	case '+':
+		s = s[1:]
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		d := uint64(s[i] - '0')
+		if s[i] < '0' || s[i] > '9' || u > (^uint64(0)-d)/10 {
+			return 0, false
+		}
+		u = u*10 + d
+	}
+	if s == "" { // strtoul parses no digits: the sign is left over
+		return 0, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, true
 }
 
 // Lex is a ZRANGEBYLEX bound: "-" (NegInf), "+" (Inf), or "[" (inclusive)

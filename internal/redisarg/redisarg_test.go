@@ -93,3 +93,17 @@ func TestLexBound(t *testing.T) {
 		require.False(t, ok, s)
 	}
 }
+
+func TestCursor(t *testing.T) {
+	for s, want := range map[string]uint64{
+		"0": 0, "": 0, "+7": 7, "007": 7, "18446744073709551615": math.MaxUint64, "-1": math.MaxUint64, "-0": 0,
+	} {
+		got, ok := Cursor(s)
+		require.True(t, ok, s)
+		require.Equal(t, want, got, s)
+	}
+	for _, s := range []string{"-", "+", "x", "1x", "18446744073709551616", "1.0"} {
+		_, ok := Cursor(s)
+		require.False(t, ok, s)
+	}
+}

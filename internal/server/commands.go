@@ -38,6 +38,17 @@ func keyedCommand(group string) func(name string, arity int, flags string, first
 	}
 }
 
+// keylessCommand returns the constructor of a command family's entries
+// that name no key, in Redis's command group.
+func keylessCommand(group string) func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
+	keyed := keyedCommand(group)
+	return func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
+		c := keyed(name, arity, flags, 0, 0, since, summary, run)
+		c.Step = 0
+		return c
+	}
+}
+
 // call is one command being run.
 type call struct {
 	ctx  context.Context

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -88,42 +89,18 @@ func copyCmd(c *call) resp.Value {
 // scan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: the
 // cursor is a position in the key index, resumable on any server.
 func scan(c *call) resp.Value {
-	cursor, ok := parseCursor(c.args[1])
+	cursor, ok := redisarg.Cursor(c.args[1])
 	if !ok {
-		return resp.Err("ERR invalid cursor")
+		return resp.Err(msgInvalidCursor)
 	}
-	var (
-		match, typ string
-		count      int64
-		opts       = c.args[2:]
-	)
-	for i := 0; i < len(opts); i += 2 {
-		more := len(opts) - i - 1
-		switch {
-		case strings.EqualFold(opts[i], "count") && more >= 1:
-			n, ok := parseInt(opts[i+1])
-			if !ok {
-				return resp.Err(msgNotInt)
-			}
-			if n < 1 {
-				return resp.Err(msgSyntax)
-			}
-			count = n
-		case strings.EqualFold(opts[i], "match") && more >= 1:
-			match = opts[i+1]
-		case strings.EqualFold(opts[i], "type") && more >= 1:
-			typ = opts[i+1]
-			if typ == "" {
-				typ = "\x00" // no type has an empty name: nothing matches
-			}
-		default:
-			return resp.Err(msgSyntax)
-		}
+	o, bad := scanOptions(c.args[2:], true)
+	if bad.Kind != 0 {
+		return bad
 	}
-	if match == "*" {
-		match = ""
+	if o.match == "*" {
+		o.match = ""
 	}
-	keys, next, err := c.db.ScanType(c.ctx, cursor, match, count, typ)
+	keys, next, err := c.db.ScanType(c.ctx, cursor, o.match, o.count, o.typ)
 	if err != nil {
 		return c.fail(err)
 	}

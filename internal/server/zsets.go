@@ -113,7 +113,12 @@ func zsetCommands() []*Command {
 		z("zdiff", -3, "readonly", 0, 0, "6.2.0", "Returns the difference between multiple sorted sets.", func(c *call) resp.Value { return zalgebra(c, opDiff, false) }),
 		z("zintercard", -3, "readonly", 0, 0, "7.0.0", "Returns the number of members of the intersect of multiple sorted sets.", func(c *call) resp.Value { return zalgebra(c, opCard, false) }),
 		z("zrandmember", -2, "readonly", 1, 1, "6.2.0", "Returns one or more random members from a sorted set.", zrandmember),
-		z("zscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members and scores of a sorted set (redimo: cursor 0 returns every match at once, with cursor 0).", zscan),
+		z("zscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members and scores of a sorted set (redimo: cursor 0 returns every match at once, with cursor 0).", func(c *call) resp.Value {
+			// The scores are strings in both protocols, as in Redis.
+			return memberScan(c, "zset", func(match string) ([]string, error) {
+				return gather(c.db.ZScan(c.ctx, c.args[1], match), func(z redimo.Z) []string { return []string{z.Member, scanScore(z.Score)} })
+			})
+		}),
 	}
 }
 
@@ -491,39 +496,6 @@ func zrandmember(c *call) resp.Value {
 	}
 	ms, err := c.db.ZRandMember(c.ctx, key, int(n))
 	return reply(c, ms, err, resp.Strings)
-}
-
-// zscan is ZSCAN key cursor [MATCH pattern] [COUNT count], as SSCAN: the
-// reply's scores are strings in both protocols, as in Redis.
-func zscan(c *call) resp.Value {
-	key := c.args[1]
-	cursor, ok := parseCursor(c.args[2])
-	if !ok {
-		return resp.Err("ERR invalid cursor")
-	}
-	match, bad := scanOptions(c.args[3:])
-	if bad.Kind != 0 || cursor != 0 {
-		t, err := c.db.Type(c.ctx, key)
-		switch {
-		case err != nil:
-			return c.fail(err)
-		case t == "none":
-			return scanReply(nil)
-		case t != "zset":
-			return resp.Err(msgWrongType)
-		case bad.Kind != 0:
-			return bad
-		}
-		return scanReply(nil)
-	}
-	var flat []string
-	for z, err := range c.db.ZScan(c.ctx, key, match) {
-		if err != nil {
-			return c.fail(err)
-		}
-		flat = append(flat, z.Member, scanScore(z.Score))
-	}
-	return scanReply(flat)
 }
 
 // scanScore formats a score as ZSCAN shows it: the score as Redis stores it
