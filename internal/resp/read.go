@@ -304,67 +304,47 @@ func SplitArgs(line string) (args []string, ok bool) {
 			return args, true
 		}
 		var cur []byte
-		inq, insq, done := false, false, false
-		for !done {
+		var quote byte // the open quote, '"' or '\'', or 0
+		for done := false; !done; {
 			c := at(p)
 			switch {
-			case inq:
-				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
-					cur = append(cur, unhex(at(p+2))<<4|unhex(at(p+3)))
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					switch e := at(p); e {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, e)
-					}
-				case c == '"':
-					if n := at(p + 1); n != 0 && !redisarg.IsSpace(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false
+			case quote == '"' && c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+				cur = append(cur, unhex(at(p+2))<<4|unhex(at(p+3)))
+				p += 3
+			case quote == '"' && c == '\\' && at(p+1) != 0:
+				p++
+				switch e := at(p); e {
+				case 'n':
+					cur = append(cur, '\n')
+				case 'r':
+					cur = append(cur, '\r')
+				case 't':
+					cur = append(cur, '\t')
+				case 'b':
+					cur = append(cur, '\b')
+				case 'a':
+					cur = append(cur, '\a')
 				default:
-					cur = append(cur, c)
+					cur = append(cur, e)
 				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					cur = append(cur, '\'')
-				case c == '\'':
-					if n := at(p + 1); n != 0 && !redisarg.IsSpace(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
+			case quote == '\'' && c == '\\' && at(p+1) == '\'':
+				p++
+				cur = append(cur, '\'')
+			case quote != 0 && c == quote:
+				if n := at(p + 1); n != 0 && !redisarg.IsSpace(n) {
 					return nil, false
-				default:
-					cur = append(cur, c)
 				}
+				done = true
+			case quote != 0 && c == 0:
+				return nil, false
+			case quote != 0:
+				cur = append(cur, c)
+			case c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0:
+				done = true
+			case c == '"' || c == '\'':
+				quote = c
 			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
+				cur = append(cur, c)
 			}
 			if p < len(line) {
 				p++

@@ -19,6 +19,9 @@ import (
 // key), and handed to the library in canonical form.
 func zsetCommands() []*Command {
 	z := keyedCommand("sorted-set")
+	zr := func(name string, arity int, flags string, first, last int, since, summary string, zc zrangeCall) *Command {
+		return z(name, arity, flags, first, last, since, summary, func(c *call) resp.Value { return zrange(c, zc) })
+	}
 	return []*Command{
 		z("zadd", -4, "write denyoom fast", 1, 1, "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", zadd),
 		z("zincrby", 4, "write denyoom fast", 1, 1, "1.2.0", "Increments the score of a member in a sorted set.", func(c *call) resp.Value {
@@ -61,27 +64,13 @@ func zsetCommands() []*Command {
 		}),
 		z("zrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", func(c *call) resp.Value { return zrank(c, false) }),
 		z("zrevrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by descending scores.", func(c *call) resp.Value { return zrank(c, true) }),
-		z("zrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes (or scores, BYSCORE, or members, BYLEX).", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, auto: true})
-		}),
-		z("zrangestore", -5, "write denyoom", 1, 2, "6.2.0", "Stores a range of members from sorted set in a key.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 2, auto: true, store: true})
-		}),
-		z("zrevrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, rev: true})
-		}),
-		z("zrangebyscore", -4, "readonly", 1, 1, "1.0.5", "Returns members in a sorted set within a range of scores.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byScore: true})
-		}),
-		z("zrevrangebyscore", -4, "readonly", 1, 1, "2.2.0", "Returns members in a sorted set within a range of scores in reverse order.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byScore: true, rev: true})
-		}),
-		z("zrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byLex: true})
-		}),
-		z("zrevrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byLex: true, rev: true})
-		}),
+		zr("zrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes (or scores, BYSCORE, or members, BYLEX).", zrangeCall{from: 1, auto: true}),
+		zr("zrangestore", -5, "write denyoom", 1, 2, "6.2.0", "Stores a range of members from sorted set in a key.", zrangeCall{from: 2, auto: true, store: true}),
+		zr("zrevrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order.", zrangeCall{from: 1, rev: true}),
+		zr("zrangebyscore", -4, "readonly", 1, 1, "1.0.5", "Returns members in a sorted set within a range of scores.", zrangeCall{from: 1, byScore: true}),
+		zr("zrevrangebyscore", -4, "readonly", 1, 1, "2.2.0", "Returns members in a sorted set within a range of scores in reverse order.", zrangeCall{from: 1, byScore: true, rev: true}),
+		zr("zrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range.", zrangeCall{from: 1, byLex: true}),
+		zr("zrevrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", zrangeCall{from: 1, byLex: true, rev: true}),
 		z("zremrangebyscore", 4, "write", 1, 1, "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
 			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], c.args[2], c.args[3])
 			return rangeReply(c, n, err, resp.Int)
