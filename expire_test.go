@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -165,19 +164,13 @@ func TestKeyExpiryConcurrentWriters(t *testing.T) {
 	clock.Add(time.Second)
 
 	var added atomic.Int64
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 5 {
-				n, err := c.SAdd(ctx, k, fmt.Sprintf("new%d-%d", w, i), old[w*5+i])
-				require.NoError(t, err)
-				added.Add(n)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(8, func(w int) {
+		for i := range 5 {
+			n, err := c.SAdd(ctx, k, fmt.Sprintf("new%d-%d", w, i), old[w*5+i])
+			require.NoError(t, err)
+			added.Add(n)
+		}
+	})
 	members, err := c.SMembers(ctx, k)
 	require.NoError(t, err)
 	card, err := c.SCard(ctx, k)

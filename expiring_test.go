@@ -3,7 +3,6 @@ package redimo
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,19 +99,13 @@ func TestExpiringSetConcurrent(t *testing.T) {
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "sessions")
 	var added atomic.Int64
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 10 {
-				n, err := e.Add(ctx, time.Minute, fmt.Sprint((w+i)%15), fmt.Sprint((w*3+i)%15))
-				require.NoError(t, err)
-				added.Add(n)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(8, func(w int) {
+		for i := range 10 {
+			n, err := e.Add(ctx, time.Minute, fmt.Sprint((w+i)%15), fmt.Sprint((w*3+i)%15))
+			require.NoError(t, err)
+			added.Add(n)
+		}
+	})
 	n, err := e.Card(ctx)
 	require.NoError(t, err)
 	require.Equal(t, added.Load(), n, "each member counted new once")

@@ -250,3 +250,16 @@ func scanTable(t testing.TB, prefix string) []string {
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 }
+
+// runWorkers runs work(0) … work(n-1) concurrently and waits for them all.
+func runWorkers(n int, work func(w int)) {
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w)
+		}()
+	}
+	wg.Wait()
+}
