@@ -232,6 +232,43 @@ func reply[T any](c *call, v T, err error, conv func(T) resp.Value) resp.Value {
 	return conv(v)
 }
 
+// The adapters below make a command's run from a library method (a method
+// expression such as (*redimo.Client).SAdd) whose parameters are the
+// command's arguments as they come, and the conversion of its result.
+
+// onKey runs f(key) for KEY-only commands: args[1].
+func onKey[T any](f func(*redimo.Client, context.Context, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.args[1])
+		return reply(c, v, err, conv)
+	}
+}
+
+// onKeyArg runs f(args[1], args[2]).
+func onKeyArg[T any](f func(*redimo.Client, context.Context, string, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.args[1], c.args[2])
+		return reply(c, v, err, conv)
+	}
+}
+
+// onKeyArgs runs f(args[1], args[2:]...): a key and members, or a
+// destination and keys.
+func onKeyArgs[T any](f func(*redimo.Client, context.Context, string, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.args[1], c.rest(2)...)
+		return reply(c, v, err, conv)
+	}
+}
+
+// onKeys runs f(args[1:]...).
+func onKeys[T any](f func(*redimo.Client, context.Context, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.rest(1)...)
+		return reply(c, v, err, conv)
+	}
+}
+
 // rest returns args[from:] (the keys or members of a variadic command).
 func (c *call) rest(from int) []string { return c.args[from:] }
 

@@ -65,10 +65,7 @@ func expireCommands() []*Command {
 		cmd("pttl", 2, "readonly fast", 1, 1, "2.6.0", "Returns the expiration time in milliseconds of a key.", ttl(1, false)),
 		cmd("expiretime", 2, "readonly fast", 1, 1, "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", ttl(1000, true)),
 		cmd("pexpiretime", 2, "readonly fast", 1, 1, "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", ttl(1, true)),
-		cmd("persist", 2, "write fast", 1, 1, "2.2.0", "Removes the expiration time of a key.", func(c *call) resp.Value {
-			ok, err := c.db.Persist(c.ctx, c.args[1])
-			return reply(c, ok, err, resp.Bool)
-		}),
+		cmd("persist", 2, "write fast", 1, 1, "2.2.0", "Removes the expiration time of a key.", onKey((*redimo.Client).Persist, resp.Bool)),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -11,36 +12,18 @@ import (
 func setCommands() []*Command {
 	set := keyedCommand("set")
 	return []*Command{
-		set("sadd", -3, "write denyoom fast", 1, 1, "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", func(c *call) resp.Value {
-			n, err := c.db.SAdd(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
-		set("srem", -3, "write fast", 1, 1, "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", func(c *call) resp.Value {
-			n, err := c.db.SRem(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
-		set("scard", 2, "readonly fast", 1, 1, "1.0.0", "Returns the number of members in a set.", func(c *call) resp.Value {
-			n, err := c.db.SCard(c.ctx, c.args[1])
-			return reply(c, n, err, resp.Int)
-		}),
-		set("sismember", 3, "readonly fast", 1, 1, "1.0.0", "Determines whether a member belongs to a set.", func(c *call) resp.Value {
-			ok, err := c.db.SIsMember(c.ctx, c.args[1], c.args[2])
-			return reply(c, ok, err, resp.Bool)
-		}),
-		set("smismember", -3, "readonly fast", 1, 1, "6.2.0", "Determines whether multiple members belong to a set.", func(c *call) resp.Value {
-			oks, err := c.db.SMIsMember(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, oks, err, func(oks []bool) resp.Value {
-				out := make([]resp.Value, len(oks))
-				for i, ok := range oks {
-					out[i] = resp.Bool(ok)
-				}
-				return resp.Arr(out...)
-			})
-		}),
-		set("smembers", 2, "readonly", 1, 1, "1.0.0", "Returns all members of a set.", func(c *call) resp.Value {
-			ms, err := c.db.SMembers(c.ctx, c.args[1])
-			return reply(c, ms, err, resp.SetOf)
-		}),
+		set("sadd", -3, "write denyoom fast", 1, 1, "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", onKeyArgs((*redimo.Client).SAdd, resp.Int)),
+		set("srem", -3, "write fast", 1, 1, "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", onKeyArgs((*redimo.Client).SRem, resp.Int)),
+		set("scard", 2, "readonly fast", 1, 1, "1.0.0", "Returns the number of members in a set.", onKey((*redimo.Client).SCard, resp.Int)),
+		set("sismember", 3, "readonly fast", 1, 1, "1.0.0", "Determines whether a member belongs to a set.", onKeyArg((*redimo.Client).SIsMember, resp.Bool)),
+		set("smismember", -3, "readonly fast", 1, 1, "6.2.0", "Determines whether multiple members belong to a set.", onKeyArgs((*redimo.Client).SMIsMember, func(oks []bool) resp.Value {
+			out := make([]resp.Value, len(oks))
+			for i, ok := range oks {
+				out[i] = resp.Bool(ok)
+			}
+			return resp.Arr(out...)
+		})),
+		set("smembers", 2, "readonly", 1, 1, "1.0.0", "Returns all members of a set.", onKey((*redimo.Client).SMembers, resp.SetOf)),
 		set("sscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members of a set (redimo: cursor 0 returns every match at once, with cursor 0).", func(c *call) resp.Value {
 			return memberScan(c, "set", func(match string) ([]string, error) {
 				return gather(c.db.SScan(c.ctx, c.args[1], match), func(m string) []string { return []string{m} })
@@ -52,33 +35,15 @@ func setCommands() []*Command {
 			ok, err := c.db.SMove(c.ctx, c.args[1], c.args[2], c.args[3])
 			return reply(c, ok, err, resp.Bool)
 		}),
-		set("sinter", -2, "readonly", 1, -1, "1.0.0", "Returns the intersect of multiple sets.", func(c *call) resp.Value {
-			ms, err := c.db.SInter(c.ctx, c.rest(1)...)
-			return reply(c, ms, err, resp.SetOf)
-		}),
+		set("sinter", -2, "readonly", 1, -1, "1.0.0", "Returns the intersect of multiple sets.", onKeys((*redimo.Client).SInter, resp.SetOf)),
 		set("sintercard", -3, "readonly", 0, 0, "7.0.0", "Returns the number of members of the intersect of multiple sets.", sintercard),
 		set("sunioncard", -3, "readonly", 0, 0, "8.10.0", "Returns the number of members of the union of multiple sets.", sunioncard),
 		set("sdiffcard", -3, "readonly", 0, 0, "8.10.0", "Returns the number of members of the difference of multiple sets.", sdiffcard),
-		set("sunion", -2, "readonly", 1, -1, "1.0.0", "Returns the union of multiple sets.", func(c *call) resp.Value {
-			ms, err := c.db.SUnion(c.ctx, c.rest(1)...)
-			return reply(c, ms, err, resp.SetOf)
-		}),
-		set("sdiff", -2, "readonly", 1, -1, "1.0.0", "Returns the difference of multiple sets.", func(c *call) resp.Value {
-			ms, err := c.db.SDiff(c.ctx, c.rest(1)...)
-			return reply(c, ms, err, resp.SetOf)
-		}),
-		set("sinterstore", -3, "write denyoom", 1, -1, "1.0.0", "Stores the intersect of multiple sets in a key.", func(c *call) resp.Value {
-			n, err := c.db.SInterStore(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
-		set("sunionstore", -3, "write denyoom", 1, -1, "1.0.0", "Stores the union of multiple sets in a key.", func(c *call) resp.Value {
-			n, err := c.db.SUnionStore(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
-		set("sdiffstore", -3, "write denyoom", 1, -1, "1.0.0", "Stores the difference of multiple sets in a key.", func(c *call) resp.Value {
-			n, err := c.db.SDiffStore(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
+		set("sunion", -2, "readonly", 1, -1, "1.0.0", "Returns the union of multiple sets.", onKeys((*redimo.Client).SUnion, resp.SetOf)),
+		set("sdiff", -2, "readonly", 1, -1, "1.0.0", "Returns the difference of multiple sets.", onKeys((*redimo.Client).SDiff, resp.SetOf)),
+		set("sinterstore", -3, "write denyoom", 1, -1, "1.0.0", "Stores the intersect of multiple sets in a key.", onKeyArgs((*redimo.Client).SInterStore, resp.Int)),
+		set("sunionstore", -3, "write denyoom", 1, -1, "1.0.0", "Stores the union of multiple sets in a key.", onKeyArgs((*redimo.Client).SUnionStore, resp.Int)),
+		set("sdiffstore", -3, "write denyoom", 1, -1, "1.0.0", "Stores the difference of multiple sets in a key.", onKeyArgs((*redimo.Client).SDiffStore, resp.Int)),
 	}
 }
 

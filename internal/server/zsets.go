@@ -32,14 +32,8 @@ func zsetCommands() []*Command {
 			f, err := c.db.ZIncrBy(c.ctx, c.args[1], by, c.args[3])
 			return c.incrReply(f, true, err)
 		}),
-		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			n, err := c.db.ZRem(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
-		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", func(c *call) resp.Value {
-			n, err := c.db.ZCard(c.ctx, c.args[1])
-			return reply(c, n, err, resp.Int)
-		}),
+		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", onKeyArgs((*redimo.Client).ZRem, resp.Int)),
+		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", onKey((*redimo.Client).ZCard, resp.Int)),
 		z("zscore", 3, "readonly fast", 1, 1, "1.2.0", "Returns the score of a member in a sorted set.", func(c *call) resp.Value {
 			f, ok, err := c.db.ZScore(c.ctx, c.args[1], c.args[2])
 			return reply(c, f, err, func(f float64) resp.Value { return dblOrNil(f, ok) })
