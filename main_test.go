@@ -136,54 +136,55 @@ func (c *counter) String() string {
 	return fmt.Sprintf("%d requests (%s), %d items read", c.requests.Load(), strings.Join(ops, " "), c.reads.Load())
 }
 
+// measured sends a request that asked for its consumed capacity and
+// counts it as op, with the capacity and items read that used finds in its
+// output when it succeeded.
+func measured[O any](c *counter, op string, send func() (*O, error), used func(*O) ([]types.ConsumedCapacity, int)) (*O, error) {
+	out, err := send()
+	if err != nil {
+		c.count(op)
+		return out, err
+	}
+	cc, reads := used(out)
+	c.count(op, cc...)
+	c.reads.Add(int64(reads))
+	return out, nil
+}
+
 func (c *counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.GetItem(ctx, in, o...)
-	if err == nil {
-		c.count("GetItem", deref(out.ConsumedCapacity)...)
-		if out.Item != nil {
-			c.reads.Add(1)
-		}
-	} else {
-		c.count("GetItem")
-	}
-	return out, err
+	return measured(c, "GetItem", func() (*dynamodb.GetItemOutput, error) { return c.db.GetItem(ctx, in, o...) },
+		func(out *dynamodb.GetItemOutput) ([]types.ConsumedCapacity, int) {
+			return deref(out.ConsumedCapacity), min(len(out.Item), 1)
+		})
 }
 
 func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.Query(ctx, in, o...)
-	if err == nil {
-		c.count("Query", deref(out.ConsumedCapacity)...)
-		c.reads.Add(int64(out.ScannedCount))
-	} else {
-		c.count("Query")
-	}
-	return out, err
+	return measured(c, "Query", func() (*dynamodb.QueryOutput, error) { return c.db.Query(ctx, in, o...) },
+		func(out *dynamodb.QueryOutput) ([]types.ConsumedCapacity, int) {
+			return deref(out.ConsumedCapacity), int(out.ScannedCount)
+		})
 }
 
 func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.BatchGetItem(ctx, in, o...)
-	if err != nil {
-		c.count("BatchGetItem")
-		return out, err
-	}
-	c.count("BatchGetItem", out.ConsumedCapacity...)
-	for _, items := range out.Responses {
-		c.reads.Add(int64(len(items)))
-	}
-	return out, err
+	return measured(c, "BatchGetItem", func() (*dynamodb.BatchGetItemOutput, error) { return c.db.BatchGetItem(ctx, in, o...) },
+		func(out *dynamodb.BatchGetItemOutput) ([]types.ConsumedCapacity, int) {
+			n := 0
+			for _, items := range out.Responses {
+				n += len(items)
+			}
+			return out.ConsumedCapacity, n
+		})
 }
 
 func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.TransactWriteItems(ctx, in, o...)
-	if err == nil {
-		c.count("TransactWriteItems", out.ConsumedCapacity...)
-		return out, err
-	}
-	c.count("TransactWriteItems")
+	out, err := measured(c, "TransactWriteItems", func() (*dynamodb.TransactWriteItemsOutput, error) { return c.db.TransactWriteItems(ctx, in, o...) },
+		func(out *dynamodb.TransactWriteItemsOutput) ([]types.ConsumedCapacity, int) {
+			return out.ConsumedCapacity, 0
+		})
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		c.cancelled.Add(1)
@@ -203,13 +204,10 @@ func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 
 func (c *counter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.UpdateItem(ctx, in, o...)
-	if err == nil {
-		c.count("UpdateItem", deref(out.ConsumedCapacity)...)
-	} else {
-		c.count("UpdateItem")
-	}
-	return out, err
+	return measured(c, "UpdateItem", func() (*dynamodb.UpdateItemOutput, error) { return c.db.UpdateItem(ctx, in, o...) },
+		func(out *dynamodb.UpdateItemOutput) ([]types.ConsumedCapacity, int) {
+			return deref(out.ConsumedCapacity), 0
+		})
 }
 
 func (c *counter) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
