@@ -21,7 +21,7 @@ type Command struct {
 	FirstKey int // position of the first key, 0 when none
 	LastKey  int // position of the last key, -1 for the last argument
 	Step     int
-	Group    string // "set", "sorted-set", "generic", "connection", "server"
+	Group    string // "set", "sorted-set", "generic", "connection", "server", "transactions"
 	Since    string // the Redis version that added it
 	Summary  string
 	run      func(*call) resp.Value
