@@ -12,8 +12,7 @@ import (
 )
 
 func TestKeyExpiry(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	k, other := p+"k", p+"other"
 	_, err := c.SAdd(ctx, k, "a", "b")
@@ -149,8 +148,7 @@ func TestKeyExpiry(t *testing.T) {
 // Writers racing on an expired key: the purge happens once in effect, the
 // old members never count, and the new count is exact.
 func TestKeyExpiryConcurrentWriters(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	k := p + "k"
 	old := make([]string, 150) // more than one purge transaction

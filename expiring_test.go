@@ -11,8 +11,7 @@ import (
 )
 
 func TestExpiringSet(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	key := p + "online"
 	e := c.ExpiringSet(key)
@@ -94,8 +93,7 @@ func TestExpiringSet(t *testing.T) {
 }
 
 func TestExpiringSetConcurrent(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, _ := newClockedClient(t)
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "sessions")
 	var added atomic.Int64
@@ -119,8 +117,7 @@ func TestExpiringSetConcurrent(t *testing.T) {
 
 // A key-level expiry on an expiring set hides all its members.
 func TestExpiringSetKeyExpiry(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "e")
 	_, err := e.Add(ctx, time.Hour, "a")
@@ -140,8 +137,7 @@ func TestExpiringSetKeyExpiry(t *testing.T) {
 // A TTL under a millisecond (the clock's resolution) is rounded up: the
 // member Add counts as new is live, not already expired.
 func TestExpiringSetSubMillisecondTTL(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "s")
 	n, err := e.Add(ctx, 500*time.Microsecond, "a")

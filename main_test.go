@@ -78,6 +78,28 @@ func newTestClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, 
 	return NewClient(cnt, opts...), cnt, tb.Name() + ":" + randomHex(3) + ":"
 }
 
+// newClockedClient is newTestClient on a fake clock (Options.Now) that
+// stands still until the test moves it with clock.Add.
+func newClockedClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, string, *fakeClock) {
+	tb.Helper()
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, cnt, p := newTestClient(tb, append([]func(*Options){func(o *Options) { o.Now = clock.Now }}, optFns...)...)
+	return c, cnt, p, clock
+}
+
+// fakeClock is a clock (Options.Now) that moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
+func (f *fakeClock) Add(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
+}
+
 // counter is a DynamoDBAPI that counts requests, items read and capacity
 // consumed, for tests and benchmarks.
 type counter struct {

@@ -11,21 +11,8 @@ import (
 )
 
 // fakeClock is an injectable clock for Options.Now.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
-func (f *fakeClock) Add(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
-}
-
 func TestRateLimiterConcurrent(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	lim := c.RateLimiter(10, time.Minute)
 	key := p + "otp:+15550100"
@@ -74,8 +61,7 @@ func TestRateLimiterConcurrent(t *testing.T) {
 }
 
 func TestRateLimiterSlidingWindow(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, cnt, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, cnt, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	lim := c.RateLimiter(4, 10*time.Second)
 	key := p + "k"
@@ -111,8 +97,7 @@ func TestRateLimiterSlidingWindow(t *testing.T) {
 // A window that is not whole milliseconds (the clock's resolution) is
 // rounded up, never down: within it no more than limit are allowed.
 func TestRateLimiterSubMillisecondWindow(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	for _, tc := range []struct{ window, rounded time.Duration }{
 		{500 * time.Microsecond, time.Millisecond},
 		{1500 * time.Microsecond, 2 * time.Millisecond},

@@ -485,8 +485,7 @@ func TestZAlgebra(t *testing.T) {
 }
 
 func TestZWrongTypeAndExpiry(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	s, z := p+"s", p+"z"
 	_, err := c.SAdd(ctx, s, "a")
