@@ -71,9 +71,7 @@ func TestMain(m *testing.M) {
 // the SDK's retries off.
 func client(t *testing.T, cfg Config) (*Model, *dynamodb.Client) {
 	t.Helper()
-	if testEndpoint == "" {
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	testenv.NeedEndpoint(t)
 	m := New(cfg)
 	return m, newClient(m.Transport(nil))
 }
@@ -109,6 +107,21 @@ func key(pk, sk string) map[string]types.AttributeValue {
 
 func put(pk, sk string) types.TransactWriteItem {
 	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(testTable), Item: key(pk, sk)}}
+}
+
+// transactPut writes items (put's) in one TransactWriteItems.
+func transactPut(ctx context.Context, db *dynamodb.Client, items ...types.TransactWriteItem) error {
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
+}
+
+// inFlightClient is client with transactions that conflict and stay in
+// flight for 400 ms, long enough to be met by other requests.
+func inFlightClient(t *testing.T) (*Model, *dynamodb.Client) {
+	cfg := quiet()
+	cfg.NoConflicts = false
+	cfg.TransactLatency = 400 * time.Millisecond
+	return client(t, cfg)
 }
 
 func putItem(ctx context.Context, db *dynamodb.Client, pk, sk string) error {
@@ -155,10 +168,7 @@ func TestLatency(t *testing.T) {
 		require.GreaterOrEqual(t, r, 10*time.Millisecond, "a read takes at least ReadLatency×(1-Jitter)")
 		reads = append(reads, r)
 	}
-	tx := timed(func() error {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put(p, "tx")}})
-		return err
-	})
+	tx := timed(func() error { return transactPut(ctx, db, put(p, "tx")) })
 	require.GreaterOrEqual(t, tx, 40*time.Millisecond, "a transaction takes at least TransactLatency×(1-Jitter)")
 	lo, hi := reads[0], reads[0]
 	for _, r := range reads {
@@ -168,25 +178,18 @@ func TestLatency(t *testing.T) {
 }
 
 func TestOverlappingTransactionsConflict(t *testing.T) {
-	cfg := quiet()
-	cfg.NoConflicts = false
-	cfg.TransactLatency = 400 * time.Millisecond
-	m, db := client(t, cfg)
+	m, db := inFlightClient(t)
 	ctx := context.Background()
 	p := "tx-" + randomHex(3)
 
 	first := make(chan error, 1)
 	go func() {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put(p, "a"), put(p, "b")},
-		})
+		err := transactPut(ctx, db, put(p, "a"), put(p, "b"))
 		first <- err
 	}()
 	waitInFlight(t, m, 2)
 	// The second shares item b with the first, which is still in flight.
-	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{put(p, "c"), put(p, "b"), put(p, "d")},
-	})
+	err := transactPut(ctx, db, put(p, "c"), put(p, "b"), put(p, "d"))
 	var tce *types.TransactionCanceledException
 	require.ErrorAs(t, err, &tce, "the SDK decodes the model's answer")
 	var codes []string
@@ -197,28 +200,21 @@ func TestOverlappingTransactionsConflict(t *testing.T) {
 	require.Equal(t, "Transaction is ongoing for the item", aws.ToString(tce.CancellationReasons[1].Message))
 
 	require.NoError(t, <-first, "the transaction in flight commits")
-	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{put(p, "c"), put(p, "b"), put(p, "d")},
-	})
+	err = transactPut(ctx, db, put(p, "c"), put(p, "b"), put(p, "d"))
 	require.NoError(t, err, "once the first has finished, the second goes through")
 	st := m.Stats()["TransactWriteItems"]
 	require.Equal(t, OpStats{Requests: 3, Conflicts: 1, WCU: 2 * 5}, st)
 }
 
 func TestSingleWritesAndReadsDuringTransaction(t *testing.T) {
-	cfg := quiet()
-	cfg.NoConflicts = false
-	cfg.TransactLatency = 400 * time.Millisecond
-	m, db := client(t, cfg)
+	m, db := inFlightClient(t)
 	ctx := context.Background()
 	p := "single-" + randomHex(3)
 	require.NoError(t, putItem(ctx, db, p, "b"))
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put(p, "a"), put(p, "b")},
-		})
+		err := transactPut(ctx, db, put(p, "a"), put(p, "b"))
 		done <- err
 	}()
 	waitInFlight(t, m, 2)
@@ -298,10 +294,7 @@ func TestTransactionalWritesCostTwice(t *testing.T) {
 	m, db := client(t, quiet())
 	ctx := context.Background()
 	p := "cost-" + randomHex(3)
-	tx := func(items ...types.TransactWriteItem) {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-		require.NoError(t, err)
-	}
+	tx := func(items ...types.TransactWriteItem) { require.NoError(t, transactPut(ctx, db, items...)) }
 	wcu := func(op string) float64 { return m.Stats()[op].WCU }
 
 	require.NoError(t, putItem(ctx, db, p, "small"))
@@ -345,9 +338,7 @@ func TestTransactionalWritesCostTwice(t *testing.T) {
 	require.Equal(t, 40, passed(func(i int) error { return putItem(ctx, db, p+"-budget1", fmt.Sprint(i)) }))
 	_, db = client(t, cfg)
 	require.Equal(t, 20, passed(func(i int) error {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put(p+"-budget2", fmt.Sprint(i))},
-		})
+		err := transactPut(ctx, db, put(p+"-budget2", fmt.Sprint(i)))
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
 			require.Equal(t, "ThrottlingError", aws.ToString(tce.CancellationReasons[0].Code))
@@ -440,9 +431,7 @@ func TestConcurrentTransactionsOnOneItem(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 10 {
-				_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-					put(p, "shared"), put(p, fmt.Sprintf("w%d-%d", w, i)),
-				}})
+				err := transactPut(ctx, db, put(p, "shared"), put(p, fmt.Sprintf("w%d-%d", w, i)))
 				var tce *types.TransactionCanceledException
 				mu.Lock()
 				switch {
