@@ -24,15 +24,13 @@ import (
 	"github.com/redimo-go/redimo/internal/testenv"
 )
 
-var (
-	testEndpoint string
-	randomHex    = testenv.RandomHex
-	testTable    = "ddbmodel_test_" + randomHex(4)
-)
+// The run's DynamoDB Local and its table, made by TestMain.
+var testEndpoint, testTable string
 
 // TestMain creates the run's table (pk S, sk S, a local secondary index on
 // ix S) directly on DynamoDB Local.
 func TestMain(m *testing.M) {
+	testTable = "ddbmodel_test_" + testenv.RandomHex(4)
 	if testEndpoint = testenv.MainEndpoint(); testEndpoint != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		db := newClient(http.DefaultTransport)
@@ -151,7 +149,7 @@ func TestLatency(t *testing.T) {
 	cfg.Jitter = 0.5
 	_, db := client(t, cfg)
 	ctx := context.Background()
-	p := "lat-" + randomHex(3)
+	p := "lat-" + testenv.RandomHex(3)
 	timed := func(f func() error) time.Duration {
 		start := time.Now()
 		require.NoError(t, f())
@@ -180,7 +178,7 @@ func TestLatency(t *testing.T) {
 func TestOverlappingTransactionsConflict(t *testing.T) {
 	m, db := inFlightClient(t)
 	ctx := context.Background()
-	p := "tx-" + randomHex(3)
+	p := "tx-" + testenv.RandomHex(3)
 
 	first := make(chan error, 1)
 	go func() {
@@ -209,7 +207,7 @@ func TestOverlappingTransactionsConflict(t *testing.T) {
 func TestSingleWritesAndReadsDuringTransaction(t *testing.T) {
 	m, db := inFlightClient(t)
 	ctx := context.Background()
-	p := "single-" + randomHex(3)
+	p := "single-" + testenv.RandomHex(3)
 	require.NoError(t, putItem(ctx, db, p, "b"))
 
 	done := make(chan error, 1)
@@ -260,7 +258,7 @@ func TestHotPartitionThrottled(t *testing.T) {
 	cfg.PartitionWCU, cfg.Burst = 5, 10*time.Second // 50 units banked, 5 a second
 	m, db := client(t, cfg)
 	ctx := context.Background()
-	p := "hot-" + randomHex(3)
+	p := "hot-" + testenv.RandomHex(3)
 
 	start := time.Now()
 	ok, throttled := 0, 0
@@ -293,7 +291,7 @@ func TestHotPartitionThrottled(t *testing.T) {
 func TestTransactionalWritesCostTwice(t *testing.T) {
 	m, db := client(t, quiet())
 	ctx := context.Background()
-	p := "cost-" + randomHex(3)
+	p := "cost-" + testenv.RandomHex(3)
 	tx := func(items ...types.TransactWriteItem) { require.NoError(t, transactPut(ctx, db, items...)) }
 	wcu := func(op string) float64 { return m.Stats()[op].WCU }
 
@@ -350,7 +348,7 @@ func TestTransactionalWritesCostTwice(t *testing.T) {
 func TestReadCapacity(t *testing.T) {
 	m, db := client(t, quiet())
 	ctx := context.Background()
-	p := "read-" + randomHex(3)
+	p := "read-" + testenv.RandomHex(3)
 	require.NoError(t, putItem(ctx, db, p, "a"))
 	get := func(sk string, consistent bool) {
 		_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(testTable), Key: key(p, sk), ConsistentRead: aws.Bool(consistent)})
@@ -375,7 +373,7 @@ func TestReadCapacity(t *testing.T) {
 	require.ErrorAs(t, err, &pte)
 	require.Equal(t, "TableReadKeyRangeThroughputExceeded", aws.ToString(pte.ThrottlingReasons[0].Reason))
 
-	other := "read-other-" + randomHex(3)
+	other := "read-other-" + testenv.RandomHex(3)
 	require.NoError(t, putItem(ctx, db, other, "a"))
 	out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
 		testTable: {Keys: []map[string]types.AttributeValue{key(p, "a"), key(other, "a")}, ConsistentRead: aws.Bool(true)},
@@ -420,7 +418,7 @@ func TestConcurrentTransactionsOnOneItem(t *testing.T) {
 	cfg.TransactLatency, cfg.Jitter = 20*time.Millisecond, 0.5
 	m, db := client(t, cfg)
 	ctx := context.Background()
-	p := "many-" + randomHex(3)
+	p := "many-" + testenv.RandomHex(3)
 	var (
 		wg                  sync.WaitGroup
 		mu                  sync.Mutex
