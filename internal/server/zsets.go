@@ -275,13 +275,8 @@ func zrange(c *call, z zrangeCall) resp.Value {
 		return resp.Err("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
 	}
 	switch {
-	case byRank:
-		start, ok1 := parseInt(a.Start)
-		stop, ok2 := parseInt(a.Stop)
-		if !ok1 || !ok2 {
-			return resp.Err(msgNotInt)
-		}
-		a.Start, a.Stop, a.Offset, a.Count, z.hasLimit = itoa(start), itoa(stop), 0, 0, false
+	case byRank: // the library reads the ranks (string2ll): ErrNotInteger is msgNotInt
+		a.Offset, a.Count, z.hasLimit = 0, 0, false
 	case z.byScore:
 		if bad := checkScoreRange(a.Start, a.Stop); bad.Kind != 0 {
 			return bad
