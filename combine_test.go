@@ -45,20 +45,14 @@ func TestCombiningSharesTransactions(t *testing.T) {
 			ctx := context.Background()
 			const writers, each = 32, 5
 			var added atomic.Int64
-			var wg sync.WaitGroup
-			for w := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range each {
-						// Every member twice: the second add must reply 0.
-						n, err := c.SAdd(ctx, fmt.Sprint(p, w%keys), fmt.Sprint("m", (w*each+i)/2))
-						require.NoError(t, err)
-						added.Add(n)
-					}
-				}()
-			}
-			wg.Wait()
+			runWorkers(writers, func(w int) {
+				for i := range each {
+					// Every member twice: the second add must reply 0.
+					n, err := c.SAdd(ctx, fmt.Sprint(p, w%keys), fmt.Sprint("m", (w*each+i)/2))
+					require.NoError(t, err)
+					added.Add(n)
+				}
+			})
 			var card int64
 			for k := range keys {
 				n, err := c.SCard(ctx, fmt.Sprint(p, k))
@@ -83,23 +77,17 @@ func TestCombiningZIncrByReplies(t *testing.T) {
 	const writers, each = 16, 6
 	var mu sync.Mutex
 	var got []float64
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range each {
-				f, err := c.ZIncrBy(ctx, k, 1, "hot")
-				require.NoError(t, err)
-				_, err = c.ZIncrBy(ctx, k, 1, fmt.Sprint("cold", w))
-				require.NoError(t, err)
-				mu.Lock()
-				got = append(got, f)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(writers, func(w int) {
+		for range each {
+			f, err := c.ZIncrBy(ctx, k, 1, "hot")
+			require.NoError(t, err)
+			_, err = c.ZIncrBy(ctx, k, 1, fmt.Sprint("cold", w))
+			require.NoError(t, err)
+			mu.Lock()
+			got = append(got, f)
+			mu.Unlock()
+		}
+	})
 	slices.Sort(got)
 	for i, f := range got {
 		require.EqualValues(t, i+1, f, "ZINCRBY replies are the steps 1..n")
@@ -117,29 +105,23 @@ func TestCombiningWrongTypeIsolated(t *testing.T) {
 	ctx := context.Background()
 	_, err := c.ZAdd(ctx, p+"z", Z{Score: 1, Member: "a"})
 	require.NoError(t, err)
-	var wg sync.WaitGroup
 	var wrong, ok atomic.Int64
-	for i := range 24 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			key := p + "s"
-			if i%3 == 0 {
-				key = p + "z"
-			}
-			n, err := c.SAdd(ctx, key, fmt.Sprint("m", i))
-			switch {
-			case err == nil && n == 1 && key == p+"s":
-				ok.Add(1)
-			case key == p+"z":
-				require.ErrorIs(t, err, ErrWrongType)
-				wrong.Add(1)
-			default:
-				t.Errorf("SADD %s m%d: %d, %v", key, i, n, err)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(24, func(i int) {
+		key := p + "s"
+		if i%3 == 0 {
+			key = p + "z"
+		}
+		n, err := c.SAdd(ctx, key, fmt.Sprint("m", i))
+		switch {
+		case err == nil && n == 1 && key == p+"s":
+			ok.Add(1)
+		case key == p+"z":
+			require.ErrorIs(t, err, ErrWrongType)
+			wrong.Add(1)
+		default:
+			t.Errorf("SADD %s m%d: %d, %v", key, i, n, err)
+		}
+	})
 	require.EqualValues(t, 8, wrong.Load())
 	require.EqualValues(t, 16, ok.Load())
 	n, err := c.SCard(ctx, p+"s")

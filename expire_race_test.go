@@ -146,8 +146,7 @@ func (h *holdingDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transac
 func TestPurgeRaceLateWrite(t *testing.T) {
 	for _, typ := range []keyType{typeSet, typeZSet} {
 		t.Run(string(typ), func(t *testing.T) {
-			clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-			plain, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+			plain, _, p, clock := newClockedClient(t)
 			h := &holdingDB{DynamoDBAPI: plain.db, hold: memberSK(typ, "late"),
 				held: make(chan struct{}), release: make(chan struct{}), landed: make(chan struct{})}
 			// Two clients, as two app servers: the late write's and the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,8 +12,7 @@ import (
 )
 
 func TestKeyExpiry(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	k, other := p+"k", p+"other"
 	_, err := c.SAdd(ctx, k, "a", "b")
@@ -150,8 +148,7 @@ func TestKeyExpiry(t *testing.T) {
 // Writers racing on an expired key: the purge happens once in effect, the
 // old members never count, and the new count is exact.
 func TestKeyExpiryConcurrentWriters(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	k := p + "k"
 	old := make([]string, 150) // more than one purge transaction
@@ -165,19 +162,13 @@ func TestKeyExpiryConcurrentWriters(t *testing.T) {
 	clock.Add(time.Second)
 
 	var added atomic.Int64
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 5 {
-				n, err := c.SAdd(ctx, k, fmt.Sprintf("new%d-%d", w, i), old[w*5+i])
-				require.NoError(t, err)
-				added.Add(n)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(8, func(w int) {
+		for i := range 5 {
+			n, err := c.SAdd(ctx, k, fmt.Sprintf("new%d-%d", w, i), old[w*5+i])
+			require.NoError(t, err)
+			added.Add(n)
+		}
+	})
 	members, err := c.SMembers(ctx, k)
 	require.NoError(t, err)
 	card, err := c.SCard(ctx, k)

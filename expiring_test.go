@@ -3,7 +3,6 @@ package redimo
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,8 +11,7 @@ import (
 )
 
 func TestExpiringSet(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	key := p + "online"
 	e := c.ExpiringSet(key)
@@ -95,24 +93,17 @@ func TestExpiringSet(t *testing.T) {
 }
 
 func TestExpiringSetConcurrent(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, _ := newClockedClient(t)
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "sessions")
 	var added atomic.Int64
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 10 {
-				n, err := e.Add(ctx, time.Minute, fmt.Sprint((w+i)%15), fmt.Sprint((w*3+i)%15))
-				require.NoError(t, err)
-				added.Add(n)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(8, func(w int) {
+		for i := range 10 {
+			n, err := e.Add(ctx, time.Minute, fmt.Sprint((w+i)%15), fmt.Sprint((w*3+i)%15))
+			require.NoError(t, err)
+			added.Add(n)
+		}
+	})
 	n, err := e.Card(ctx)
 	require.NoError(t, err)
 	require.Equal(t, added.Load(), n, "each member counted new once")
@@ -126,8 +117,7 @@ func TestExpiringSetConcurrent(t *testing.T) {
 
 // A key-level expiry on an expiring set hides all its members.
 func TestExpiringSetKeyExpiry(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "e")
 	_, err := e.Add(ctx, time.Hour, "a")
@@ -147,8 +137,7 @@ func TestExpiringSetKeyExpiry(t *testing.T) {
 // A TTL under a millisecond (the clock's resolution) is rounded up: the
 // member Add counts as new is live, not already expired.
 func TestExpiringSetSubMillisecondTTL(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	e := c.ExpiringSet(p + "s")
 	n, err := e.Add(ctx, 500*time.Microsecond, "a")

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // redisGlob is Redis 7.0's stringmatchlen(pattern, s, nocase=0) ported
@@ -185,17 +186,7 @@ func randomPattern(r *rand.Rand) string {
 	return b.String()
 }
 
-func redisAddr(t *testing.T) string {
-	t.Helper()
-	addr := os.Getenv("REDIMO_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_REDIS is not set: no redis-server to compare with")
-		}
-		t.Skip("no redis-server: set REDIMO_TEST_REDIS (make test does)")
-	}
-	return addr
-}
+var redisAddr = testenv.RedisAddr
 
 // TestGlobMatchRedis runs SSCAN MATCH on a real redis-server for thousands
 // of random patterns over a set of candidate members: the port must agree

@@ -66,47 +66,41 @@ type hotResult struct {
 func (r *hotResult) hammer(workers int, d time.Duration, op func(w, i int) (int64, error)) {
 	var (
 		mu       sync.Mutex
-		wg       sync.WaitGroup
 		start    = time.Now()
 		deadline = start.Add(d)
 	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var lat []time.Duration
-			var ops, added, contention, errs int64
-			var first error
-			for i := 0; time.Now().Before(deadline); i++ {
-				t0 := time.Now()
-				n, err := op(w, i)
-				switch {
-				case err == nil:
-					ops++
-					added += n
-					lat = append(lat, time.Since(t0))
-				case errors.Is(err, ErrContention):
-					contention++
-				default:
-					errs++
-					if first == nil {
-						first = err
-					}
+	runWorkers(workers, func(w int) {
+		var lat []time.Duration
+		var ops, added, contention, errs int64
+		var first error
+		for i := 0; time.Now().Before(deadline); i++ {
+			t0 := time.Now()
+			n, err := op(w, i)
+			switch {
+			case err == nil:
+				ops++
+				added += n
+				lat = append(lat, time.Since(t0))
+			case errors.Is(err, ErrContention):
+				contention++
+			default:
+				errs++
+				if first == nil {
+					first = err
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			r.ops += ops
-			r.added += added
-			r.contention += contention
-			r.errs += errs
-			r.latencies = append(r.latencies, lat...)
-			if r.firstErr == nil {
-				r.firstErr = first
-			}
-		}()
-	}
-	wg.Wait()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		r.ops += ops
+		r.added += added
+		r.contention += contention
+		r.errs += errs
+		r.latencies = append(r.latencies, lat...)
+		if r.firstErr == nil {
+			r.firstErr = first
+		}
+	})
 	r.elapsed += time.Since(start)
 }
 

@@ -2,8 +2,6 @@ package redimo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,24 +16,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
 // Integration tests run against DynamoDB Local at REDIMO_TEST_ENDPOINT, in a
 // fresh table made for this run. Without an endpoint they skip, unless
-// REDIMO_TEST_REQUIRE=1 (set by `make test`), which turns that into a failure.
+// REDIMO_TEST_REQUIRE=1 (set by `make test`), which turns that into a failure
+// (internal/testenv).
 
 var (
-	testEndpoint = os.Getenv("REDIMO_TEST_ENDPOINT")
+	testEndpoint string
 	testTable    string
 	testDB       *dynamodb.Client
+	randomHex    = testenv.RandomHex
 )
 
 func TestMain(m *testing.M) {
-	if testEndpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
-		os.Exit(1)
-	}
+	testEndpoint = testenv.MainEndpoint()
 	if testEndpoint == "" {
 		// Examples cannot skip themselves: their output would not match.
 		flag.Parse()
@@ -44,9 +42,7 @@ func TestMain(m *testing.M) {
 			skip = s + "|" + skip
 		}
 		_ = flag.Set("test.skip", skip)
-		fmt.Fprintln(os.Stderr, "no DynamoDB: skipping the tests and examples that need it; set REDIMO_TEST_ENDPOINT (make test starts DynamoDB Local and does)")
-	}
-	if testEndpoint != "" {
+	} else {
 		transport, err := local.Transport(nil) // REDIMO_MODEL: a model of real DynamoDB
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -75,17 +71,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // needDB skips (or, under make test, fails) a test that needs DynamoDB.
 func needDB(tb testing.TB) {
 	tb.Helper()
 	if testDB == nil {
-		tb.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+		testenv.NeedEndpoint(tb)
 	}
 }
 
@@ -97,6 +87,28 @@ func newTestClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, 
 	cnt := &counter{db: testDB}
 	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)
 	return NewClient(cnt, opts...), cnt, tb.Name() + ":" + randomHex(3) + ":"
+}
+
+// newClockedClient is newTestClient on a fake clock (Options.Now) that
+// stands still until the test moves it with clock.Add.
+func newClockedClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, string, *fakeClock) {
+	tb.Helper()
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, cnt, p := newTestClient(tb, append([]func(*Options){func(o *Options) { o.Now = clock.Now }}, optFns...)...)
+	return c, cnt, p, clock
+}
+
+// fakeClock is a clock (Options.Now) that moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
+func (f *fakeClock) Add(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
 }
 
 // counter is a DynamoDBAPI that counts requests, items read and capacity
@@ -157,54 +169,55 @@ func (c *counter) String() string {
 	return fmt.Sprintf("%d requests (%s), %d items read", c.requests.Load(), strings.Join(ops, " "), c.reads.Load())
 }
 
+// measured sends a request that asked for its consumed capacity and
+// counts it as op, with the capacity and items read that used finds in its
+// output when it succeeded.
+func measured[O any](c *counter, op string, send func() (*O, error), used func(*O) ([]types.ConsumedCapacity, int)) (*O, error) {
+	out, err := send()
+	if err != nil {
+		c.count(op)
+		return out, err
+	}
+	cc, reads := used(out)
+	c.count(op, cc...)
+	c.reads.Add(int64(reads))
+	return out, nil
+}
+
 func (c *counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.GetItem(ctx, in, o...)
-	if err == nil {
-		c.count("GetItem", deref(out.ConsumedCapacity)...)
-		if out.Item != nil {
-			c.reads.Add(1)
-		}
-	} else {
-		c.count("GetItem")
-	}
-	return out, err
+	return measured(c, "GetItem", func() (*dynamodb.GetItemOutput, error) { return c.db.GetItem(ctx, in, o...) },
+		func(out *dynamodb.GetItemOutput) ([]types.ConsumedCapacity, int) {
+			return deref(out.ConsumedCapacity), min(len(out.Item), 1)
+		})
 }
 
 func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.Query(ctx, in, o...)
-	if err == nil {
-		c.count("Query", deref(out.ConsumedCapacity)...)
-		c.reads.Add(int64(out.ScannedCount))
-	} else {
-		c.count("Query")
-	}
-	return out, err
+	return measured(c, "Query", func() (*dynamodb.QueryOutput, error) { return c.db.Query(ctx, in, o...) },
+		func(out *dynamodb.QueryOutput) ([]types.ConsumedCapacity, int) {
+			return deref(out.ConsumedCapacity), int(out.ScannedCount)
+		})
 }
 
 func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.BatchGetItem(ctx, in, o...)
-	if err != nil {
-		c.count("BatchGetItem")
-		return out, err
-	}
-	c.count("BatchGetItem", out.ConsumedCapacity...)
-	for _, items := range out.Responses {
-		c.reads.Add(int64(len(items)))
-	}
-	return out, err
+	return measured(c, "BatchGetItem", func() (*dynamodb.BatchGetItemOutput, error) { return c.db.BatchGetItem(ctx, in, o...) },
+		func(out *dynamodb.BatchGetItemOutput) ([]types.ConsumedCapacity, int) {
+			n := 0
+			for _, items := range out.Responses {
+				n += len(items)
+			}
+			return out.ConsumedCapacity, n
+		})
 }
 
 func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.TransactWriteItems(ctx, in, o...)
-	if err == nil {
-		c.count("TransactWriteItems", out.ConsumedCapacity...)
-		return out, err
-	}
-	c.count("TransactWriteItems")
+	out, err := measured(c, "TransactWriteItems", func() (*dynamodb.TransactWriteItemsOutput, error) { return c.db.TransactWriteItems(ctx, in, o...) },
+		func(out *dynamodb.TransactWriteItemsOutput) ([]types.ConsumedCapacity, int) {
+			return out.ConsumedCapacity, 0
+		})
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		c.cancelled.Add(1)
@@ -224,13 +237,10 @@ func (c *counter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactW
 
 func (c *counter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	out, err := c.db.UpdateItem(ctx, in, o...)
-	if err == nil {
-		c.count("UpdateItem", deref(out.ConsumedCapacity)...)
-	} else {
-		c.count("UpdateItem")
-	}
-	return out, err
+	return measured(c, "UpdateItem", func() (*dynamodb.UpdateItemOutput, error) { return c.db.UpdateItem(ctx, in, o...) },
+		func(out *dynamodb.UpdateItemOutput) ([]types.ConsumedCapacity, int) {
+			return deref(out.ConsumedCapacity), 0
+		})
 }
 
 func (c *counter) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
@@ -270,4 +280,17 @@ func scanTable(t testing.TB, prefix string) []string {
 		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+}
+
+// runWorkers runs work(0) … work(n-1) concurrently and waits for them all.
+func runWorkers(n int, work func(w int)) {
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w)
+		}()
+	}
+	wg.Wait()
 }

@@ -9,54 +9,36 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // startRedimoServer builds and starts cmd/redimo-server on a free port.
 func startRedimoServer(t *testing.T) string {
-	bin := filepath.Join(t.TempDir(), "redimo-server")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/redimo-server")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
-	srv := exec.Command(bin, "--addr", addr, "--endpoint", testEndpoint, "--table", testTable)
+	addr := testenv.FreeAddr()
+	srv := exec.Command(testenv.BuildServer(t), "--addr", addr, "--endpoint", testEndpoint, "--table", testTable)
 	srv.Stderr = os.Stderr
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() {
 		_ = srv.Process.Signal(os.Interrupt)
 		_ = srv.Wait()
 	})
-	for range 100 {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return addr
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testenv.WaitListening(addr, 5*time.Second) {
+		t.Fatal("redimo-server did not start")
 	}
-	t.Fatal("redimo-server did not start")
-	return ""
+	return addr
 }
 
 func TestOracleRedisThroughServer(t *testing.T) {
-	addr := os.Getenv("REDIMO_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_REDIS is not set")
-		}
-		t.Skip("no redis-server: set REDIMO_TEST_REDIS (make test does)")
-	}
+	addr := testenv.RedisAddr(t)
 	needDB(t)
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 8})

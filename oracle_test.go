@@ -23,6 +23,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/redisarg"
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // op is one command: its Redis form and the same call on redimo.
@@ -517,7 +520,7 @@ func canonZero(v any, err error, kind replyKind, zero bool) string {
 	case float64:
 		return score(v)
 	case string:
-		if f, ok := parseFloat(v); ok && kind == ordered && looksNumeric(v) {
+		if f, ok := redisarg.BoundFloat(v); ok && kind == ordered && looksNumeric(v) {
 			return score(f)
 		}
 		return strconv.Quote(v)
@@ -654,13 +657,7 @@ func TestOracleRedisBig(t *testing.T) {
 // runDifferential runs seqs random sequences of length commands, from seed
 // first on, against redis-server and redimo, 8 at a time on distinct keys.
 func runDifferential(t *testing.T, seqs, length, first int, big bool) {
-	addr := os.Getenv("REDIMO_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_REDIS is not set: no redis-server to compare with")
-		}
-		t.Skip("no redis-server: set REDIMO_TEST_REDIS (make test does)")
-	}
+	addr := testenv.RedisAddr(t)
 	c, _, p := newTestClient(t)
 	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 8})
 	defer rdb.Close()

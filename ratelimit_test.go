@@ -11,21 +11,8 @@ import (
 )
 
 // fakeClock is an injectable clock for Options.Now.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
-func (f *fakeClock) Add(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
-}
-
 func TestRateLimiterConcurrent(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	lim := c.RateLimiter(10, time.Minute)
 	key := p + "otp:+15550100"
@@ -74,16 +61,11 @@ func TestRateLimiterConcurrent(t *testing.T) {
 }
 
 func TestRateLimiterSlidingWindow(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, cnt, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, cnt, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	lim := c.RateLimiter(4, 10*time.Second)
 	key := p + "k"
-	allow := func() bool {
-		r, err := lim.Allow(ctx, key)
-		require.NoError(t, err)
-		return r.Allowed
-	}
+	allow := allower(t, lim, key)
 	require.True(t, allow())
 	require.True(t, allow())
 	clock.Add(6 * time.Second)
@@ -115,19 +97,13 @@ func TestRateLimiterSlidingWindow(t *testing.T) {
 // A window that is not whole milliseconds (the clock's resolution) is
 // rounded up, never down: within it no more than limit are allowed.
 func TestRateLimiterSubMillisecondWindow(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	c, _, p, clock := newClockedClient(t)
 	for _, tc := range []struct{ window, rounded time.Duration }{
 		{500 * time.Microsecond, time.Millisecond},
 		{1500 * time.Microsecond, 2 * time.Millisecond},
 	} {
 		lim, key := c.RateLimiter(2, tc.window), p+tc.window.String()
-		allow := func() bool {
-			r, err := lim.Allow(ctx, key)
-			require.NoError(t, err)
-			return r.Allowed
-		}
+		allow := allower(t, lim, key)
 		require.True(t, allow())
 		require.True(t, allow())
 		require.False(t, allow(), "window %v: at most the limit at once", tc.window)
@@ -136,5 +112,15 @@ func TestRateLimiterSubMillisecondWindow(t *testing.T) {
 		clock.Add(tc.rounded - tc.window)
 		require.True(t, allow(), "window %v: %v later, a slot is free", tc.window, tc.rounded)
 		clock.Add(time.Second)
+	}
+}
+
+// allower returns a function that asks lim to allow one more event of key
+// and answers whether it did.
+func allower(t *testing.T, lim *RateLimiter, key string) func() bool {
+	return func() bool {
+		r, err := lim.Allow(context.Background(), key)
+		require.NoError(t, err)
+		return r.Allowed
 	}
 }

@@ -493,53 +493,47 @@ func TestSetConcurrency(t *testing.T) {
 		total int64
 	)
 	deadline := time.Now().Add(3 * time.Second)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(w), 42))
-			for time.Now().Before(deadline) {
-				if w%2 == 0 { // single member: exact per-member accounting
-					m := fmt.Sprintf("single-%d", r.IntN(8))
-					add := r.IntN(2) == 0
-					var n int64
-					var err error
-					if add {
-						n, err = c.SAdd(ctx, k, m)
-					} else {
-						n, err = c.SRem(ctx, k, m)
-					}
-					require.NoError(t, err)
-					if !add {
-						n = -n
-					}
-					mu.Lock()
-					net[m] += n
-					total += n
-					mu.Unlock()
-					continue
-				}
-				ms := make([]string, 1+r.IntN(5))
-				for i := range ms {
-					ms[i] = fmt.Sprintf("multi-%d", r.IntN(12))
-				}
+	runWorkers(workers, func(w int) {
+		r := rand.New(rand.NewPCG(uint64(w), 42))
+		for time.Now().Before(deadline) {
+			if w%2 == 0 { // single member: exact per-member accounting
+				m := fmt.Sprintf("single-%d", r.IntN(8))
+				add := r.IntN(2) == 0
 				var n int64
 				var err error
-				if r.IntN(2) == 0 {
-					n, err = c.SAdd(ctx, k, ms...)
+				if add {
+					n, err = c.SAdd(ctx, k, m)
 				} else {
-					n, err = c.SRem(ctx, k, ms...)
-					n = -n
+					n, err = c.SRem(ctx, k, m)
 				}
 				require.NoError(t, err)
+				if !add {
+					n = -n
+				}
 				mu.Lock()
+				net[m] += n
 				total += n
 				mu.Unlock()
+				continue
 			}
-		}()
-	}
-	wg.Wait()
+			ms := make([]string, 1+r.IntN(5))
+			for i := range ms {
+				ms[i] = fmt.Sprintf("multi-%d", r.IntN(12))
+			}
+			var n int64
+			var err error
+			if r.IntN(2) == 0 {
+				n, err = c.SAdd(ctx, k, ms...)
+			} else {
+				n, err = c.SRem(ctx, k, ms...)
+				n = -n
+			}
+			require.NoError(t, err)
+			mu.Lock()
+			total += n
+			mu.Unlock()
+		}
+	})
 
 	members, err := c.SMembers(ctx, k)
 	require.NoError(t, err)

@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // Each setup mistake a newcomer makes gives an error that errors.Is can
@@ -62,13 +64,7 @@ func TestSetupNoRegion(t *testing.T) {
 func TestSetupNoCredentials(t *testing.T) {
 	// The default credential chain with nothing to find: no variables, no
 	// files, no instance metadata.
-	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	testenv.IsolateAWS(t)
 	t.Setenv("AWS_REGION", "us-east-1")
 	cfg, err := config.LoadDefaultConfig(context.Background())
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package redimo
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,21 +21,15 @@ func BenchmarkHotSetWriters(b *testing.B) {
 	ctx := context.Background()
 	run := func(name string, add func(member string) error) {
 		cnt.reset()
-		var wg sync.WaitGroup
 		var failed atomic.Int64
 		start := time.Now()
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range perWriter {
-					if err := add(fmt.Sprintf("w%02d-%04d", w, i)); err != nil {
-						failed.Add(1)
-					}
+		runWorkers(writers, func(w int) {
+			for i := range perWriter {
+				if err := add(fmt.Sprintf("w%02d-%04d", w, i)); err != nil {
+					failed.Add(1)
 				}
-			}()
-		}
-		wg.Wait()
+			}
+		})
 		elapsed := time.Since(start)
 		if failed.Load() > 0 {
 			b.Fatalf("%s: %d writes failed", name, failed.Load())

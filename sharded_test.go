@@ -3,7 +3,6 @@ package redimo
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -18,19 +17,13 @@ func TestShardedSetConcurrentAdd(t *testing.T) {
 	// 32 goroutines add overlapping visitors; Add's "new" answers sum to the
 	// number of distinct visitors, and so does Card.
 	var newVisitors atomic.Int64
-	var wg sync.WaitGroup
-	for w := range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				n, err := s.Add(ctx, fmt.Sprintf("u%d", (w*7+i)%300), fmt.Sprintf("u%d", (w*13+i*3)%300))
-				require.NoError(t, err)
-				newVisitors.Add(n)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(32, func(w int) {
+		for i := range 20 {
+			n, err := s.Add(ctx, fmt.Sprintf("u%d", (w*7+i)%300), fmt.Sprintf("u%d", (w*13+i*3)%300))
+			require.NoError(t, err)
+			newVisitors.Add(n)
+		}
+	})
 	distinct := map[string]bool{}
 	for w := range 32 {
 		for i := range 20 {

@@ -10,30 +10,38 @@ import (
 	"context"
 	"errors"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // zRedis connects to the redis-server to compare with, or skips (fails
 // under REDIMO_TEST_REQUIRE=1).
 func zRedis(t *testing.T) *redis.Client {
 	t.Helper()
-	addr := os.Getenv("REDIMO_TEST_REDIS")
-	if addr == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_REDIS is not set")
-		}
-		t.Skip("no redis-server: set REDIMO_TEST_REDIS (make test does)")
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.RedisAddr(t), Protocol: 2})
 	t.Cleanup(func() { _ = rdb.Close() })
 	require.NoError(t, rdb.Ping(context.Background()).Err())
 	return rdb
+}
+
+// zrangeFlags appends a's BYSCORE, BYLEX and REV to a ZRANGE-like
+// command.
+func zrangeFlags(cmd []any, a ZRangeArgs) []any {
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{a.ByScore, "BYSCORE"}, {a.ByLex, "BYLEX"}, {a.Rev, "REV"}} {
+		if f.on {
+			cmd = append(cmd, f.name)
+		}
+	}
+	return cmd
 }
 
 // redisDel deletes keys from redis-server when the test ends.
@@ -233,16 +241,7 @@ func TestZRedisRanges(t *testing.T) {
 	}
 	compare := func(a ZRangeArgs, withScores bool) {
 		t.Helper()
-		cmd := []any{"ZRANGE", a.Key, a.Start, a.Stop}
-		if a.ByScore {
-			cmd = append(cmd, "BYSCORE")
-		}
-		if a.ByLex {
-			cmd = append(cmd, "BYLEX")
-		}
-		if a.Rev {
-			cmd = append(cmd, "REV")
-		}
+		cmd := zrangeFlags([]any{"ZRANGE", a.Key, a.Start, a.Stop}, a)
 		if a.Offset != 0 || a.Count != 0 {
 			cmd = append(cmd, "LIMIT", strconv.FormatInt(a.Offset, 10), strconv.FormatInt(a.Count, 10))
 		}
@@ -322,16 +321,7 @@ func TestZRedisRanges(t *testing.T) {
 	}
 	for _, a := range stores {
 		src := a
-		args := []any{"ZRANGESTORE", dst, a.Key, a.Start, a.Stop}
-		if a.ByScore {
-			args = append(args, "BYSCORE")
-		}
-		if a.ByLex {
-			args = append(args, "BYLEX")
-		}
-		if a.Rev {
-			args = append(args, "REV")
-		}
+		args := zrangeFlags([]any{"ZRANGESTORE", dst, a.Key, a.Start, a.Stop}, a)
 		if a.Count != 0 {
 			args = append(args, "LIMIT", strconv.FormatInt(a.Offset, 10), strconv.FormatInt(a.Count, 10))
 		}

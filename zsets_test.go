@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -487,8 +486,7 @@ func TestZAlgebra(t *testing.T) {
 }
 
 func TestZWrongTypeAndExpiry(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	c, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
+	c, _, p, clock := newClockedClient(t)
 	ctx := context.Background()
 	s, z := p+"s", p+"z"
 	_, err := c.SAdd(ctx, s, "a")
@@ -559,22 +557,16 @@ func TestZConcurrency(t *testing.T) {
 	c, _, p := newTestClient(t)
 	ctx := context.Background()
 	k := p + "hot"
-	var wg sync.WaitGroup
 	var added atomic.Int64
-	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 10 {
-				_, err := c.ZIncrBy(ctx, k, 1.5, "shared")
-				require.NoError(t, err)
-				n, err := c.ZAdd(ctx, k, Z{Score: float64(i), Member: fmt.Sprint("m", (w+i)%20)})
-				require.NoError(t, err)
-				added.Add(n)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(16, func(w int) {
+		for i := range 10 {
+			_, err := c.ZIncrBy(ctx, k, 1.5, "shared")
+			require.NoError(t, err)
+			n, err := c.ZAdd(ctx, k, Z{Score: float64(i), Member: fmt.Sprint("m", (w+i)%20)})
+			require.NoError(t, err)
+			added.Add(n)
+		}
+	})
 	s, ok, err := c.ZScore(ctx, k, "shared")
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // TestServe runs the program in-process on a free port against DynamoDB
@@ -25,11 +25,9 @@ import (
 // client authenticates with REDIMO_PASSWORD and runs commands, CONFIG GET
 // timeout answers --timeout, and SIGTERM shuts it down cleanly.
 func TestServe(t *testing.T) {
-	endpoint := testEndpoint(t)
+	endpoint := testenv.NeedEndpoint(t)
 	t.Setenv("REDIMO_PASSWORD", "pw")
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	table := "redimo_server_main_test_" + hex.EncodeToString(b)
+	table := "redimo_server_main_test_" + testenv.RandomHex(4)
 
 	logR, logW := io.Pipe()
 	exit := make(chan int, 1)
@@ -109,7 +107,7 @@ func TestServe(t *testing.T) {
 // TestSetupMistakes: each mistake a newcomer makes ends the program at
 // start with one line naming the fix.
 func TestSetupMistakes(t *testing.T) {
-	isolateAWS(t)
+	testenv.IsolateAWS(t)
 	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
 	for _, tc := range []struct {
 		name string
@@ -141,19 +139,6 @@ func TestSetupMistakes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// isolateAWS hides the machine's AWS configuration from the test: no
-// credentials, no region, no instance metadata.
-func isolateAWS(t *testing.T) {
-	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-		"AWS_REGION", "AWS_DEFAULT_REGION", "REDIMO_REGION", "REDIMO_ENDPOINT", "REDIMO_TABLE",
-		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 }
 
 func TestBadFlags(t *testing.T) {

@@ -24,22 +24,9 @@ import (
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/local"
 	"github.com/redimo-go/redimo/internal/resp"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
-
-// testEndpoint returns DynamoDB Local's endpoint, skipping the test
-// without one (failing it under make test).
-func testEndpoint(t *testing.T) string {
-	t.Helper()
-	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set")
-		}
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
-	return endpoint
-}
 
 // program is redimo-server's run, running in-process.
 type program struct {
@@ -143,7 +130,7 @@ type sent struct {
 // every command that did not is not there at all; and every key's count
 // (SCARD, ZCARD) equals its members.
 func TestShutdownUnderLoad(t *testing.T) {
-	endpoint := testEndpoint(t)
+	endpoint := testenv.NeedEndpoint(t)
 	proxy := newHoldingProxy(t, endpoint, 20*time.Millisecond)
 	table := "redimo_shutdown_test_" + strconv.Itoa(rand.IntN(1e9))
 	p := start(t, "--endpoint", proxy.URL, "--table", table, "--create-table", "--shutdown-timeout", "30s")

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // The tests run the CLI in-process against DynamoDB Local at
@@ -25,16 +25,13 @@ import (
 // REDIMO_TEST_REDIS when it is set.
 
 var (
-	endpoint  = os.Getenv("REDIMO_TEST_ENDPOINT")
+	endpoint  string
+	randomHex = testenv.RandomHex
 	testTable = "redimo_cli_test_" + randomHex(4)
 )
 
 func TestMain(m *testing.M) {
-	if endpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
-		os.Exit(1)
-	}
-	if endpoint != "" {
+	if endpoint = testenv.MainEndpoint(); endpoint != "" {
 		out, code := cli(nil, "", "create-table")
 		if code != 0 || out != "OK (table "+testTable+")\n" {
 			fmt.Fprintf(os.Stderr, "create-table: exit %d: %s\n", code, out)
@@ -44,17 +41,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // cli runs the CLI on the test table and returns its stdout and stderr and
 // exit status.
 func cli(tb testing.TB, stdin string, args ...string) (string, int) {
-	if tb != nil && endpoint == "" {
-		tb.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+	if tb != nil {
+		testenv.NeedEndpoint(tb)
 	}
 	if !slices.Contains(args, "--raw") {
 		args = append([]string{"--no-raw"}, args...)
@@ -73,9 +64,7 @@ func cliRaw(args []string, stdin string) (string, int) {
 
 // TestCLIRawIntoPipe: into a pipe or file, replies are raw, as redis-cli's.
 func TestCLIRawIntoPipe(t *testing.T) {
-	if endpoint == "" {
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	testenv.NeedEndpoint(t)
 	k := "raw:" + randomHex(4)
 	for _, tc := range []struct {
 		args []string
@@ -93,9 +82,7 @@ func TestCLIRawIntoPipe(t *testing.T) {
 }
 
 func TestCLICost(t *testing.T) {
-	if endpoint == "" {
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	testenv.NeedEndpoint(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"--endpoint", endpoint, "--table", testTable, "--cost", "SADD", "cost:" + randomHex(4), "a", "b"},
 		strings.NewReader(""), &stdout, &stderr)
@@ -123,9 +110,7 @@ func TestCLIHelp(t *testing.T) {
 // TestCLIPrompt drives the interactive prompt (its terminal replaced by a
 // pipe): commands run, help answers, history is saved, quit leaves.
 func TestCLIPrompt(t *testing.T) {
-	if endpoint == "" {
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	testenv.NeedEndpoint(t)
 	hist := t.TempDir() + "/history"
 	k := "prompt:" + randomHex(4)
 	var out bytes.Buffer
@@ -148,14 +133,7 @@ func TestCLIPrompt(t *testing.T) {
 // TestCLISetupMistakes: a missing table, an unreachable endpoint, no
 // region, no credentials: one line naming the fix, exit status 1.
 func TestCLISetupMistakes(t *testing.T) {
-	for _, v := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-		"AWS_REGION", "AWS_DEFAULT_REGION", "REDIMO_REGION", "REDIMO_ENDPOINT", "REDIMO_TABLE",
-		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
-		t.Setenv(v, "")
-	}
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	testenv.IsolateAWS(t)
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -3,26 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // TestWalkthrough runs the walk-through of `make demo` twice against
 // DynamoDB Local (a fresh table each time): every step prints its cost,
 // no key carries a run suffix, and it ends with a next step.
 func TestWalkthrough(t *testing.T) {
-	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set")
-		}
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	endpoint := testenv.NeedEndpoint(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var first string

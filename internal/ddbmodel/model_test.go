@@ -6,8 +6,6 @@ package ddbmodel
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,27 +20,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
-var (
-	testEndpoint = os.Getenv("REDIMO_TEST_ENDPOINT")
-	testTable    = "ddbmodel_test_" + randomHex(4)
-)
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
+// The run's DynamoDB Local and its table, made by TestMain.
+var testEndpoint, testTable string
 
 // TestMain creates the run's table (pk S, sk S, a local secondary index on
 // ix S) directly on DynamoDB Local.
 func TestMain(m *testing.M) {
-	if testEndpoint == "" && os.Getenv("REDIMO_TEST_REQUIRE") == "1" {
-		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
-		os.Exit(1)
-	}
-	if testEndpoint != "" {
+	testTable = "ddbmodel_test_" + testenv.RandomHex(4)
+	if testEndpoint = testenv.MainEndpoint(); testEndpoint != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		db := newClient(http.DefaultTransport)
 		s := types.ScalarAttributeTypeS
@@ -80,9 +69,7 @@ func TestMain(m *testing.M) {
 // the SDK's retries off.
 func client(t *testing.T, cfg Config) (*Model, *dynamodb.Client) {
 	t.Helper()
-	if testEndpoint == "" {
-		t.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
-	}
+	testenv.NeedEndpoint(t)
 	m := New(cfg)
 	return m, newClient(m.Transport(nil))
 }
@@ -120,6 +107,21 @@ func put(pk, sk string) types.TransactWriteItem {
 	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(testTable), Item: key(pk, sk)}}
 }
 
+// transactPut writes items (put's) in one TransactWriteItems.
+func transactPut(ctx context.Context, db *dynamodb.Client, items ...types.TransactWriteItem) error {
+	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
+}
+
+// inFlightClient is client with transactions that conflict and stay in
+// flight for 400 ms, long enough to be met by other requests.
+func inFlightClient(t *testing.T) (*Model, *dynamodb.Client) {
+	cfg := quiet()
+	cfg.NoConflicts = false
+	cfg.TransactLatency = 400 * time.Millisecond
+	return client(t, cfg)
+}
+
 func putItem(ctx context.Context, db *dynamodb.Client, pk, sk string) error {
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: key(pk, sk)})
 	return err
@@ -147,7 +149,7 @@ func TestLatency(t *testing.T) {
 	cfg.Jitter = 0.5
 	_, db := client(t, cfg)
 	ctx := context.Background()
-	p := "lat-" + randomHex(3)
+	p := "lat-" + testenv.RandomHex(3)
 	timed := func(f func() error) time.Duration {
 		start := time.Now()
 		require.NoError(t, f())
@@ -164,10 +166,7 @@ func TestLatency(t *testing.T) {
 		require.GreaterOrEqual(t, r, 10*time.Millisecond, "a read takes at least ReadLatency×(1-Jitter)")
 		reads = append(reads, r)
 	}
-	tx := timed(func() error {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put(p, "tx")}})
-		return err
-	})
+	tx := timed(func() error { return transactPut(ctx, db, put(p, "tx")) })
 	require.GreaterOrEqual(t, tx, 40*time.Millisecond, "a transaction takes at least TransactLatency×(1-Jitter)")
 	lo, hi := reads[0], reads[0]
 	for _, r := range reads {
@@ -177,25 +176,18 @@ func TestLatency(t *testing.T) {
 }
 
 func TestOverlappingTransactionsConflict(t *testing.T) {
-	cfg := quiet()
-	cfg.NoConflicts = false
-	cfg.TransactLatency = 400 * time.Millisecond
-	m, db := client(t, cfg)
+	m, db := inFlightClient(t)
 	ctx := context.Background()
-	p := "tx-" + randomHex(3)
+	p := "tx-" + testenv.RandomHex(3)
 
 	first := make(chan error, 1)
 	go func() {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put(p, "a"), put(p, "b")},
-		})
+		err := transactPut(ctx, db, put(p, "a"), put(p, "b"))
 		first <- err
 	}()
 	waitInFlight(t, m, 2)
 	// The second shares item b with the first, which is still in flight.
-	_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{put(p, "c"), put(p, "b"), put(p, "d")},
-	})
+	err := transactPut(ctx, db, put(p, "c"), put(p, "b"), put(p, "d"))
 	var tce *types.TransactionCanceledException
 	require.ErrorAs(t, err, &tce, "the SDK decodes the model's answer")
 	var codes []string
@@ -206,28 +198,21 @@ func TestOverlappingTransactionsConflict(t *testing.T) {
 	require.Equal(t, "Transaction is ongoing for the item", aws.ToString(tce.CancellationReasons[1].Message))
 
 	require.NoError(t, <-first, "the transaction in flight commits")
-	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{put(p, "c"), put(p, "b"), put(p, "d")},
-	})
+	err = transactPut(ctx, db, put(p, "c"), put(p, "b"), put(p, "d"))
 	require.NoError(t, err, "once the first has finished, the second goes through")
 	st := m.Stats()["TransactWriteItems"]
 	require.Equal(t, OpStats{Requests: 3, Conflicts: 1, WCU: 2 * 5}, st)
 }
 
 func TestSingleWritesAndReadsDuringTransaction(t *testing.T) {
-	cfg := quiet()
-	cfg.NoConflicts = false
-	cfg.TransactLatency = 400 * time.Millisecond
-	m, db := client(t, cfg)
+	m, db := inFlightClient(t)
 	ctx := context.Background()
-	p := "single-" + randomHex(3)
+	p := "single-" + testenv.RandomHex(3)
 	require.NoError(t, putItem(ctx, db, p, "b"))
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put(p, "a"), put(p, "b")},
-		})
+		err := transactPut(ctx, db, put(p, "a"), put(p, "b"))
 		done <- err
 	}()
 	waitInFlight(t, m, 2)
@@ -273,7 +258,7 @@ func TestHotPartitionThrottled(t *testing.T) {
 	cfg.PartitionWCU, cfg.Burst = 5, 10*time.Second // 50 units banked, 5 a second
 	m, db := client(t, cfg)
 	ctx := context.Background()
-	p := "hot-" + randomHex(3)
+	p := "hot-" + testenv.RandomHex(3)
 
 	start := time.Now()
 	ok, throttled := 0, 0
@@ -306,11 +291,8 @@ func TestHotPartitionThrottled(t *testing.T) {
 func TestTransactionalWritesCostTwice(t *testing.T) {
 	m, db := client(t, quiet())
 	ctx := context.Background()
-	p := "cost-" + randomHex(3)
-	tx := func(items ...types.TransactWriteItem) {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-		require.NoError(t, err)
-	}
+	p := "cost-" + testenv.RandomHex(3)
+	tx := func(items ...types.TransactWriteItem) { require.NoError(t, transactPut(ctx, db, items...)) }
 	wcu := func(op string) float64 { return m.Stats()[op].WCU }
 
 	require.NoError(t, putItem(ctx, db, p, "small"))
@@ -354,9 +336,7 @@ func TestTransactionalWritesCostTwice(t *testing.T) {
 	require.Equal(t, 40, passed(func(i int) error { return putItem(ctx, db, p+"-budget1", fmt.Sprint(i)) }))
 	_, db = client(t, cfg)
 	require.Equal(t, 20, passed(func(i int) error {
-		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put(p+"-budget2", fmt.Sprint(i))},
-		})
+		err := transactPut(ctx, db, put(p+"-budget2", fmt.Sprint(i)))
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
 			require.Equal(t, "ThrottlingError", aws.ToString(tce.CancellationReasons[0].Code))
@@ -368,7 +348,7 @@ func TestTransactionalWritesCostTwice(t *testing.T) {
 func TestReadCapacity(t *testing.T) {
 	m, db := client(t, quiet())
 	ctx := context.Background()
-	p := "read-" + randomHex(3)
+	p := "read-" + testenv.RandomHex(3)
 	require.NoError(t, putItem(ctx, db, p, "a"))
 	get := func(sk string, consistent bool) {
 		_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(testTable), Key: key(p, sk), ConsistentRead: aws.Bool(consistent)})
@@ -393,7 +373,7 @@ func TestReadCapacity(t *testing.T) {
 	require.ErrorAs(t, err, &pte)
 	require.Equal(t, "TableReadKeyRangeThroughputExceeded", aws.ToString(pte.ThrottlingReasons[0].Reason))
 
-	other := "read-other-" + randomHex(3)
+	other := "read-other-" + testenv.RandomHex(3)
 	require.NoError(t, putItem(ctx, db, other, "a"))
 	out, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
 		testTable: {Keys: []map[string]types.AttributeValue{key(p, "a"), key(other, "a")}, ConsistentRead: aws.Bool(true)},
@@ -438,7 +418,7 @@ func TestConcurrentTransactionsOnOneItem(t *testing.T) {
 	cfg.TransactLatency, cfg.Jitter = 20*time.Millisecond, 0.5
 	m, db := client(t, cfg)
 	ctx := context.Background()
-	p := "many-" + randomHex(3)
+	p := "many-" + testenv.RandomHex(3)
 	var (
 		wg                  sync.WaitGroup
 		mu                  sync.Mutex
@@ -449,9 +429,7 @@ func TestConcurrentTransactionsOnOneItem(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 10 {
-				_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-					put(p, "shared"), put(p, fmt.Sprintf("w%d-%d", w, i)),
-				}})
+				err := transactPut(ctx, db, put(p, "shared"), put(p, fmt.Sprintf("w%d-%d", w, i)))
 				var tce *types.TransactionCanceledException
 				mu.Lock()
 				switch {

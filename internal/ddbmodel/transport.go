@@ -158,17 +158,8 @@ func (t *transport) transactWrite(c *call) (*http.Response, error) {
 			if err != nil {
 				return nil, err
 			}
-			key, size := a.Key, itemSize(a.Key)
-			switch kind {
-			case "Put":
-				key, size = sc.keyOf(a.Item), itemSize(a.Item)
-			case "Update":
-				size += itemSize(a.ExpressionAttributeValues)
-			}
-			items[i] = txItem{
-				id: sc.itemID(key), partition: sc.partitionID(key[sc.hash]), sc: sc,
-				wcu: 2 * (units(size, 1024) + float64(sc.indexWrites(kind, a))),
-			}
+			key, wcu := sc.write(kind, a)
+			items[i] = txItem{id: sc.itemID(key), partition: sc.partitionID(key[sc.hash]), sc: sc, wcu: 2 * wcu}
 		}
 	}
 
@@ -178,30 +169,15 @@ func (t *transport) transactWrite(c *call) (*http.Response, error) {
 	for _, it := range items {
 		need[it.partition] += it.wcu
 	}
-	reasons := make([]map[string]string, len(items))
-	failed := ""
 	m.mu.Lock()
-	m.count(c.op, func(o *OpStats) { o.Requests++ })
-	if !m.cfg.NoConflicts {
-		for i, it := range items {
-			if f := m.inflight[it.id]; f != nil && f.tx > 0 {
-				reasons[i], failed = map[string]string{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}, "conflict"
-			}
-		}
-	}
-	if failed == "" && !m.cfg.NoThrottling {
-		for i, it := range items {
-			if b := m.bucket('w', it.partition, now); b.tokens < min(need[it.partition], b.max) {
-				reasons[i], failed = map[string]string{"Code": "ThrottlingError", "Message": throttledMessage}, "throttle"
-			}
-		}
-	}
-	switch failed {
-	case "conflict":
-		m.count(c.op, func(o *OpStats) { o.Conflicts++ })
-	case "throttle":
-		m.count(c.op, func(o *OpStats) { o.Throttles++ })
-	default:
+	reasons, failed := m.admitTx(c.op, len(items), func(i int) bool {
+		f := m.inflight[items[i].id]
+		return f != nil && f.tx > 0
+	}, func(i int) bool {
+		b := m.bucket('w', items[i].partition, now)
+		return b.tokens < min(need[items[i].partition], b.max)
+	})
+	if failed == "" {
 		for p, w := range need {
 			if !m.cfg.NoThrottling {
 				m.bucket('w', p, now).tokens -= w
@@ -231,6 +207,36 @@ func (t *transport) transactWrite(c *call) (*http.Response, error) {
 	return t.forward(c, c.body)
 }
 
+// admitTx decides, under m.mu, whether a transaction of n items goes
+// ahead, and counts the request and its outcome: an item that busy says
+// is in another transaction cancels it with TransactionConflict (unless
+// conflicts are off), else an item that short says lacks capacity cancels
+// it with ThrottlingError (unless throttling is off). failed is "",
+// "conflict" or "throttle"; reasons are the cancellation reasons by item.
+func (m *Model) admitTx(op string, n int, busy, short func(i int) bool) (reasons []map[string]string, failed string) {
+	m.count(op, func(o *OpStats) { o.Requests++ })
+	reasons = make([]map[string]string, n)
+	for i := range n {
+		if !m.cfg.NoConflicts && busy(i) {
+			reasons[i], failed = map[string]string{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}, "conflict"
+		}
+	}
+	if failed == "" && !m.cfg.NoThrottling {
+		for i := range n {
+			if short(i) {
+				reasons[i], failed = map[string]string{"Code": "ThrottlingError", "Message": throttledMessage}, "throttle"
+			}
+		}
+	}
+	switch failed {
+	case "conflict":
+		m.count(op, func(o *OpStats) { o.Conflicts++ })
+	case "throttle":
+		m.count(op, func(o *OpStats) { o.Throttles++ })
+	}
+	return reasons, failed
+}
+
 // transactGet models TransactGetItems: "An item within a TransactGetItems
 // request is part of an ongoing TransactWriteItems, BatchWriteItem, PutItem,
 // UpdateItem, or DeleteItem request" is a conflict
@@ -246,8 +252,6 @@ func (t *transport) transactGet(c *call) (*http.Response, error) {
 	}
 	m := t.m
 	now := time.Now()
-	reasons := make([]map[string]string, len(in.TransactItems))
-	failed := ""
 	type get struct{ id, partition string }
 	gets := make([]get, len(in.TransactItems))
 	for i, ti := range in.TransactItems {
@@ -261,25 +265,13 @@ func (t *transport) transactGet(c *call) (*http.Response, error) {
 		gets[i] = get{sc.itemID(ti.Get.Key), sc.partitionID(ti.Get.Key[sc.hash])}
 	}
 	m.mu.Lock()
-	m.count(c.op, func(o *OpStats) { o.Requests++ })
-	for i, g := range gets {
-		if f := m.inflight[g.id]; !m.cfg.NoConflicts && f != nil && f.tx+f.single > 0 {
-			reasons[i], failed = map[string]string{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}, "conflict"
-		}
-	}
-	if failed == "" && !m.cfg.NoThrottling {
-		for i, g := range gets {
-			if !m.bucket('r', g.partition, now).canRead() {
-				reasons[i], failed = map[string]string{"Code": "ThrottlingError", "Message": throttledMessage}, "throttle"
-			}
-		}
-	}
-	switch failed {
-	case "conflict":
-		m.count(c.op, func(o *OpStats) { o.Conflicts++ })
-	case "throttle":
-		m.count(c.op, func(o *OpStats) { o.Throttles++ })
-	default:
+	reasons, failed := m.admitTx(c.op, len(gets), func(i int) bool {
+		f := m.inflight[gets[i].id]
+		return f != nil && f.tx+f.single > 0
+	}, func(i int) bool {
+		return !m.bucket('r', gets[i].partition, now).canRead()
+	})
+	if failed == "" {
 		for _, g := range gets {
 			if !m.cfg.NoThrottling {
 				m.bucket('r', g.partition, now).tokens -= 2
@@ -295,6 +287,33 @@ func (t *transport) transactGet(c *call) (*http.Response, error) {
 		return cancelled(c, reasons), nil
 	}
 	return t.forward(c, c.body)
+}
+
+// single decodes a one-item request and finds its table's schema. When
+// sc is nil the request is answered: forwarded as it is when its body does
+// not decode (DynamoDB Local gives the error), or failed with err.
+func (t *transport) single(c *call) (a action, sc *schema, resp *http.Response, err error) {
+	if json.Unmarshal(c.body, &a) != nil {
+		resp, err = t.forward(c, c.body)
+		return a, nil, resp, err
+	}
+	sc, err = t.schema(c, a.TableName)
+	return a, sc, nil, err
+}
+
+// write is the key of the item a Put, Update or Delete (kind) writes, and
+// its write units outside a transaction: one per KB of the item (an
+// Update's size approximated by its key and values, see singleWrite) plus
+// the local secondary index writes.
+func (sc *schema) write(kind string, a *action) (key item, wcu float64) {
+	key, size := a.Key, itemSize(a.Key)
+	switch kind {
+	case "Put":
+		key, size = sc.keyOf(a.Item), itemSize(a.Item)
+	case "Update":
+		size += itemSize(a.ExpressionAttributeValues)
+	}
+	return key, units(size, 1024) + float64(sc.indexWrites(kind, a))
 }
 
 // singleWrite models PutItem, UpdateItem and DeleteItem.
@@ -314,24 +333,12 @@ func (t *transport) transactGet(c *call) (*http.Response, error) {
 // the partition's budget the request fails with
 // ProvisionedThroughputExceededException (see throttled).
 func (t *transport) singleWrite(c *call) (*http.Response, error) {
-	var a action
-	if err := json.Unmarshal(c.body, &a); err != nil {
-		return t.forward(c, c.body)
+	a, sc, resp, err := t.single(c)
+	if sc == nil {
+		return resp, err
 	}
-	sc, err := t.schema(c, a.TableName)
-	if err != nil {
-		return nil, err
-	}
-	kind := strings.TrimSuffix(c.op, "Item")
-	key, size := a.Key, itemSize(a.Key)
-	switch kind {
-	case "Put":
-		key, size = sc.keyOf(a.Item), itemSize(a.Item)
-	case "Update":
-		size += itemSize(a.ExpressionAttributeValues)
-	}
+	key, wcu := sc.write(strings.TrimSuffix(c.op, "Item"), &a)
 	id, partition := sc.itemID(key), sc.partitionID(key[sc.hash])
-	wcu := units(size, 1024) + float64(sc.indexWrites(kind, &a))
 
 	m := t.m
 	failed := ""
@@ -417,13 +424,9 @@ func readUnits(size int, consistent bool) float64 {
 // concurrent GetItem request, both operations can succeed"
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling).
 func (t *transport) getItem(c *call) (*http.Response, error) {
-	var a action
-	if err := json.Unmarshal(c.body, &a); err != nil {
-		return t.forward(c, c.body)
-	}
-	sc, err := t.schema(c, a.TableName)
-	if err != nil {
-		return nil, err
+	a, sc, resp, err := t.single(c)
+	if sc == nil {
+		return resp, err
 	}
 	partition := sc.partitionID(a.Key[sc.hash])
 	ok := t.m.admitRead(c.op, partition)
@@ -433,13 +436,10 @@ func (t *transport) getItem(c *call) (*http.Response, error) {
 	if !ok {
 		return throttled(c, sc, "TableReadKeyRangeThroughputExceeded"), nil
 	}
-	resp, err := t.forward(c, c.body)
+	var out struct{ Item item }
+	resp, err = t.forwardJSON(c, c.body, &out)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
-	}
-	var out struct{ Item item }
-	if err := readJSON(resp, &out); err != nil {
-		return nil, err
 	}
 	size := 0
 	if out.Item != nil {
@@ -531,13 +531,10 @@ func (t *transport) batchGet(c *call) (*http.Response, error) {
 		in["RequestItems"], _ = json.Marshal(reqs)
 		body, _ = json.Marshal(in)
 	}
-	resp, err := t.forward(c, body)
+	var out map[string]json.RawMessage
+	resp, err := t.forwardJSON(c, body, &out)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
-	}
-	var out map[string]json.RawMessage
-	if err := readJSON(resp, &out); err != nil {
-		return nil, err
 	}
 	var responses map[string][]item
 	_ = json.Unmarshal(out["Responses"], &responses)
@@ -619,13 +616,10 @@ func (t *transport) query(c *call) (*http.Response, error) {
 		raw["ReturnConsumedCapacity"] = json.RawMessage(`"TOTAL"`)
 		body, _ = json.Marshal(raw)
 	}
-	resp, err := t.forward(c, body)
+	var out map[string]json.RawMessage
+	resp, err := t.forwardJSON(c, body, &out)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return resp, err
-	}
-	var out map[string]json.RawMessage
-	if err := readJSON(resp, &out); err != nil {
-		return nil, err
 	}
 	var cc struct{ CapacityUnits float64 }
 	_ = json.Unmarshal(out["ConsumedCapacity"], &cc)
@@ -711,6 +705,19 @@ func (t *transport) learnSchema(resp *http.Response) *schema {
 	t.m.schemas[sc.table] = sc
 	t.m.mu.Unlock()
 	return sc
+}
+
+// forwardJSON forwards body and, when DynamoDB Local answers 200, decodes
+// the answer into v (the body stays readable for the caller).
+func (t *transport) forwardJSON(c *call, body []byte, v any) (*http.Response, error) {
+	resp, err := t.forward(c, body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	if err := readJSON(resp, v); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // readJSON decodes resp's body into v and puts the body back for the

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/redimo-go/redimo/internal/redisarg"
 )
 
 // Limits of a command, as Redis's defaults.
@@ -113,7 +115,7 @@ func (r *Reader) readMultibulk(strict bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, ok := ParseInt(line[1:])
+	n, ok := redisarg.Int(line[1:])
 	if !ok || n > math.MaxInt32 {
 		return nil, &ProtocolError{"invalid multibulk length"}
 	}
@@ -139,7 +141,7 @@ func (r *Reader) readMultibulk(strict bool) ([]string, error) {
 			}
 			return nil, &ProtocolError{fmt.Sprintf("expected '$', got '%c'", c)}
 		}
-		size, ok := ParseInt(line[1:])
+		size, ok := redisarg.Int(line[1:])
 		if !ok || size < 0 || size > MaxBulkLen {
 			return nil, &ProtocolError{"invalid bulk length"}
 		}
@@ -192,7 +194,7 @@ func (r *Reader) ReadReply() (Value, error) {
 	}
 	body := line[1:]
 	count := func() (int64, error) {
-		n, ok := ParseInt(body)
+		n, ok := redisarg.Int(body)
 		if !ok || n < -1 || n > MaxArgs*2 {
 			return 0, &ProtocolError{fmt.Sprintf("bad length %q", line)}
 		}
@@ -204,7 +206,7 @@ func (r *Reader) ReadReply() (Value, error) {
 	case '-':
 		return Value{Kind: Error, Str: body}, nil
 	case ':':
-		n, ok := ParseInt(body)
+		n, ok := redisarg.Int(body)
 		if !ok {
 			return Value{}, &ProtocolError{fmt.Sprintf("bad integer %q", line)}
 		}
@@ -276,39 +278,6 @@ func (r *Reader) ReadRawReply() ([]byte, Value, error) {
 	return raw, v, err
 }
 
-// ParseInt parses s as Redis's string2ll: an optional '-' and decimal
-// digits, no leading zeros, spaces or '+', within int64.
-func ParseInt(s string) (int64, bool) {
-	if s == "" || len(s) > 20 {
-		return 0, false
-	}
-	if s == "0" {
-		return 0, true
-	}
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if s == "" || s[0] < '1' || s[0] > '9' {
-		return 0, false
-	}
-	var u uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' || u > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	switch {
-	case neg && u <= 1<<63:
-		return int64(-u), true // -(1<<63) wraps to itself
-	case !neg && u < 1<<63:
-		return int64(u), true
-	}
-	return 0, false
-}
-
 // SplitArgs splits an inline command as Redis's sdssplitargs: arguments
 // separated by spaces, "double quotes" with \n \r \t \b \a \xHH and \"
 // escapes, 'single quotes' with \' only; a closing quote must be followed
@@ -325,7 +294,7 @@ func SplitArgs(line string) (args []string, ok bool) {
 		return 0
 	}
 	for {
-		for p < len(line) && isSpace(line[p]) {
+		for p < len(line) && redisarg.IsSpace(line[p]) {
 			p++
 		}
 		if p >= len(line) {
@@ -335,67 +304,47 @@ func SplitArgs(line string) (args []string, ok bool) {
 			return args, true
 		}
 		var cur []byte
-		inq, insq, done := false, false, false
-		for !done {
+		var quote byte // the open quote, '"' or '\'', or 0
+		for done := false; !done; {
 			c := at(p)
 			switch {
-			case inq:
-				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
-					cur = append(cur, unhex(at(p+2))<<4|unhex(at(p+3)))
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					switch e := at(p); e {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, e)
-					}
-				case c == '"':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false
+			case quote == '"' && c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+				cur = append(cur, unhex(at(p+2))<<4|unhex(at(p+3)))
+				p += 3
+			case quote == '"' && c == '\\' && at(p+1) != 0:
+				p++
+				switch e := at(p); e {
+				case 'n':
+					cur = append(cur, '\n')
+				case 'r':
+					cur = append(cur, '\r')
+				case 't':
+					cur = append(cur, '\t')
+				case 'b':
+					cur = append(cur, '\b')
+				case 'a':
+					cur = append(cur, '\a')
 				default:
-					cur = append(cur, c)
+					cur = append(cur, e)
 				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					cur = append(cur, '\'')
-				case c == '\'':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
+			case quote == '\'' && c == '\\' && at(p+1) == '\'':
+				p++
+				cur = append(cur, '\'')
+			case quote != 0 && c == quote:
+				if n := at(p + 1); n != 0 && !redisarg.IsSpace(n) {
 					return nil, false
-				default:
-					cur = append(cur, c)
 				}
+				done = true
+			case quote != 0 && c == 0:
+				return nil, false
+			case quote != 0:
+				cur = append(cur, c)
+			case c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0:
+				done = true
+			case c == '"' || c == '\'':
+				quote = c
 			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
+				cur = append(cur, c)
 			}
 			if p < len(line) {
 				p++
@@ -403,10 +352,6 @@ func SplitArgs(line string) (args []string, ok bool) {
 		}
 		args = append(args, string(cur))
 	}
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 func isHex(c byte) bool {

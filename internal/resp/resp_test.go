@@ -59,21 +59,6 @@ func TestAppend(t *testing.T) {
 	}
 }
 
-func TestParseInt(t *testing.T) {
-	for s, want := range map[string]int64{
-		"0": 0, "1": 1, "-1": -1, "9223372036854775807": math.MaxInt64, "-9223372036854775808": math.MinInt64,
-	} {
-		got, ok := ParseInt(s)
-		require.True(t, ok, s)
-		require.Equal(t, want, got, s)
-	}
-	for _, s := range []string{"", "-", "-0", "01", "+1", " 1", "1 ", "1.0", "1e3", "9223372036854775808",
-		"-9223372036854775809", "99999999999999999999", "0x10", "١"} {
-		_, ok := ParseInt(s)
-		require.False(t, ok, s)
-	}
-}
-
 func TestSplitArgs(t *testing.T) {
 	for _, tc := range []struct {
 		line string

@@ -2,21 +2,19 @@ package server
 
 import (
 	"fmt"
-	"github.com/redimo-go/redimo"
 	"os"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
 // serverCommands are COMMAND, INFO, CONFIG GET and TIME: what clients and
 // tools (redis-cli, redis-benchmark) ask about the server.
 func serverCommands() []*Command {
-	srv := func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), Group: "server", Since: since, Summary: summary, run: run}
-	}
+	srv := keylessCommand("server")
 	command := srv("command", -1, "loading stale", "2.8.13", "Returns detailed information about all commands.", func(c *call) resp.Value {
 		all := Commands()
 		out := make([]resp.Value, len(all))

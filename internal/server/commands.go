@@ -21,7 +21,7 @@ type Command struct {
 	FirstKey int // position of the first key, 0 when none
 	LastKey  int // position of the last key, -1 for the last argument
 	Step     int
-	Group    string // "set", "sorted-set", "generic", "connection", "server"
+	Group    string // "set", "sorted-set", "generic", "connection", "server", "transactions"
 	Since    string // the Redis version that added it
 	Summary  string
 	run      func(*call) resp.Value
@@ -35,6 +35,17 @@ func keyedCommand(group string) func(name string, arity int, flags string, first
 	return func(name string, arity int, flags string, first, last int, since, summary string, run func(*call) resp.Value) *Command {
 		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: first, LastKey: last, Step: 1,
 			Group: group, Since: since, Summary: summary, run: run}
+	}
+}
+
+// keylessCommand returns the constructor of a command family's entries
+// that name no key, in Redis's command group.
+func keylessCommand(group string) func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
+	keyed := keyedCommand(group)
+	return func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
+		c := keyed(name, arity, flags, 0, 0, since, summary, run)
+		c.Step = 0
+		return c
 	}
 }
 
@@ -221,8 +232,42 @@ func reply[T any](c *call, v T, err error, conv func(T) resp.Value) resp.Value {
 	return conv(v)
 }
 
-// parseInt parses an integer argument as Redis's string2ll.
-func parseInt(s string) (int64, bool) { return resp.ParseInt(s) }
+// The adapters below make a command's run from a library method (a method
+// expression such as (*redimo.Client).SAdd) whose parameters are the
+// command's arguments as they come, and the conversion of its result.
+
+// onKey runs f(key) for KEY-only commands: args[1].
+func onKey[T any](f func(*redimo.Client, context.Context, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.args[1])
+		return reply(c, v, err, conv)
+	}
+}
+
+// onKeyArg runs f(args[1], args[2]).
+func onKeyArg[T any](f func(*redimo.Client, context.Context, string, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.args[1], c.args[2])
+		return reply(c, v, err, conv)
+	}
+}
+
+// onKeyArgs runs f(args[1], args[2:]...): a key and members, or a
+// destination and keys.
+func onKeyArgs[T any](f func(*redimo.Client, context.Context, string, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.args[1], c.rest(2)...)
+		return reply(c, v, err, conv)
+	}
+}
+
+// onKeys runs f(args[1:]...).
+func onKeys[T any](f func(*redimo.Client, context.Context, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+	return func(c *call) resp.Value {
+		v, err := f(c.db, c.ctx, c.rest(1)...)
+		return reply(c, v, err, conv)
+	}
+}
 
 // rest returns args[from:] (the keys or members of a variadic command).
 func (c *call) rest(from int) []string { return c.args[from:] }

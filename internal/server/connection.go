@@ -11,9 +11,7 @@ import (
 // connectionCommands are those a client sends about its connection,
 // several of them when it connects.
 func connectionCommands() []*Command {
-	conn := func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), Group: "connection", Since: since, Summary: summary, run: run}
-	}
+	conn := keylessCommand("connection")
 	client := conn("client", -2, "", "2.4.0", "A container for client connection commands.", nil)
 	client.subs = map[string]*Command{}
 	for _, sub := range []*Command{

@@ -12,10 +12,7 @@ import (
 // expireCommands are EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, TTL, PTTL and
 // PERSIST.
 func expireCommands() []*Command {
-	cmd := func(name string, arity int, flags, since, summary string, run func(*call) resp.Value) *Command {
-		return &Command{Name: name, Arity: arity, Flags: strings.Fields(flags), FirstKey: 1, LastKey: 1, Step: 1,
-			Group: "generic", Since: since, Summary: summary, run: run}
-	}
+	cmd := keyedCommand("generic")
 	// expire builds an EXPIRE-like command taking seconds (unit 1000) or
 	// milliseconds (unit 1), relative to now or absolute, with Redis 7.0's
 	// order of checks (options, then the integer, then its range) and
@@ -60,18 +57,15 @@ func expireCommands() []*Command {
 		}
 	}
 	return []*Command{
-		cmd("expire", -3, "write fast", "1.0.0", "Sets the expiration time of a key in seconds.", expire(1000, true)),
-		cmd("pexpire", -3, "write fast", "2.6.0", "Sets the expiration time of a key in milliseconds.", expire(1, true)),
-		cmd("expireat", -3, "write fast", "1.2.0", "Sets the expiration time of a key to a Unix timestamp.", expire(1000, false)),
-		cmd("pexpireat", -3, "write fast", "2.6.0", "Sets the expiration time of a key to a Unix milliseconds timestamp.", expire(1, false)),
-		cmd("ttl", 2, "readonly fast", "1.0.0", "Returns the expiration time in seconds of a key.", ttl(1000, false)),
-		cmd("pttl", 2, "readonly fast", "2.6.0", "Returns the expiration time in milliseconds of a key.", ttl(1, false)),
-		cmd("expiretime", 2, "readonly fast", "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", ttl(1000, true)),
-		cmd("pexpiretime", 2, "readonly fast", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", ttl(1, true)),
-		cmd("persist", 2, "write fast", "2.2.0", "Removes the expiration time of a key.", func(c *call) resp.Value {
-			ok, err := c.db.Persist(c.ctx, c.args[1])
-			return reply(c, ok, err, resp.Bool)
-		}),
+		cmd("expire", -3, "write fast", 1, 1, "1.0.0", "Sets the expiration time of a key in seconds.", expire(1000, true)),
+		cmd("pexpire", -3, "write fast", 1, 1, "2.6.0", "Sets the expiration time of a key in milliseconds.", expire(1, true)),
+		cmd("expireat", -3, "write fast", 1, 1, "1.2.0", "Sets the expiration time of a key to a Unix timestamp.", expire(1000, false)),
+		cmd("pexpireat", -3, "write fast", 1, 1, "2.6.0", "Sets the expiration time of a key to a Unix milliseconds timestamp.", expire(1, false)),
+		cmd("ttl", 2, "readonly fast", 1, 1, "1.0.0", "Returns the expiration time in seconds of a key.", ttl(1000, false)),
+		cmd("pttl", 2, "readonly fast", 1, 1, "2.6.0", "Returns the expiration time in milliseconds of a key.", ttl(1, false)),
+		cmd("expiretime", 2, "readonly fast", 1, 1, "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", ttl(1000, true)),
+		cmd("pexpiretime", 2, "readonly fast", 1, 1, "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", ttl(1, true)),
+		cmd("persist", 2, "write fast", 1, 1, "2.2.0", "Removes the expiration time of a key.", onKey((*redimo.Client).Persist, resp.Bool)),
 	}
 }
 

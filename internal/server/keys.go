@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -9,24 +10,11 @@ import (
 // The expiry commands (EXPIRE, TTL, ...) go in a family of their own: see
 // families.
 func keyCommands() []*Command {
-	del := func(c *call) resp.Value {
-		n, err := c.db.Del(c.ctx, c.rest(1)...)
-		return reply(c, n, err, resp.Int)
-	}
+	k := keyedCommand("generic")
 	return []*Command{
-		{Name: "del", Arity: -2, Flags: []string{"write"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic", Since: "1.0.0",
-			Summary: "Deletes one or more keys.", run: del},
-		{Name: "unlink", Arity: -2, Flags: []string{"write", "fast"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic", Since: "4.0.0",
-			Summary: "Deletes one or more keys (as DEL: redimo has no background deletion).", run: del},
-		{Name: "exists", Arity: -2, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic", Since: "1.0.0",
-			Summary: "Determines whether one or more keys exist.", run: func(c *call) resp.Value {
-				n, err := c.db.Exists(c.ctx, c.rest(1)...)
-				return reply(c, n, err, resp.Int)
-			}},
-		{Name: "type", Arity: 2, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0",
-			Summary: "Determines the type of value stored at a key.", run: func(c *call) resp.Value {
-				t, err := c.db.Type(c.ctx, c.args[1])
-				return reply(c, t, err, resp.Simple)
-			}},
+		k("del", -2, "write", 1, -1, "1.0.0", "Deletes one or more keys.", onKeys((*redimo.Client).Del, resp.Int)),
+		k("unlink", -2, "write fast", 1, -1, "4.0.0", "Deletes one or more keys (as DEL: redimo has no background deletion).", onKeys((*redimo.Client).Del, resp.Int)),
+		k("exists", -2, "readonly fast", 1, -1, "1.0.0", "Determines whether one or more keys exist.", onKeys((*redimo.Client).Exists, resp.Int)),
+		k("type", 2, "readonly fast", 1, 1, "1.0.0", "Determines the type of value stored at a key.", onKey((*redimo.Client).Type, resp.Simple)),
 	}
 }

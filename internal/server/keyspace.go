@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -30,10 +32,7 @@ func keyspaceCommands() []*Command {
 	}
 	return []*Command{
 		k("scan", -2, "readonly", 0, 0, "2.8.0", "Iterates over the key names in the database.", scan),
-		k("keys", 2, "readonly", 0, 0, "1.0.0", "Returns all key names that match a pattern.", func(c *call) resp.Value {
-			keys, err := c.db.Keys(c.ctx, c.args[1])
-			return reply(c, keys, err, resp.Strings)
-		}),
+		k("keys", 2, "readonly", 0, 0, "1.0.0", "Returns all key names that match a pattern.", onKey((*redimo.Client).Keys, resp.Strings)),
 		k("dbsize", 1, "readonly fast", 0, 0, "1.0.0", "Returns the number of keys in the database.", func(c *call) resp.Value {
 			n, err := c.db.DBSize(c.ctx)
 			return reply(c, n, err, resp.Int)
@@ -44,18 +43,12 @@ func keyspaceCommands() []*Command {
 		}),
 		k("flushdb", -1, "write", 0, 0, "1.0.0", "Removes all keys from the current database (redimo: key by key, ASYNC runs as SYNC).", flush),
 		k("flushall", -1, "write", 0, 0, "1.0.0", "Removes all keys from all databases (redimo: key by key, ASYNC runs as SYNC).", flush),
-		k("touch", -2, "readonly fast", 1, -1, "3.2.1", "Returns the number of existing keys out of those specified (redimo keeps no access time).", func(c *call) resp.Value {
-			n, err := c.db.Touch(c.ctx, c.rest(1)...)
-			return reply(c, n, err, resp.Int)
-		}),
+		k("touch", -2, "readonly fast", 1, -1, "3.2.1", "Returns the number of existing keys out of those specified (redimo keeps no access time).", onKeys((*redimo.Client).Touch, resp.Int)),
 		object,
 		k("rename", 3, "write", 1, 2, "1.0.0", "Renames a key and overwrites the destination (redimo: not atomic).", func(c *call) resp.Value {
 			return reply(c, resp.OK, c.db.Rename(c.ctx, c.args[1], c.args[2]), func(v resp.Value) resp.Value { return v })
 		}),
-		k("renamenx", 3, "write fast", 1, 2, "1.0.0", "Renames a key only when the target key name doesn't exist (redimo: not atomic).", func(c *call) resp.Value {
-			ok, err := c.db.RenameNX(c.ctx, c.args[1], c.args[2])
-			return reply(c, ok, err, resp.Bool)
-		}),
+		k("renamenx", 3, "write fast", 1, 2, "1.0.0", "Renames a key only when the target key name doesn't exist (redimo: not atomic).", onKeyArg((*redimo.Client).RenameNX, resp.Bool)),
 		k("copy", -3, "write denyoom", 1, 2, "6.2.0", "Copies the value of a key to a new key (redimo: not atomic; database 0 only).", copyCmd),
 	}
 }
@@ -88,42 +81,18 @@ func copyCmd(c *call) resp.Value {
 // scan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: the
 // cursor is a position in the key index, resumable on any server.
 func scan(c *call) resp.Value {
-	cursor, ok := parseCursor(c.args[1])
+	cursor, ok := redisarg.Cursor(c.args[1])
 	if !ok {
-		return resp.Err("ERR invalid cursor")
+		return resp.Err(msgInvalidCursor)
 	}
-	var (
-		match, typ string
-		count      int64
-		opts       = c.args[2:]
-	)
-	for i := 0; i < len(opts); i += 2 {
-		more := len(opts) - i - 1
-		switch {
-		case strings.EqualFold(opts[i], "count") && more >= 1:
-			n, ok := parseInt(opts[i+1])
-			if !ok {
-				return resp.Err(msgNotInt)
-			}
-			if n < 1 {
-				return resp.Err(msgSyntax)
-			}
-			count = n
-		case strings.EqualFold(opts[i], "match") && more >= 1:
-			match = opts[i+1]
-		case strings.EqualFold(opts[i], "type") && more >= 1:
-			typ = opts[i+1]
-			if typ == "" {
-				typ = "\x00" // no type has an empty name: nothing matches
-			}
-		default:
-			return resp.Err(msgSyntax)
-		}
+	o, bad := scanOptions(c.args[2:], true)
+	if bad.Kind != 0 {
+		return bad
 	}
-	if match == "*" {
-		match = ""
+	if o.match == "*" {
+		o.match = ""
 	}
-	keys, next, err := c.db.ScanType(c.ctx, cursor, match, count, typ)
+	keys, next, err := c.db.ScanType(c.ctx, cursor, o.match, o.count, o.typ)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -4,12 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -21,31 +18,28 @@ import (
 	"github.com/redimo-go/redimo/internal/local"
 	"github.com/redimo-go/redimo/internal/resp"
 	"github.com/redimo-go/redimo/internal/server"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
 // The tests start the server on a free port against DynamoDB Local at
 // REDIMO_TEST_ENDPOINT, in a fresh table made for this run. Without an
 // endpoint they skip, unless REDIMO_TEST_REQUIRE=1 (make test), which makes
-// that a failure. The differential tests compare replies with a real
-// redis-server: the one at REDIMO_TEST_REDIS (host:port; make test starts
-// it), else one they start when redis-server is installed.
+// that a failure (internal/testenv). The differential tests compare
+// replies with a real redis-server: the one at REDIMO_TEST_REDIS
+// (host:port; make test starts it), else one they start when redis-server
+// is installed.
 
 var (
-	require_   = os.Getenv("REDIMO_TEST_REQUIRE") == "1"
 	testDB     *dynamodb.Client
 	testTable  string
 	redisAddr  string // the reference redis-server
 	redisError string // why there is none
+	randomHex  = testenv.RandomHex
 )
 
 func TestMain(m *testing.M) {
-	endpoint := os.Getenv("REDIMO_TEST_ENDPOINT")
-	if endpoint == "" && require_ {
-		fmt.Fprintln(os.Stderr, "REDIMO_TEST_REQUIRE=1 but REDIMO_TEST_ENDPOINT is not set: no DynamoDB to test against")
-		os.Exit(1)
-	}
-	if endpoint != "" {
+	if endpoint := testenv.MainEndpoint(); endpoint != "" {
 		testDB = local.Client(endpoint, nil)
 		testTable = "redimo_server_test_" + randomHex(4)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -56,64 +50,18 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	stop := startRedis()
+	var stop func()
+	redisAddr, redisError, stop = testenv.StartRedis()
 	code := m.Run()
 	stop()
 	os.Exit(code)
-}
-
-// startRedis finds or starts the reference redis-server.
-func startRedis() (stop func()) {
-	if a := os.Getenv("REDIMO_TEST_REDIS"); a != "" {
-		redisAddr = a
-		return func() {}
-	}
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		redisError = "no REDIMO_TEST_REDIS and no redis-server installed"
-		return func() {}
-	}
-	addr := freeAddr()
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", os.TempDir())
-	if err := cmd.Start(); err != nil {
-		redisError = "cannot start redis-server: " + err.Error()
-		return func() {}
-	}
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			redisAddr = addr
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if redisAddr == "" {
-		redisError = "redis-server did not start"
-	}
-	return func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // needDB skips (or, under make test, fails) a test that needs DynamoDB.
 func needDB(tb testing.TB) {
 	tb.Helper()
 	if testDB == nil {
-		tb.Skip("no DynamoDB: set REDIMO_TEST_ENDPOINT (make test does)")
+		testenv.NeedEndpoint(tb)
 	}
 }
 
@@ -122,25 +70,15 @@ func needDB(tb testing.TB) {
 func needRedis(tb testing.TB) {
 	tb.Helper()
 	if redisAddr == "" {
-		if require_ {
-			tb.Fatal("REDIMO_TEST_REQUIRE=1 but no reference redis-server: " + redisError)
-		}
-		tb.Skip(redisError)
+		testenv.Missing(tb, "no reference redis-server: %s", redisError)
 	}
 }
 
-// needBinary returns the path of a program, skipping the test (failing it
-// under make test) when it is not installed.
+// needBinary returns the path of a program from redis-tools, skipping the
+// test (failing it under make test) when it is not installed.
 func needBinary(tb testing.TB, name string) string {
 	tb.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if require_ {
-			tb.Fatalf("REDIMO_TEST_REQUIRE=1 but %s is not installed (Debian: redis-tools)", name)
-		}
-		tb.Skipf("%s is not installed (Debian: redis-tools)", name)
-	}
-	return p
+	return testenv.Binary(tb, name, "Debian: redis-tools")
 }
 
 // testServer is a server on a free port over the run's table.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/server"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,10 +28,7 @@ func TestRedisPy(t *testing.T) {
 		}
 	}
 	if python == "" {
-		if require_ {
-			t.Fatal("REDIMO_TEST_REQUIRE=1 but no python3 with redis-py (Debian: python3-redis)")
-		}
-		t.Skip("no python3 with redis-py (Debian: python3-redis)")
+		testenv.Missing(t, "no python3 with redis-py (Debian: python3-redis)")
 	}
 	ctx := context.Background()
 	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_py_" + randomHex(4) })

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -37,10 +38,10 @@ func zpopCommands() []*Command {
 // "timeout is negative". (Redis 7.0 has no "timeout is out of range":
 // 9223372036854775 seconds waits forever.)
 func parseTimeout(s string) (time.Duration, resp.Value) {
-	if s == "" || isSpace(s[0]) {
+	if s == "" || redisarg.IsSpace(s[0]) {
 		return 0, resp.Err("ERR timeout is not a float or out of range")
 	}
-	f, _, _, ok := strtod(s)
+	f, _, _, ok := redisarg.Strtod(s)
 	if !ok {
 		return 0, resp.Err("ERR timeout is not a float or out of range")
 	}

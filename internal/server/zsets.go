@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -18,24 +19,21 @@ import (
 // key), and handed to the library in canonical form.
 func zsetCommands() []*Command {
 	z := keyedCommand("sorted-set")
+	zr := func(name string, arity int, flags string, first, last int, since, summary string, zc zrangeCall) *Command {
+		return z(name, arity, flags, first, last, since, summary, func(c *call) resp.Value { return zrange(c, zc) })
+	}
 	return []*Command{
 		z("zadd", -4, "write denyoom fast", 1, 1, "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.", zadd),
 		z("zincrby", 4, "write denyoom fast", 1, 1, "1.2.0", "Increments the score of a member in a sorted set.", func(c *call) resp.Value {
-			by, ok := parseFloat(c.args[2])
+			by, ok := redisarg.Float(c.args[2])
 			if !ok {
 				return resp.Err(msgNotFloat)
 			}
 			f, err := c.db.ZIncrBy(c.ctx, c.args[1], by, c.args[3])
 			return c.incrReply(f, true, err)
 		}),
-		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			n, err := c.db.ZRem(c.ctx, c.args[1], c.rest(2)...)
-			return reply(c, n, err, resp.Int)
-		}),
-		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", func(c *call) resp.Value {
-			n, err := c.db.ZCard(c.ctx, c.args[1])
-			return reply(c, n, err, resp.Int)
-		}),
+		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", onKeyArgs((*redimo.Client).ZRem, resp.Int)),
+		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", onKey((*redimo.Client).ZCard, resp.Int)),
 		z("zscore", 3, "readonly fast", 1, 1, "1.2.0", "Returns the score of a member in a sorted set.", func(c *call) resp.Value {
 			f, ok, err := c.db.ZScore(c.ctx, c.args[1], c.args[2])
 			return reply(c, f, err, func(f float64) resp.Value { return dblOrNil(f, ok) })
@@ -51,50 +49,25 @@ func zsetCommands() []*Command {
 			})
 		}),
 		z("zcount", 4, "readonly fast", 1, 1, "2.0.0", "Returns the count of members in a sorted set that have scores within a range.", func(c *call) resp.Value {
-			min, max, bad := scoreRange(c.args[2], c.args[3])
-			if bad.Kind != 0 {
-				return bad
-			}
-			n, err := c.db.ZCount(c.ctx, c.args[1], min, max)
-			return reply(c, n, err, resp.Int)
+			n, err := c.db.ZCount(c.ctx, c.args[1], c.args[2], c.args[3])
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zlexcount", 4, "readonly fast", 1, 1, "2.8.9", "Returns the number of members in a sorted set within a lexicographical range.", func(c *call) resp.Value {
-			if bad := lexRange(c.args[2], c.args[3]); bad.Kind != 0 {
-				return bad
-			}
 			n, err := c.db.ZLexCount(c.ctx, c.args[1], c.args[2], c.args[3])
-			return reply(c, n, err, resp.Int)
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", func(c *call) resp.Value { return zrank(c, false) }),
 		z("zrevrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by descending scores.", func(c *call) resp.Value { return zrank(c, true) }),
-		z("zrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes (or scores, BYSCORE, or members, BYLEX).", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, auto: true})
-		}),
-		z("zrangestore", -5, "write denyoom", 1, 2, "6.2.0", "Stores a range of members from sorted set in a key.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 2, auto: true, store: true})
-		}),
-		z("zrevrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, rev: true})
-		}),
-		z("zrangebyscore", -4, "readonly", 1, 1, "1.0.5", "Returns members in a sorted set within a range of scores.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byScore: true})
-		}),
-		z("zrevrangebyscore", -4, "readonly", 1, 1, "2.2.0", "Returns members in a sorted set within a range of scores in reverse order.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byScore: true, rev: true})
-		}),
-		z("zrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byLex: true})
-		}),
-		z("zrevrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", func(c *call) resp.Value {
-			return zrange(c, zrangeCall{from: 1, byLex: true, rev: true})
-		}),
+		zr("zrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes (or scores, BYSCORE, or members, BYLEX).", zrangeCall{from: 1, auto: true}),
+		zr("zrangestore", -5, "write denyoom", 1, 2, "6.2.0", "Stores a range of members from sorted set in a key.", zrangeCall{from: 2, auto: true, store: true}),
+		zr("zrevrange", -4, "readonly", 1, 1, "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order.", zrangeCall{from: 1, rev: true}),
+		zr("zrangebyscore", -4, "readonly", 1, 1, "1.0.5", "Returns members in a sorted set within a range of scores.", zrangeCall{from: 1, byScore: true}),
+		zr("zrevrangebyscore", -4, "readonly", 1, 1, "2.2.0", "Returns members in a sorted set within a range of scores in reverse order.", zrangeCall{from: 1, byScore: true, rev: true}),
+		zr("zrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range.", zrangeCall{from: 1, byLex: true}),
+		zr("zrevrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", zrangeCall{from: 1, byLex: true, rev: true}),
 		z("zremrangebyscore", 4, "write", 1, 1, "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			min, max, bad := scoreRange(c.args[2], c.args[3])
-			if bad.Kind != 0 {
-				return bad
-			}
-			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], min, max)
-			return reply(c, n, err, resp.Int)
+			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], c.args[2], c.args[3])
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zremrangebyrank", 4, "write", 1, 1, "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
 			start, ok1 := parseInt(c.args[2])
@@ -106,11 +79,8 @@ func zsetCommands() []*Command {
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zremrangebylex", 4, "write", 1, 1, "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			if bad := lexRange(c.args[2], c.args[3]); bad.Kind != 0 {
-				return bad
-			}
 			n, err := c.db.ZRemRangeByLex(c.ctx, c.args[1], c.args[2], c.args[3])
-			return reply(c, n, err, resp.Int)
+			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zpopmin", -2, "write fast", 1, 1, "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
 			return zpop(c, c.db.ZPopMin)
@@ -126,7 +96,12 @@ func zsetCommands() []*Command {
 		z("zdiff", -3, "readonly", 0, 0, "6.2.0", "Returns the difference between multiple sorted sets.", func(c *call) resp.Value { return zalgebra(c, opDiff, false) }),
 		z("zintercard", -3, "readonly", 0, 0, "7.0.0", "Returns the number of members of the intersect of multiple sorted sets.", func(c *call) resp.Value { return zalgebra(c, opCard, false) }),
 		z("zrandmember", -2, "readonly", 1, 1, "6.2.0", "Returns one or more random members from a sorted set.", zrandmember),
-		z("zscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members and scores of a sorted set (redimo: cursor 0 returns every match at once, with cursor 0).", zscan),
+		z("zscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members and scores of a sorted set (redimo: cursor 0 returns every match at once, with cursor 0).", func(c *call) resp.Value {
+			// The scores are strings in both protocols, as in Redis.
+			return memberScan(c, "zset", func(match string) ([]string, error) {
+				return gather(c.db.ZScan(c.ctx, c.args[1], match), func(z redimo.Z) []string { return []string{z.Member, scanScore(z.Score)} })
+			})
+		}),
 	}
 }
 
@@ -204,7 +179,7 @@ options:
 		return resp.Err("ERR INCR option supports a single increment-element pair")
 	}
 	for j := 0; j < len(pairs); j += 2 {
-		f, ok := parseFloat(pairs[j])
+		f, ok := redisarg.Float(pairs[j])
 		if !ok {
 			return resp.Err(msgNotFloat)
 		}
@@ -216,24 +191,6 @@ options:
 	}
 	n, err := c.db.ZAddArgs(c.ctx, c.args[1], a)
 	return reply(c, n, err, resp.Int)
-}
-
-// scoreRange checks ZRANGEBYSCORE-style bounds and returns them canonical.
-func scoreRange(min, max string) (string, string, resp.Value) {
-	lo, ok1 := scoreBound(min)
-	hi, ok2 := scoreBound(max)
-	if !ok1 || !ok2 {
-		return "", "", resp.Err("ERR min or max is not a float")
-	}
-	return lo, hi, resp.Value{}
-}
-
-// lexRange checks ZRANGEBYLEX-style bounds.
-func lexRange(min, max string) resp.Value {
-	if !lexBound(min) || !lexBound(max) {
-		return resp.Err("ERR min or max not valid string range item")
-	}
-	return resp.Value{}
 }
 
 // zrank is Z[REV]RANK key member [WITHSCORE] (WITHSCORE: Redis 7.2).
@@ -318,20 +275,14 @@ func zrange(c *call, z zrangeCall) resp.Value {
 		return resp.Err("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
 	}
 	switch {
-	case byRank:
-		start, ok1 := parseInt(a.Start)
-		stop, ok2 := parseInt(a.Stop)
-		if !ok1 || !ok2 {
-			return resp.Err(msgNotInt)
-		}
-		a.Start, a.Stop, a.Offset, a.Count, z.hasLimit = itoa(start), itoa(stop), 0, 0, false
+	case byRank: // the library reads the ranks (string2ll): ErrNotInteger is msgNotInt
+		a.Offset, a.Count, z.hasLimit = 0, 0, false
 	case z.byScore:
-		var bad resp.Value
-		if a.Start, a.Stop, bad = scoreRange(a.Start, a.Stop); bad.Kind != 0 {
+		if bad := checkScoreRange(a.Start, a.Stop); bad.Kind != 0 {
 			return bad
 		}
 	case z.byLex:
-		if bad := lexRange(a.Start, a.Stop); bad.Kind != 0 {
+		if bad := checkLexRange(a.Start, a.Stop); bad.Kind != 0 {
 			return bad
 		}
 	}
@@ -415,7 +366,7 @@ func zalgebra(c *call, op int, store bool) resp.Value {
 		case (op == opUnion || op == opInter) && opt == "weights" && left >= len(keys)+1:
 			st.Weights = make([]float64, len(keys))
 			for i := range keys {
-				w, ok := parseFloat(opts[j+1+i])
+				w, ok := redisarg.Float(opts[j+1+i])
 				if !ok {
 					bad = resp.Err("ERR weight value is not a float")
 					break
@@ -523,39 +474,6 @@ func zrandmember(c *call) resp.Value {
 	}
 	ms, err := c.db.ZRandMember(c.ctx, key, int(n))
 	return reply(c, ms, err, resp.Strings)
-}
-
-// zscan is ZSCAN key cursor [MATCH pattern] [COUNT count], as SSCAN: the
-// reply's scores are strings in both protocols, as in Redis.
-func zscan(c *call) resp.Value {
-	key := c.args[1]
-	cursor, ok := parseCursor(c.args[2])
-	if !ok {
-		return resp.Err("ERR invalid cursor")
-	}
-	match, bad := scanOptions(c.args[3:])
-	if bad.Kind != 0 || cursor != 0 {
-		t, err := c.db.Type(c.ctx, key)
-		switch {
-		case err != nil:
-			return c.fail(err)
-		case t == "none":
-			return scanReply(nil)
-		case t != "zset":
-			return resp.Err(msgWrongType)
-		case bad.Kind != 0:
-			return bad
-		}
-		return scanReply(nil)
-	}
-	var flat []string
-	for z, err := range c.db.ZScan(c.ctx, key, match) {
-		if err != nil {
-			return c.fail(err)
-		}
-		flat = append(flat, z.Member, scanScore(z.Score))
-	}
-	return scanReply(flat)
 }
 
 // scanScore formats a score as ZSCAN shows it: the score as Redis stores it
