@@ -627,7 +627,9 @@ func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte
 	return w
 }
 
-// wrongTypeError is ErrWrongType naming the key.
+// wrongTypeError is ErrWrongType from a transaction, with the key that
+// had the other type (for errors.As; its message is ErrWrongType's, as
+// Redis's WRONGTYPE names no key).
 type wrongTypeError struct{ key string }
 
 func (e *wrongTypeError) Error() string { return ErrWrongType.Error() }

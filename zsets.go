@@ -1,7 +1,7 @@
 package redimo
 
 // The Redis SORTED SET commands: writes (pops included) and point reads.
-// Ranges are in zrange.go, union/intersection/difference in zstore.go,
+// Ranges are in zrange.go, union/intersection/difference in zalgebra.go,
 // ZSCAN and ZRANDMEMBER in zscan.go.
 
 import (
