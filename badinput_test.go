@@ -153,7 +153,7 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"RenameNX":         func() error { _, err := c.RenameNX(ctx, k, z); return err },
 		"Copy":             func() error { _, err := c.Copy(ctx, z, k, true); return err },
 		"ObjectEncoding":   func() error { _, _, err := c.ObjectEncoding(ctx, k); return err },
-		"Watch":            func() error { return c.Watch(ctx, func(*Watch) error { return nil }, k) },
+		"Watch":            func() error { return c.Watch(ctx, func(*Tx) error { return nil }, k) },
 		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, k, 2); return err },
 		"ZRandMemberWithScores": func() error {
 			_, err := c.ZRandMemberWithScores(ctx, k, 2)

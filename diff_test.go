@@ -288,7 +288,7 @@ func (g *gen) extra(k string, c int) op {
 			var w *Watch
 			var err error
 			if viaWatch {
-				err = c.Watch(ctx, func(tx *Watch) error { w = tx; return nil }, ks...)
+				err = c.Watch(ctx, func(tx *Tx) error { w = tx.watch; return nil }, ks...)
 			} else {
 				w, err = c.WatchKeys(ctx, ks...)
 			}

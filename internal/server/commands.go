@@ -44,6 +44,9 @@ type call struct {
 	srv  *Server
 	sess *Session
 	db   *redimo.Client
+	// st runs the commands a transaction can hold: db, or inside EXEC the
+	// transaction being built (multi.go).
+	st   redimo.Pipeliner
 	args []string // args[0] is the command's name as the client sent it
 	cmd  *Command
 	// noBlocking is set inside EXEC: blocking commands answer at once,
@@ -107,15 +110,18 @@ func (s *Server) Do(ctx context.Context, sess *Session, args []string) resp.Valu
 		s.stats.reject(cmd.Name)
 		return sess.multi.refuse(cmd, resp.Err(msgNoAuth))
 	}
-	if sess.multi.queue(cmd, args) {
+	if queued, refusal := sess.multi.queue(cmd, args); queued {
 		return resp.Simple("QUEUED")
+	} else if refusal.Kind != 0 {
+		s.stats.reject(cmd.Name)
+		return refusal
 	}
-	return s.run(ctx, sess, cmd, args, false)
+	return s.run(ctx, sess, cmd, args, nil)
 }
 
-// run runs a command that passed Do's checks; noBlocking is set for the
-// commands EXEC runs.
-func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []string, noBlocking bool) resp.Value {
+// run runs a command that passed Do's checks; tx is set for the commands
+// EXEC runs: they run in that transaction, and do not block.
+func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []string, tx redimo.Pipeliner) resp.Value {
 	start := time.Now()
 	sess.mu.Lock()
 	sess.lastCmd, sess.lastAt = cmd.Name, start
@@ -128,7 +134,11 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 		defer stop()
 	}
 	t := &tally{} // Record adds the command's DynamoDB requests to it
-	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd, noBlocking: noBlocking})
+	st := tx
+	if st == nil {
+		st = s.cfg.Client
+	}
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
 	return v
 }

@@ -36,7 +36,7 @@ func expireCommands() []*Command {
 			if !ok {
 				return resp.Err("ERR invalid expire time in '" + c.cmd.Name + "' command")
 			}
-			set, err := c.db.ExpireAtWith(c.ctx, c.args[1], time.UnixMilli(at), cond)
+			set, err := c.st.ExpireAtWith(c.ctx, c.args[1], time.UnixMilli(at), cond)
 			return reply(c, set, err, resp.Bool)
 		}
 	}
@@ -44,7 +44,7 @@ func expireCommands() []*Command {
 	// expiry in milliseconds, which holds every expiry Redis can set.
 	ttl := func(unit int64, absolute bool) func(*call) resp.Value {
 		return func(c *call) resp.Value {
-			ms, err := c.db.PExpireTime(c.ctx, c.args[1])
+			ms, err := c.st.PExpireTime(c.ctx, c.args[1])
 			return reply(c, ms, err, func(ms int64) resp.Value {
 				if ms < 0 {
 					return resp.Int(ms) // -1, -2
@@ -69,7 +69,7 @@ func expireCommands() []*Command {
 		cmd("expiretime", 2, "readonly fast", "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", ttl(1000, true)),
 		cmd("pexpiretime", 2, "readonly fast", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", ttl(1, true)),
 		cmd("persist", 2, "write fast", "2.2.0", "Removes the expiration time of a key.", func(c *call) resp.Value {
-			ok, err := c.db.Persist(c.ctx, c.args[1])
+			ok, err := c.st.Persist(c.ctx, c.args[1])
 			return reply(c, ok, err, resp.Bool)
 		}),
 	}

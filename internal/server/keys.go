@@ -10,7 +10,7 @@ import (
 // families.
 func keyCommands() []*Command {
 	del := func(c *call) resp.Value {
-		n, err := c.db.Del(c.ctx, c.rest(1)...)
+		n, err := c.st.Del(c.ctx, c.rest(1)...)
 		return reply(c, n, err, resp.Int)
 	}
 	return []*Command{
@@ -20,12 +20,12 @@ func keyCommands() []*Command {
 			Summary: "Deletes one or more keys (as DEL: redimo has no background deletion).", run: del},
 		{Name: "exists", Arity: -2, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic", Since: "1.0.0",
 			Summary: "Determines whether one or more keys exist.", run: func(c *call) resp.Value {
-				n, err := c.db.Exists(c.ctx, c.rest(1)...)
+				n, err := c.st.Exists(c.ctx, c.rest(1)...)
 				return reply(c, n, err, resp.Int)
 			}},
 		{Name: "type", Arity: 2, Flags: []string{"readonly", "fast"}, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Since: "1.0.0",
 			Summary: "Determines the type of value stored at a key.", run: func(c *call) resp.Value {
-				t, err := c.db.Type(c.ctx, c.args[1])
+				t, err := c.st.Type(c.ctx, c.args[1])
 				return reply(c, t, err, resp.Simple)
 			}},
 	}

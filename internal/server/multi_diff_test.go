@@ -32,6 +32,49 @@ var multiScript = []string{
 
 func TestDifferentialMulti(t *testing.T) { runDifferential(t, multiScript) }
 
+// txScript checks that commands inside MULTI answer, at EXEC, as Redis's
+// do: each sees the transaction's earlier writes (type changes, keys
+// emptied and created again, expiries set and removed), runtime errors
+// (WRONGTYPE, a bad float, NaN) fail their command alone, and a write
+// from a second connection ("@") to a watched key fails EXEC.
+var txScript = []string{
+	"SADD {a} x y z", "ZADD {z} 1 a 2 b 3 c",
+	"MULTI", "SADD {a} x w", "SREM {a} x q", "SCARD {a}", "SISMEMBER {a} x", "SMISMEMBER {a} x y w q",
+	"ZADD {z} 4 d", "ZINCRBY {z} 5 a", "ZSCORE {z} a", "ZMSCORE {z} a q d", "ZREM {z} b q", "ZCARD {z}",
+	"SMOVE {a} {b} y", "SMOVE {a} {b} nope", "SMOVE {none} {z} y", "SMOVE {a} {z} z", "SMEMBERS {b}",
+	"EXISTS {a} {b} {none} {a}", "TYPE {b}", "TYPE {z}", "TYPE {none}", "EXPIRE {b} 100", "TTL {b}", "PERSIST {b}",
+	"TTL {b}", "PERSIST {b}", "PTTL {none}", "EXPIRETIME {z}", "SADD {z} q", "ZADD {a} 1 q", "ZADD {z} x y",
+	"ZINCRBY {z} x a", "EXEC",
+	"~SMEMBERS {a}", "SMEMBERS {b}", "ZRANGE {z} 0 -1 WITHSCORES", "TTL {b}",
+	"MULTI", "ZADD {z} NX 10 a 4 e", "ZADD {z} XX CH 7 e 1 nope", "ZADD {z} GT CH 0 e 20 a", "ZADD {z} LT CH 0 e",
+	"ZADD {z} INCR 2 e", "ZADD {z} XX INCR 1 nope", "ZADD {z} NX INCR 1 e", "ZADD {none} XX 1 a", "EXISTS {none}",
+	"ZADD {inf} 1 +inf", "ZINCRBY {inf} -inf +inf", "ZINCRBY {inf} 1 new", "ZMSCORE {z} a b c d e nope", "ZCARD {z}", "EXEC",
+	"ZRANGE {z} 0 -1 WITHSCORES", "ZRANGE {inf} 0 -1 WITHSCORES",
+	"MULTI", "DEL {z}", "ZADD {z} 1 m", "TYPE {z}", "DEL {z}", "SADD {z} m n", "TYPE {z}", "SCARD {z}", "EXEC",
+	"TYPE {z}", "~SMEMBERS {z}",
+	"MULTI", "SREM {z} m n", "EXISTS {z}", "SADD {z} m", "EXPIRE {z} 50", "DEL {z}", "SADD {z} k", "TTL {z}", "EXEC",
+	"SMEMBERS {z}", "TTL {z}",
+	"MULTI", "DEL {z}", "SADD {z} k", "EXEC", "TTL {z}", "SMEMBERS {z}",
+	"ZADD {q} 1 a 2 b 3 c 4 d 5 e 5 f",
+	"MULTI", "ZPOPMIN {q}", "ZPOPMAX {q} 2", "ZADD {q} 0 z", "ZMPOP 2 {none} {q} MIN COUNT 2", "BZPOPMIN {none} {q} 0",
+	"BZMPOP 0 1 {q} MAX COUNT 9", "ZCARD {q}", "EXISTS {q}", "ZPOPMIN {q}", "EXEC",
+	"MULTI", "SADD {e} a", "PEXPIREAT {e} 1", "EXISTS {e}", "SADD {e} b", "EXPIRE {e} 100 NX", "EXPIRE {e} 200 NX",
+	"EXPIRE {e} 50 GT", "EXPIRE {e} 500 GT", "PEXPIRE {e} 0", "EXISTS {e}", "EXEC", "EXISTS {e}",
+	"MULTI", "PING", "ECHO hi", "SCARD {a}", "EXEC",
+	// WATCH conflicts from another connection.
+	"SADD {w} x", "WATCH {w}", "@SADD {w} y", "MULTI", "SADD {w} z", "EXEC", "SCARD {w}",
+	"WATCH {w}", "@SADD {w} y", "MULTI", "SADD {w} z", "EXEC", "SCARD {w}",
+	"WATCH {w}", "@EXPIRE {w} 100", "MULTI", "SCARD {w}", "EXEC",
+	"WATCH {w}", "@PERSIST {w}", "MULTI", "PING", "EXEC",
+	"WATCH {w} {nw}", "@SADD {nw} a", "MULTI", "SCARD {w}", "EXEC",
+	"WATCH {w} {nw}", "@DEL {nw}", "MULTI", "SCARD {w}", "EXEC",
+	"WATCH {w}", "@SADD {other} a", "@SREM {w} nope", "MULTI", "SREM {w} x", "EXEC", "SCARD {w}",
+	"WATCH {w}", "@ZADD {nw} 1 a", "MULTI", "DEL {w} {nw}", "EXEC",
+	"DEL {a} {b} {z} {q} {w} {nw} {other} {inf}",
+}
+
+func TestDifferentialTransactions(t *testing.T) { runDifferential(t, txScript) }
+
 // go-redis's TxPipelined and its WATCH retry loop against redimo-server:
 // a watched key changed by another connection fails the first EXEC.
 func TestMultiGoRedis(t *testing.T) {

@@ -12,23 +12,23 @@ func setCommands() []*Command {
 	set := keyedCommand("set")
 	return []*Command{
 		set("sadd", -3, "write denyoom fast", 1, 1, "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", func(c *call) resp.Value {
-			n, err := c.db.SAdd(c.ctx, c.args[1], c.rest(2)...)
+			n, err := c.st.SAdd(c.ctx, c.args[1], c.rest(2)...)
 			return reply(c, n, err, resp.Int)
 		}),
 		set("srem", -3, "write fast", 1, 1, "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", func(c *call) resp.Value {
-			n, err := c.db.SRem(c.ctx, c.args[1], c.rest(2)...)
+			n, err := c.st.SRem(c.ctx, c.args[1], c.rest(2)...)
 			return reply(c, n, err, resp.Int)
 		}),
 		set("scard", 2, "readonly fast", 1, 1, "1.0.0", "Returns the number of members in a set.", func(c *call) resp.Value {
-			n, err := c.db.SCard(c.ctx, c.args[1])
+			n, err := c.st.SCard(c.ctx, c.args[1])
 			return reply(c, n, err, resp.Int)
 		}),
 		set("sismember", 3, "readonly fast", 1, 1, "1.0.0", "Determines whether a member belongs to a set.", func(c *call) resp.Value {
-			ok, err := c.db.SIsMember(c.ctx, c.args[1], c.args[2])
+			ok, err := c.st.SIsMember(c.ctx, c.args[1], c.args[2])
 			return reply(c, ok, err, resp.Bool)
 		}),
 		set("smismember", -3, "readonly fast", 1, 1, "6.2.0", "Determines whether multiple members belong to a set.", func(c *call) resp.Value {
-			oks, err := c.db.SMIsMember(c.ctx, c.args[1], c.rest(2)...)
+			oks, err := c.st.SMIsMember(c.ctx, c.args[1], c.rest(2)...)
 			return reply(c, oks, err, func(oks []bool) resp.Value {
 				out := make([]resp.Value, len(oks))
 				for i, ok := range oks {
@@ -38,14 +38,14 @@ func setCommands() []*Command {
 			})
 		}),
 		set("smembers", 2, "readonly", 1, 1, "1.0.0", "Returns all members of a set.", func(c *call) resp.Value {
-			ms, err := c.db.SMembers(c.ctx, c.args[1])
+			ms, err := c.st.SMembers(c.ctx, c.args[1])
 			return reply(c, ms, err, resp.SetOf)
 		}),
 		set("sscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members of a set (redimo: cursor 0 returns every match at once, with cursor 0).", sscan),
 		set("srandmember", -2, "readonly", 1, 1, "1.0.0", "Get one or multiple random members from a set", srandmember),
 		set("spop", -2, "write fast", 1, 1, "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", spop),
 		set("smove", 4, "write fast", 1, 2, "1.0.0", "Moves a member from one set to another.", func(c *call) resp.Value {
-			ok, err := c.db.SMove(c.ctx, c.args[1], c.args[2], c.args[3])
+			ok, err := c.st.SMove(c.ctx, c.args[1], c.args[2], c.args[3])
 			return reply(c, ok, err, resp.Bool)
 		}),
 		set("sinter", -2, "readonly", 1, -1, "1.0.0", "Returns the intersect of multiple sets.", func(c *call) resp.Value {

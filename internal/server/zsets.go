@@ -25,23 +25,23 @@ func zsetCommands() []*Command {
 			if !ok {
 				return resp.Err(msgNotFloat)
 			}
-			f, err := c.db.ZIncrBy(c.ctx, c.args[1], by, c.args[3])
+			f, err := c.st.ZIncrBy(c.ctx, c.args[1], by, c.args[3])
 			return c.incrReply(f, true, err)
 		}),
 		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			n, err := c.db.ZRem(c.ctx, c.args[1], c.rest(2)...)
+			n, err := c.st.ZRem(c.ctx, c.args[1], c.rest(2)...)
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", func(c *call) resp.Value {
-			n, err := c.db.ZCard(c.ctx, c.args[1])
+			n, err := c.st.ZCard(c.ctx, c.args[1])
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zscore", 3, "readonly fast", 1, 1, "1.2.0", "Returns the score of a member in a sorted set.", func(c *call) resp.Value {
-			f, ok, err := c.db.ZScore(c.ctx, c.args[1], c.args[2])
+			f, ok, err := c.st.ZScore(c.ctx, c.args[1], c.args[2])
 			return reply(c, f, err, func(f float64) resp.Value { return dblOrNil(f, ok) })
 		}),
 		z("zmscore", -3, "readonly fast", 1, 1, "6.2.0", "Returns the score of one or more members in a sorted set.", func(c *call) resp.Value {
-			fs, oks, err := c.db.ZMScore(c.ctx, c.args[1], c.rest(2)...)
+			fs, oks, err := c.st.ZMScore(c.ctx, c.args[1], c.rest(2)...)
 			return reply(c, fs, err, func(fs []float64) resp.Value {
 				out := make([]resp.Value, len(fs))
 				for i := range fs {
@@ -113,10 +113,10 @@ func zsetCommands() []*Command {
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zpopmin", -2, "write fast", 1, 1, "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
-			return zpop(c, c.db.ZPopMin)
+			return zpop(c, c.st.ZPopMin)
 		}),
 		z("zpopmax", -2, "write fast", 1, 1, "5.0.0", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
-			return zpop(c, c.db.ZPopMax)
+			return zpop(c, c.st.ZPopMax)
 		}),
 		z("zunionstore", -4, "write denyoom", 1, 1, "2.0.0", "Stores the union of multiple sorted sets in a key.", func(c *call) resp.Value { return zalgebra(c, opUnion, true) }),
 		z("zinterstore", -4, "write denyoom", 1, 1, "2.0.0", "Stores the intersect of multiple sorted sets in a key.", func(c *call) resp.Value { return zalgebra(c, opInter, true) }),
@@ -211,10 +211,10 @@ options:
 		a.Members = append(a.Members, redimo.Z{Score: f, Member: pairs[j+1]})
 	}
 	if incr {
-		f, ok, err := c.db.ZAddArgsIncr(c.ctx, c.args[1], a)
+		f, ok, err := c.st.ZAddArgsIncr(c.ctx, c.args[1], a)
 		return c.incrReply(f, ok, err)
 	}
-	n, err := c.db.ZAddArgs(c.ctx, c.args[1], a)
+	n, err := c.st.ZAddArgs(c.ctx, c.args[1], a)
 	return reply(c, n, err, resp.Int)
 }
 
