@@ -64,6 +64,8 @@ type Pipeliner interface {
 	ZCard(ctx context.Context, key string) (int64, error)
 	ZScore(ctx context.Context, key, member string) (float64, bool, error)
 	ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error)
+	ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error)
+	ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error)
 	ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error)
@@ -765,6 +767,125 @@ func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) (
 	return scores, oks, nil
 }
 
+// ZRangeArgs is Client.ZRangeArgs inside the transaction: the whole
+// sorted set is read.
+func (p *Pipeline) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
+	zs, err := p.zrange(ctx, z)
+	return members(zs), err
+}
+
+// ZRangeArgsWithScores is Client.ZRangeArgsWithScores inside the
+// transaction.
+func (p *Pipeline) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
+	if z.ByLex {
+		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
+	}
+	return p.zrange(ctx, z)
+}
+
+// zrange is ZRANGE's selection, as Redis's zrangeGenericCommand, on the
+// members in memory.
+func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
+	const cmd = "ZRANGE"
+	if err := checkKey(cmd, z.Key); err != nil {
+		return nil, err
+	}
+	lo, hi := z.Start, z.Stop
+	if z.Rev && (z.ByScore || z.ByLex) {
+		lo, hi = hi, lo
+	}
+	var keep func(Z) bool
+	switch {
+	case z.ByScore && z.ByLex:
+		return nil, argError(cmd, "BYSCORE", "BYLEX", ErrSyntax)
+	case z.ByScore:
+		min, max, empty, err := parseScoreRange(cmd, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		keep = func(x Z) bool { return !empty && x.Score >= min && x.Score <= max }
+	case z.ByLex:
+		min, err := parseLex(cmd, "min", lo)
+		if err != nil {
+			return nil, err
+		}
+		max, err := parseLex(cmd, "max", hi)
+		if err != nil {
+			return nil, err
+		}
+		keep = func(x Z) bool {
+			above := min.ninf || !min.inf && (x.Member > min.value || !min.excl && x.Member == min.value)
+			below := max.inf || !max.ninf && (x.Member < max.value || !max.excl && x.Member == max.value)
+			return above && below
+		}
+	case (z.Offset != 0 || z.Count != 0) && z.Count != -1:
+		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
+	}
+	var start, stop int64
+	if keep == nil {
+		var ok1, ok2 bool
+		start, ok1 = parseRank(z.Start)
+		stop, ok2 = parseRank(z.Stop)
+		if !ok1 || !ok2 {
+			return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
+		}
+	}
+	k, err := p.typed(ctx, cmd, z.Key, typeZSet)
+	if err != nil {
+		return nil, err
+	}
+	all, err := p.sorted(ctx, cmd, z.Key, k)
+	if err != nil {
+		return nil, err
+	}
+	if z.Rev {
+		slices.Reverse(all)
+	}
+	if keep == nil { // by rank
+		n := int64(len(all))
+		if start < 0 {
+			start += n
+		}
+		if stop < 0 {
+			stop += n
+		}
+		start = max(start, 0)
+		if start > stop || start >= n {
+			return nil, nil
+		}
+		return all[start : min(stop, n-1)+1], nil
+	}
+	var out []Z
+	skip := z.Offset
+	for _, x := range all {
+		if !keep(x) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if z.Count > 0 && int64(len(out)) == z.Count {
+			break
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// sorted is k's members with their scores, by score then member.
+func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, error) {
+	mks, err := p.present(ctx, cmd, key, k)
+	if err != nil {
+		return nil, err
+	}
+	zs := make([]Z, len(mks))
+	for i, mk := range mks {
+		zs[i] = Z{Score: k.mem[mk].score, Member: mk.member}
+	}
+	return sortZ(zs), nil
+}
+
 // ZPopMin is Client.ZPopMin inside the transaction: the whole sorted set
 // is read.
 func (p *Pipeline) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
@@ -795,15 +916,10 @@ func (p *Pipeline) pop(ctx context.Context, cmd, key string, rev bool, count []i
 }
 
 func (p *Pipeline) popFrom(ctx context.Context, cmd, key string, k *txKey, rev bool, n int64) ([]Z, error) {
-	mks, err := p.present(ctx, cmd, key, k)
+	zs, err := p.sorted(ctx, cmd, key, k)
 	if err != nil {
 		return nil, err
 	}
-	zs := make([]Z, len(mks))
-	for i, mk := range mks {
-		zs[i] = Z{Score: k.mem[mk].score, Member: mk.member}
-	}
-	zs = sortZ(zs) // by score, then member
 	if rev {
 		slices.Reverse(zs)
 	}

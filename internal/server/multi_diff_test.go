@@ -3,8 +3,10 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -48,7 +50,7 @@ var txScript = []string{
 	"~SMEMBERS {a}", "SMEMBERS {b}", "ZRANGE {z} 0 -1 WITHSCORES", "TTL {b}",
 	"MULTI", "ZADD {z} NX 10 a 4 e", "ZADD {z} XX CH 7 e 1 nope", "ZADD {z} GT CH 0 e 20 a", "ZADD {z} LT CH 0 e",
 	"ZADD {z} INCR 2 e", "ZADD {z} XX INCR 1 nope", "ZADD {z} NX INCR 1 e", "ZADD {none} XX 1 a", "EXISTS {none}",
-	"ZADD {inf} 1 +inf", "ZINCRBY {inf} -inf +inf", "ZINCRBY {inf} 1 new", "ZMSCORE {z} a b c d e nope", "ZCARD {z}", "EXEC",
+	"ZADD {inf} 1 +inf", "ZINCRBY {inf} -inf +inf", "ZINCRBY {inf} 1 new", "ZMSCORE {z} a b c d e nope", "ZCARD {z}", "ZRANGE {z} 0 -1 WITHSCORES", "EXEC",
 	"ZRANGE {z} 0 -1 WITHSCORES", "ZRANGE {inf} 0 -1 WITHSCORES",
 	"MULTI", "DEL {z}", "ZADD {z} 1 m", "TYPE {z}", "DEL {z}", "SADD {z} m n", "TYPE {z}", "SCARD {z}", "EXEC",
 	"TYPE {z}", "~SMEMBERS {z}",
@@ -56,6 +58,12 @@ var txScript = []string{
 	"SMEMBERS {z}", "TTL {z}",
 	"MULTI", "DEL {z}", "SADD {z} k", "EXEC", "TTL {z}", "SMEMBERS {z}",
 	"ZADD {q} 1 a 2 b 3 c 4 d 5 e 5 f",
+	"MULTI", "ZRANGE {q} 0 -1 WITHSCORES", "ZCOUNT {q} 2 4", "ZRANK {q} e", "ZADD {q} 9 nine", "ZSCORE {q} nine", "ZREM {q} nine", "EXEC",
+	"MULTI", "ZADD {q} 2.5 bb", "ZREVRANGE {q} 0 1", "ZRANGEBYSCORE {q} (1 5 LIMIT 1 2", "ZREVRANGEBYSCORE {q} +inf -inf WITHSCORES",
+	"ZRANGE {q} 5 (2 BYSCORE REV LIMIT 0 2", "ZRANGE {q} -2 -1", "ZRANGE {q} 10 20", "ZRANGE {q} -100 1", "ZRANGE {q} 0 -1 REV WITHSCORES",
+	"ZRANGEBYSCORE {q} (5 (5", "ZRANGEBYSCORE {q} x 1", "ZRANGE {q} 1 2 LIMIT 0 1", "ZREM {q} bb", "ZRANGE {none} 0 -1",
+	"ZADD {lex} 0 a 0 b 0 c 0 d", "ZRANGEBYLEX {lex} [b (d", "ZREVRANGEBYLEX {lex} + (b", "ZRANGE {lex} - + BYLEX LIMIT 1 -1",
+	"ZRANGEBYLEX {lex} b c", "SADD {set} m", "ZRANGE {set} 0 -1", "DEL {set} {lex}", "EXEC",
 	"MULTI", "ZPOPMIN {q}", "ZPOPMAX {q} 2", "ZADD {q} 0 z", "ZMPOP 2 {none} {q} MIN COUNT 2", "BZPOPMIN {none} {q} 0",
 	"BZMPOP 0 1 {q} MAX COUNT 9", "ZCARD {q}", "EXISTS {q}", "ZPOPMIN {q}", "EXEC",
 	"MULTI", "SADD {e} a", "PEXPIREAT {e} 1", "EXISTS {e}", "SADD {e} b", "EXPIRE {e} 100 NX", "EXPIRE {e} 200 NX",
@@ -74,6 +82,41 @@ var txScript = []string{
 }
 
 func TestDifferentialTransactions(t *testing.T) { runDifferential(t, txScript) }
+
+// What redimo refuses where Redis would not: a transaction too big for one
+// TransactWriteItems (EXECABORT at EXEC, nothing written), a command a
+// transaction cannot hold, and a read it does not model after a write to
+// its key (refused when queued: EXEC aborts).
+func TestExecRefusals(t *testing.T) {
+	ts := startServer(t, nil, server.Config{})
+	c := dial(t, ts.addr)
+	k := "refuse:" + randomHex(4) + ":"
+	many := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprint(i)
+		}
+		return out
+	}
+	require.Equal(t, "+OK\r\n", c.do("MULTI"))
+	require.Equal(t, "+QUEUED\r\n", c.do(append([]string{"SADD", k + "a"}, many(60)...)...))
+	require.Equal(t, "+QUEUED\r\n", c.do(append([]string{"SADD", k + "b"}, many(39)...)...))
+	require.Equal(t, "-EXECABORT Transaction discarded because of: "+redimo.ErrTxTooBig.Error()+": 101 actions\r\n", c.do("EXEC"))
+	require.Equal(t, ":0\r\n", c.do("EXISTS", k+"a", k+"b"))
+
+	require.Equal(t, "+OK\r\n", c.do("MULTI"))
+	require.Equal(t, "+QUEUED\r\n", c.do("SADD", k+"a", "x"))
+	require.Contains(t, c.do("SINTERSTORE", k+"d", k+"a"), "-ERR SINTERSTORE cannot be queued in a redimo transaction: ")
+	require.Equal(t, "-EXECABORT Transaction discarded because of previous errors.\r\n", c.do("EXEC"))
+	require.Equal(t, ":0\r\n", c.do("EXISTS", k+"a"))
+
+	require.Equal(t, "+OK\r\n", c.do("MULTI"))
+	require.Equal(t, "+QUEUED\r\n", c.do("ZRANK", k+"z", "m"), "no write to it before")
+	require.Equal(t, "+QUEUED\r\n", c.do("ZADD", k+"z", "1", "m"))
+	require.Contains(t, c.do("ZRANK", k+"z", "m"), "-ERR ZRANK cannot be queued in a redimo transaction after a write to its key: ")
+	require.Equal(t, "-EXECABORT Transaction discarded because of previous errors.\r\n", c.do("EXEC"))
+	require.Equal(t, ":0\r\n", c.do("EXISTS", k+"z"))
+}
 
 // go-redis's TxPipelined and its WATCH retry loop against redimo-server:
 // a watched key changed by another connection fails the first EXEC.

@@ -348,10 +348,10 @@ func zrange(c *call, z zrangeCall) resp.Value {
 		n, err := c.db.ZRangeStore(c.ctx, dst, a)
 		return reply(c, n, err, resp.Int)
 	case z.withScores:
-		zs, err := c.db.ZRangeArgsWithScores(c.ctx, a)
+		zs, err := c.st.ZRangeArgsWithScores(c.ctx, a)
 		return reply(c, zs, err, c.withScores)
 	}
-	ms, err := c.db.ZRangeArgs(c.ctx, a)
+	ms, err := c.st.ZRangeArgs(c.ctx, a)
 	return reply(c, ms, err, resp.Strings)
 }
 
