@@ -134,11 +134,12 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 		defer stop()
 	}
 	t := &tally{} // Record adds the command's DynamoDB requests to it
+	db := s.dbs[sess.db.Load()]
 	st := tx
 	if st == nil {
-		st = s.cfg.Client
+		st = db
 	}
-	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
 	return v
 }

@@ -83,7 +83,7 @@ func init() {
 func inTx(cmd *Command) bool {
 	name, _, _ := strings.Cut(cmd.Name, "|")
 	switch name {
-	case "ping", "echo", "time", "client", "command", "hello", "select", "unwatch":
+	case "ping", "echo", "time", "client", "command", "hello", "unwatch":
 		return true
 	case "config":
 		return cmd.Name == "config|get"
