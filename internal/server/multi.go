@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/redimo-go/redimo"
@@ -38,6 +39,7 @@ type multiState struct {
 	dirty  bool // a command was refused while queueing: EXEC aborts
 	queued []queuedCommand
 	watch  *redimo.Watch   // nil: nothing watched
+	wdb    int32           // the database of the watched keys
 	writes map[string]bool // keys of the queued write commands
 }
 
@@ -166,10 +168,14 @@ func multiCommands() []*Command {
 			}
 			keys := c.rest(1)
 			var err error
-			if w := c.sess.multi.watch; w != nil {
+			switch w := c.sess.multi.watch; {
+			case w != nil && c.sess.multi.wdb != c.sess.db.Load():
+				return resp.Err("ERR redimo-server watches keys of one database per transaction: UNWATCH first")
+			case w != nil:
 				err = w.Add(c.ctx, keys...)
-			} else {
+			default:
 				c.sess.multi.watch, err = c.db.WatchKeys(c.ctx, keys...)
+				c.sess.multi.wdb = c.sess.db.Load()
 			}
 			return reply(c, resp.OK, err, func(v resp.Value) resp.Value { return v })
 		}),
@@ -188,10 +194,13 @@ func exec(c *call) resp.Value {
 	if !m.on {
 		return resp.Err("ERR EXEC without MULTI")
 	}
-	queued, dirty, watch := m.queued, m.dirty, m.watch
+	queued, dirty, watch, wdb := m.queued, m.dirty, m.watch, m.wdb
 	m.reset()
 	if dirty {
 		return resp.Err("EXECABORT Transaction discarded because of previous errors.")
+	}
+	if watch != nil && wdb != c.sess.db.Load() {
+		return resp.Err(fmt.Sprintf("EXECABORT Transaction discarded because of: keys watched in database %d, EXEC in database %d (redimo-server runs a transaction in one database)", wdb, c.sess.db.Load()))
 	}
 	var keys []string // read in one BatchGetItem before the commands run
 	for _, q := range queued {
