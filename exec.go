@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -66,6 +67,17 @@ type Pipeliner interface {
 	ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error)
 	ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error)
 	ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error)
+	ZCount(ctx context.Context, key, min, max string) (int64, error)
+	ZLexCount(ctx context.Context, key, min, max string) (int64, error)
+	ZRank(ctx context.Context, key, member string) (int64, bool, error)
+	ZRevRank(ctx context.Context, key, member string) (int64, bool, error)
+	ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error)
+	ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error)
+	ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error)
+	ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error)
+	ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error)
+	SPop(ctx context.Context, key string) (string, bool, error)
+	SPopN(ctx context.Context, key string, count int64) ([]string, error)
 	ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error)
@@ -869,6 +881,127 @@ func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
 			break
 		}
 		out = append(out, x)
+	}
+	return out, nil
+}
+
+// ZCount is Client.ZCount inside the transaction.
+func (p *Pipeline) ZCount(ctx context.Context, key, min, max string) (int64, error) {
+	zs, err := p.zrange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
+	return int64(len(zs)), err
+}
+
+// ZLexCount is Client.ZLexCount inside the transaction.
+func (p *Pipeline) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
+	zs, err := p.zrange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
+	return int64(len(zs)), err
+}
+
+// ZRank is Client.ZRank inside the transaction.
+func (p *Pipeline) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
+	rs, ok, err := p.rank(ctx, key, member, false)
+	return rs.Rank, ok, err
+}
+
+// ZRevRank is Client.ZRevRank inside the transaction.
+func (p *Pipeline) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
+	rs, ok, err := p.rank(ctx, key, member, true)
+	return rs.Rank, ok, err
+}
+
+// ZRankWithScore is Client.ZRankWithScore inside the transaction.
+func (p *Pipeline) ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+	return p.rank(ctx, key, member, false)
+}
+
+// ZRevRankWithScore is Client.ZRevRankWithScore inside the transaction.
+func (p *Pipeline) ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+	return p.rank(ctx, key, member, true)
+}
+
+func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
+	if err := p.c.checkWrite("ZRANK", key, []string{member}); err != nil {
+		return RankScore{}, false, err
+	}
+	k, err := p.typed(ctx, "ZRANK", key, typeZSet)
+	if err != nil {
+		return RankScore{}, false, err
+	}
+	all, err := p.sorted(ctx, "ZRANK", key, k)
+	if err != nil {
+		return RankScore{}, false, err
+	}
+	if rev {
+		slices.Reverse(all)
+	}
+	for i, z := range all {
+		if z.Member == member {
+			return RankScore{Rank: int64(i), Score: z.Score}, true, nil
+		}
+	}
+	return RankScore{}, false, nil
+}
+
+// ZRemRangeByScore is Client.ZRemRangeByScore inside the transaction.
+func (p *Pipeline) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
+	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
+}
+
+// ZRemRangeByRank is Client.ZRemRangeByRank inside the transaction.
+func (p *Pipeline) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
+	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: fmt.Sprint(start), Stop: fmt.Sprint(stop)})
+}
+
+// ZRemRangeByLex is Client.ZRemRangeByLex inside the transaction.
+func (p *Pipeline) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
+	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
+}
+
+func (p *Pipeline) removeRange(ctx context.Context, z ZRangeArgs) (int64, error) {
+	zs, err := p.zrange(ctx, z)
+	if err != nil || len(zs) == 0 {
+		return 0, err
+	}
+	k := p.keys[z.Key]
+	for _, x := range zs {
+		k.remove(k.mem[memKey{typeZSet, x.Member}])
+	}
+	return int64(len(zs)), nil
+}
+
+// SPop is Client.SPop inside the transaction: the whole set is read, and
+// the member popped is chosen uniformly.
+func (p *Pipeline) SPop(ctx context.Context, key string) (string, bool, error) {
+	ms, err := p.spop(ctx, "SPOP", key, 1)
+	if err != nil || len(ms) == 0 {
+		return "", false, err
+	}
+	return ms[0], true, nil
+}
+
+// SPopN is Client.SPopN inside the transaction.
+func (p *Pipeline) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
+	if count < 0 {
+		return nil, argError("SPOP", "count", fmt.Sprint(count), ErrOutOfRange)
+	}
+	return p.spop(ctx, "SPOP", key, count)
+}
+
+func (p *Pipeline) spop(ctx context.Context, cmd, key string, n int64) ([]string, error) {
+	k, err := p.typed(ctx, cmd, key, typeSet)
+	if err != nil {
+		return nil, err
+	}
+	mks, err := p.present(ctx, cmd, key, k)
+	if err != nil {
+		return nil, err
+	}
+	rand.Shuffle(len(mks), func(i, j int) { mks[i], mks[j] = mks[j], mks[i] })
+	mks = mks[:min(int64(len(mks)), n)]
+	out := make([]string, len(mks))
+	for i, mk := range mks {
+		out[i] = mk.member
+		k.remove(k.mem[mk])
 	}
 	return out, nil
 }

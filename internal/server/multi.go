@@ -26,8 +26,10 @@ import (
 // EXECABORT, nothing written.
 //
 // What a transaction can hold (txCommands): SADD SREM SCARD SISMEMBER
-// SMISMEMBER SMEMBERS SMOVE ZADD ZINCRBY ZREM ZCARD ZSCORE ZMSCORE
-// ZRANGE (and ZREVRANGE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX) ZPOPMIN ZPOPMAX ZMPOP BZPOPMIN BZPOPMAX BZMPOP (not blocking, as in
+// SMISMEMBER SMEMBERS SMOVE SPOP ZADD ZINCRBY ZREM ZCARD ZSCORE ZMSCORE
+// ZRANGE (and ZREVRANGE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX) ZCOUNT
+// ZLEXCOUNT ZRANK ZREVRANK ZREMRANGEBYSCORE ZREMRANGEBYRANK
+// ZREMRANGEBYLEX ZPOPMIN ZPOPMAX ZMPOP BZPOPMIN BZPOPMAX BZMPOP (not blocking, as in
 // Redis) DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT PERSIST
 // TTL PTTL EXPIRETIME PEXPIRETIME, and the commands that read no key
 // (PING, ECHO, TIME, CLIENT, COMMAND, CONFIG GET). Any other command is
@@ -74,7 +76,8 @@ var txCommands = map[string]bool{}
 
 func init() {
 	for _, n := range strings.Fields(`sadd srem scard sismember smismember smembers smove zadd zincrby zrem zcard
-		zscore zmscore zrange zrevrange zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zpopmin zpopmax zmpop bzpopmin bzpopmax bzmpop del unlink exists type expire pexpire
+		zscore zmscore zrange zrevrange zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zcount zlexcount zrank zrevrank
+		zremrangebyscore zremrangebyrank zremrangebylex spop zpopmin zpopmax zmpop bzpopmin bzpopmax bzmpop del unlink exists type expire pexpire
 		expireat pexpireat persist ttl pttl expiretime pexpiretime`) {
 		txCommands[n] = true
 	}
@@ -101,8 +104,9 @@ func readsStored(cmd *Command) bool {
 }
 
 // txList is the list of commands a transaction holds, for errors.
-const txList = "SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SMOVE ZADD ZINCRBY ZREM ZCARD ZSCORE ZMSCORE ZRANGE " +
-	"ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX ZREVRANGEBYLEX ZPOPMIN " +
+const txList = "SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SMOVE SPOP ZADD ZINCRBY ZREM ZCARD ZSCORE ZMSCORE ZRANGE " +
+	"ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX ZREVRANGEBYLEX ZCOUNT ZLEXCOUNT ZRANK ZREVRANK ZREMRANGEBYSCORE " +
+	"ZREMRANGEBYRANK ZREMRANGEBYLEX ZPOPMIN " +
 	"ZPOPMAX ZMPOP BZPOPMIN BZPOPMAX BZMPOP DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT PERSIST TTL PTTL " +
 	"EXPIRETIME PEXPIRETIME, commands that read no key, and other read-only commands on keys no earlier command of the transaction writes"
 

@@ -66,6 +66,12 @@ var txScript = []string{
 	"ZRANGEBYLEX {lex} b c", "SADD {set} m", "ZRANGE {set} 0 -1", "DEL {set} {lex}", "EXEC",
 	"MULTI", "ZPOPMIN {q}", "ZPOPMAX {q} 2", "ZADD {q} 0 z", "ZMPOP 2 {none} {q} MIN COUNT 2", "BZPOPMIN {none} {q} 0",
 	"BZMPOP 0 1 {q} MAX COUNT 9", "ZCARD {q}", "EXISTS {q}", "ZPOPMIN {q}", "EXEC",
+	"ZADD {r} 1 a 2 b 3 c 4 d 5 e 0 l1 0 l2", "SADD {p} only", "ZADD {lx} 0 a 0 b 0 c 0 d",
+	"MULTI", "ZADD {r} 2.5 x", "ZCOUNT {r} (1 3", "ZLEXCOUNT {r} - +", "ZRANK {r} x", "ZREVRANK {r} x", "ZRANK {r} nope",
+	"ZREMRANGEBYSCORE {r} (4 +inf", "ZREMRANGEBYRANK {r} 0 1", "ZREMRANGEBYLEX {lx} [a (c", "ZLEXCOUNT {lx} - +",
+	"ZRANGE {r} 0 -1 WITHSCORES",
+	"ZREMRANGEBYRANK {r} 0 -1", "EXISTS {r}", "ZREMRANGEBYSCORE {r} x 1", "SPOP {p}", "SPOP {p}", "SADD {p} again", "SPOP {p} 5",
+	"SPOP {p} 0", "SPOP {none} 2", "EXISTS {p}", "SPOP {r} 1", "EXEC",
 	"MULTI", "SADD {e} a", "PEXPIREAT {e} 1", "EXISTS {e}", "SADD {e} b", "EXPIRE {e} 100 NX", "EXPIRE {e} 200 NX",
 	"EXPIRE {e} 50 GT", "EXPIRE {e} 500 GT", "PEXPIRE {e} 0", "EXISTS {e}", "EXEC", "EXISTS {e}",
 	"MULTI", "PING", "ECHO hi", "SCARD {a}", "EXEC",
@@ -78,7 +84,7 @@ var txScript = []string{
 	"WATCH {w} {nw}", "@DEL {nw}", "MULTI", "SCARD {w}", "EXEC",
 	"WATCH {w}", "@SADD {other} a", "@SREM {w} nope", "MULTI", "SREM {w} x", "EXEC", "SCARD {w}",
 	"WATCH {w}", "@ZADD {nw} 1 a", "MULTI", "DEL {w} {nw}", "EXEC",
-	"DEL {a} {b} {z} {q} {w} {nw} {other} {inf}",
+	"DEL {a} {b} {z} {q} {w} {nw} {other} {inf} {r} {p} {lx}",
 }
 
 func TestDifferentialTransactions(t *testing.T) { runDifferential(t, txScript) }
@@ -111,9 +117,9 @@ func TestExecRefusals(t *testing.T) {
 	require.Equal(t, ":0\r\n", c.do("EXISTS", k+"a"))
 
 	require.Equal(t, "+OK\r\n", c.do("MULTI"))
-	require.Equal(t, "+QUEUED\r\n", c.do("ZRANK", k+"z", "m"), "no write to it before")
-	require.Equal(t, "+QUEUED\r\n", c.do("ZADD", k+"z", "1", "m"))
-	require.Contains(t, c.do("ZRANK", k+"z", "m"), "-ERR ZRANK cannot be queued in a redimo transaction after a write to its key: ")
+	require.Equal(t, "+QUEUED\r\n", c.do("SINTER", k+"z", k+"y"), "no write to them before")
+	require.Equal(t, "+QUEUED\r\n", c.do("SADD", k+"z", "m"))
+	require.Contains(t, c.do("SINTER", k+"y", k+"z"), "-ERR SINTER cannot be queued in a redimo transaction after a write to its key: ")
 	require.Equal(t, "-EXECABORT Transaction discarded because of previous errors.\r\n", c.do("EXEC"))
 	require.Equal(t, ":0\r\n", c.do("EXISTS", k+"z"))
 }

@@ -196,14 +196,14 @@ func srandmember(c *call) resp.Value {
 func spop(c *call) resp.Value {
 	switch len(c.args) {
 	case 2:
-		m, ok, err := c.db.SPop(c.ctx, c.args[1])
+		m, ok, err := c.st.SPop(c.ctx, c.args[1])
 		return reply(c, m, err, func(m string) resp.Value { return bulkOrNil(m, ok) })
 	case 3:
 		n, ok := parseInt(c.args[2])
 		if !ok || n < 0 {
 			return resp.Err(msgMustPositive)
 		}
-		ms, err := c.db.SPopN(c.ctx, c.args[1], n)
+		ms, err := c.st.SPopN(c.ctx, c.args[1], n)
 		return reply(c, ms, err, resp.SetOf)
 	}
 	return resp.Err(msgSyntax)

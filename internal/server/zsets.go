@@ -55,14 +55,14 @@ func zsetCommands() []*Command {
 			if bad.Kind != 0 {
 				return bad
 			}
-			n, err := c.db.ZCount(c.ctx, c.args[1], min, max)
+			n, err := c.st.ZCount(c.ctx, c.args[1], min, max)
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zlexcount", 4, "readonly fast", 1, 1, "2.8.9", "Returns the number of members in a sorted set within a lexicographical range.", func(c *call) resp.Value {
 			if bad := lexRange(c.args[2], c.args[3]); bad.Kind != 0 {
 				return bad
 			}
-			n, err := c.db.ZLexCount(c.ctx, c.args[1], c.args[2], c.args[3])
+			n, err := c.st.ZLexCount(c.ctx, c.args[1], c.args[2], c.args[3])
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", func(c *call) resp.Value { return zrank(c, false) }),
@@ -93,7 +93,7 @@ func zsetCommands() []*Command {
 			if bad.Kind != 0 {
 				return bad
 			}
-			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], min, max)
+			n, err := c.st.ZRemRangeByScore(c.ctx, c.args[1], min, max)
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zremrangebyrank", 4, "write", 1, 1, "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
@@ -102,14 +102,14 @@ func zsetCommands() []*Command {
 			if !ok1 || !ok2 {
 				return resp.Err(msgNotInt)
 			}
-			n, err := c.db.ZRemRangeByRank(c.ctx, c.args[1], start, stop)
+			n, err := c.st.ZRemRangeByRank(c.ctx, c.args[1], start, stop)
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zremrangebylex", 4, "write", 1, 1, "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
 			if bad := lexRange(c.args[2], c.args[3]); bad.Kind != 0 {
 				return bad
 			}
-			n, err := c.db.ZRemRangeByLex(c.ctx, c.args[1], c.args[2], c.args[3])
+			n, err := c.st.ZRemRangeByLex(c.ctx, c.args[1], c.args[2], c.args[3])
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zpopmin", -2, "write fast", 1, 1, "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
@@ -243,9 +243,9 @@ func zrank(c *call, rev bool) resp.Value {
 	case len(c.args) > 4 || len(c.args) == 4 && !strings.EqualFold(c.args[3], "withscore"):
 		return resp.Err(msgSyntax)
 	case len(c.args) == 4:
-		f := c.db.ZRankWithScore
+		f := c.st.ZRankWithScore
 		if rev {
-			f = c.db.ZRevRankWithScore
+			f = c.st.ZRevRankWithScore
 		}
 		rs, ok, err := f(c.ctx, key, member)
 		return reply(c, rs, err, func(rs redimo.RankScore) resp.Value {
@@ -255,9 +255,9 @@ func zrank(c *call, rev bool) resp.Value {
 			return resp.Arr(resp.Int(rs.Rank), resp.Dbl(rs.Score))
 		})
 	}
-	f := c.db.ZRank
+	f := c.st.ZRank
 	if rev {
-		f = c.db.ZRevRank
+		f = c.st.ZRevRank
 	}
 	n, ok, err := f(c.ctx, key, member)
 	return reply(c, n, err, func(n int64) resp.Value {
