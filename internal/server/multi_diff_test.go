@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/redimo-go/redimo"
@@ -171,4 +174,44 @@ func TestMultiGoRedis(t *testing.T) {
 	require.Equal(t, 2, tries)
 	require.Equal(t, 12.0, rdb.ZScore(ctx, k+":z", "m").Val())
 	rdb.Del(ctx, k+":s", k+":z")
+}
+
+// TestExecCost counts the DynamoDB requests of EXEC (INFO commandstats,
+// every command's dynamodb_requests added up): one BatchGetItem for the
+// metadata items of every queued command's keys, one read per command
+// that needs members of a stored key, and one TransactWriteItems.
+func TestExecCost(t *testing.T) {
+	needDB(t)
+	ts := startServer(t, nil, server.Config{Client: redimo.NewClient(testDB, func(o *redimo.Options) {
+		o.TableName, o.Metrics = testTable, server.Record
+	})})
+	c := dial(t, ts.addr)
+	k := "cost:" + randomHex(4) + ":"
+	requests := func() int {
+		n := 0
+		for _, m := range regexp.MustCompile(`dynamodb_requests=(\d+)`).FindAllStringSubmatch(c.do("INFO", "commandstats"), -1) {
+			x, _ := strconv.Atoi(m[1])
+			n += x
+		}
+		return n
+	}
+	exec := func(cmds ...[]string) int {
+		before := requests()
+		require.Equal(t, "+OK\r\n", c.do("MULTI"))
+		for _, cmd := range cmds {
+			require.Equal(t, "+QUEUED\r\n", c.do(cmd...))
+		}
+		require.True(t, strings.HasPrefix(c.do("EXEC"), "*"))
+		return requests() - before
+	}
+	// New keys: nothing to read but their metadata items.
+	require.Equal(t, 2, exec([]string{"SADD", k + "s", "a", "b"}, []string{"ZADD", k + "z", "1", "m", "2", "n"},
+		[]string{"SCARD", k + "s"}, []string{"ZRANGE", k + "z", "0", "-1", "WITHSCORES"}),
+		"1 BatchGetItem of the 2 metadata items + 1 TransactWriteItems")
+	// Stored keys: SADD and ZINCRBY read their members (a BatchGetItem
+	// each), ZRANGE the whole key (a Query).
+	require.Equal(t, 5, exec([]string{"SADD", k + "s", "c"}, []string{"ZINCRBY", k + "z", "1", "m"},
+		[]string{"ZRANGE", k + "z", "0", "-1"}, []string{"SCARD", k + "s"}),
+		"1 BatchGetItem (metadata) + 2 BatchGetItem (members) + 1 Query + 1 TransactWriteItems")
+	c.do("DEL", k+"s", k+"z")
 }
