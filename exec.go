@@ -5,7 +5,8 @@ package redimo
 // A Pipeline runs the commands of a transaction against a snapshot: the
 // first time a command touches a key, the Pipeline reads the key's
 // metadata item (strongly consistent), then reads the member items the
-// command needs (or all of them, for SMEMBERS, DEL and the pops), and
+// command needs (or all of them, for SMEMBERS, SPOP, DEL and the
+// sorted-set ranges, ranks and pops), and
 // keeps every change in memory. Each command answers at once, from the
 // snapshot and the transaction's own earlier writes, as Redis's commands
 // inside MULTI answer at EXEC. Exec then sends one TransactWriteItems:
@@ -146,8 +147,9 @@ type txMember struct {
 //
 // Cost: one GetItem per key touched (its metadata item), one BatchGetItem
 // per command that needs members not read yet (1 read unit per item), a
-// Query of the whole key for SMembers, Del, ZPopMin, ZPopMax and ZMPop,
-// then one TransactWriteItems (2 write units per item written, 1 per key
+// Query of the whole key (once) for SMembers, SPop, Del, and the sorted-set
+// ranges, counts, ranks, range removals and pops, then one
+// TransactWriteItems (2 write units per item written, 1 per key
 // only read). An empty transaction sends nothing.
 //
 // [MULTI]: https://redis.io/docs/latest/commands/multi/
