@@ -15,8 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
-// ErrTxFailed is returned by Watch when a watched key changed before fn's
-// writes, as go-redis's TxFailedErr (Redis's EXEC replying nil).
+// ErrTxFailed is returned by Tx.TxPipelined (in Client.Watch's function)
+// and Client.ExecWatched when a watched key changed since it was watched,
+// up to the commit: nothing was written. It is go-redis's TxFailedErr
+// (Redis's EXEC replying nil).
 var ErrTxFailed = errors.New("redimo: transaction failed: a watched key changed")
 
 // Watch is a set of watched keys with the state each had when watched.
