@@ -22,11 +22,11 @@ import (
 
 // notCommands are the Client's methods that are not Redis commands: no
 // I/O, or the table's creation and check.
-var notCommands = []string{"Options", "CreateTable", "CheckTable", "ExpiringSet", "RateLimiter", "ShardedSet"}
+var notCommands = []string{"Options", "CreateTable", "CheckTable", "ExpiringSet", "RateLimiter", "ShardedSet", "DB"}
 
 // keyless are the commands on the whole keyspace: no key to reject (SCAN's
 // count is checked in rejects_test.go).
-var keyless = []string{"Scan", "ScanType", "Keys", "DBSize", "RandomKey", "FlushDB", "Keyspace"}
+var keyless = []string{"Scan", "ScanType", "Keys", "DBSize", "RandomKey", "FlushDB", "Keyspace", "WithDB"}
 
 // requireEveryCommand fails unless cases has an entry for every command
 // method of the Client (but keyless ones).
@@ -153,8 +153,14 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"RenameNX":         func() error { _, err := c.RenameNX(ctx, k, z); return err },
 		"Copy":             func() error { _, err := c.Copy(ctx, z, k, true); return err },
 		"ObjectEncoding":   func() error { _, _, err := c.ObjectEncoding(ctx, k); return err },
-		"Watch":            func() error { return c.Watch(ctx, func(*Watch) error { return nil }, k) },
-		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, k, 2); return err },
+		"Watch":            func() error { return c.Watch(ctx, func(*Tx) error { return nil }, k) },
+		"TxPipelined": func() error {
+			return c.TxPipelined(ctx, func(p Pipeliner) error { _, err := p.SAdd(ctx, k, "a"); return err })
+		},
+		"ExecWatched": func() error {
+			return c.ExecWatched(ctx, nil, func(p *Pipeline) error { _, err := p.ZAdd(ctx, k, Z{1, "a"}); return err })
+		},
+		"ZRandMember": func() error { _, err := c.ZRandMember(ctx, k, 2); return err },
 		"ZRandMemberWithScores": func() error {
 			_, err := c.ZRandMemberWithScores(ctx, k, 2)
 			return err

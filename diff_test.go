@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 44
+const extraCases = 46
 
 const huge = int64(1) << 40
 
@@ -302,7 +302,7 @@ func (g *gen) extra(k string, c int) op {
 			var w *Watch
 			var err error
 			if viaWatch {
-				err = c.Watch(ctx, func(tx *Watch) error { w = tx; return nil }, ks...)
+				err = c.Watch(ctx, func(tx *Tx) error { w = tx.watch; return nil }, ks...)
 			} else {
 				w, err = c.WatchKeys(ctx, ks...)
 			}
@@ -316,6 +316,10 @@ func (g *gen) extra(k string, c int) op {
 		}}
 	case 39, 40, 41, 42:
 		return g.setCard()
+	case 44:
+		return g.transaction()
+	case 45:
+		return g.otherDB(k)
 	default:
 		ks := g.keysN(3)
 		st := &ZStore{Keys: ks}
@@ -899,4 +903,148 @@ func TestOracleKeyspace(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, k)
 	require.ErrorIs(t, rdb.RandomKey(ctx).Err(), redis.Nil)
+}
+
+// txCmd is one command of a transaction: its Redis arguments and its call
+// on a Pipeliner, with its reply kind.
+type txCmd struct {
+	args []string
+	kind replyKind
+	call func(ctx context.Context, p Pipeliner) (any, error)
+}
+
+// transaction is MULTI with two to four commands and EXEC against
+// TxPipelined (or ExecWatched): the commands' replies, each seeing the
+// earlier ones' writes, must be Redis's. The op's reply is the replies'
+// canonical forms joined.
+func (g *gen) transaction() op {
+	var cmds []txCmd
+	for range 2 + g.r.IntN(3) {
+		k, m := g.key(), g.member()
+		var c txCmd
+		switch n := g.r.IntN(14); {
+		case n == 0 && !g.big: // a big key's DEL does not fit one transaction
+			c = txCmd{[]string{"DEL", k}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.Del(ctx, k) }}
+		case n <= 1:
+			m2 := g.member()
+			c = txCmd{[]string{"SADD", k, m, m2}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.SAdd(ctx, k, m, m2) }}
+		case n == 2:
+			c = txCmd{[]string{"SREM", k, m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.SRem(ctx, k, m) }}
+		case n == 3:
+			c = txCmd{[]string{"SCARD", k}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.SCard(ctx, k) }}
+		case n == 4:
+			c = txCmd{[]string{"SISMEMBER", k, m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.SIsMember(ctx, k, m) }}
+		case n == 5:
+			c = txCmd{[]string{"SMEMBERS", k}, unordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.SMembers(ctx, k) }}
+		case n == 6:
+			dst := g.key()
+			c = txCmd{[]string{"SMOVE", k, dst, m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.SMove(ctx, k, dst, m) }}
+		case n == 7:
+			s := pick(g, oracleScores)
+			c = txCmd{[]string{"ZADD", k, fmtScore(s), m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.ZAdd(ctx, k, Z{s, m}) }}
+		case n == 8:
+			d := pick(g, []float64{1, -2.5, 0})
+			c = txCmd{[]string{"ZINCRBY", k, fmtScore(d), m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.ZIncrBy(ctx, k, d, m) }}
+		case n == 9:
+			c = txCmd{[]string{"ZREM", k, m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.ZRem(ctx, k, m) }}
+		case n == 10:
+			c = txCmd{[]string{"ZSCORE", k, m}, ordered, func(ctx context.Context, p Pipeliner) (any, error) {
+				f, ok, err := p.ZScore(ctx, k, m)
+				if !ok {
+					return nil, err
+				}
+				return f, err
+			}}
+		case n == 11:
+			c = txCmd{[]string{"ZRANGE", k, "0", "-1", "WITHSCORES"}, ordered, func(ctx context.Context, p Pipeliner) (any, error) {
+				zs, err := p.ZRangeArgsWithScores(ctx, ZRangeArgs{Key: k, Start: "0", Stop: "-1"})
+				return zreply(zs, err)(true)
+			}}
+		case n == 12:
+			c = txCmd{[]string{"ZPOPMIN", k}, ordered, func(ctx context.Context, p Pipeliner) (any, error) {
+				zs, err := p.ZPopMin(ctx, k)
+				return zreply(zs, err)(true)
+			}}
+		default:
+			c = txCmd{[]string{"EXISTS", k}, ordered, func(ctx context.Context, p Pipeliner) (any, error) { return p.Exists(ctx, k) }}
+		}
+		cmds = append(cmds, c)
+	}
+	args := []string{"MULTI"}
+	for _, c := range cmds {
+		args = append(append(args, c.args...), ";")
+	}
+	viaExec := g.r.IntN(2) == 0
+	return op{args: append(args, "EXEC"), redimo: func(ctx context.Context, c *Client) (any, error) {
+		var parts []string
+		fn := func(p Pipeliner) error {
+			parts = parts[:0]
+			for _, cmd := range cmds {
+				v, err := cmd.call(ctx, p)
+				parts = append(parts, canon(v, err, cmd.kind))
+			}
+			return nil
+		}
+		var err error
+		if viaExec {
+			err = c.ExecWatched(ctx, nil, func(p *Pipeline) error { return fn(p) })
+		} else {
+			err = c.TxPipelined(ctx, fn)
+		}
+		return "tx: " + strings.Join(parts, " | "), err
+	}, redis: func(ctx context.Context, rdb *redis.Client) (any, error) {
+		// A connection of its own, unwatched: the WATCH op leaves keys
+		// watched on whichever pooled connection ran it.
+		conn := rdb.Conn()
+		defer conn.Close()
+		if err := conn.Do(ctx, "UNWATCH").Err(); err != nil {
+			return nil, err
+		}
+		var rcmds []*redis.Cmd
+		_, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			for _, cmd := range cmds {
+				rcmds = append(rcmds, p.Do(ctx, toAny(cmd.args)...))
+			}
+			return nil
+		})
+		if err != nil && len(rcmds) == 0 {
+			return nil, err
+		}
+		parts := make([]string, len(cmds))
+		for i, rc := range rcmds {
+			v, err := rc.Result()
+			parts[i] = canon(v, err, cmds[i].kind)
+		}
+		return "tx: " + strings.Join(parts, " | "), nil
+	}}
+}
+
+// otherDB writes and reads a key in database 1 (WithDB, SELECT 1): the
+// replies are Redis's, and database 0's keys, compared at the end, are
+// untouched.
+func (g *gen) otherDB(k string) op {
+	m := g.member()
+	return op{args: []string{"SELECT", "1", ";", "SADD", k, m, ";", "SCARD", k}, redimo: func(ctx context.Context, c *Client) (any, error) {
+		c1, err := c.WithDB(1)
+		if err != nil {
+			return nil, err
+		}
+		added, err := c1.SAdd(ctx, k, m)
+		if err != nil {
+			return nil, err
+		}
+		n, err := c1.SCard(ctx, k)
+		return []any{added, n}, err
+	}, redis: func(ctx context.Context, rdb *redis.Client) (any, error) {
+		opts := *rdb.Options()
+		opts.DB = 1
+		r1 := redis.NewClient(&opts)
+		defer r1.Close()
+		added, err := r1.SAdd(ctx, k, m).Result()
+		if err != nil {
+			return nil, err
+		}
+		n, err := r1.SCard(ctx, k).Result()
+		return []any{added, n}, err
+	}}
 }

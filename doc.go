@@ -35,6 +35,11 @@
 //   - Reads are strongly consistent unless Options.EventuallyConsistent.
 //   - A lost response never double-applies a write: each transaction
 //     carries an idempotency token that the SDK's retries reuse.
+//   - TxPipelined (and Tx.TxPipelined inside Watch) runs several commands
+//     as one TransactWriteItems, as Redis's MULTI/EXEC: each answers seeing
+//     the earlier ones' writes, and the commit is conditioned on every key
+//     read, written or watched being unchanged since read (ErrTxFailed for
+//     a watched key; ErrTxTooBig beyond 100 items, nothing written).
 //
 // # The table
 //
@@ -42,7 +47,8 @@
 // billing, or by your own infrastructure code with this schema:
 //
 //	attribute  type  role
-//	pk         B     partition key: 'k' + the Redis key
+//	pk         B     partition key: 'k' + the Redis key (database n ≥ 1 of
+//	                 WithDB: byte n + the key)
 //	sk         B     sort key: 0x00 for the key's metadata item, 's' + member
 //	                 for a set member, 'z' + member for a sorted-set member
 //	ix         B     sort key of the local secondary index "by_ix" on (pk, ix),
@@ -54,7 +60,8 @@
 //	                 secondary index "by_key" on (ks, kh), projecting t and x,
 //	                 which lists keys (SCAN, KEYS, DBSIZE, RANDOMKEY,
 //	                 FLUSHDB): kh is the first 8 bytes of the key's SHA-256,
-//	                 ks its top 4 bits (16 index partitions)
+//	                 ks its top 4 bits (16 index partitions; in database
+//	                 n ≥ 1, ks is the two bytes n, shard)
 //	x, xt, v         metadata item: expiry, expiry token, version token (WATCH)
 //	m          B     a member over 1015 bytes: the whole member (sk and ix
 //	                 then hold its first 1015 bytes; see keys.go)

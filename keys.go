@@ -164,9 +164,12 @@ func partition(ns byte, key string) []byte {
 	}
 	h := sha256.Sum256([]byte(key))
 	pk := make([]byte, 0, 1+inlineKeyLen)
-	pk = append(append(pk, ns-'a'+'A'), key[:inlineKeyLen-len(h)]...)
+	pk = append(append(pk, longNS(ns)), key[:inlineKeyLen-len(h)]...)
 	return append(pk, h[:]...)
 }
+
+// longNS is the namespace byte of namespace ns's long keys: its upper case.
+func longNS(ns byte) byte { return ns - 'a' + 'A' }
 
 // isLongPK reports whether pk is a long key's partition key.
 func isLongPK(pk []byte) bool { return len(pk) > 0 && pk[0] >= 'A' && pk[0] <= 'Z' }

@@ -246,7 +246,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	cards := make([]int64, s.shards)
 	for _, it := range items {
 		pk := bytesAttr(it, attrPK)
-		if pk[0] == nsSharded || pk[0] == nsSharded-'a'+'A' {
+		if pk[0] == nsSharded || pk[0] == longNS(nsSharded) {
 			if v, ok := it[attrShards].(*types.AttributeValueMemberN); ok && v.Value != strconv.Itoa(s.shards) {
 				return nil, fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, v.Value, s.shards)
 			}

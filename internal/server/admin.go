@@ -181,7 +181,8 @@ func (cmd *Command) docs() resp.Value {
 func configGet(c *call) resp.Value {
 	params := [][2]string{
 		{"appendonly", "no"},
-		{"databases", "1"},
+		{"databases", "16"},
+		{"maxmemory", "0"},
 		{"maxclients", itoa(int64(c.srv.cfg.MaxClients))},
 		{"port", itoa(int64(c.srv.cfg.Port))},
 		{"save", ""},
@@ -258,12 +259,14 @@ func info(c *call) resp.Value {
 		}
 		b.WriteString("# " + sec.name + "\r\n")
 		if sec.name == "Keyspace" {
-			st, err := s.stats.keyspace.get(c.ctx, c.db)
+			sts, err := s.stats.keyspace.get(c.ctx, s.dbs[:])
 			if err != nil {
 				return c.fail(err)
 			}
-			if st.Keys > 0 { // Redis lists the databases that have keys
-				sec.lines = [][2]string{{"db0", fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", st.Keys, st.Expires)}}
+			for n, st := range sts {
+				if st.Keys > 0 { // Redis lists the databases that have keys
+					sec.lines = append(sec.lines, [2]string{fmt.Sprintf("db%d", n), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", st.Keys, st.Expires)})
+				}
 			}
 		}
 		for _, l := range sec.lines {

@@ -55,6 +55,9 @@ type call struct {
 	srv  *Server
 	sess *Session
 	db   *redimo.Client
+	// st runs the commands a transaction can hold: db, or inside EXEC the
+	// transaction being built (multi.go).
+	st   redimo.Pipeliner
 	args []string // args[0] is the command's name as the client sent it
 	cmd  *Command
 	// noBlocking is set inside EXEC: blocking commands answer at once,
@@ -118,15 +121,18 @@ func (s *Server) Do(ctx context.Context, sess *Session, args []string) resp.Valu
 		s.stats.reject(cmd.Name)
 		return sess.multi.refuse(cmd, resp.Err(msgNoAuth))
 	}
-	if sess.multi.queue(cmd, args) {
+	if queued, refusal := sess.multi.queue(cmd, args); queued {
 		return resp.Simple("QUEUED")
+	} else if refusal.Kind != 0 {
+		s.stats.reject(cmd.Name)
+		return refusal
 	}
-	return s.run(ctx, sess, cmd, args, false)
+	return s.run(ctx, sess, cmd, args, nil)
 }
 
-// run runs a command that passed Do's checks; noBlocking is set for the
-// commands EXEC runs.
-func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []string, noBlocking bool) resp.Value {
+// run runs a command that passed Do's checks; tx is set for the commands
+// EXEC runs: they run in that transaction, and do not block.
+func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []string, tx redimo.Pipeliner) resp.Value {
 	start := time.Now()
 	sess.mu.Lock()
 	sess.lastCmd, sess.lastAt = cmd.Name, start
@@ -139,7 +145,12 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 		defer stop()
 	}
 	t := &tally{} // Record adds the command's DynamoDB requests to it
-	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: s.cfg.Client, args: args, cmd: cmd, noBlocking: noBlocking})
+	db := s.dbs[sess.db.Load()]
+	st := tx
+	if st == nil {
+		st = db
+	}
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
 	return v
 }
@@ -233,40 +244,50 @@ func reply[T any](c *call, v T, err error, conv func(T) resp.Value) resp.Value {
 }
 
 // The adapters below make a command's run from a library method (a method
-// expression such as (*redimo.Client).SAdd) whose parameters are the
+// expression such as redimo.Pipeliner.SAdd) whose parameters are the
 // command's arguments as they come, and the conversion of its result.
 
 // onKey runs f(key) for KEY-only commands: args[1].
-func onKey[T any](f func(*redimo.Client, context.Context, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+func onKey[R, T any](f func(R, context.Context, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
 	return func(c *call) resp.Value {
-		v, err := f(c.db, c.ctx, c.args[1])
+		v, err := f(receiver[R](c), c.ctx, c.args[1])
 		return reply(c, v, err, conv)
 	}
 }
 
 // onKeyArg runs f(args[1], args[2]).
-func onKeyArg[T any](f func(*redimo.Client, context.Context, string, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+func onKeyArg[R, T any](f func(R, context.Context, string, string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
 	return func(c *call) resp.Value {
-		v, err := f(c.db, c.ctx, c.args[1], c.args[2])
+		v, err := f(receiver[R](c), c.ctx, c.args[1], c.args[2])
 		return reply(c, v, err, conv)
 	}
 }
 
 // onKeyArgs runs f(args[1], args[2:]...): a key and members, or a
 // destination and keys.
-func onKeyArgs[T any](f func(*redimo.Client, context.Context, string, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+func onKeyArgs[R, T any](f func(R, context.Context, string, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
 	return func(c *call) resp.Value {
-		v, err := f(c.db, c.ctx, c.args[1], c.rest(2)...)
+		v, err := f(receiver[R](c), c.ctx, c.args[1], c.rest(2)...)
 		return reply(c, v, err, conv)
 	}
 }
 
 // onKeys runs f(args[1:]...).
-func onKeys[T any](f func(*redimo.Client, context.Context, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
+func onKeys[R, T any](f func(R, context.Context, ...string) (T, error), conv func(T) resp.Value) func(*call) resp.Value {
 	return func(c *call) resp.Value {
-		v, err := f(c.db, c.ctx, c.rest(1)...)
+		v, err := f(receiver[R](c), c.ctx, c.rest(1)...)
 		return reply(c, v, err, conv)
 	}
+}
+
+// receiver is what runs a command given as a method expression: c.st
+// (the database, or inside EXEC the transaction) for redimo.Pipeliner's
+// methods, c.db for the Client's own.
+func receiver[R any](c *call) R {
+	if r, ok := any(c.st).(R); ok {
+		return r
+	}
+	return any(c.db).(R)
 }
 
 // rest returns args[from:] (the keys or members of a variadic command).

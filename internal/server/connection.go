@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
@@ -78,16 +79,17 @@ func connectionCommands() []*Command {
 		conn("echo", 2, "fast", "1.0.0", "Returns the given string.", func(c *call) resp.Value {
 			return resp.Bulk(c.args[1])
 		}),
-		conn("select", 2, "loading stale fast", "1.0.0", "Changes the selected database (redimo has database 0 only).", func(c *call) resp.Value {
+		conn("select", 2, "loading stale fast", "1.0.0", "Changes the selected database (redimo: 0 to 15, key namespaces of one table).", func(c *call) resp.Value {
 			n, ok := parseInt(c.args[1])
 			switch {
 			case !ok:
 				return resp.Err(msgNotInt)
 			case n != int64(int32(n)):
 				return resp.Err("ERR value is out of range, value must between -2147483648 and 2147483647")
-			case n != 0:
+			case n < 0 || n > redimo.MaxDB:
 				return resp.Err("ERR DB index is out of range")
 			}
+			c.sess.db.Store(int32(n))
 			return resp.OK
 		}),
 		conn("quit", -1, "no-auth allow-busy", "1.0.0", "Closes the connection.", func(c *call) resp.Value {

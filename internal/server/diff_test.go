@@ -16,7 +16,9 @@ import (
 // reference redis-server, in RESP2 and in RESP3, and the replies must be
 // the same bytes. Lines are split as redis-cli splits them; {x} is key x
 // under a prefix unique to the run. A line starting with "~" has an
-// unordered reply (SMEMBERS...), compared with its elements sorted.
+// unordered reply (SMEMBERS...), compared with its elements sorted. A
+// line starting with "@" runs on a second connection to each server (a
+// concurrent client: WATCH conflicts).
 
 var connectionScript = []string{
 	"PING", "PING hello", "PING a b", "ECHO", `ECHO "hi there"`,
@@ -71,17 +73,28 @@ func runDifferential(t *testing.T, script []string) {
 	for _, proto := range []int{2, 3} {
 		prefix := "diff:" + randomHex(4) + ":"
 		got, want := dial(t, ts.addr), dial(t, redisAddr)
+		var got2, want2 *client // the second connections, dialled when first used
 		if proto == 3 {
 			require.Equal(t, mask(want.do("HELLO", "3")), mask(got.do("HELLO", "3")))
 		}
 		for _, line := range script {
+			gc, wc := got, want
+			if strings.HasPrefix(line, "@") {
+				if got2 == nil {
+					got2, want2 = dial(t, ts.addr), dial(t, redisAddr)
+					if proto == 3 {
+						require.Equal(t, mask(want2.do("HELLO", "3")), mask(got2.do("HELLO", "3")))
+					}
+				}
+				gc, wc, line = got2, want2, line[1:]
+			}
 			unordered := strings.HasPrefix(line, "~")
 			args, ok := resp.SplitArgs(strings.TrimPrefix(line, "~"))
 			require.True(t, ok, line)
 			for i := range args {
 				args[i] = keyRE.ReplaceAllString(args[i], prefix+"$1")
 			}
-			g, w := got.do(args...), want.do(args...)
+			g, w := gc.do(args...), wc.do(args...)
 			if unordered {
 				g, w = sorted(g, proto), sorted(w, proto)
 			}

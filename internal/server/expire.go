@@ -33,7 +33,7 @@ func expireCommands() []*Command {
 			if !ok {
 				return resp.Err("ERR invalid expire time in '" + c.cmd.Name + "' command")
 			}
-			set, err := c.db.ExpireAtWith(c.ctx, c.args[1], time.UnixMilli(at), cond)
+			set, err := c.st.ExpireAtWith(c.ctx, c.args[1], time.UnixMilli(at), cond)
 			return reply(c, set, err, resp.Bool)
 		}
 	}
@@ -41,7 +41,7 @@ func expireCommands() []*Command {
 	// expiry in milliseconds, which holds every expiry Redis can set.
 	ttl := func(unit int64, absolute bool) func(*call) resp.Value {
 		return func(c *call) resp.Value {
-			ms, err := c.db.PExpireTime(c.ctx, c.args[1])
+			ms, err := c.st.PExpireTime(c.ctx, c.args[1])
 			return reply(c, ms, err, func(ms int64) resp.Value {
 				if ms < 0 {
 					return resp.Int(ms) // -1, -2
@@ -65,7 +65,7 @@ func expireCommands() []*Command {
 		cmd("pttl", 2, "readonly fast", 1, 1, "2.6.0", "Returns the expiration time in milliseconds of a key.", ttl(1, false)),
 		cmd("expiretime", 2, "readonly fast", 1, 1, "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", ttl(1000, true)),
 		cmd("pexpiretime", 2, "readonly fast", 1, 1, "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", ttl(1, true)),
-		cmd("persist", 2, "write fast", 1, 1, "2.2.0", "Removes the expiration time of a key.", onKey((*redimo.Client).Persist, resp.Bool)),
+		cmd("persist", 2, "write fast", 1, 1, "2.2.0", "Removes the expiration time of a key.", onKey(redimo.Pipeliner.Persist, resp.Bool)),
 	}
 }
 

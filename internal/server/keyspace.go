@@ -45,6 +45,12 @@ func keyspaceCommands() []*Command {
 		k("flushall", -1, "write", 0, 0, "1.0.0", "Removes all keys from all databases (redimo: key by key, ASYNC runs as SYNC).", flush),
 		k("touch", -2, "readonly fast", 1, -1, "3.2.1", "Returns the number of existing keys out of those specified (redimo keeps no access time).", onKeys((*redimo.Client).Touch, resp.Int)),
 		object,
+		k("move", 3, "write fast", 1, 1, "1.0.0", "Moves a key to another database (redimo: refused).", func(c *call) resp.Value {
+			return resp.Err("ERR MOVE is not supported by redimo-server: databases are key namespaces of one DynamoDB table, and a key cannot move between them atomically")
+		}),
+		k("swapdb", 3, "write fast", 0, 0, "4.0.0", "Swaps two Redis databases (redimo: refused).", func(c *call) resp.Value {
+			return resp.Err("ERR SWAPDB is not supported by redimo-server: databases are key namespaces of one DynamoDB table, and cannot be swapped")
+		}),
 		k("rename", 3, "write", 1, 2, "1.0.0", "Renames a key and overwrites the destination (redimo: not atomic).", func(c *call) resp.Value {
 			return reply(c, resp.OK, c.db.Rename(c.ctx, c.args[1], c.args[2]), func(v resp.Value) resp.Value { return v })
 		}),
@@ -67,8 +73,10 @@ func copyCmd(c *call) resp.Value {
 			switch {
 			case !ok:
 				return resp.Err(msgNotInt)
-			case n != 0:
+			case n < 0 || n > redimo.MaxDB:
 				return resp.Err("ERR DB index is out of range")
+			case n != int64(c.sess.db.Load()):
+				return resp.Err("ERR COPY to another database is not supported by redimo-server")
 			}
 		default:
 			return resp.Err(msgSyntax)
@@ -107,5 +115,14 @@ func flush(c *call) resp.Value {
 	case len(c.args) == 2 && !strings.EqualFold(c.args[1], "async") && !strings.EqualFold(c.args[1], "sync"):
 		return resp.Err(msgSyntax)
 	}
-	return reply(c, resp.OK, c.db.FlushDB(c.ctx), func(v resp.Value) resp.Value { return v })
+	dbs := []*redimo.Client{c.db}
+	if c.cmd.Name == "flushall" {
+		dbs = c.srv.dbs[:]
+	}
+	for _, db := range dbs {
+		if err := db.FlushDB(c.ctx); err != nil {
+			return c.fail(err)
+		}
+	}
+	return resp.OK
 }

@@ -13,9 +13,9 @@ import (
 )
 
 // TestRedisPy runs testdata/redispy_flow.py with redis-py (Debian's
-// python3-redis) against redis-server's database 11 and a redimo-server
-// over a table of its own (the flow flushes its database), and compares
-// what the two runs print.
+// python3-redis) against database 11 of redis-server and of a
+// redimo-server over a table of its own (the flow flushes its database),
+// and compares what the two runs print.
 func TestRedisPy(t *testing.T) {
 	needRedis(t)
 	needDB(t)
@@ -41,7 +41,7 @@ func TestRedisPy(t *testing.T) {
 		return string(out)
 	}
 	want := run(redisAddr, "11")
-	got := run(ts.addr, "0")
+	got := run(ts.addr, "11")
 	require.Equal(t, want, got)
 	t.Logf("redis-py against redimo-server:\n%s", got)
 }

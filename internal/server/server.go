@@ -74,6 +74,9 @@ type Server struct {
 	accepted atomic.Int64 // total_connections_received
 	rejected atomic.Int64 // rejected_connections
 	stats    stats        // INFO commandstats
+	// dbs are the clients of databases 0 to 15 (SELECT): dbs[0] is
+	// Config.Client, the others its WithDB views.
+	dbs [redimo.MaxDB + 1]*redimo.Client
 
 	// base is the parent of every connection's context; cancelling it
 	// aborts the commands in flight (a Shutdown whose deadline passed).
@@ -106,6 +109,12 @@ func New(cfg Config) *Server {
 		cfg: cfg, pwHash: sha256.Sum256([]byte(cfg.Password)),
 		started: time.Now(), runID: hex.EncodeToString(id),
 		listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+	}
+	if cfg.Client != nil {
+		for n := range s.dbs {
+			s.dbs[n], _ = cfg.Client.WithDB(n) // n is in range
+		}
+		s.dbs[0] = cfg.Client
 	}
 	s.base, s.cancelAll = context.WithCancel(context.Background())
 	s.blocked, s.cancelBlocked = context.WithCancel(context.Background())

@@ -26,7 +26,8 @@ type Session struct {
 	lastCmd string
 	lastAt  time.Time
 
-	multi multiState // MULTI/EXEC/WATCH: used by the session's own goroutine only
+	multi multiState   // MULTI/EXEC/WATCH: used by the session's own goroutine only
+	db    atomic.Int32 // the selected database (SELECT)
 }
 
 func (s *Server) newSession(addr, laddr string) *Session {
@@ -72,9 +73,9 @@ func (sess *Session) info() string {
 	defer sess.mu.Unlock()
 	now := time.Now()
 	var b strings.Builder
-	fmt.Fprintf(&b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 "+
+	fmt.Fprintf(&b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=N db=%d sub=0 psub=0 ssub=0 multi=-1 "+
 		"qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d",
-		sess.id, sess.addr, sess.laddr, sess.name, int(now.Sub(sess.created).Seconds()), int(now.Sub(sess.lastAt).Seconds()),
+		sess.id, sess.addr, sess.laddr, sess.name, int(now.Sub(sess.created).Seconds()), int(now.Sub(sess.lastAt).Seconds()), sess.db.Load(),
 		sess.lastCmd, sess.proto.Load())
 	if sess.libName != "" || sess.libVer != "" {
 		fmt.Fprintf(&b, " lib-name=%s lib-ver=%s", sess.libName, sess.libVer)

@@ -12,18 +12,18 @@ import (
 func setCommands() []*Command {
 	set := keyedCommand("set")
 	return []*Command{
-		set("sadd", -3, "write denyoom fast", 1, 1, "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", onKeyArgs((*redimo.Client).SAdd, resp.Int)),
-		set("srem", -3, "write fast", 1, 1, "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", onKeyArgs((*redimo.Client).SRem, resp.Int)),
-		set("scard", 2, "readonly fast", 1, 1, "1.0.0", "Returns the number of members in a set.", onKey((*redimo.Client).SCard, resp.Int)),
-		set("sismember", 3, "readonly fast", 1, 1, "1.0.0", "Determines whether a member belongs to a set.", onKeyArg((*redimo.Client).SIsMember, resp.Bool)),
-		set("smismember", -3, "readonly fast", 1, 1, "6.2.0", "Determines whether multiple members belong to a set.", onKeyArgs((*redimo.Client).SMIsMember, func(oks []bool) resp.Value {
+		set("sadd", -3, "write denyoom fast", 1, 1, "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist.", onKeyArgs(redimo.Pipeliner.SAdd, resp.Int)),
+		set("srem", -3, "write fast", 1, 1, "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed.", onKeyArgs(redimo.Pipeliner.SRem, resp.Int)),
+		set("scard", 2, "readonly fast", 1, 1, "1.0.0", "Returns the number of members in a set.", onKey(redimo.Pipeliner.SCard, resp.Int)),
+		set("sismember", 3, "readonly fast", 1, 1, "1.0.0", "Determines whether a member belongs to a set.", onKeyArg(redimo.Pipeliner.SIsMember, resp.Bool)),
+		set("smismember", -3, "readonly fast", 1, 1, "6.2.0", "Determines whether multiple members belong to a set.", onKeyArgs(redimo.Pipeliner.SMIsMember, func(oks []bool) resp.Value {
 			out := make([]resp.Value, len(oks))
 			for i, ok := range oks {
 				out[i] = resp.Bool(ok)
 			}
 			return resp.Arr(out...)
 		})),
-		set("smembers", 2, "readonly", 1, 1, "1.0.0", "Returns all members of a set.", onKey((*redimo.Client).SMembers, resp.SetOf)),
+		set("smembers", 2, "readonly", 1, 1, "1.0.0", "Returns all members of a set.", onKey(redimo.Pipeliner.SMembers, resp.SetOf)),
 		set("sscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members of a set (redimo: cursor 0 returns every match at once, with cursor 0).", func(c *call) resp.Value {
 			return memberScan(c, "set", func(match string) ([]string, error) {
 				return gather(c.db.SScan(c.ctx, c.args[1], match), func(m string) []string { return []string{m} })
@@ -32,7 +32,7 @@ func setCommands() []*Command {
 		set("srandmember", -2, "readonly", 1, 1, "1.0.0", "Get one or multiple random members from a set", srandmember),
 		set("spop", -2, "write fast", 1, 1, "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", spop),
 		set("smove", 4, "write fast", 1, 2, "1.0.0", "Moves a member from one set to another.", func(c *call) resp.Value {
-			ok, err := c.db.SMove(c.ctx, c.args[1], c.args[2], c.args[3])
+			ok, err := c.st.SMove(c.ctx, c.args[1], c.args[2], c.args[3])
 			return reply(c, ok, err, resp.Bool)
 		}),
 		set("sinter", -2, "readonly", 1, -1, "1.0.0", "Returns the intersect of multiple sets.", onKeys((*redimo.Client).SInter, resp.SetOf)),
@@ -71,14 +71,14 @@ func srandmember(c *call) resp.Value {
 func spop(c *call) resp.Value {
 	switch len(c.args) {
 	case 2:
-		m, ok, err := c.db.SPop(c.ctx, c.args[1])
+		m, ok, err := c.st.SPop(c.ctx, c.args[1])
 		return reply(c, m, err, func(m string) resp.Value { return bulkOrNil(m, ok) })
 	case 3:
 		n, ok := parseInt(c.args[2])
 		if !ok || n < 0 {
 			return resp.Err(msgMustPositive)
 		}
-		ms, err := c.db.SPopN(c.ctx, c.args[1], n)
+		ms, err := c.st.SPopN(c.ctx, c.args[1], n)
 		return reply(c, ms, err, resp.SetOf)
 	}
 	return resp.Err(msgSyntax)

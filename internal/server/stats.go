@@ -82,25 +82,29 @@ type stats struct {
 type keyspaceCache struct {
 	mu sync.Mutex
 	at time.Time
-	st redimo.KeyspaceStats
+	st []redimo.KeyspaceStats
 }
 
 // keyspaceTTL is how long INFO reuses the keyspace figures.
 const keyspaceTTL = 10 * time.Second
 
 // get returns the figures, read again when older than keyspaceTTL.
-func (k *keyspaceCache) get(ctx context.Context, db *redimo.Client) (redimo.KeyspaceStats, error) {
+func (k *keyspaceCache) get(ctx context.Context, dbs []*redimo.Client) ([]redimo.KeyspaceStats, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.at.IsZero() && time.Since(k.at) < keyspaceTTL {
 		return k.st, nil
 	}
-	st, err := db.Keyspace(ctx)
-	if err != nil {
-		return st, err
+	sts := make([]redimo.KeyspaceStats, len(dbs))
+	for n, db := range dbs {
+		st, err := db.Keyspace(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sts[n] = st
 	}
-	k.st, k.at = st, time.Now()
-	return st, nil
+	k.st, k.at = sts, time.Now()
+	return sts, nil
 }
 
 func (s *stats) get(name string) *CommandStats {

@@ -69,7 +69,7 @@ func bzpop(c *call, order redimo.PopOrder) resp.Value {
 		err error
 	)
 	if c.noBlocking {
-		key, zs, err = c.db.ZMPop(c.ctx, order, 1, keys...)
+		key, zs, err = c.st.ZMPop(c.ctx, order, 1, keys...)
 	} else {
 		var z redimo.ZWithKey
 		var ok bool
@@ -146,7 +146,7 @@ func zmpop(c *call, at int, blocking bool) resp.Value {
 				return bad
 			}
 		}
-		key, zs, err = c.db.ZMPop(c.ctx, order, count, keys...)
+		key, zs, err = c.st.ZMPop(c.ctx, order, count, keys...)
 	}
 	if err != nil {
 		return c.fail(err)

@@ -29,17 +29,17 @@ func zsetCommands() []*Command {
 			if !ok {
 				return resp.Err(msgNotFloat)
 			}
-			f, err := c.db.ZIncrBy(c.ctx, c.args[1], by, c.args[3])
+			f, err := c.st.ZIncrBy(c.ctx, c.args[1], by, c.args[3])
 			return c.incrReply(f, true, err)
 		}),
-		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", onKeyArgs((*redimo.Client).ZRem, resp.Int)),
-		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", onKey((*redimo.Client).ZCard, resp.Int)),
+		z("zrem", -3, "write fast", 1, 1, "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", onKeyArgs(redimo.Pipeliner.ZRem, resp.Int)),
+		z("zcard", 2, "readonly fast", 1, 1, "1.2.0", "Returns the number of members in a sorted set.", onKey(redimo.Pipeliner.ZCard, resp.Int)),
 		z("zscore", 3, "readonly fast", 1, 1, "1.2.0", "Returns the score of a member in a sorted set.", func(c *call) resp.Value {
-			f, ok, err := c.db.ZScore(c.ctx, c.args[1], c.args[2])
+			f, ok, err := c.st.ZScore(c.ctx, c.args[1], c.args[2])
 			return reply(c, f, err, func(f float64) resp.Value { return dblOrNil(f, ok) })
 		}),
 		z("zmscore", -3, "readonly fast", 1, 1, "6.2.0", "Returns the score of one or more members in a sorted set.", func(c *call) resp.Value {
-			fs, oks, err := c.db.ZMScore(c.ctx, c.args[1], c.rest(2)...)
+			fs, oks, err := c.st.ZMScore(c.ctx, c.args[1], c.rest(2)...)
 			return reply(c, fs, err, func(fs []float64) resp.Value {
 				out := make([]resp.Value, len(fs))
 				for i := range fs {
@@ -49,11 +49,11 @@ func zsetCommands() []*Command {
 			})
 		}),
 		z("zcount", 4, "readonly fast", 1, 1, "2.0.0", "Returns the count of members in a sorted set that have scores within a range.", func(c *call) resp.Value {
-			n, err := c.db.ZCount(c.ctx, c.args[1], c.args[2], c.args[3])
+			n, err := c.st.ZCount(c.ctx, c.args[1], c.args[2], c.args[3])
 			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zlexcount", 4, "readonly fast", 1, 1, "2.8.9", "Returns the number of members in a sorted set within a lexicographical range.", func(c *call) resp.Value {
-			n, err := c.db.ZLexCount(c.ctx, c.args[1], c.args[2], c.args[3])
+			n, err := c.st.ZLexCount(c.ctx, c.args[1], c.args[2], c.args[3])
 			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zrank", -3, "readonly fast", 1, 1, "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores.", func(c *call) resp.Value { return zrank(c, false) }),
@@ -66,7 +66,7 @@ func zsetCommands() []*Command {
 		zr("zrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range.", zrangeCall{from: 1, byLex: true}),
 		zr("zrevrangebylex", -4, "readonly", 1, 1, "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order.", zrangeCall{from: 1, byLex: true, rev: true}),
 		z("zremrangebyscore", 4, "write", 1, 1, "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			n, err := c.db.ZRemRangeByScore(c.ctx, c.args[1], c.args[2], c.args[3])
+			n, err := c.st.ZRemRangeByScore(c.ctx, c.args[1], c.args[2], c.args[3])
 			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zremrangebyrank", 4, "write", 1, 1, "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
@@ -75,18 +75,18 @@ func zsetCommands() []*Command {
 			if !ok1 || !ok2 {
 				return resp.Err(msgNotInt)
 			}
-			n, err := c.db.ZRemRangeByRank(c.ctx, c.args[1], start, stop)
+			n, err := c.st.ZRemRangeByRank(c.ctx, c.args[1], start, stop)
 			return reply(c, n, err, resp.Int)
 		}),
 		z("zremrangebylex", 4, "write", 1, 1, "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", func(c *call) resp.Value {
-			n, err := c.db.ZRemRangeByLex(c.ctx, c.args[1], c.args[2], c.args[3])
+			n, err := c.st.ZRemRangeByLex(c.ctx, c.args[1], c.args[2], c.args[3])
 			return rangeReply(c, n, err, resp.Int)
 		}),
 		z("zpopmin", -2, "write fast", 1, 1, "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
-			return zpop(c, c.db.ZPopMin)
+			return zpop(c, c.st.ZPopMin)
 		}),
 		z("zpopmax", -2, "write fast", 1, 1, "5.0.0", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", func(c *call) resp.Value {
-			return zpop(c, c.db.ZPopMax)
+			return zpop(c, c.st.ZPopMax)
 		}),
 		z("zunionstore", -4, "write denyoom", 1, 1, "2.0.0", "Stores the union of multiple sorted sets in a key.", func(c *call) resp.Value { return zalgebra(c, opUnion, true) }),
 		z("zinterstore", -4, "write denyoom", 1, 1, "2.0.0", "Stores the intersect of multiple sorted sets in a key.", func(c *call) resp.Value { return zalgebra(c, opInter, true) }),
@@ -186,10 +186,10 @@ options:
 		a.Members = append(a.Members, redimo.Z{Score: f, Member: pairs[j+1]})
 	}
 	if incr {
-		f, ok, err := c.db.ZAddArgsIncr(c.ctx, c.args[1], a)
+		f, ok, err := c.st.ZAddArgsIncr(c.ctx, c.args[1], a)
 		return c.incrReply(f, ok, err)
 	}
-	n, err := c.db.ZAddArgs(c.ctx, c.args[1], a)
+	n, err := c.st.ZAddArgs(c.ctx, c.args[1], a)
 	return reply(c, n, err, resp.Int)
 }
 
@@ -200,9 +200,9 @@ func zrank(c *call, rev bool) resp.Value {
 	case len(c.args) > 4 || len(c.args) == 4 && !strings.EqualFold(c.args[3], "withscore"):
 		return resp.Err(msgSyntax)
 	case len(c.args) == 4:
-		f := c.db.ZRankWithScore
+		f := c.st.ZRankWithScore
 		if rev {
-			f = c.db.ZRevRankWithScore
+			f = c.st.ZRevRankWithScore
 		}
 		rs, ok, err := f(c.ctx, key, member)
 		return reply(c, rs, err, func(rs redimo.RankScore) resp.Value {
@@ -212,9 +212,9 @@ func zrank(c *call, rev bool) resp.Value {
 			return resp.Arr(resp.Int(rs.Rank), resp.Dbl(rs.Score))
 		})
 	}
-	f := c.db.ZRank
+	f := c.st.ZRank
 	if rev {
-		f = c.db.ZRevRank
+		f = c.st.ZRevRank
 	}
 	n, ok, err := f(c.ctx, key, member)
 	return reply(c, n, err, func(n int64) resp.Value {
@@ -299,10 +299,10 @@ func zrange(c *call, z zrangeCall) resp.Value {
 		n, err := c.db.ZRangeStore(c.ctx, dst, a)
 		return reply(c, n, err, resp.Int)
 	case z.withScores:
-		zs, err := c.db.ZRangeArgsWithScores(c.ctx, a)
+		zs, err := c.st.ZRangeArgsWithScores(c.ctx, a)
 		return reply(c, zs, err, c.withScores)
 	}
-	ms, err := c.db.ZRangeArgs(c.ctx, a)
+	ms, err := c.st.ZRangeArgs(c.ctx, a)
 	return reply(c, ms, err, resp.Strings)
 }
 

@@ -1,0 +1,141 @@
+package redimo
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/require"
+)
+
+// The same key names in databases 0, 1 and 15 are different keys: writes,
+// reads, expiry, transactions, listing and FLUSHDB stay in their database;
+// on the raw table every item of database n starts its partition key with
+// byte n, and its key index entry has the two-byte shard n, s.
+func TestDBRawItems(t *testing.T) {
+	c0, _, p := newTestClient(t)
+	ctx := context.Background()
+	c1, err := c0.WithDB(1)
+	require.NoError(t, err)
+	c15, err := c0.WithDB(15)
+	require.NoError(t, err)
+	_, err = c0.WithDB(16)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Equal(t, []int{0, 1, 15}, []int{c0.DB(), c1.DB(), c15.DB()})
+
+	s, z := p+"s", p+"z"
+	for i, c := range []*Client{c0, c1, c15} {
+		members := []string{"a", "b", "c"}[:i+1]
+		_, err := c.SAdd(ctx, s, members...)
+		require.NoError(t, err)
+		_, err = c.ZAdd(ctx, z, Z{float64(i), "m"})
+		require.NoError(t, err)
+		_, err = c.ZIncrBy(ctx, z, 10, "m")
+		require.NoError(t, err)
+	}
+	_, err = c1.Expire(ctx, s, time.Hour)
+	require.NoError(t, err)
+	err = c15.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.SRem(ctx, s, "a")
+		if err == nil {
+			_, err = tx.SMove(ctx, s, p+"moved", "b")
+		}
+		return err
+	})
+	require.NoError(t, err)
+
+	for i, c := range []*Client{c0, c1, c15} {
+		n, err := c.SCard(ctx, s)
+		require.NoError(t, err)
+		score, _, err := c.ZScore(ctx, z, "m")
+		require.NoError(t, err)
+		ttl, err := c.TTL(ctx, s)
+		require.NoError(t, err)
+		keys, err := c.Keys(ctx, p+"*")
+		require.NoError(t, err)
+		slices.Sort(keys)
+		switch i {
+		case 0:
+			require.Equal(t, []any{int64(1), 10.0, TTLPersistent, []string{s, z}}, []any{n, score, ttl, keys})
+		case 1:
+			require.InDelta(t, time.Hour, ttl, float64(10*time.Second))
+			require.Equal(t, []any{int64(2), 11.0, []string{s, z}}, []any{n, score, keys})
+		case 2:
+			require.Equal(t, []any{int64(1), 12.0, TTLPersistent, []string{p + "moved", s, z}}, []any{n, score, ttl, keys})
+		}
+	}
+	n, err := c15.DBSize(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), n, "database 15 holds this test's keys alone")
+
+	// The raw table: database n's items start with byte n.
+	byDB := map[byte]int{}
+	in := &dynamodb.ScanInput{TableName: &testTable}
+	for {
+		page, err := testDB.Scan(ctx, in)
+		require.NoError(t, err)
+		for _, it := range page.Items {
+			pk := bytesAttr(it, attrPK)
+			if len(pk) <= len(p) || string(pk[1:1+len(p)]) != p {
+				continue
+			}
+			byDB[pk[0]]++
+			if ks := bytesAttr(it, attrKS); ks != nil && pk[0] != 'k' {
+				require.Equal(t, []byte{pk[0], shardOf(keyHash(string(pk[1:])))}, ks)
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	// db 0: s (1 member + meta), z (1 + meta); db 1: s (2 + meta), z (1 + meta);
+	// db 15: s (1 + meta), z (1 + meta), moved (1 + meta).
+	require.Equal(t, map[byte]int{'k': 4, 1: 5, 15: 6}, byDB)
+
+	require.NoError(t, c15.FlushDB(ctx))
+	for i, c := range []*Client{c0, c1, c15} {
+		keys, err := c.Keys(ctx, p+"*")
+		require.NoError(t, err)
+		require.Equal(t, i < 2, len(keys) == 2, "FLUSHDB of database 15 leaves 0 and 1: %d %v", i, keys)
+	}
+	_, err = c0.Del(ctx, s, z)
+	require.NoError(t, err)
+	_, err = c1.Del(ctx, s, z)
+	require.NoError(t, err)
+}
+
+// A long key (over 2047 bytes: keys.go) of one name in two databases is
+// two keys, each listed by its own database's KEYS, and its raw items
+// carry 0x10 | n.
+func TestDBLongKeys(t *testing.T) {
+	c0, _, p := newTestClient(t)
+	ctx := context.Background()
+	c3, err := c0.WithDB(3)
+	require.NoError(t, err)
+	long := p + strings.Repeat("L", 3000)
+	_, err = c0.SAdd(ctx, long, "zero")
+	require.NoError(t, err)
+	_, err = c3.SAdd(ctx, long, "three", "more")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		c    *Client
+		card int64
+	}{{c0, 1}, {c3, 2}} {
+		n, err := tc.c.SCard(ctx, long)
+		require.NoError(t, err)
+		require.Equal(t, tc.card, n)
+		keys, err := tc.c.Keys(ctx, p+"*")
+		require.NoError(t, err)
+		require.Equal(t, []string{long}, keys)
+	}
+	it := itemKey(long, metaSK)
+	it[attrPK] = bin(append([]byte{0x10 | 3}, pkValue(long)[1:]...))
+	out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: it, ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	require.Equal(t, long, string(bytesAttr(out.Item, attrKey)), "database 3's metadata item of the long key, raw")
+}

@@ -1,0 +1,1387 @@
+package redimo
+
+// Transactions: MULTI/EXEC as one TransactWriteItems.
+//
+// A Pipeline runs the commands of a transaction against a snapshot: the
+// first time a command touches a key, the Pipeline reads the key's
+// metadata item (strongly consistent), then reads the member items the
+// command needs (or all of them, for SMEMBERS, SPOP, DEL and the
+// sorted-set ranges, ranks and pops), and
+// keeps every change in memory. Each command answers at once, from the
+// snapshot and the transaction's own earlier writes, as Redis's commands
+// inside MULTI answer at EXEC. Exec then sends one TransactWriteItems:
+// every member item that changed (put, delete or re-scored, on condition
+// that it is as read) and one action per key touched on its metadata
+// item, conditioned on the item being exactly as read (type, count,
+// expiry, and the version tokens every write stores: see metaAction and
+// watch.go). A key only read gets a ConditionCheck. So the whole
+// transaction commits only if no key it read or wrote changed since it
+// was read: it is serializable, not only atomic. When a condition fails
+// because another client wrote meanwhile, the transaction's function runs
+// again from fresh reads (at most Options.MaxAttempts times); when it
+// fails on a watched key, Exec returns ErrTxFailed, as Redis's EXEC
+// replies nil.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ErrTxTooBig is returned by TxPipelined (and Tx.TxPipelined) when the
+// transaction needs more than the 100 actions of one TransactWriteItems:
+// one per member item written plus one per key touched. Nothing is
+// written.
+var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included)")
+
+// Pipeliner is what a transaction's function receives: the commands a
+// transaction can hold, with Client's signatures. Each returns at once
+// what Redis would answer for it inside MULTI ... EXEC: it sees the
+// transaction's earlier writes; nothing is written before the function
+// returns and the transaction commits. A command's own error (wrong type,
+// invalid argument) fails that command alone and writes nothing for it,
+// as inside Redis's EXEC; the others still commit.
+type Pipeliner interface {
+	SAdd(ctx context.Context, key string, members ...string) (int64, error)
+	SRem(ctx context.Context, key string, members ...string) (int64, error)
+	SCard(ctx context.Context, key string) (int64, error)
+	SIsMember(ctx context.Context, key, member string) (bool, error)
+	SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error)
+	SMembers(ctx context.Context, key string) ([]string, error)
+	SMove(ctx context.Context, source, destination, member string) (bool, error)
+	ZAdd(ctx context.Context, key string, members ...Z) (int64, error)
+	ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error)
+	ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (float64, bool, error)
+	ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error)
+	ZRem(ctx context.Context, key string, members ...string) (int64, error)
+	ZCard(ctx context.Context, key string) (int64, error)
+	ZScore(ctx context.Context, key, member string) (float64, bool, error)
+	ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error)
+	ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error)
+	ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error)
+	ZCount(ctx context.Context, key, min, max string) (int64, error)
+	ZLexCount(ctx context.Context, key, min, max string) (int64, error)
+	ZRank(ctx context.Context, key, member string) (int64, bool, error)
+	ZRevRank(ctx context.Context, key, member string) (int64, bool, error)
+	ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error)
+	ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error)
+	ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error)
+	ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error)
+	ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error)
+	SPop(ctx context.Context, key string) (string, bool, error)
+	SPopN(ctx context.Context, key string, count int64) ([]string, error)
+	ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error)
+	ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error)
+	ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error)
+	Del(ctx context.Context, keys ...string) (int64, error)
+	Exists(ctx context.Context, keys ...string) (int64, error)
+	Type(ctx context.Context, key string) (string, error)
+	Expire(ctx context.Context, key string, d time.Duration) (bool, error)
+	ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error)
+	Persist(ctx context.Context, key string) (bool, error)
+	PExpireTime(ctx context.Context, key string) (int64, error)
+}
+
+var (
+	_ Pipeliner = (*Client)(nil)
+	_ Pipeliner = (*Pipeline)(nil)
+)
+
+// Pipeline is a transaction being built; see Pipeliner. Its methods are
+// for one goroutine at a time.
+type Pipeline struct {
+	c     *Client
+	watch *Watch
+	keys  map[string]*txKey
+	order []string // keys in the order first touched
+	err   error    // a read failed: the transaction cannot commit
+}
+
+// txKey is one key of a transaction: as read, and as the transaction
+// left it.
+type txKey struct {
+	raw  item // the metadata item as read; nil when absent
+	orig meta // what raw says (live: an expired key was purged first)
+	typ  keyType
+	card int64
+	exp  int64
+	// full: every member item of orig.typ is in mem, so a member that is
+	// not there does not exist.
+	full   bool
+	expSet bool // the transaction changed the expiry
+	mem    map[memKey]*txMember
+}
+
+type memKey struct {
+	typ    keyType
+	member string
+}
+
+type txMember struct {
+	origIX  []byte // nil: absent when read
+	ix      []byte // nil: absent now
+	score   float64
+	present bool
+}
+
+// TxPipelined runs fn with a Pipeline and commits what it did as one
+// atomic TransactWriteItems, as go-redis's TxPipelined (Redis's MULTI ...
+// EXEC). fn may run more than once: when another client writes a key the
+// transaction read before it commits, fn runs again on fresh reads; it
+// must not act outside the Pipeline (or must tolerate being repeated).
+// fn's error is returned and nothing is written.
+//
+// The transaction must fit one TransactWriteItems: at most 100 actions,
+// one per member item written and one per key touched (read or written),
+// else ErrTxTooBig and nothing is written. Keys and members are read
+// strongly consistent whatever Options.EventuallyConsistent says.
+//
+// Cost: one GetItem per key touched (its metadata item), one BatchGetItem
+// per command that needs members not read yet (1 read unit per item), a
+// Query of the whole key (once) for SMembers, SPop, Del, and the sorted-set
+// ranges, counts, ranks, range removals and pops, then one
+// TransactWriteItems (2 write units per item written, 1 per key
+// only read). An empty transaction sends nothing.
+//
+// [MULTI]: https://redis.io/docs/latest/commands/multi/
+func (c *Client) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error {
+	return c.runTx(ctx, nil, func(p *Pipeline) error { return fn(p) })
+}
+
+// Tx is a transaction with watched keys, as go-redis's Tx: fn of
+// Client.Watch reads through the Client (Tx embeds it) and writes with
+// TxPipelined, which fails with ErrTxFailed when a watched key changed
+// since Watch, up to and including the commit.
+type Tx struct {
+	*Client
+	watch *Watch
+}
+
+// TxPipelined is Client.TxPipelined, also conditioned on the watched keys:
+// when one of them changed since Watch (members added, removed or
+// re-scored, the key deleted or created, its expiry changed), nothing is
+// written and the error is ErrTxFailed. The check is part of the
+// transaction, so a write landing just before the commit is detected.
+//
+// Cost: as Client.TxPipelined; each watched key is touched (one action).
+func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error {
+	return tx.runTx(ctx, tx.watch, func(p *Pipeline) error { return fn(p) })
+}
+
+// Watch watches keys, then runs fn, as go-redis's Client.Watch: fn
+// reads what it needs and writes with tx.TxPipelined, which returns
+// ErrTxFailed when a watched key changed. The usual loop retries fn on
+// ErrTxFailed.
+//
+// Unlike Redis, a key that was missing when watched, then created and
+// deleted again before the commit, is not seen as changed.
+//
+// Cost: one BatchGetItem per 100 keys (1 read unit per key), plus fn's.
+//
+// [WATCH]: https://redis.io/docs/latest/commands/watch/
+func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...string) error {
+	w, err := c.WatchKeys(ctx, keys...)
+	if err != nil {
+		return err
+	}
+	return fn(&Tx{Client: c, watch: w})
+}
+
+// ExecWatched runs fn as TxPipelined, conditioned on w's keys (nil: none)
+// as Tx.TxPipelined: the transaction of Redis's EXEC after WATCH, which
+// redimo-server runs. fn receives a *Pipeline.
+func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
+	return c.runTx(ctx, w, fn)
+}
+
+// runTx is the loop of TxPipelined.
+func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
+	for range c.opts.MaxAttempts {
+		p := &Pipeline{c: c, watch: w, keys: map[string]*txKey{}}
+		if w != nil {
+			changed, err := p.touchWatched(ctx)
+			switch {
+			case err != nil:
+				return wrap("EXEC", err)
+			case changed:
+				return ErrTxFailed
+			}
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+		if p.err != nil {
+			return wrap("EXEC", p.err)
+		}
+		retry, err := p.commit(ctx)
+		if err != nil || !retry {
+			return err
+		}
+		if err := sleep(ctx, 1); err != nil {
+			return err
+		}
+	}
+	return ErrContention
+}
+
+// touchWatched reads the watched keys and reports whether one changed
+// since it was watched.
+func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
+	p.watch.mu.Lock()
+	seen := make(map[string]string, len(p.watch.seen))
+	keys := make([]string, 0, len(seen))
+	for k, v := range p.watch.seen {
+		seen[k] = v
+		keys = append(keys, k)
+	}
+	p.watch.mu.Unlock()
+	slices.Sort(keys)
+	if err := p.Prefetch(ctx, keys...); err != nil {
+		return false, err
+	}
+	for _, k := range keys {
+		if p.c.versionOf(p.keys[k].raw) != seen[k] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Prefetch reads the metadata items of keys not touched yet, in one
+// BatchGetItem per 100 keys, instead of one GetItem each when first
+// used. redimo-server calls it with every key of the queued commands.
+func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
+	var want []item
+	var names []string
+	for _, k := range dedupe(keys) {
+		if _, ok := p.keys[k]; ok || checkKey("EXEC", k) != nil {
+			continue
+		}
+		want, names = append(want, metaKey(k)), append(names, k)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	items, err := p.strongGet(ctx, want)
+	if err != nil {
+		return err
+	}
+	byKey := map[string]item{}
+	for _, it := range items {
+		byKey[string(bytesAttr(it, attrPK)[1:])] = it
+	}
+	for _, k := range names {
+		if err := p.use(ctx, k, byKey[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// strongGet reads items with strongly consistent BatchGetItem requests.
+func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
+	var found []item
+	for len(keys) > 0 {
+		n := min(len(keys), 100)
+		req := map[string]types.KeysAndAttributes{p.c.opts.TableName: {Keys: keys[:n], ConsistentRead: aws.Bool(true)}}
+		keys = keys[n:]
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt >= p.c.opts.MaxAttempts {
+				return nil, ErrContention
+			}
+			if attempt > 0 {
+				if err := sleep(ctx, attempt); err != nil {
+					return nil, err
+				}
+			}
+			out, err := p.c.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, err
+			}
+			found = append(found, out.Responses[p.c.opts.TableName]...)
+			req = out.UnprocessedKeys
+		}
+	}
+	return found, nil
+}
+
+// use records key's metadata item as read. An expired key still stored is
+// purged first (it is missing for Redis) and read again.
+func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
+	for range p.c.opts.MaxAttempts {
+		m := decodeMeta(raw) // an item left with no members is a missing key
+		if !m.expired(p.c.nowMs()) {
+			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
+			if m.typ == typeNone {
+				k.exp, k.full = 0, true
+			}
+			p.keys[key] = k
+			p.order = append(p.order, key)
+			return nil
+		}
+		if err := p.c.purge(ctx, key, m); err != nil {
+			return err
+		}
+		out, err := p.c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: p.c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return err
+		}
+		raw = out.Item
+	}
+	return ErrContention
+}
+
+// key returns key's state, reading it on first use; nil after a read
+// error (recorded in p.err).
+func (p *Pipeline) key(ctx context.Context, key string) *txKey {
+	if k, ok := p.keys[key]; ok {
+		return k
+	}
+	if p.err != nil {
+		return nil
+	}
+	out, err := p.c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: p.c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true)})
+	if err == nil {
+		err = p.use(ctx, key, out.Item)
+	}
+	if err != nil {
+		p.err = err
+		return nil
+	}
+	return p.keys[key]
+}
+
+// member returns the state of member (of type typ) of k, reading those of
+// names not known yet in one BatchGetItem.
+func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyType, names []string) []*txMember {
+	var missing []string
+	for _, m := range dedupe(names) {
+		if _, ok := k.mem[memKey{typ, m}]; !ok {
+			if k.full || k.orig.typ != typ {
+				k.mem[memKey{typ, m}] = &txMember{}
+			} else {
+				missing = append(missing, m)
+			}
+		}
+	}
+	if len(missing) > 0 && p.err == nil {
+		req := make([]item, len(missing))
+		for i, m := range missing {
+			req[i] = itemKey(key, memberSK(typ, m))
+		}
+		items, err := p.strongGet(ctx, req)
+		if err != nil {
+			p.err = err
+			return nil
+		}
+		for _, m := range missing {
+			k.mem[memKey{typ, m}] = &txMember{}
+		}
+		for _, it := range items {
+			if m, t, ok := memberOf(it); ok && t == typ {
+				ix := bytesAttr(it, attrIX)
+				k.mem[memKey{typ, m}] = &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix)}
+			}
+		}
+	}
+	if p.err != nil {
+		return nil
+	}
+	out := make([]*txMember, len(names))
+	for i, m := range names {
+		out[i] = k.mem[memKey{typ, m}]
+	}
+	return out
+}
+
+func scoreIfZ(typ keyType, ix []byte) float64 {
+	if typ == typeZSet && len(ix) >= 8 {
+		return scoreOfIX(ix)
+	}
+	return 0
+}
+
+// loadAll reads every member of k's original type not known yet; after
+// it, k.full.
+func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
+	if k.full {
+		return true
+	}
+	q := memberQuery(key, k.orig.typ, "")
+	q.TableName, q.ConsistentRead = p.c.table(), aws.Bool(true)
+	for it, err := range p.c.query(ctx, q, 0) {
+		if err != nil {
+			p.err = err
+			return false
+		}
+		m, t, ok := memberOf(it)
+		if !ok || t != k.orig.typ {
+			continue
+		}
+		if _, known := k.mem[memKey{t, m}]; !known {
+			ix := bytesAttr(it, attrIX)
+			k.mem[memKey{t, m}] = &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(t, ix)}
+		}
+	}
+	k.full = true
+	return true
+}
+
+// typed returns k for a command on type typ: nil and ErrWrongType when k
+// holds another type, nil and p.err when it could not be read.
+func (p *Pipeline) typed(ctx context.Context, cmd, key string, typ keyType) (*txKey, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return nil, err
+	}
+	k := p.key(ctx, key)
+	switch {
+	case k == nil:
+		return nil, wrap(cmd, p.err)
+	case k.typ != typeNone && k.typ != typ:
+		return nil, ErrWrongType
+	}
+	return k, nil
+}
+
+// add makes m (of k, type typ) present with index value ix.
+func (k *txKey) add(typ keyType, m *txMember, ix []byte) {
+	if k.typ == typeNone {
+		k.typ, k.exp = typ, 0
+	}
+	if !m.present {
+		k.card++
+		if typ == typeSet && m.origIX != nil {
+			ix = m.origIX // a set member removed and added again is left as it was
+		}
+	}
+	m.present, m.ix, m.score = true, ix, scoreIfZ(typ, ix)
+}
+
+// remove makes m absent; the key goes when its last member does.
+func (k *txKey) remove(m *txMember) {
+	if !m.present {
+		return
+	}
+	m.present, m.ix = false, nil
+	k.card--
+	if k.card == 0 {
+		k.gone()
+	}
+}
+
+// gone marks the key missing: every member it had is known absent.
+func (k *txKey) gone() {
+	for _, m := range k.mem {
+		m.present, m.ix = false, nil
+	}
+	k.typ, k.card, k.exp, k.full = typeNone, 0, 0, true
+}
+
+// SAdd is Client.SAdd inside the transaction.
+func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
+	if err := p.c.checkWrite("SADD", key, members); err != nil {
+		return 0, err
+	}
+	k, err := p.typed(ctx, "SADD", key, typeSet)
+	if err != nil {
+		return 0, err
+	}
+	ms := p.members(ctx, key, k, typeSet, members)
+	if ms == nil {
+		return 0, wrap("SADD", p.err)
+	}
+	var n int64
+	for _, m := range ms {
+		if !m.present {
+			k.add(typeSet, m, randomIX())
+			n++
+		}
+	}
+	return n, nil
+}
+
+// SRem is Client.SRem inside the transaction.
+func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int64, error) {
+	if err := p.c.checkWrite("SREM", key, members); err != nil {
+		return 0, err
+	}
+	return p.remove(ctx, "SREM", key, typeSet, members)
+}
+
+// ZRem is Client.ZRem inside the transaction.
+func (p *Pipeline) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
+	if err := p.c.checkWrite("ZREM", key, members); err != nil {
+		return 0, err
+	}
+	return p.remove(ctx, "ZREM", key, typeZSet, members)
+}
+
+func (p *Pipeline) remove(ctx context.Context, cmd, key string, typ keyType, members []string) (int64, error) {
+	k, err := p.typed(ctx, cmd, key, typ)
+	if err != nil || k.typ == typeNone {
+		return 0, err
+	}
+	ms := p.members(ctx, key, k, typ, members)
+	if ms == nil {
+		return 0, wrap(cmd, p.err)
+	}
+	var n int64
+	for _, m := range ms {
+		if m.present {
+			k.remove(m)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// SCard is Client.SCard inside the transaction.
+func (p *Pipeline) SCard(ctx context.Context, key string) (int64, error) {
+	k, err := p.typed(ctx, "SCARD", key, typeSet)
+	if err != nil {
+		return 0, err
+	}
+	return k.card, nil
+}
+
+// ZCard is Client.ZCard inside the transaction.
+func (p *Pipeline) ZCard(ctx context.Context, key string) (int64, error) {
+	k, err := p.typed(ctx, "ZCARD", key, typeZSet)
+	if err != nil {
+		return 0, err
+	}
+	return k.card, nil
+}
+
+// SIsMember is Client.SIsMember inside the transaction.
+func (p *Pipeline) SIsMember(ctx context.Context, key, member string) (bool, error) {
+	oks, err := p.SMIsMember(ctx, key, member)
+	if err != nil {
+		return false, err
+	}
+	return oks[0], nil
+}
+
+// SMIsMember is Client.SMIsMember inside the transaction.
+func (p *Pipeline) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
+	if err := p.c.checkWrite("SMISMEMBER", key, members); err != nil {
+		return nil, err
+	}
+	k, err := p.typed(ctx, "SMISMEMBER", key, typeSet)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(members))
+	if k.typ == typeNone {
+		return out, nil
+	}
+	ms := p.members(ctx, key, k, typeSet, members)
+	if ms == nil {
+		return nil, wrap("SMISMEMBER", p.err)
+	}
+	for i, m := range ms {
+		out[i] = m.present
+	}
+	return out, nil
+}
+
+// present returns k's members of its current type, sorted by member.
+func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]memKey, error) {
+	if k.typ == typeNone {
+		return nil, nil
+	}
+	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
+		return nil, wrap(cmd, p.err)
+	}
+	var out []memKey
+	for mk, m := range k.mem {
+		if mk.typ == k.typ && m.present {
+			out = append(out, mk)
+		}
+	}
+	slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(a.member, b.member) })
+	return out, nil
+}
+
+// SMembers is Client.SMembers inside the transaction: the whole set is
+// read.
+func (p *Pipeline) SMembers(ctx context.Context, key string) ([]string, error) {
+	k, err := p.typed(ctx, "SMEMBERS", key, typeSet)
+	if err != nil {
+		return nil, err
+	}
+	mks, err := p.present(ctx, "SMEMBERS", key, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(mks))
+	for i, mk := range mks {
+		out[i] = mk.member
+	}
+	return out, nil
+}
+
+// SMove is Client.SMove inside the transaction.
+func (p *Pipeline) SMove(ctx context.Context, source, destination, member string) (bool, error) {
+	if err := p.c.checkWrite("SMOVE", source, []string{member}); err != nil {
+		return false, err
+	}
+	if err := checkKey("SMOVE", destination); err != nil {
+		return false, err
+	}
+	src := p.key(ctx, source)
+	dst := p.key(ctx, destination)
+	switch {
+	case src == nil || dst == nil:
+		return false, wrap("SMOVE", p.err)
+	case src.typ == typeNone: // Redis answers 0 before it looks at the types
+		return false, nil
+	case src.typ != typeSet || dst.typ != typeNone && dst.typ != typeSet:
+		return false, ErrWrongType
+	}
+	sm := p.members(ctx, source, src, typeSet, []string{member})
+	if sm == nil {
+		return false, wrap("SMOVE", p.err)
+	}
+	if source == destination || !sm[0].present {
+		return sm[0].present, nil
+	}
+	dm := p.members(ctx, destination, dst, typeSet, []string{member})
+	if dm == nil {
+		return false, wrap("SMOVE", p.err)
+	}
+	src.remove(sm[0])
+	if !dm[0].present {
+		dst.add(typeSet, dm[0], randomIX())
+	}
+	return true, nil
+}
+
+// ZAdd is Client.ZAdd inside the transaction.
+func (p *Pipeline) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
+	return p.ZAddArgs(ctx, key, ZAddArgs{Members: members})
+}
+
+// ZAddArgs is Client.ZAddArgs inside the transaction.
+func (p *Pipeline) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
+	n, _, _, err := p.zadd(ctx, "ZADD", key, args, false)
+	return n, err
+}
+
+// ZAddArgsIncr is Client.ZAddArgsIncr inside the transaction.
+func (p *Pipeline) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (float64, bool, error) {
+	if len(args.Members) != 1 {
+		return 0, false, argError("ZADD", "INCR", fmt.Sprint(len(args.Members))+" members", ErrSyntax)
+	}
+	_, score, ok, err := p.zadd(ctx, "ZADD", key, args, true)
+	return score, ok, err
+}
+
+// ZIncrBy is Client.ZIncrBy inside the transaction.
+func (p *Pipeline) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
+	if err := p.c.checkWrite("ZINCRBY", key, []string{member}); err != nil {
+		return 0, err
+	}
+	if math.IsNaN(increment) {
+		return 0, argError("ZINCRBY", "increment", "NaN", ErrNotFloat)
+	}
+	_, score, _, err := p.zadd(ctx, "ZINCRBY", key, ZAddArgs{Members: []Z{{Score: increment, Member: member}}}, true)
+	return score, err
+}
+
+// zadd is ZADD (and ZINCRBY, incr) as Redis's zsetAdd, member after member.
+func (p *Pipeline) zadd(ctx context.Context, cmd, key string, args ZAddArgs, incr bool) (n int64, score float64, ok bool, err error) {
+	if _, err := p.c.checkZAdd(cmd, key, args); err != nil {
+		return 0, 0, false, err
+	}
+	k, err := p.typed(ctx, cmd, key, typeZSet)
+	if err != nil || (k.typ == typeNone && args.XX) {
+		return 0, 0, false, err
+	}
+	names := make([]string, len(args.Members))
+	for i, z := range args.Members {
+		names[i] = z.Member
+	}
+	ms := p.members(ctx, key, k, typeZSet, names)
+	if ms == nil {
+		return 0, 0, false, wrap(cmd, p.err)
+	}
+	for i, z := range args.Members {
+		m, s := ms[i], z.Score
+		if !m.present {
+			if args.XX {
+				continue
+			}
+			k.add(typeZSet, m, zsetIX(s, z.Member))
+			n++
+			score, ok = s, true
+			continue
+		}
+		if args.NX {
+			continue
+		}
+		if incr {
+			s = m.score + z.Score
+			if math.IsNaN(s) {
+				return 0, 0, false, argError(cmd, "increment", "resulting score is not a number (NaN)", ErrNotFloat)
+			}
+		}
+		if args.GT && !(s > m.score) || args.LT && !(s < m.score) {
+			continue
+		}
+		score, ok = s, true
+		if s != m.score {
+			k.add(typeZSet, m, zsetIX(s, z.Member))
+			if args.Ch {
+				n++
+			}
+		}
+	}
+	return n, score, ok, nil
+}
+
+// ZScore is Client.ZScore inside the transaction.
+func (p *Pipeline) ZScore(ctx context.Context, key, member string) (float64, bool, error) {
+	scores, oks, err := p.ZMScore(ctx, key, member)
+	if err != nil {
+		return 0, false, err
+	}
+	return scores[0], oks[0], nil
+}
+
+// ZMScore is Client.ZMScore inside the transaction.
+func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error) {
+	if err := p.c.checkWrite("ZMSCORE", key, members); err != nil {
+		return nil, nil, err
+	}
+	k, err := p.typed(ctx, "ZMSCORE", key, typeZSet)
+	if err != nil {
+		return nil, nil, err
+	}
+	scores, oks := make([]float64, len(members)), make([]bool, len(members))
+	if k.typ == typeNone {
+		return scores, oks, nil
+	}
+	ms := p.members(ctx, key, k, typeZSet, members)
+	if ms == nil {
+		return nil, nil, wrap("ZMSCORE", p.err)
+	}
+	for i, m := range ms {
+		scores[i], oks[i] = m.score, m.present
+	}
+	return scores, oks, nil
+}
+
+// ZRangeArgs is Client.ZRangeArgs inside the transaction: the whole
+// sorted set is read.
+func (p *Pipeline) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
+	zs, err := p.zrange(ctx, z)
+	return members(zs), err
+}
+
+// ZRangeArgsWithScores is Client.ZRangeArgsWithScores inside the
+// transaction.
+func (p *Pipeline) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
+	if z.ByLex {
+		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
+	}
+	return p.zrange(ctx, z)
+}
+
+// zrange is ZRANGE's selection, as Redis's zrangeGenericCommand, on the
+// members in memory.
+func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
+	const cmd = "ZRANGE"
+	if err := checkKey(cmd, z.Key); err != nil {
+		return nil, err
+	}
+	lo, hi := z.Start, z.Stop
+	if z.Rev && (z.ByScore || z.ByLex) {
+		lo, hi = hi, lo
+	}
+	var keep func(Z) bool
+	switch {
+	case z.ByScore && z.ByLex:
+		return nil, argError(cmd, "BYSCORE", "BYLEX", ErrSyntax)
+	case z.ByScore:
+		min, max, empty, err := parseScoreRange(cmd, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		keep = func(x Z) bool { return !empty && x.Score >= min && x.Score <= max }
+	case z.ByLex:
+		min, err := parseLex(cmd, "min", lo)
+		if err != nil {
+			return nil, err
+		}
+		max, err := parseLex(cmd, "max", hi)
+		if err != nil {
+			return nil, err
+		}
+		keep = func(x Z) bool {
+			above := min.ninf || !min.inf && (x.Member > min.value || !min.excl && x.Member == min.value)
+			below := max.inf || !max.ninf && (x.Member < max.value || !max.excl && x.Member == max.value)
+			return above && below
+		}
+	case (z.Offset != 0 || z.Count != 0) && z.Count != -1:
+		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
+	}
+	var start, stop int64
+	if keep == nil {
+		var ok1, ok2 bool
+		start, ok1 = parseRank(z.Start)
+		stop, ok2 = parseRank(z.Stop)
+		if !ok1 || !ok2 {
+			return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
+		}
+	}
+	k, err := p.typed(ctx, cmd, z.Key, typeZSet)
+	if err != nil {
+		return nil, err
+	}
+	all, err := p.sorted(ctx, cmd, z.Key, k)
+	if err != nil {
+		return nil, err
+	}
+	if z.Rev {
+		slices.Reverse(all)
+	}
+	if keep == nil { // by rank
+		n := int64(len(all))
+		if start < 0 {
+			start += n
+		}
+		if stop < 0 {
+			stop += n
+		}
+		start = max(start, 0)
+		if start > stop || start >= n {
+			return nil, nil
+		}
+		return all[start : min(stop, n-1)+1], nil
+	}
+	var out []Z
+	skip := z.Offset
+	for _, x := range all {
+		if !keep(x) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if z.Count > 0 && int64(len(out)) == z.Count {
+			break
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// ZCount is Client.ZCount inside the transaction.
+func (p *Pipeline) ZCount(ctx context.Context, key, min, max string) (int64, error) {
+	zs, err := p.zrange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
+	return int64(len(zs)), err
+}
+
+// ZLexCount is Client.ZLexCount inside the transaction.
+func (p *Pipeline) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
+	zs, err := p.zrange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
+	return int64(len(zs)), err
+}
+
+// ZRank is Client.ZRank inside the transaction.
+func (p *Pipeline) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
+	rs, ok, err := p.rank(ctx, key, member, false)
+	return rs.Rank, ok, err
+}
+
+// ZRevRank is Client.ZRevRank inside the transaction.
+func (p *Pipeline) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
+	rs, ok, err := p.rank(ctx, key, member, true)
+	return rs.Rank, ok, err
+}
+
+// ZRankWithScore is Client.ZRankWithScore inside the transaction.
+func (p *Pipeline) ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+	return p.rank(ctx, key, member, false)
+}
+
+// ZRevRankWithScore is Client.ZRevRankWithScore inside the transaction.
+func (p *Pipeline) ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+	return p.rank(ctx, key, member, true)
+}
+
+func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
+	if err := p.c.checkWrite("ZRANK", key, []string{member}); err != nil {
+		return RankScore{}, false, err
+	}
+	k, err := p.typed(ctx, "ZRANK", key, typeZSet)
+	if err != nil {
+		return RankScore{}, false, err
+	}
+	all, err := p.sorted(ctx, "ZRANK", key, k)
+	if err != nil {
+		return RankScore{}, false, err
+	}
+	if rev {
+		slices.Reverse(all)
+	}
+	for i, z := range all {
+		if z.Member == member {
+			return RankScore{Rank: int64(i), Score: z.Score}, true, nil
+		}
+	}
+	return RankScore{}, false, nil
+}
+
+// ZRemRangeByScore is Client.ZRemRangeByScore inside the transaction.
+func (p *Pipeline) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
+	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
+}
+
+// ZRemRangeByRank is Client.ZRemRangeByRank inside the transaction.
+func (p *Pipeline) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
+	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: fmt.Sprint(start), Stop: fmt.Sprint(stop)})
+}
+
+// ZRemRangeByLex is Client.ZRemRangeByLex inside the transaction.
+func (p *Pipeline) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
+	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
+}
+
+func (p *Pipeline) removeRange(ctx context.Context, z ZRangeArgs) (int64, error) {
+	zs, err := p.zrange(ctx, z)
+	if err != nil || len(zs) == 0 {
+		return 0, err
+	}
+	k := p.keys[z.Key]
+	for _, x := range zs {
+		k.remove(k.mem[memKey{typeZSet, x.Member}])
+	}
+	return int64(len(zs)), nil
+}
+
+// SPop is Client.SPop inside the transaction: the whole set is read, and
+// the member popped is chosen uniformly.
+func (p *Pipeline) SPop(ctx context.Context, key string) (string, bool, error) {
+	ms, err := p.spop(ctx, "SPOP", key, 1)
+	if err != nil || len(ms) == 0 {
+		return "", false, err
+	}
+	return ms[0], true, nil
+}
+
+// SPopN is Client.SPopN inside the transaction.
+func (p *Pipeline) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
+	if count < 0 {
+		return nil, argError("SPOP", "count", fmt.Sprint(count), ErrOutOfRange)
+	}
+	return p.spop(ctx, "SPOP", key, count)
+}
+
+func (p *Pipeline) spop(ctx context.Context, cmd, key string, n int64) ([]string, error) {
+	k, err := p.typed(ctx, cmd, key, typeSet)
+	if err != nil {
+		return nil, err
+	}
+	mks, err := p.present(ctx, cmd, key, k)
+	if err != nil {
+		return nil, err
+	}
+	rand.Shuffle(len(mks), func(i, j int) { mks[i], mks[j] = mks[j], mks[i] })
+	mks = mks[:min(int64(len(mks)), n)]
+	out := make([]string, len(mks))
+	for i, mk := range mks {
+		out[i] = mk.member
+		k.remove(k.mem[mk])
+	}
+	return out, nil
+}
+
+// sorted is k's members with their scores, by score then member.
+func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, error) {
+	mks, err := p.present(ctx, cmd, key, k)
+	if err != nil {
+		return nil, err
+	}
+	zs := make([]Z, len(mks))
+	for i, mk := range mks {
+		zs[i] = Z{Score: k.mem[mk].score, Member: mk.member}
+	}
+	return sortZ(zs), nil
+}
+
+// ZPopMin is Client.ZPopMin inside the transaction: the whole sorted set
+// is read.
+func (p *Pipeline) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
+	return p.pop(ctx, "ZPOPMIN", key, false, count)
+}
+
+// ZPopMax is Client.ZPopMax inside the transaction.
+func (p *Pipeline) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
+	return p.pop(ctx, "ZPOPMAX", key, true, count)
+}
+
+func (p *Pipeline) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
+	n := int64(1)
+	switch {
+	case len(count) > 1:
+		return nil, argError(cmd, "count", "", ErrSyntax)
+	case len(count) == 1:
+		n = count[0]
+	}
+	if n < 0 {
+		return nil, argError(cmd, "count", fmt.Sprint(n), ErrOutOfRange)
+	}
+	k, err := p.typed(ctx, cmd, key, typeZSet)
+	if err != nil {
+		return nil, err
+	}
+	return p.popFrom(ctx, cmd, key, k, rev, n)
+}
+
+func (p *Pipeline) popFrom(ctx context.Context, cmd, key string, k *txKey, rev bool, n int64) ([]Z, error) {
+	zs, err := p.sorted(ctx, cmd, key, k)
+	if err != nil {
+		return nil, err
+	}
+	if rev {
+		slices.Reverse(zs)
+	}
+	zs = zs[:min(int64(len(zs)), n)]
+	for _, z := range zs {
+		k.remove(k.mem[memKey{typeZSet, z.Member}])
+	}
+	return zs, nil
+}
+
+// ZMPop is Client.ZMPop inside the transaction.
+func (p *Pipeline) ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error) {
+	rev, err := checkMPop("ZMPOP", order, count, keys)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, key := range keys {
+		k := p.key(ctx, key)
+		switch {
+		case k == nil:
+			return "", nil, wrap("ZMPOP", p.err)
+		case k.typ == typeNone:
+			continue
+		case k.typ != typeZSet:
+			return "", nil, ErrWrongType
+		}
+		zs, err := p.popFrom(ctx, "ZMPOP", key, k, rev, count)
+		return key, zs, err
+	}
+	return "", nil, nil
+}
+
+// Del is Client.Del inside the transaction: each key is read whole.
+func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
+	if len(keys) == 0 {
+		return 0, argError("DEL", "keys", "", ErrSyntax)
+	}
+	if err := checkKeys("DEL", keys...); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, key := range dedupe(keys) {
+		k := p.key(ctx, key)
+		if k == nil {
+			return 0, wrap("DEL", p.err)
+		}
+		if k.typ == typeNone {
+			continue
+		}
+		if k.card >= maxTxItems {
+			p.err = ErrTxTooBig // its items alone would not fit
+			return 0, ErrTxTooBig
+		}
+		if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
+			return 0, wrap("DEL", p.err)
+		}
+		k.gone()
+		n++
+	}
+	return n, nil
+}
+
+// Exists is Client.Exists inside the transaction.
+func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
+	if len(keys) == 0 {
+		return 0, argError("EXISTS", "keys", "", ErrSyntax)
+	}
+	if err := checkKeys("EXISTS", keys...); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, key := range keys {
+		k := p.key(ctx, key)
+		if k == nil {
+			return 0, wrap("EXISTS", p.err)
+		}
+		if k.typ != typeNone {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Type is Client.Type inside the transaction.
+func (p *Pipeline) Type(ctx context.Context, key string) (string, error) {
+	if err := checkKey("TYPE", key); err != nil {
+		return "", err
+	}
+	k := p.key(ctx, key)
+	if k == nil {
+		return "", wrap("TYPE", p.err)
+	}
+	return string(k.typ), nil
+}
+
+// Expire is Client.Expire inside the transaction.
+func (p *Pipeline) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
+	return p.ExpireAtWith(ctx, key, p.c.opts.Now().Add(d), ExpireAlways)
+}
+
+// ExpireAtWith is Client.ExpireAtWith inside the transaction; a time in
+// the past deletes the key (reading it whole).
+func (p *Pipeline) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
+	if err := checkKey("EXPIRE", key); err != nil {
+		return false, err
+	}
+	if p.c.opts.DisableKeyExpiry {
+		return false, ErrKeyExpiryDisabled
+	}
+	at, ok := unixMilli(t)
+	if !ok {
+		return false, argError("EXPIREAT", "time", t.String(), ErrOutOfRange)
+	}
+	switch cond {
+	case ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT, ExpireXXLT:
+	default:
+		return false, argError("EXPIRE", "condition", string(cond), ErrSyntax)
+	}
+	k := p.key(ctx, key)
+	switch {
+	case k == nil:
+		return false, wrap("EXPIRE", p.err)
+	case k.typ == typeNone, !cond.holds(k.exp, at):
+		return false, nil
+	case at <= p.c.nowMs():
+		n, err := p.Del(ctx, key)
+		return n > 0, err
+	}
+	k.exp, k.expSet = at, true
+	return true, nil
+}
+
+// Persist is Client.Persist inside the transaction.
+func (p *Pipeline) Persist(ctx context.Context, key string) (bool, error) {
+	if err := checkKey("PERSIST", key); err != nil {
+		return false, err
+	}
+	k := p.key(ctx, key)
+	switch {
+	case k == nil:
+		return false, wrap("PERSIST", p.err)
+	case k.typ == typeNone || k.exp == 0:
+		return false, nil
+	}
+	k.exp, k.expSet = 0, true
+	return true, nil
+}
+
+// PExpireTime is Client.PExpireTime inside the transaction.
+func (p *Pipeline) PExpireTime(ctx context.Context, key string) (int64, error) {
+	if err := checkKey("PEXPIRETIME", key); err != nil {
+		return 0, err
+	}
+	k := p.key(ctx, key)
+	switch {
+	case k == nil:
+		return 0, wrap("PEXPIRETIME", p.err)
+	case k.typ == typeNone:
+		return -2, nil
+	case k.exp == 0:
+		return -1, nil
+	}
+	return k.exp, nil
+}
+
+// commit sends the transaction. retry is true when a key that is not
+// watched changed since it was read: the caller runs it again.
+func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
+	var (
+		actions []types.TransactWriteItem
+		metaAt  = map[int]string{} // index of a metadata action → its key
+		grown   []string           // sorted sets that gained members
+	)
+	for _, key := range p.order {
+		k := p.keys[key]
+		changed := k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
+		added := false
+		for mk, m := range k.mem {
+			switch {
+			case m.origIX == nil && m.present:
+				w := p.c.putMember(key, mk.typ, mk.member, m.ix)
+				actions = append(actions, w.action)
+				changed, added = true, added || mk.typ == typeZSet
+			case m.origIX != nil && !m.present:
+				w := p.c.deleteMember(key, mk.typ, mk.member)
+				guardLong(w) // a long member's delete requires its m (longmember.go)
+				actions = append(actions, w.action)
+				changed = true
+			case m.origIX != nil && string(m.origIX) != string(m.ix):
+				w := p.c.putMember(key, mk.typ, mk.member, m.ix)
+				w.action.Put.ConditionExpression = aws.String("#ix = :old")
+				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
+				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
+				actions = append(actions, w.action)
+				changed = true
+			}
+		}
+		metaAt[len(actions)] = key
+		actions = append(actions, p.metaWrite(key, k, changed))
+		if added {
+			grown = append(grown, key)
+		}
+	}
+	if len(actions) > maxTxItems {
+		return false, fmt.Errorf("%w: %d actions", ErrTxTooBig, len(actions))
+	}
+	if len(actions) == 0 {
+		return false, nil
+	}
+	err = p.c.sendTx(ctx, actions)
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(actions) {
+		watched := false
+		conflict := false
+		for i, r := range cancelled.CancellationReasons {
+			if aws.ToString(r.Code) != "ConditionalCheckFailed" {
+				continue
+			}
+			conflict = true
+			if key, ok := metaAt[i]; ok && p.watch != nil {
+				p.watch.mu.Lock()
+				_, watched = p.watch.seen[key]
+				p.watch.mu.Unlock()
+				if watched {
+					return false, ErrTxFailed
+				}
+			}
+		}
+		if conflict {
+			return true, nil
+		}
+	}
+	if err != nil {
+		return false, wrap("EXEC", err)
+	}
+	for _, key := range grown {
+		p.c.waiters.notifyAdded(key)
+	}
+	return false, nil
+}
+
+// metaWrite is the action on k's metadata item: conditioned on the item
+// being exactly as read, it writes the key's new state (type, count,
+// expiry, a fresh version token), deletes the item of a key that is gone,
+// or only checks it when the key was only read.
+func (p *Pipeline) metaWrite(key string, k *txKey, changed bool) types.TransactWriteItem {
+	cond, names, values := asRead(k.raw)
+	switch {
+	case !changed, k.typ == typeNone && k.raw == nil:
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: p.c.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+	case k.typ == typeNone:
+		return types.TransactWriteItem{Delete: &types.Delete{
+			TableName: p.c.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+	}
+	ks, kh := keyIndexValues(key)
+	for n, a := range map[string]string{"#t": attrType, "#n": attrCard, "#v": attrVer, "#ks": attrKS, "#kh": attrKH, "#x": attrExp, "#xt": attrExpTok} {
+		names[n] = a
+	}
+	if values == nil {
+		values = item{}
+	}
+	values[":nt"], values[":nn"], values[":nv"], values[":ks"], values[":kh"] = str(string(k.typ)), num(k.card), bin(versionToken()), ks, kh
+	set := "SET #t = :nt, #n = :nn, #v = :nv, #ks = :ks, #kh = :kh"
+	remove := ""
+	if k.expSet || k.exp != k.orig.exp {
+		set += ", #xt = :nxt"
+		values[":nxt"] = str(token())
+	}
+	if k.exp != 0 {
+		set += ", #x = :nx"
+		values[":nx"] = num(k.exp)
+	} else {
+		remove = " REMOVE #x"
+	}
+	if !strings.Contains(set+cond, "#xt") {
+		delete(names, "#xt")
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: p.c.table(), Key: metaKey(key),
+		UpdateExpression: aws.String(set + remove), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}}
+}
+
+// asRead is the condition that a metadata item is exactly raw (nil:
+// absent) in every attribute a write changes.
+func asRead(raw item) (string, map[string]string, item) {
+	if raw == nil {
+		return "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil
+	}
+	names := map[string]string{}
+	values := item{}
+	var parts []string
+	for i, a := range []string{attrType, attrCard, attrExp, attrVer, attrExpTok} {
+		n := fmt.Sprintf("#a%d", i)
+		names[n] = a
+		if v, ok := raw[a]; ok {
+			vn := fmt.Sprintf(":a%d", i)
+			values[vn] = v
+			parts = append(parts, n+" = "+vn)
+		} else {
+			parts = append(parts, "attribute_not_exists("+n+")")
+		}
+	}
+	if len(values) == 0 {
+		values = nil
+	}
+	return strings.Join(parts, " AND "), names, values
+}
+
+// versionOf is a metadata item's version as Watch compares it: its
+// tokens, "" when missing or expired.
+func (c *Client) versionOf(it item) string {
+	if it == nil || c.liveMeta(it).typ == typeNone {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("v")
+	b.Write(bytesAttr(it, attrVer))
+	b.WriteByte(0)
+	if s, ok := it[attrExpTok].(*types.AttributeValueMemberS); ok {
+		b.WriteString(s.Value)
+	}
+	return b.String()
+}
