@@ -18,7 +18,7 @@ import (
 // TestGoRedisFlows runs issue 11's client flows from go-redis (TxPipelined
 // with a WRONGTYPE inside, the Watch retry loop, ScanType iterators with
 // match and type, Keys, DBSize, Rename, Copy, ZMPop, BZPopMin with and
-// without a timeout, ExpireTime, a 1000-byte member, FlushDB) against
+// without a timeout, ExpireTime, 2000-byte members, FlushDB) against
 // database 13 of redis-server and of a redimo-server over a table of its
 // own, and compares what the two runs log.
 func TestGoRedisFlows(t *testing.T) {
@@ -125,8 +125,10 @@ func goRedisFlow(t *testing.T, addr string) []string {
 	log("bzpopmin no timeout ", r.BZPopMin(ctx, 0, "q").Val())
 	r.Expire(ctx, "renamed", 1000*time.Second)
 	log("expiretime>0 ", r.ExpireTime(ctx, "renamed").Val() > 0)
-	big := strings.Repeat("x", 1000)
-	log("1000-byte member ", r.SAdd(ctx, "big", big).Val(), " ", r.SIsMember(ctx, "big", big).Val())
+	big, wide := strings.Repeat("x", 2000), strings.Repeat("é", 1000) // 2000 bytes each
+	log("2000-byte members ", r.SAdd(ctx, "big", big, wide).Val(), " ", r.SIsMember(ctx, "big", wide).Val(), " ",
+		r.ZAdd(ctx, "zbig", redis.Z{Score: 1, Member: big}, redis.Z{Score: 2, Member: wide}).Val(), " ",
+		slices.Equal(r.ZRange(ctx, "zbig", 0, -1).Val(), []string{big, wide}))
 	log("flushdb ", r.FlushDB(ctx).Val(), " ", r.DBSize(ctx).Val())
 	return out
 }

@@ -1,6 +1,6 @@
 // The ioredis flows of issue 11 (multi() transaction, WATCH retry loop,
 // scanStream with match and type, keys, dbsize, rename, copy, zmpop,
-// bzpopmin with and without a timeout, expiretime, a 1000-byte member,
+// bzpopmin with and without a timeout, expiretime, 2000-byte members,
 // flushdb), run by TestIORedis against redis-server and redimo-server: the
 // outputs must be the same. Arguments: port, database.
 const Redis = require("ioredis");
@@ -48,8 +48,10 @@ async function main() {
   log("bzpopmin no timeout", await r.bzpopmin("q", 0));
   await r.expire("renamed", 1000);
   log("expiretime>0", (await r.call("EXPIRETIME", "renamed")) > 0);
-  const big = "x".repeat(1000);
-  log("1000-byte member", await r.sadd("big", big), await r.sismember("big", big));
+  const big = "x".repeat(2000);
+  const wide = "é".repeat(1000); // 2000 bytes of UTF-8
+  log("2000-byte members", await r.sadd("big", big, wide), await r.sismember("big", wide),
+    await r.zadd("zbig", 1, big, 2, wide), JSON.stringify(await r.zrange("zbig", 0, -1)) === JSON.stringify([big, wide]));
   log("flushdb", await r.flushdb(), await r.dbsize());
   console.log(out.join("\n"));
 }

@@ -1,6 +1,6 @@
 # The redis-py flows of issue 11 (default pipeline, WATCH retry loop,
 # scan_iter with match and _type, keys, dbsize, rename, copy, zmpop,
-# bzpopmin with and without a timeout, a 1000-byte member, flushdb), run
+# bzpopmin with and without a timeout, 2000-byte members, flushdb), run
 # by TestRedisPy against redis-server and redimo-server: the outputs must
 # be the same. Arguments: port, database (FLUSHDB: a database of its own).
 import sys, redis, threading, time
@@ -48,7 +48,9 @@ threading.Thread(target=later).start()
 log("bzpopmin no timeout", r.bzpopmin(["q"], timeout=0))
 r.expire("renamed", 1000)
 log("expiretime>0", r.execute_command("EXPIRETIME", "renamed") > 0)
-big = "x" * 1000
-log("1000-byte member", r.sadd("big", big), r.sismember("big", big))
+big = "x" * 2000
+wide = "é" * 1000  # 2000 bytes of UTF-8
+log("2000-byte members", r.sadd("big", big, wide), r.sismember("big", wide), r.zadd("zbig", {big: 1, wide: 2}),
+    r.zrange("zbig", 0, -1) == [big, wide])
 log("flushdb", r.flushdb(), r.dbsize())
 print("\n".join(out))
