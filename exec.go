@@ -1033,15 +1033,9 @@ func (p *Pipeline) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z
 }
 
 func (p *Pipeline) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
-	n := int64(1)
-	switch {
-	case len(count) > 1:
-		return nil, argError(cmd, "count", "", ErrSyntax)
-	case len(count) == 1:
-		n = count[0]
-	}
-	if n < 0 {
-		return nil, argError(cmd, "count", fmt.Sprint(n), ErrOutOfRange)
+	n, err := popCount(cmd, count)
+	if err != nil {
+		return nil, err
 	}
 	k, err := p.typed(ctx, cmd, key, typeZSet)
 	if err != nil {

@@ -51,29 +51,40 @@ func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, 
 	return m, err
 }
 
-// metas reads the metadata items of keys with BatchGetItem (100 keys a
-// request, in parallel); result[i] belongs to keys[i].
-func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
+// metaItems reads the metadata items of keys with the projection given
+// (BatchGetItem: 100 keys a request, in parallel); result[i] is keys[i]'s,
+// nil when it has none.
+func (c *Client) metaItems(ctx context.Context, keys []string, projection *string, names map[string]string) ([]item, error) {
 	unique := dedupe(keys)
 	req := make([]item, len(unique))
 	for i, k := range unique {
 		req[i] = metaKey(k)
 	}
-	items, err := c.batchGet(ctx, req, metaProjection.expr, metaProjection.names)
+	items, err := c.batchGet(ctx, req, projection, names)
 	if err != nil {
 		return nil, err
 	}
-	byKey := make(map[string]meta, len(items))
+	byPK := make(map[string]item, len(items))
 	for _, it := range items {
-		byKey[string(bytesAttr(it, attrPK))] = c.liveMeta(it)
+		byPK[string(bytesAttr(it, attrPK))] = it
+	}
+	out := make([]item, len(keys))
+	for i, k := range keys {
+		out[i] = byPK[string(pkValue(k))]
+	}
+	return out, nil
+}
+
+// metas reads the metadata items of keys with BatchGetItem (100 keys a
+// request, in parallel); result[i] belongs to keys[i].
+func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
+	items, err := c.metaItems(ctx, keys, metaProjection.expr, metaProjection.names)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]meta, len(keys))
-	for i, k := range keys {
-		if m, ok := byKey[string(pkValue(k))]; ok {
-			out[i] = m
-		} else {
-			out[i] = meta{typ: typeNone}
-		}
+	for i, it := range items {
+		out[i] = c.liveMeta(it) // nil: typeNone
 	}
 	return out, nil
 }

@@ -110,22 +110,13 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 // versions reads the version of each key: its tokens, "" when missing or
 // expired.
 func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) {
-	unique := dedupe(keys)
-	req := make([]item, len(unique))
-	for i, k := range unique {
-		req[i] = metaKey(k)
-	}
-	items, err := c.batchGet(ctx, req, versionProjection.expr, versionProjection.names)
+	items, err := c.metaItems(ctx, keys, versionProjection.expr, versionProjection.names)
 	if err != nil {
 		return nil, err
 	}
-	byKey := make(map[string]string, len(items))
-	for _, it := range items {
-		byKey[string(bytesAttr(it, attrPK))] = c.versionOf(it)
-	}
 	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = byKey[string(pkValue(k))]
+	for i, it := range items {
+		out[i] = c.versionOf(it)
 	}
 	return out, nil
 }

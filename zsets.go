@@ -357,19 +357,26 @@ func (c *Client) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, 
 	return c.pop(ctx, "ZPOPMAX", key, true, count)
 }
 
+// popCount is ZPOPMIN/ZPOPMAX's optional count: 1 when absent.
+func popCount(cmd string, count []int64) (int64, error) {
+	switch {
+	case len(count) > 1:
+		return 0, argError(cmd, "count", "", ErrSyntax)
+	case len(count) == 1 && count[0] < 0:
+		return 0, argError(cmd, "count", strconv.FormatInt(count[0], 10), ErrOutOfRange)
+	case len(count) == 1:
+		return count[0], nil
+	}
+	return 1, nil
+}
+
 func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
 	if err := checkKey(cmd, key); err != nil {
 		return nil, err
 	}
-	n := int64(1)
-	switch {
-	case len(count) > 1:
-		return nil, argError(cmd, "count", "", ErrSyntax)
-	case len(count) == 1:
-		n = count[0]
-	}
-	if n < 0 {
-		return nil, argError(cmd, "count", strconv.FormatInt(n, 10), ErrOutOfRange)
+	n, err := popCount(cmd, count)
+	if err != nil {
+		return nil, err
 	}
 	var popped []Z
 	for round := 0; round < c.opts.MaxAttempts; round++ {
