@@ -34,9 +34,9 @@ type Around struct {
 // but as one read of the member's neighbours in the index, which does not
 // depend on the rank.
 //
-// Cost: one BatchGetItem (member and metadata item), then in parallel
-// ZRank's count and two Queries of the index reading n entries each (1
-// read unit per ~80).
+// Cost: ZRank's (a BatchGetItem and a Query of the count items, then the
+// rank's count), with two Queries of the index reading n entries each (1
+// read unit per ~80) in parallel with the count.
 func (c *Client) ZRankAround(ctx context.Context, key, member string, n int64) (Around, bool, error) {
 	return c.around(ctx, "ZRANKAROUND", key, member, n, false)
 }
@@ -55,9 +55,8 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 	if n < 0 || n > MaxAround {
 		return Around{}, false, argError(cmd, "n", strconv.FormatInt(n, 10), ErrOutOfRange)
 	}
-	found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
-	it, ok := found[member]
-	if err != nil || !ok {
+	it, mt, ranges, err := c.rankProbe(ctx, key, member)
+	if err != nil || it == nil {
 		return Around{}, false, wrap(cmd, err)
 	}
 	ix := bytesAttr(it, attrIX)
@@ -94,12 +93,8 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 	err = c.parallel(3, func(i int) error {
 		switch i {
 		case 0:
-			cond := "<"
-			if rev {
-				cond = ">"
-			}
 			var err error
-			rank, err = c.queryCount(ctx, query(cond, true))
+			rank, err = c.rankFrom(ctx, key, mt, ranges, ix, rev)
 			return err
 		case 1:
 			return neighbours(query("<", false), &below)

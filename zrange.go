@@ -520,22 +520,12 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 	if err := c.checkWrite(cmd, key, []string{member}); err != nil {
 		return RankScore{}, false, err
 	}
-	found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
-	it, ok := found[member]
-	if err != nil || !ok {
+	it, mt, ranges, err := c.rankProbe(ctx, key, member)
+	if err != nil || it == nil {
 		return RankScore{}, false, wrap(cmd, err)
 	}
 	ix := bytesAttr(it, attrIX)
-	cond := "#pk = :pk AND #ix < :ix"
-	if rev {
-		cond = "#pk = :pk AND #ix > :ix"
-	}
-	n, err := c.queryCount(ctx, &dynamodb.QueryInput{
-		IndexName:                 aws.String(c.opts.IndexName),
-		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
-	})
+	n, err := c.rankFrom(ctx, key, mt, ranges, ix, rev)
 	return RankScore{Rank: n, Score: scoreOfIX(ix)}, err == nil, wrap(cmd, err)
 }
 
