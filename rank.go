@@ -51,10 +51,12 @@ package redimo
 //
 // Building. Keys start unranked (existing tables' keys too): a rank read
 // of an unranked key of at least rankMin members builds its count items
-// (rankBuild: read the metadata item and every index value, then one
-// transaction writing up to 98 count items and rk, on condition that the
-// metadata item's version token and count did not change). Until built,
-// ranks are counted as before (O(rank)): never a wrong answer.
+// (rankBuild: read the metadata item and every index value, then write
+// ranges of rankMax/2 members in transactions of 99 count items, each on
+// condition that the metadata item's version token and count did not
+// change, the last one setting rk). A key with an expiry is not built.
+// Until built, ranks are counted as before (O(rank)): never a wrong
+// answer.
 //
 // Count items of a key that is deleted stay behind, ignored (the new
 // metadata item has no rk) until the key is built again, which deletes
@@ -65,6 +67,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -540,7 +543,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	per := max(int(c.rankMax()/2), (len(ixs)+maxTxItems-3)/(maxTxItems-2))
+	per := int(max(c.rankMax()/2, 1))
 	var actions []types.TransactWriteItem
 	made := map[string]bool{}
 	for i := 0; i < len(ixs); i += per {
@@ -562,18 +565,33 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: itemKey(key, rankSK(r.lo))}})
 		}
 	}
-	if len(actions) >= maxTxItems {
-		return false, nil // too many stale count items: left to counting
-	}
-	actions = append(actions, types.TransactWriteItem{Update: &types.Update{
-		TableName: c.table(), Key: metaKey(key),
-		UpdateExpression:          aws.String("SET #rk = :one"),
-		ConditionExpression:       aws.String("#v = :v AND #n = :n AND #t = :t AND attribute_not_exists(#x) AND attribute_not_exists(#rk)"),
-		ExpressionAttributeNames:  map[string]string{"#rk": attrRanked, "#v": attrVer, "#n": attrCard, "#t": attrType, "#x": attrExp},
-		ExpressionAttributeValues: item{":one": num(1), ":v": bin(ver), ":n": num(m.card), ":t": str(string(typeZSet))},
-	}})
-	if err := c.sendTx(ctx, actions); err != nil {
-		return false, ignoreCancelled(err)
+	// Transactions of 99 count items, each on condition that the key is
+	// as read (version token, count, no expiry, not ranked); the last one
+	// sets rk. A build cut short leaves count items nobody reads (no rk),
+	// which the next build replaces.
+	names := map[string]string{"#v": attrVer, "#n": attrCard, "#t": attrType, "#x": attrExp, "#rk": attrRanked}
+	values := item{":v": bin(ver), ":n": num(m.card), ":t": str(string(typeZSet))}
+	const as = "#v = :v AND #n = :n AND #t = :t AND attribute_not_exists(#x) AND attribute_not_exists(#rk)"
+	for start := 0; start < len(actions); start += maxTxItems - 1 {
+		chunk := actions[start:min(start+maxTxItems-1, len(actions))]
+		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: c.table(), Key: metaKey(key),
+			ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+		if start+maxTxItems-1 >= len(actions) {
+			withOne := item{":one": num(1)}
+			for k, v := range values {
+				withOne[k] = v
+			}
+			guard = types.TransactWriteItem{Update: &types.Update{
+				TableName: c.table(), Key: metaKey(key),
+				UpdateExpression:    aws.String("SET #rk = :one"),
+				ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: withOne,
+			}}
+		}
+		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard)); err != nil {
+			return false, ignoreCancelled(err)
+		}
 	}
 	c.setBelief(key, &rankBelief{ranked: true})
 	return true, nil
@@ -696,4 +714,56 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
 		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
 	})
+}
+
+// rankSeek moves a rank range that starts deep in the set (offset ≥
+// rankMax) to the count range holding its first rank: the Query then
+// starts at that range's bound and skips at most a range's members
+// instead of offset. A key without count items is left as it is.
+//
+// Cost: one GetItem of the metadata item and one Query of the count items,
+// in parallel.
+func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+	)
+	ctx = c.labelled(ctx)
+	err := c.parallel(2, func(i int) error {
+		var err error
+		if i == 0 {
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
+		} else {
+			ranges, err = c.readRanges(ctx, key)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, ok := mt.Item[attrRanked]; !ok || len(ranges) == 0 {
+		return nil
+	}
+	if r.rev {
+		slices.Reverse(ranges)
+	}
+	skipped := int64(0)
+	for _, g := range ranges {
+		if skipped+g.n > r.offset {
+			bound, cond := g.lo, "#pk = :pk AND #ix >= :b"
+			if r.rev {
+				bound, cond = g.hi, "#pk = :pk AND #ix < :b"
+			}
+			if len(bound) == 0 {
+				return nil
+			}
+			in := *r.in
+			in.KeyConditionExpression = aws.String(cond)
+			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
+			r.in, r.offset = &in, r.offset-skipped
+			return nil
+		}
+		skipped += g.n
+	}
+	return nil
 }

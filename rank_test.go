@@ -111,6 +111,31 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 			require.True(t, ok)
 			require.EqualValues(t, len(all)-1-i, rev, "round %d ZREVRANK %s", round, member)
 		}
+		// ZRANGE/ZREVRANGE by rank deep in the set start from the count
+		// items (offsets past the bound of 8).
+		for _, start := range []int64{0, 9, int64(len(all)) / 2, int64(len(all)) - 5} {
+			for _, rev := range []bool{false, true} {
+				var got []Z
+				var want []redis.Z
+				if rev {
+					got, err = c.ZRevRangeWithScores(ctx, k, start, start+6)
+					want, _ = rdb.ZRevRangeWithScores(ctx, k, start, start+6).Result()
+				} else {
+					got, err = c.ZRangeWithScores(ctx, k, start, start+6)
+					want, _ = rdb.ZRangeWithScores(ctx, k, start, start+6).Result()
+				}
+				require.NoError(t, err)
+				require.Len(t, got, len(want), "round %d start %d rev %v", round, start, rev)
+				for i := range want {
+					require.Equal(t, want[i].Member, got[i].Member, "round %d start %d rev %v", round, start, rev)
+					require.Equal(t, want[i].Score, got[i].Score)
+				}
+			}
+		}
+		tail, err := c.ZRange(ctx, k, int64(len(all))-3, -1)
+		require.NoError(t, err)
+		wantTail, _ := rdb.ZRange(ctx, k, int64(len(all))-3, -1).Result()
+		require.Equal(t, wantTail, tail)
 		n := checkRankItems(t, c, k)
 		require.Positive(t, n, "ranked")
 		t.Logf("round %d: %d members, %d ranges", round, len(all), n)
@@ -180,6 +205,12 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 	compare(7)
+	got, err = c.ZRemRangeByRank(ctx, k, 100, 140)
+	require.NoError(t, err)
+	want, err = rdb.ZRemRangeByRank(ctx, k, 100, 140).Result()
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	compare(8)
 }
 
 // TestRankIndexConcurrent: writers on two Clients (one combining, one

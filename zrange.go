@@ -187,6 +187,9 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev}
 	if start >= 0 && stop == -1 { // to the end: no cardinality needed
 		r.offset, r.count = start, -1
+		if start >= c.rankMax() {
+			return r, c.rankSeek(ctx, key, &r)
+		}
 		return r, nil
 	}
 	if (start < 0) != (stop < 0) {
@@ -217,6 +220,9 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 		return r, nil
 	}
 	r.offset, r.count = start, stop-start+1
+	if r.offset >= c.rankMax() {
+		return r, c.rankSeek(ctx, key, &r) // deep: start from the count items
+	}
 	return r, nil
 }
 
