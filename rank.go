@@ -27,7 +27,7 @@ package redimo
 // concurrency, as the cardinality is. A write whose old index value is not
 // known (ZREM, a ZADD XX) reads it first (one BatchGetItem) and pins it
 // with a condition. Writers keep what they know of a key's ranges in the
-// Client (rankBeliefs) and only re-read them when a condition fails.
+// Client (rankBelief) and only re-read them when a condition fails.
 //
 // Cost of writing: one more item per range touched per transaction (2 WCU
 // each). The metadata item is already in every transaction of the key, so
@@ -36,8 +36,8 @@ package redimo
 // combining, a Client has one transaction per key in flight; attempts
 // carrying count items are not merged with other attempts of their key
 // (see combine.go), so a hot ranked key gets one write per round trip per
-// Client. Chunks of a ranked key hold at most rankStep writes (each may
-// touch two ranges): 33 writes + 66 count items + the metadata item.
+// Client. Chunks of a ranked key are cut in index order to fit their count
+// items (chunksOf).
 //
 // Splits. A range with more than rankMax members is split in two by
 // rankSplit: read the count item (n, cv), read the first n/2+1 index values
@@ -151,12 +151,78 @@ func (c *Client) setBelief(key string, b *rankBelief) {
 	c.ranks.beliefs.Store(key, b)
 }
 
-// rankStep is the chunk size of transactChunksFrom for key.
-func (c *Client) rankStep(key string, typ keyType) int {
-	if typ == typeZSet && c.belief(key).ranked {
-		return rankStep
+// fixedChunks cuts writes into chunks of n (one empty chunk for none: a
+// lone type check).
+func fixedChunks(writes []*write, n int) [][]*write {
+	out := [][]*write{writes[:min(n, len(writes))]}
+	for start := n; start < len(writes); start += n {
+		out = append(out, writes[start:min(start+n, len(writes))])
 	}
-	return maxTxItems - 1
+	return out
+}
+
+// chunksOf cuts the writes of one key into transactions. For a ranked key
+// whose ranges are known, the writes go in index order and each chunk
+// takes writes while they, the count items they touch and the metadata
+// item fit in maxTxItems (a write whose old value is unknown counts one
+// count item of its own); so 1,000 new members among R ranges take about
+// (1000 + min(R, 1000))/99 transactions. transactChunksFrom cuts a chunk
+// into chunks of rankStep when the ranges changed meanwhile.
+func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
+	b := c.belief(key)
+	if typ != typeZSet || !b.ranked {
+		return fixedChunks(writes, maxTxItems-1)
+	}
+	if b.ranges == nil || len(writes) == 0 {
+		return fixedChunks(writes, rankStep)
+	}
+	at := func(w *write) []byte {
+		if w.ix != nil {
+			return w.ix
+		}
+		return w.prev
+	}
+	// Index order, or reverse index order when the writes come that way
+	// (ZPOPMAX: its reply is in the order the writes applied).
+	dir := 1
+	if slices.IsSortedFunc(writes, func(x, y *write) int { return bytes.Compare(at(y), at(x)) }) {
+		dir = -1
+	}
+	sorted := slices.Clone(writes)
+	slices.SortStableFunc(sorted, func(x, y *write) int { return dir * bytes.Compare(at(x), at(y)) })
+	var (
+		out     [][]*write
+		chunk   []*write
+		touched = map[int]bool{}
+	)
+	for i, w := range sorted {
+		var rs []int
+		switch {
+		case !w.known:
+			rs = []int{-1 - i}
+		default:
+			if w.prev != nil {
+				rs = append(rs, find(b.ranges, w.prev))
+			}
+			if w.ix != nil {
+				rs = append(rs, find(b.ranges, w.ix))
+			}
+		}
+		fresh := 0
+		for _, r := range rs {
+			if !touched[r] {
+				fresh++
+			}
+		}
+		if len(chunk) > 0 && len(chunk)+1+len(touched)+fresh+1 > maxTxItems {
+			out, chunk, touched = append(out, chunk), nil, map[int]bool{}
+		}
+		chunk = append(chunk, w)
+		for _, r := range rs {
+			touched[r] = true
+		}
+	}
+	return append(out, chunk)
 }
 
 func rankSK(lo []byte) []byte { return append([]byte{rankPrefix}, lo...) }

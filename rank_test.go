@@ -176,12 +176,19 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 				_, err := c.ZAddArgs(ctx, k, ZAddArgs{XX: true, Members: []Z{{Score: s, Member: member}}})
 				require.NoError(t, err)
 				require.NoError(t, rdb.ZAddXX(ctx, k, redis.Z{Score: s, Member: member}).Err())
-			case 5: // ZPOPMIN 2
-				got, err := c.ZPopMin(ctx, k, 2)
+			case 5: // ZPOPMIN / ZPOPMAX 3: replies in pop order
+				pop, rpop := c.ZPopMin, rdb.ZPopMin
+				if r.IntN(2) == 0 {
+					pop, rpop = c.ZPopMax, rdb.ZPopMax
+				}
+				got, err := pop(ctx, k, 3)
 				require.NoError(t, err)
-				want, err := rdb.ZPopMin(ctx, k, 2).Result()
+				want, err := rpop(ctx, k, 3).Result()
 				require.NoError(t, err)
 				require.Len(t, got, len(want))
+				for i := range want {
+					require.Equal(t, want[i].Member, got[i].Member)
+				}
 			case 6: // many new members at once: chunks of a ranked key
 				var batch []Z
 				var rbatch []redis.Z

@@ -537,8 +537,10 @@ func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, wr
 // stale now costs one attempt, never correctness: the conditions decide.
 func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
 	var applied []*write
-	for start, step := 0, c.rankStep(key, typ); start < len(writes) || start == 0; start += step {
-		chunk := writes[start:min(start+step, len(writes))]
+	chunks := c.chunksOf(key, typ, writes)
+	for len(chunks) > 0 {
+		chunk := chunks[0]
+		chunks = chunks[1:]
 		first := true
 		res, err := c.transactPurging(ctx, func() []*group {
 			g := &group{key: key, typ: typ, writes: append([]*write(nil), chunk...)}
@@ -548,9 +550,9 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 			first = false
 			return []*group{g}
 		})
-		if errors.Is(err, errRankChunk) && step > rankStep {
-			// The key became ranked meanwhile: its count items need room.
-			start, step = start-rankStep, rankStep
+		if errors.Is(err, errRankChunk) && len(chunk) > rankStep {
+			// The key's count items need more room than planned.
+			chunks = append(fixedChunks(chunk, rankStep), chunks...)
 			continue
 		}
 		if err != nil {
