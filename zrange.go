@@ -492,10 +492,19 @@ func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (int64, er
 // ZRank returns member's rank (0 for the lowest score); ok is false when
 // member or key is missing. As Redis's ZRANK.
 //
-// Cost: O(rank) — DynamoDB has no rank index: one BatchGetItem (member and
-// metadata), then a Query with Select COUNT over the members below it, 1
-// read unit per ~80 of them. ZRank of the 5,000th member reads 5,000 index
-// entries; prefer score ranges where you can.
+// A sorted set of at least 2,000 members gets count items (rank.go) at
+// its first rank read: counts of members per range of at most 1,000
+// members, kept exact in the same transactions as the members. Then a
+// rank costs the same at any rank.
+//
+// Cost, with count items: a BatchGetItem (member and metadata) and a
+// Query of the count items in parallel, then a Query COUNT within one
+// range: 3 requests, 2 round trips; 16 read units at 100,000 members
+// (BENCHMARKS.md), growing with the number of ranges (~SCARD/500). The
+// first rank read of a bigger set builds them (reads every index entry
+// once, 1 read unit per ~80, and writes the count items). Without
+// (smaller sets): a Query COUNT over the members below it, 1 read unit
+// per ~80.
 //
 // [ZRANK]: https://redis.io/docs/latest/commands/zrank/
 func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
@@ -504,7 +513,7 @@ func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, er
 }
 
 // ZRevRank is ZRank counted from the highest score, as Redis's ZREVRANK.
-// Cost: O(rank from the top), as ZRank.
+// Cost: as ZRank.
 //
 // [ZREVRANK]: https://redis.io/docs/latest/commands/zrevrank/
 func (c *Client) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
