@@ -115,6 +115,7 @@ type Client struct {
 	opts     Options
 	combiner *combiner // nil when write combining is off
 	waiters  waiters   // blocking pops waiting for members (zpop.go)
+	ranks    rankState // what the Client knows of ranked keys (rank.go)
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates

@@ -131,6 +131,9 @@ func (cb *combiner) take() []*attempt {
 				members[g.key+"\x00"+string(writeSK(w))] = true
 				n++
 				size += writeBytes(g.key, w)
+				if w.rankItem {
+					members[g.key+rankedMark] = true
+				}
 			}
 		}
 		batch = append(batch, a)
@@ -153,6 +156,11 @@ func (cb *combiner) fits(a *attempt, n, size int, types_ map[string]keyType, mem
 	seen := map[string]bool{}
 	for i, g := range a.owners {
 		if cb.busy[g.key] || blocked[g.key] {
+			return false
+		}
+		// The count items of a ranked key (rank.go) are not merged: an
+		// attempt that carries them has its key to itself.
+		if _, ok := types_[g.key]; ok && (members[g.key+rankedMark] || a.writes[i] != nil && a.writes[i].rankItem) {
 			return false
 		}
 		if t, ok := types_[g.key]; ok && t != g.typ {
@@ -235,6 +243,9 @@ func (c *Client) sendShared(batch []*attempt) {
 				order = append(order, g.key)
 			}
 			m.writes = append(m.writes, g.writes...)
+			if g.rank != nil && g.rank.ranked {
+				m.rank = g.rank // attempts with count items are alone on their key
+			}
 			if g.known && !m.known {
 				m.known, m.now = true, g.now
 			}

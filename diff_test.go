@@ -26,7 +26,7 @@ import (
 )
 
 // extraCases is how many cases gen.extra draws from.
-const extraCases = 46
+const extraCases = 47
 
 const huge = int64(1) << 40
 
@@ -320,6 +320,32 @@ func (g *gen) extra(k string, c int) op {
 		return g.transaction()
 	case 45:
 		return g.otherDB(k)
+	case 46:
+		// ZRankAround (no Redis command): ZRANK, then ZRANGE rank-n rank+n.
+		m, rev, n := g.member(), g.r.IntN(2) == 0, pick(g, []int64{0, 1, 2, 5})
+		rank, rng := map[bool]string{false: "ZRANK", true: "ZREVRANK"}[rev], map[bool]string{false: "ZRANGE", true: "ZREVRANGE"}[rev]
+		return op{args: []string{rank + "AROUND", k, m, i64(n)}, redimo: func(ctx context.Context, c *Client) (any, error) {
+			f := c.ZRankAround
+			if rev {
+				f = c.ZRevRankAround
+			}
+			a, ok, err := f(ctx, k, m, n)
+			if !ok {
+				return nil, err
+			}
+			out := []any{a.Rank, a.First}
+			for _, z := range a.Members {
+				out = append(out, z.Member, z.Score)
+			}
+			return out, err
+		}, redis: func(ctx context.Context, rdb *redis.Client) (any, error) {
+			r, err := rdb.Do(ctx, rank, k, m).Int64()
+			if err != nil {
+				return nil, err
+			}
+			zs, err := rdb.Do(ctx, rng, k, max(r-n, 0), r+n, "WITHSCORES").Slice()
+			return append([]any{r, max(r-n, 0)}, zs...), err
+		}}
 	default:
 		ks := g.keysN(3)
 		st := &ZStore{Keys: ks}

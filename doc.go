@@ -67,6 +67,10 @@
 //	                 then hold its first 1015 bytes; see keys.go)
 //	kk         B     the metadata item of a key over 2047 bytes: the whole
 //	                 key (pk is then 'K' + its first 2015 bytes + SHA-256)
+//	hi, cv     B     a sorted set's count item (sk 0xFF + the lower bound of a
+//	                 range of index values, n its member count): upper
+//	                 bound, version token (rank.go)
+//	rk         N     metadata item: the key's count items exist and are exact
 //	sh         N     a ShardedSet's record (pk 'h' + key, sk 0x00): shard count
 //	at, cl     N, S  a RateLimiter slot (pk 'r' + key, sk the 2-byte slot):
 //	                 time of its last allowance, token of its claimer

@@ -1218,9 +1218,10 @@ func (p *Pipeline) PExpireTime(ctx context.Context, key string) (int64, error) {
 // watched changed since it was read: the caller runs it again.
 func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	var (
-		actions []types.TransactWriteItem
-		metaAt  = map[int]string{} // index of a metadata action → its key
-		grown   []string           // sorted sets that gained members
+		actions  []types.TransactWriteItem
+		metaAt   = map[int]string{} // index of a metadata action → its key
+		grown    []string           // sorted sets that gained members
+		unranked []string           // ranked sorted sets the commit unranks
 	)
 	for _, key := range p.order {
 		k := p.keys[key]
@@ -1248,6 +1249,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		}
 		metaAt[len(actions)] = key
 		actions = append(actions, p.metaWrite(key, k, changed))
+		if _, ranked := k.raw[attrRanked]; ranked && changed {
+			unranked = append(unranked, key) // metaWrite removes rk
+		}
 		if added {
 			grown = append(grown, key)
 		}
@@ -1287,6 +1291,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	for _, key := range grown {
 		p.c.waiters.notifyAdded(key)
 	}
+	for _, key := range unranked {
+		p.c.setBelief(key, &rankBelief{})
+	}
 	return false, nil
 }
 
@@ -1322,11 +1329,22 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed bool) types.TransactW
 		set += ", #xt = :nxt"
 		values[":nxt"] = str(token())
 	}
+	var removes []string
 	if k.exp != 0 {
 		set += ", #x = :nx"
 		values[":nx"] = num(k.exp)
 	} else {
-		remove = " REMOVE #x"
+		removes = append(removes, "#x")
+	}
+	if _, ranked := k.raw[attrRanked]; ranked {
+		// A transaction does not keep a sorted set's count items (rank.go):
+		// it unranks the key it writes; the next rank read of a big key
+		// builds them again, and until then ranks are counted.
+		removes = append(removes, "#rk")
+		names["#rk"] = attrRanked
+	}
+	if removes != nil {
+		remove = " REMOVE " + strings.Join(removes, ", ")
 	}
 	if !strings.Contains(set+cond, "#xt") {
 		delete(names, "#xt")

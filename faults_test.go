@@ -189,7 +189,14 @@ func TestFaults(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
 			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
+			// Sorted sets with count items (rank.go) from 8 members, ranges
+			// of at most 4: "zpop" is built before the workers start,
+			// "zset" by the workers' ZRANKs.
+			c.ranks.max, c.ranks.min = 4, 8
+			clean.ranks.max, clean.ranks.min = 4, 8
 			violations := faultWorkload(t, c, clean, p)
+			require.Positive(t, checkRankItems(t, clean, p+"zset"), "zset was ranked by the workers' ZRANKs")
+			checkRankItems(t, clean, p+"zpop") // 0 when popped empty
 			t.Logf("injected (%s, 20%% of requests): %s; transactions resent with their token: %d", mode, f.summary(), f.reused.Load())
 			require.Empty(t, violations, "the state differs from the model built from the replies")
 			if mode == dropResponse || mode == appliedThen5 {
@@ -252,6 +259,8 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	_, err = clean.SAdd(ctx, pop, popping...)
 	require.NoError(t, err)
 	_, err = clean.ZAdd(ctx, zpop, zpopping...)
+	require.NoError(t, err)
+	_, _, err = clean.ZRank(ctx, zpop, "q0") // count items, when clean builds them
 	require.NoError(t, err)
 	limiter := c.RateLimiter(MaxRateLimit, time.Hour)
 
@@ -374,6 +383,9 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 					mu.Lock()
 					lastScore[m] = float64(i)
 					mu.Unlock()
+					if _, _, err := c.ZRank(ctx, zset, m); err != nil { // builds count items when c does
+						fail("ZRANK", err)
+					}
 				case 7, 8:
 					m, by := fmt.Sprint("shared", r.IntN(3)), float64(1+r.IntN(5))
 					if _, err := c.ZIncrBy(ctx, zset, by, m); err != nil {

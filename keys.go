@@ -74,6 +74,9 @@ const (
 	attrShards = "sh" // ShardedSet's record: its shard count
 	attrAt     = "at" // rate-limit slot: Unix milliseconds of its last allowance
 	attrClaim  = "cl" // rate-limit slot: a random token of the call that claimed it
+	attrHi     = "hi" // count item (rank.go): upper bound of its range (absent: none)
+	attrCV     = "cv" // count item: version token
+	attrRanked = "rk" // metadata: the key has exact count items (rank.go)
 )
 
 // Namespaces: the first byte of a partition key (an upper-case one for a
@@ -89,6 +92,7 @@ const (
 const (
 	prefixSet  = 's'
 	prefixZSet = 'z'
+	rankPrefix = 0xFF // a sorted set's count item (rank.go): 0xFF + the lower bound of its range
 )
 
 // attributes is the whole schema: every attribute an item of the table
@@ -111,6 +115,9 @@ var attributes = []struct{ name, typ, holds string }{
 	{attrShards, "N", "ShardedSet record: shard count"},
 	{attrAt, "N", "rate-limit slot: time of its last allowance"},
 	{attrClaim, "S", "rate-limit slot: token of its claimer"},
+	{attrHi, "B", "count item: upper bound of its range of index values"},
+	{attrCV, "B", "count item: version token"},
+	{attrRanked, "N", "metadata: the key's count items exist and are exact"},
 }
 
 const (

@@ -659,6 +659,9 @@ func TestOracleRedisBig(t *testing.T) {
 func runDifferential(t *testing.T, seqs, length, first int, big bool) {
 	addr := testenv.RedisAddr(t)
 	c, _, p := newTestClient(t)
+	// Count items (rank.go) from 2 members, ranges of at most 2: ranks,
+	// and every write after them, run on ranked keys of many ranges.
+	c.ranks.max, c.ranks.min = 2, 2
 	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 8})
 	defer rdb.Close()
 	ctx := context.Background()

@@ -5,7 +5,6 @@ package redimo
 import (
 	"context"
 	"iter"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -260,12 +259,14 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 	}
 }
 
-// SRandMember returns a random member of the set at key; ok is false when
-// the set is empty or missing. As Redis's SRANDMEMBER without count.
+// SRandMember returns a random member of the set at key, every member
+// equally likely; ok is false when the set is empty or missing. As Redis's
+// SRANDMEMBER without count.
 //
-// Cost: SRandMemberN's with count 1: one or two Queries of the index
-// reading up to 33 keys (about 1 read unit), and one GetItem of the
-// metadata item in parallel.
+// Cost: SRandMemberN's with count 1: a GetItem of the metadata item, then
+// on average 3 to 6 Queries of the index (in parallel) reading at most 49
+// keys each (1 read unit each); a set of fewer than 49 members is read
+// whole (one Query).
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {
@@ -287,17 +288,22 @@ const MaxRandCount = 1 << 24
 // members; for count < 0, |count| members that may repeat (|count| at most
 // MaxRandCount); for 0, none.
 //
-// Each set member carries a random value in the table's index. redimo reads
-// the |count|+32 members that follow a random point of it (wrapping around)
-// and picks among them uniformly. A set of up to |count|+32 members is read
-// whole, so its picks are exactly uniform; in a bigger set a member's
-// chance depends a little on the random gaps around it (about ±18% with
-// the 32 extra members, where picking the first member after the random
-// point would give one member ten times another's chance).
+// Every member is equally likely (randmember.go): each set member
+// carries a random value in the table's index, cut into buckets of 8 to 16
+// members on average; a trial reads one random bucket and keeps one of its
+// members with probability (members in the bucket)/48, so each member has
+// exactly the same chance, whatever the gaps between the random values. A
+// draw takes 3 to 6 trials on average; the trials of one call run in
+// parallel and read each bucket once. Exactly uniform as long as no bucket
+// holds more than 48 members, which the random values make unlikely (below
+// 10⁻⁶ for a set of 1,000,000 members) and which a trial detects: the call
+// then reads the whole set.
 //
-// Cost: one or two Queries of the index reading min(|count|+32, SCARD)
-// keys (about 1 read unit per 80 members), and in parallel one GetItem of
-// the metadata item (type and expiry); count 0 costs the GetItem only.
+// Cost: a GetItem of the metadata item, then on average 3 to 6 Queries per
+// member drawn, at most 49 keys (1 read unit) each, in parallel rounds of
+// Options.Parallelism, each bucket read once per call; when |count|·48
+// reaches SCARD, one read of the whole set instead (a Query per 1 MB, 1
+// read unit per ~80 members). Count 0 costs the GetItem only.
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]string, error) {
@@ -311,63 +317,12 @@ func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]s
 	if n < 0 {
 		n = -n
 	}
-	window, _, err := c.randomWindow(ctx, key, n)
-	if err != nil || len(window) == 0 {
-		return nil, wrap("SRANDMEMBER", err)
-	}
-	if count > 0 {
-		return window[:min(int64(len(window)), n)], nil
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = window[rand.IntN(len(window))]
-	}
-	return out, nil
-}
-
-// sampleExtra is how many members beyond the count a random pick reads.
-const sampleExtra = 32
-
-// randomWindow reads up to n+sampleExtra members of the set at key that
-// follow a random point of the index, wrapping around at the end, and
-// returns them shuffled; whole reports that they are the whole set. With
-// n == 0 it only checks the type.
-func (c *Client) randomWindow(ctx context.Context, key string, n int64) (window []string, whole bool, err error) {
 	if n == 0 {
 		_, err := c.typedMeta(ctx, key, typeSet)
-		return nil, false, err
+		return nil, wrap("SRANDMEMBER", err)
 	}
-	want := int(min(n, MaxRandCount)) + sampleExtra
-	from := randomIX()
-	m, err := c.withMeta(ctx, key, typeSet, func() (bool, error) {
-		for _, cond := range []string{"#pk = :pk AND #ix >= :r", "#pk = :pk AND #ix < :r"} {
-			in := &dynamodb.QueryInput{
-				IndexName:                 aws.String(c.opts.IndexName),
-				KeyConditionExpression:    aws.String(cond),
-				ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-				ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":r": bin(from)},
-			}
-			for it, err := range c.query(ctx, in, want-len(window)) {
-				if err != nil {
-					return false, err
-				}
-				m, t, _ := memberOf(it)
-				if t != typeSet {
-					return false, ErrWrongType
-				}
-				window = append(window, m)
-			}
-			if len(window) >= want {
-				break
-			}
-		}
-		return len(window) > 0, nil
-	})
-	if err != nil || m.typ == typeNone {
-		return nil, false, err
-	}
-	rand.Shuffle(len(window), func(i, j int) { window[i], window[j] = window[j], window[i] })
-	return window, len(window) < want, nil
+	out, _, err := c.randomMembers(ctx, key, n, count > 0)
+	return out, wrap("SRANDMEMBER", err)
 }
 
 // SPop removes and returns a random member of the set at key; ok is false
@@ -389,9 +344,9 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 // popped concurrently by another client is returned to one of them only:
 // redimo picks again until it has popped count members or the set is empty.
 // Popping the last member deletes the key. The members are picked as by
-// SRandMemberN.
+// SRandMemberN: uniformly.
 //
-// Cost: per round, SRandMemberN(count)'s Queries plus ⌈count/99⌉ TransactWriteItems
+// Cost: per round, SRandMemberN(count)'s reads plus ⌈count/99⌉ TransactWriteItems
 // (2 write units per popped member plus 2).
 //
 // [SPOP]: https://redis.io/docs/latest/commands/spop/
@@ -408,18 +363,17 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		if round > 0 && (want == 0 || round >= c.opts.MaxAttempts) {
 			return popped, nil
 		}
-		window, whole, err := c.randomWindow(ctx, key, want)
-		if err != nil || len(window) == 0 {
+		picks, whole, err := c.randomMembers(ctx, key, want, true)
+		if err != nil || len(picks) == 0 {
 			return popped, wrap("SPOP", err)
 		}
-		picks := window[:min(int64(len(window)), want)]
 		writes := make([]*write, len(picks))
 		for i, m := range picks {
 			writes[i] = c.deleteMember(key, typeSet, m)
 		}
-		// When the window is the whole set and no bigger than wanted, this
-		// round empties the set: its count is known.
-		exhausted := whole && len(picks) == len(window)
+		// When the picks are the whole set, this round empties the set:
+		// its count is known.
+		exhausted := whole
 		now := meta{typ: typeNone}
 		if exhausted {
 			now = meta{typ: typeSet, card: int64(len(picks))}

@@ -48,6 +48,15 @@ type write struct {
 	// (nil when absent). It returns the write to try instead, or nil to drop
 	// this one. A nil retry drops it.
 	retry func(now item) (*write, error)
+
+	// For the count items of ranked sorted sets (rank.go): ix is the index
+	// value the write stores (nil when it removes the member or only
+	// checks it), prev the one it replaces (nil: none), known whether prev
+	// is certain (the write's condition pins it). rankItem marks the
+	// action on a count item itself.
+	ix, prev []byte
+	known    bool
+	rankItem bool
 }
 
 // group is the writes of one command on one key.
@@ -60,6 +69,9 @@ type group struct {
 	known  bool
 	now    meta
 	typeOK bool // the metadata condition held in a cancelled, conflict-free attempt
+	// rank is what this try believes of the key's count items (rank.go):
+	// its count-item actions and its metadata condition both follow it.
+	rank *rankBelief
 }
 
 // txResult is what transact did.
@@ -80,16 +92,21 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				return txResult{}, err
 			}
 		}
+		if err := c.rankPrepare(ctx, groups); err != nil {
+			return txResult{}, err
+		}
 		var (
 			actions []types.TransactWriteItem
 			owners  []*group // owners[i] is the group of actions[i]
 			writes  []*write // writes[i] is actions[i]'s write, nil for a metadata action
+			counts  = map[*group][]*write{}
 		)
 		for _, g := range groups {
 			if len(g.writes) == 0 && g.typeOK {
 				continue
 			}
-			for _, w := range g.writes {
+			counts[g] = c.rankWrites(g)
+			for _, w := range append(g.writes, counts[g]...) {
 				guardLong(w)
 				actions = append(actions, w.action)
 				owners, writes = append(owners, g), append(writes, w)
@@ -100,6 +117,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 		if len(actions) == 0 {
 			return txResult{}, nil
 		}
+		if len(actions) > maxTxItems {
+			return txResult{}, errRankChunk
+		}
 		out := c.sendAttempt(&attempt{ctx: ctx, actions: actions, owners: owners, writes: writes})
 		if out.err == nil {
 			var res txResult
@@ -108,6 +128,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				if g.typ == typeZSet && g.adds() {
 					c.waiters.notifyAdded(g.key)
 				}
+				c.rankCommitted(ctx, g, counts[g])
 			}
 			return res, nil
 		}
@@ -131,6 +152,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				continue
 			}
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+				c.rankSeen(g, r.Item)
 				g.known, g.now = true, decodeMeta(r.Item)
 				if g.now.expired(c.nowMs()) {
 					return txResult{}, &expiredKeyError{key: g.key, m: g.now}
@@ -144,6 +166,10 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 		for i, r := range out.reasons {
 			w := writes[i]
 			if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
+				continue
+			}
+			if w.rankItem { // a count item's range changed: read them again
+				c.rankStale(owners[i].key)
 				continue
 			}
 			if collides(w, r.Item) {
@@ -246,7 +272,8 @@ func (g *group) replace(w, next *write) {
 //
 // Every action but the deletion and the check stores a new version token
 // (attrVer), which WATCH compares.
-func (c *Client) metaAction(g *group) types.TransactWriteItem {
+func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
+	defer c.rankCondition(g, &a)
 	var d int64
 	mutates := false // a member is written, not only checked
 	for _, w := range g.writes {
@@ -520,9 +547,10 @@ func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, wr
 // stale now costs one attempt, never correctness: the conditions decide.
 func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
 	var applied []*write
-	for start, end := 0, 0; start < len(writes) || start == 0; start = end {
-		end = chunkEnd(key, writes, start)
-		chunk := writes[start:end]
+	chunks := bySize(key, c.chunksOf(key, typ, writes))
+	for len(chunks) > 0 {
+		chunk := chunks[0]
+		chunks = chunks[1:]
 		first := true
 		res, err := c.transactPurging(ctx, func() []*group {
 			g := &group{key: key, typ: typ, writes: append([]*write(nil), chunk...)}
@@ -532,6 +560,11 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 			first = false
 			return []*group{g}
 		})
+		if errors.Is(err, errRankChunk) && len(chunk) > rankStep {
+			// The key's count items need more room than planned.
+			chunks = append(fixedChunks(chunk, rankStep), chunks...)
+			continue
+		}
 		if err != nil {
 			return applied, err
 		}
@@ -541,6 +574,22 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 		}
 	}
 	return applied, nil
+}
+
+// bySize cuts chunks further where long members would take one past
+// maxTxBytes (chunkEnd).
+func bySize(key string, chunks [][]*write) [][]*write {
+	var out [][]*write
+	for _, ch := range chunks {
+		for start := 0; ; {
+			end := chunkEnd(key, ch, start)
+			out = append(out, ch[start:end])
+			if start = end; start >= len(ch) {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // chunkEnd is where the transaction of writes[start:] ends: after
@@ -576,7 +625,7 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 		it[attrMem] = bin([]byte(member))
 	}
 	return &write{
-		member: member, delta: 1, count: 1,
+		member: member, delta: 1, count: 1, ix: ix, known: true,
 		action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
 			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
@@ -605,7 +654,7 @@ func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 // holds now; if it is gone, it adds it again.
 func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte) *write {
 	w := &write{
-		member: member, count: 1, score: scoreOfIX(want),
+		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true,
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),

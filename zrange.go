@@ -211,6 +211,9 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev}
 	if start >= 0 && stop == -1 { // to the end: no cardinality needed
 		r.offset, r.count = start, -1
+		if start >= c.rankMax() {
+			return r, c.rankSeek(ctx, key, &r)
+		}
 		return r, nil
 	}
 	if (start < 0) != (stop < 0) {
@@ -241,6 +244,9 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 		return r, nil
 	}
 	r.offset, r.count = start, stop-start+1
+	if r.offset >= c.rankMax() {
+		return r, c.rankSeek(ctx, key, &r) // deep: start from the count items
+	}
 	return r, nil
 }
 
@@ -510,10 +516,19 @@ func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (int64, er
 // ZRank returns member's rank (0 for the lowest score); ok is false when
 // member or key is missing. As Redis's ZRANK.
 //
-// Cost: O(rank) — DynamoDB has no rank index: one BatchGetItem (member and
-// metadata), then a Query with Select COUNT over the members below it, 1
-// read unit per ~80 of them. ZRank of the 5,000th member reads 5,000 index
-// entries; prefer score ranges where you can.
+// A sorted set of at least 2,000 members gets count items (rank.go) at
+// its first rank read: counts of members per range of at most 1,000
+// members, kept exact in the same transactions as the members. Then a
+// rank costs the same at any rank.
+//
+// Cost, with count items: a BatchGetItem (member and metadata) and a
+// Query of the count items in parallel, then a Query COUNT within one
+// range: 3 requests, 2 round trips; 16 read units at 100,000 members
+// (BENCHMARKS.md), growing with the number of ranges (~SCARD/500). The
+// first rank read of a bigger set builds them (reads every index entry
+// once, 1 read unit per ~80, and writes the count items). Without
+// (smaller sets): a Query COUNT over the members below it, 1 read unit
+// per ~80.
 //
 // [ZRANK]: https://redis.io/docs/latest/commands/zrank/
 func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
@@ -522,7 +537,7 @@ func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, er
 }
 
 // ZRevRank is ZRank counted from the highest score, as Redis's ZREVRANK.
-// Cost: O(rank from the top), as ZRank.
+// Cost: as ZRank.
 //
 // [ZREVRANK]: https://redis.io/docs/latest/commands/zrevrank/
 func (c *Client) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
@@ -544,22 +559,12 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 	if err := c.checkWrite(cmd, key, []string{member}); err != nil {
 		return RankScore{}, false, err
 	}
-	found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
-	it, ok := found[member]
-	if err != nil || !ok {
+	it, mt, ranges, err := c.rankProbe(ctx, key, member)
+	if err != nil || it == nil {
 		return RankScore{}, false, wrap(cmd, err)
 	}
 	ix := bytesAttr(it, attrIX)
-	cond := "#pk = :pk AND #ix < :ix"
-	if rev {
-		cond = "#pk = :pk AND #ix > :ix"
-	}
-	n, err := c.queryCount(ctx, &dynamodb.QueryInput{
-		IndexName:                 aws.String(c.opts.IndexName),
-		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
-	})
+	n, err := c.rankFrom(ctx, key, mt, ranges, ix, rev)
 	if err == nil && len(ix) == 9+inlineMemberLen {
 		var before int64
 		before, err = c.runBefore(ctx, key, ix, member, rev)

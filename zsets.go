@@ -190,7 +190,7 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 		count = 1
 	}
 	return &write{
-		member: z.Member, count: count, score: z.Score,
+		member: z.Member, count: count, score: z.Score, ix: zsetIX(z.Score, z.Member),
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),

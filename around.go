@@ -1,0 +1,117 @@
+package redimo
+
+// A leaderboard's "you and your neighbours": a member's rank and the
+// members ranked just above and below it.
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// MaxAround is the most neighbours on each side ZRankAround and
+// ZRevRankAround return.
+const MaxAround = 1000
+
+// Around is a member's place in a sorted set: its rank and its neighbours.
+// Members holds ranks First to First+len(Members)-1 in the order of the
+// ranks (lowest score first for ZRankAround, highest first for
+// ZRevRankAround); Members[Rank-First] is the member itself. Near either
+// end of the set there are fewer neighbours on that side.
+type Around struct {
+	Rank    int64
+	First   int64
+	Members []Z
+}
+
+// ZRankAround returns member's rank (0 for the lowest score, as ZRANK)
+// and the n members ranked just below and just above it, in rank order;
+// ok is false when member or key is missing. n must be in 0..MaxAround.
+// Redis has no such command: it is ZRANK then ZRANGE key rank-n rank+n,
+// but as one read of the member's neighbours in the index, which does not
+// depend on the rank.
+//
+// Cost: ZRank's (a BatchGetItem and a Query of the count items, then the
+// rank's count), with two Queries of the index reading n entries each (1
+// read unit per ~80) in parallel with the count.
+func (c *Client) ZRankAround(ctx context.Context, key, member string, n int64) (Around, bool, error) {
+	return c.around(ctx, "ZRANKAROUND", key, member, n, false)
+}
+
+// ZRevRankAround is ZRankAround counted from the highest score (as
+// ZREVRANK): a leaderboard's "you are #412, and here are #410 to #414" with
+// n = 2, highest first. Cost: as ZRankAround, with ZRevRank's count.
+func (c *Client) ZRevRankAround(ctx context.Context, key, member string, n int64) (Around, bool, error) {
+	return c.around(ctx, "ZREVRANKAROUND", key, member, n, true)
+}
+
+func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, rev bool) (Around, bool, error) {
+	if err := c.checkWrite(cmd, key, []string{member}); err != nil {
+		return Around{}, false, err
+	}
+	if n < 0 || n > MaxAround {
+		return Around{}, false, argError(cmd, "n", strconv.FormatInt(n, 10), ErrOutOfRange)
+	}
+	it, mt, ranges, err := c.rankProbe(ctx, key, member)
+	if err != nil || it == nil {
+		return Around{}, false, wrap(cmd, err)
+	}
+	ix := bytesAttr(it, attrIX)
+	query := func(cond string, forward bool) *dynamodb.QueryInput {
+		return &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND #ix " + cond + " :ix"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+			ScanIndexForward:          aws.Bool(forward),
+		}
+	}
+	var (
+		rank         int64
+		below, above []Z // nearest first
+	)
+	neighbours := func(in *dynamodb.QueryInput, out *[]Z) error {
+		if n == 0 {
+			return nil
+		}
+		for it, err := range c.query(ctx, in, int(n)) {
+			if err != nil {
+				return err
+			}
+			m, t, _ := memberOf(it)
+			if t != typeZSet {
+				return ErrWrongType
+			}
+			*out = append(*out, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m})
+		}
+		return nil
+	}
+	ctx = c.labelled(ctx)
+	err = c.parallel(3, func(i int) error {
+		switch i {
+		case 0:
+			var err error
+			rank, err = c.rankFrom(ctx, key, mt, ranges, ix, rev)
+			return err
+		case 1:
+			return neighbours(query("<", false), &below)
+		default:
+			return neighbours(query(">", true), &above)
+		}
+	})
+	if err != nil {
+		return Around{}, false, wrap(cmd, err)
+	}
+	me := Z{Score: scoreOfIX(ix), Member: member}
+	before, after := below, above // in rank order: before the member, after it
+	if rev {
+		before, after = above, below
+	}
+	slices.Reverse(before)
+	out := Around{Rank: rank, First: rank - int64(len(before))}
+	out.Members = append(append(append(out.Members, before...), me), after...)
+	return out, true, nil
+}

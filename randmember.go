@@ -1,0 +1,186 @@
+package redimo
+
+// Uniform random members of a set (SRANDMEMBER, SPOP).
+//
+// Every set member carries 8 uniformly random bytes in the index (ix,
+// keys.go). The index is cut into B = 2^b equal buckets of ix values, b
+// chosen from the cardinality N so that a bucket holds λ = N/B members on
+// average, 8 ≤ λ < 16. A trial picks a bucket uniformly, reads it (one
+// Query, at most bucketCap+1 entries) and draws u uniformly in
+// [0, bucketCap): when u is less than the m members the bucket holds, the
+// trial returns the u-th of them, otherwise it returns nothing. Every
+// member is returned by a trial with probability exactly 1/(B·bucketCap),
+// whatever the gaps between the random values: the draw is exactly
+// uniform as long as no bucket holds more than bucketCap members. The
+// random values make that overwhelmingly likely (with λ < 16, a bucket
+// exceeds 48 members with probability below 3·10⁻¹¹, so a
+// 1,000,000-member set has such a bucket with probability below 10⁻⁶);
+// and a trial that meets one sees it (the Query returns bucketCap+1
+// entries), and the draw falls back to reading the whole set.
+//
+// A trial succeeds with probability λ/bucketCap (1/6 to 1/3), so a draw
+// takes 3 to 6 trials on average. Trials of one call run in parallel
+// rounds, and a bucket read twice in a call is read once: the picks are
+// independent given the set, so reusing what a bucket held changes
+// nothing. When the trials' expected Queries (|count|·bucketCap/λ, a read
+// unit each) reach the read units of the whole set (about SCARD/80),
+// reading the whole set is cheaper and just as uniform: redimo does that.
+
+import (
+	"context"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+const (
+	// bucketCap is the most members a bucket may hold for the draw to be
+	// exactly uniform (see above); a trial reads at most bucketCap+1.
+	bucketCap = 48
+	// bucketMinMean is the least average occupancy of a bucket: buckets
+	// hold between bucketMinMean and 2·bucketMinMean members on average.
+	bucketMinMean = 8
+	// entriesPerUnit is about how many index entries of a set one read
+	// unit reads (4 KB): it decides when reading the whole set is cheaper.
+	entriesPerUnit = 80
+	// maxRandRounds bounds the rounds of trials of one call before it
+	// reads the whole set instead (reached only with odds far below 10⁻⁹).
+	maxRandRounds = 32
+)
+
+// bucketBits is b, for a set of n members: 2^b buckets of 8 to 16 members
+// on average; 0 for a set of fewer than 16 members (one bucket: the set).
+func bucketBits(n int64) int {
+	if n < 2*bucketMinMean {
+		return 0
+	}
+	return min(bits.Len64(uint64(n/bucketMinMean))-1, 63)
+}
+
+// randomMembers draws n members of the set at key uniformly: distinct ones
+// (min(n, SCARD) of them) when distinct is set, else n independent draws
+// that may repeat. whole reports that the result is the entire set (a
+// distinct draw of at least SCARD members). A missing key gives none.
+func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinct bool) (out []string, whole bool, err error) {
+	m, err := c.typedMeta(ctx, key, typeSet)
+	if err != nil || m.typ == typeNone || n == 0 {
+		return nil, false, err
+	}
+	b := bucketBits(m.card)
+	if b == 0 || expectedTrials(m.card, b, n) >= m.card/entriesPerUnit {
+		return c.randomFromWhole(ctx, key, n, distinct)
+	}
+	out, ok, err := c.randomFromBuckets(ctx, key, m.card, b, n, distinct, map[uint64][]string{})
+	if err != nil || ok {
+		return out, false, err
+	}
+	return c.randomFromWhole(ctx, key, n, distinct)
+}
+
+// expectedTrials is the average number of trials (one Query each) that
+// draw n members from a set of card members in 2^b buckets.
+func expectedTrials(card int64, b int, n int64) int64 {
+	return (n*bucketCap<<b + card - 1) / card
+}
+
+// randomFromWhole reads the whole set and draws from it.
+func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, distinct bool) ([]string, bool, error) {
+	all, err := c.members(ctx, key, typeSet)
+	if err != nil || len(all) == 0 {
+		return nil, false, err
+	}
+	if distinct {
+		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		if n >= int64(len(all)) {
+			return all, true, nil
+		}
+		return all[:n], false, nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = all[rand.IntN(len(all))]
+	}
+	return out, false, nil
+}
+
+// randomFromBuckets runs trials (see the file comment) on the 2^b buckets
+// of key, a set of about card members, until it has n members. ok is false when a bucket holds more than
+// bucketCap members (or after maxRandRounds rounds): the caller reads the
+// whole set instead. read holds the buckets already read (bucket → its
+// members), normally those of this call.
+func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, b int, n int64, distinct bool, read map[uint64][]string) (out []string, ok bool, err error) {
+	var (
+		chosen = map[string]bool{}
+		mu     sync.Mutex
+	)
+	for range maxRandRounds {
+		// As many trials as give the members still needed on average:
+		// often one round, two at most most of the time.
+		need := n - int64(len(out))
+		trials := make([]uint64, min(expectedTrials(card, b, need), 512))
+		var fresh []uint64
+		for i := range trials {
+			trials[i] = rand.Uint64() >> (64 - b)
+			if _, seen := read[trials[i]]; !seen {
+				read[trials[i]] = nil
+				fresh = append(fresh, trials[i])
+			}
+		}
+		err := c.parallel(len(fresh), func(i int) error {
+			ctx := c.labelled(ctx)
+			ms, err := c.readBucket(ctx, key, b, fresh[i])
+			mu.Lock()
+			read[fresh[i]] = ms
+			mu.Unlock()
+			return err
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, j := range trials {
+			ms := read[j]
+			if len(ms) > bucketCap {
+				return nil, false, nil
+			}
+			u := rand.IntN(bucketCap)
+			if u >= len(ms) || (distinct && chosen[ms[u]]) {
+				continue
+			}
+			chosen[ms[u]] = true
+			out = append(out, ms[u])
+			if int64(len(out)) == n {
+				return out, true, nil
+			}
+		}
+	}
+	return nil, false, nil
+}
+
+// readBucket reads the members of bucket j of 2^b (at most bucketCap+1).
+func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([]string, error) {
+	lo := j << (64 - b)
+	hi := lo | (^uint64(0) >> b)
+	in := &dynamodb.QueryInput{
+		IndexName:                aws.String(c.opts.IndexName),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: item{":pk": bin(pkValue(key)),
+			":lo": bin(binary.BigEndian.AppendUint64(nil, lo)), ":hi": bin(binary.BigEndian.AppendUint64(nil, hi))},
+	}
+	var ms []string
+	for it, err := range c.query(ctx, in, bucketCap+1) {
+		if err != nil {
+			return nil, err
+		}
+		m, t, _ := memberOf(it)
+		if t != typeSet {
+			return nil, ErrWrongType
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
+}

@@ -1,0 +1,173 @@
+package redimo
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// chiSquareP is the p-value of Pearson's chi-square test that counts
+// (one per member) come from draws uniform over the members: the
+// Wilson–Hilferty normal approximation, accurate for thousands of degrees
+// of freedom.
+func chiSquareP(counts []int) (chi2 float64, p float64) {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	e := float64(total) / float64(len(counts))
+	for _, n := range counts {
+		d := float64(n) - e
+		chi2 += d * d / e
+	}
+	k := float64(len(counts) - 1)
+	z := (math.Cbrt(chi2/k) - (1 - 2/(9*k))) / math.Sqrt(2/(9*k))
+	return chi2, 0.5 * math.Erfc(z/math.Sqrt2)
+}
+
+// TestSRandMemberUniform draws 100,000 members of a 10,000-member set (10
+// per member on average) and tests the counts with chi-square at p >
+// 0.001, as issue 13 asks: the bucket sampler (randmember.go) passes;
+// the window method it replaced, run on the very same stored index values,
+// fails. A uniform sampler falls under 0.001 once in a thousand runs, so a
+// failing sampler must fail two independent rounds of draws: a uniform one
+// fails both once in a million.
+func TestSRandMemberUniform(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "big"
+	const n, draws = 10_000, 100_000
+	all := benchMembers("m", n)
+	added, err := c.SAdd(ctx, k, all...)
+	require.NoError(t, err)
+	require.EqualValues(t, n, added)
+	index := map[string]int{}
+	for i, m := range all {
+		index[m] = i
+	}
+
+	b := bucketBits(n)
+	require.Equal(t, 10, b, "10,000 members: 1,024 buckets of ~9.8")
+	cache := map[uint64][]string{} // buckets are read once for the whole test
+	newWay := func() []int {
+		counts := make([]int, n)
+		for got := 0; got < draws; {
+			ms, ok, err := c.randomFromBuckets(ctx, k, n, b, 500, false, cache)
+			require.NoError(t, err)
+			require.True(t, ok, "no bucket over %d members", bucketCap)
+			for _, m := range ms {
+				counts[index[m]]++
+			}
+			got += len(ms)
+		}
+		return counts
+	}
+	pass := func(counts func() []int) (float64, float64) {
+		chi2, pv := chiSquareP(counts())
+		if pv > 0.001 {
+			return chi2, pv
+		}
+		return chiSquareP(counts())
+	}
+	chi2, pv := pass(newWay)
+	t.Logf("bucket sampler: chi2 = %.0f on %d degrees of freedom, p = %.3g (%d buckets read)", chi2, n-1, pv, len(cache))
+	require.Greater(t, pv, 0.001, "SRANDMEMBER is uniform")
+
+	// The window method: the 33 members that follow a random point of the
+	// index (wrapping around), one of them picked uniformly.
+	type entry struct {
+		ix     []byte
+		member int
+	}
+	var entries []entry
+	for it, err := range c.memberItems(ctx, k, typeSet, "") {
+		require.NoError(t, err)
+		m, _, _ := memberOf(it)
+		entries = append(entries, entry{bytesAttr(it, attrIX), index[m]})
+	}
+	require.Len(t, entries, n)
+	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].ix, entries[j].ix) < 0 })
+	const window = 1 + 32
+	oldWay := func() []int {
+		counts := make([]int, n)
+		for range draws {
+			from := randomIX()
+			i, _ := slices.BinarySearchFunc(entries, from, func(e entry, ix []byte) int { return bytes.Compare(e.ix, ix) })
+			counts[entries[(i+rand.IntN(window))%n].member]++
+		}
+		return counts
+	}
+	chi2, pv = pass(oldWay)
+	t.Logf("window method: chi2 = %.0f, p = %.3g", chi2, pv)
+	require.Less(t, pv, 0.001, "the window method is not uniform: the test can tell")
+
+	// The public path takes the buckets too: a few Queries, not the set.
+	cnt.reset()
+	m, ok, err := c.SRandMember(ctx, k)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Contains(t, index, m)
+	require.LessOrEqual(t, cnt.reads.Load(), int64(20*(bucketCap+1)), "buckets read, not the set: %v", cnt)
+	t.Logf("SRANDMEMBER of 10,000: %v", cnt)
+	cnt.reset()
+	ms, err := c.SPopN(ctx, k, 10)
+	require.NoError(t, err)
+	require.Len(t, dedupe(ms), 10)
+	t.Logf("SPOP count 10: %v", cnt)
+	require.Less(t, cnt.reads.Load(), int64(n), "buckets, not the set: %v", cnt)
+	card, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, n-10, card)
+	for _, m := range ms {
+		in, err := c.SIsMember(ctx, k, m)
+		require.NoError(t, err)
+		require.False(t, in, "popped %q is gone", m)
+	}
+}
+
+// TestSRandMemberWholeSet: a set too small for buckets to pay, or a count
+// too big for them, is read whole; distinct draws of at least SCARD
+// members are the set.
+func TestSRandMemberWholeSet(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	ctx := context.Background()
+	k := p + "s"
+	all := benchMembers("x", 200)
+	_, err := c.SAdd(ctx, k, all...)
+	require.NoError(t, err)
+	cnt.reset()
+	// 16 buckets of 12.5: a draw takes 3.84 trials (Queries) on average,
+	// more than the 2.5 read units of the whole set.
+	got, err := c.SRandMemberN(ctx, k, 1)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.EqualValues(t, 2, cnt.requests.Load(), "the metadata item, then one Query of the set: %v", cnt)
+	require.EqualValues(t, 201, cnt.reads.Load(), "%v", cnt)
+	got, err = c.SRandMemberN(ctx, k, 1000)
+	require.NoError(t, err)
+	require.Equal(t, all, sorted(got))
+
+	// 10,000 members: a draw takes 4.9 trials, the set 125 read units.
+	big := p + "big"
+	_, err = c.SAdd(ctx, big, benchMembers("y", 10_000)...)
+	require.NoError(t, err)
+	for _, count := range []int64{20, -20} {
+		cnt.reset()
+		got, err = c.SRandMemberN(ctx, big, count)
+		require.NoError(t, err)
+		require.Len(t, got, 20)
+		require.Less(t, cnt.reads.Load(), int64(10_000), "buckets, not the set: %v", cnt)
+		t.Logf("SRANDMEMBER big %d: %v", count, cnt)
+	}
+	cnt.reset()
+	got, err = c.SRandMemberN(ctx, big, 30) // 147 trials ≥ 125 units
+	require.NoError(t, err)
+	require.Len(t, dedupe(got), 30)
+	require.EqualValues(t, 10_001, cnt.reads.Load(), "the whole set: %v", cnt)
+}

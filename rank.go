@@ -1,0 +1,868 @@
+package redimo
+
+// The rank index of a sorted set: count items.
+//
+// A ranked sorted set has, beside its members, count items that cut its
+// index values (ix: score, 0x00, member) into ranges and hold how many
+// members each range has:
+//
+//	count item  'k' + key     0xFF + lo       (no ix: not in the index)
+//	            hi: the range's upper bound (exclusive; absent for the last)
+//	            n:  members with lo <= ix < hi
+//	            cv: a fresh random token per change
+//
+// The first range's lo is empty; each range's hi is the next one's lo, so
+// the ranges cover every index value once. The metadata item carries rk
+// when the key's count items exist and are exact. Ranges are bounded by
+// full index values, not scores, so equal scores split like any others.
+//
+// Writes. Every write transaction of a ranked key (transact) adds, per
+// range its writes touch, an Update of the count item: ADD n (the
+// members it gains minus those it loses, possibly 0) and a new cv, on
+// condition that the range still ends at the hi the writer knows; and the
+// metadata action requires rk to be present (or absent, for a writer that
+// believes the key unranked). A failed condition returns the item, the
+// writer reads the ranges again and retries: so a count item changes in
+// the same transaction as its members, and counts are exact under any
+// concurrency, as the cardinality is. A write whose old index value is not
+// known (ZREM, a ZADD XX) reads it first (one BatchGetItem) and pins it
+// with a condition. Writers keep what they know of a key's ranges in the
+// Client (rankBelief) and only re-read them when a condition fails.
+//
+// Cost of writing: one more item per range touched per transaction (2 WCU
+// each). The metadata item is already in every transaction of the key, so
+// count items add actions, not conflicts: two transactions that would
+// meet on a count item already meet on the metadata item. With write
+// combining, a Client has one transaction per key in flight; attempts
+// carrying count items are not merged with other attempts of their key
+// (see combine.go), so a hot ranked key gets one write per round trip per
+// Client. Chunks of a ranked key are cut in index order to fit their count
+// items (chunksOf).
+//
+// Splits. A range with more than rankMax members is split in two by
+// rankSplit: read the count item (n, cv), read the first n/2+1 index values
+// of the range, and in one transaction shorten the range to the (n/2+1)-th
+// value and create the range that starts there with the rest, on condition
+// that cv did not change (no write touched the range meanwhile). Writers
+// split the ranges they grew past rankMax (by their own count) after their
+// transaction; reads of the ranges split those they see too big. Ranges
+// are not merged (left out: a set that shrinks keeps more, smaller
+// ranges; counts stay exact).
+//
+// Building. Keys start unranked (existing tables' keys too): a rank read
+// of an unranked key of at least rankMin members builds its count items
+// (rankBuild: read the metadata item and every index value, then write
+// ranges of rankMax/2 members in transactions of 99 count items, each on
+// condition that the metadata item's version token and count did not
+// change, the last one setting rk). A key with an expiry is not built.
+// Until built, ranks are counted as before (O(rank)): never a wrong
+// answer.
+//
+// Count items of a key that is deleted stay behind, ignored (the new
+// metadata item has no rk) until the key is built again, which deletes
+// them.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const (
+	// rankPrefix (keys.go) starts a count item's sort key: after every
+	// member's ('s', 'z'), so reads of a key's members (and of its
+	// metadata item, 0x00, with them) never meet count items.
+	// rankMax is the most members a range holds once split.
+	rankMax = 1000
+	// rankMin is the least members for which a rank read builds the count
+	// items of a key.
+	rankMin = 2000
+	// rankStep is the most writes in one transaction of a ranked key.
+	rankStep = (maxTxItems - 1) / 3
+	// rankedMark, after a key, is no member's entry in combine.go's
+	// batches: it marks a key whose attempt carries count items.
+	rankedMark = "\x00\x02ranked"
+)
+
+// errRankChunk is transact's answer to a chunk of writes too big for the
+// count items of its key: transactChunksFrom makes chunks of rankStep.
+var errRankChunk = errors.New("redimo: chunk too big for a ranked key")
+
+// rankRange is one count item as a reader or writer knows it.
+type rankRange struct {
+	lo, hi []byte // hi nil: the last range
+	n      int64
+	cv     []byte
+}
+
+// rankBelief is what a Client knows of a key's count items.
+type rankBelief struct {
+	ranked bool
+	ranges []rankRange // nil when ranked and not read yet
+}
+
+// rankState is a Client's beliefs (per key) and bounds. The beliefs of
+// unranked keys are not kept: only keys seen ranked take memory.
+type rankState struct {
+	beliefs  sync.Map // key → *rankBelief
+	max, min int      // rankMax and rankMin unless a test sets them
+}
+
+func (c *Client) rankMax() int64 {
+	if c.ranks.max > 0 {
+		return int64(c.ranks.max)
+	}
+	return rankMax
+}
+
+func (c *Client) rankMin() int64 {
+	if c.ranks.min > 0 {
+		return int64(c.ranks.min)
+	}
+	return rankMin
+}
+
+func (c *Client) belief(key string) *rankBelief {
+	if b, ok := c.ranks.beliefs.Load(key); ok {
+		return b.(*rankBelief)
+	}
+	return &rankBelief{}
+}
+
+func (c *Client) setBelief(key string, b *rankBelief) {
+	if !b.ranked {
+		c.ranks.beliefs.Delete(key)
+		return
+	}
+	c.ranks.beliefs.Store(key, b)
+}
+
+// fixedChunks cuts writes into chunks of n (one empty chunk for none: a
+// lone type check).
+func fixedChunks(writes []*write, n int) [][]*write {
+	out := [][]*write{writes[:min(n, len(writes))]}
+	for start := n; start < len(writes); start += n {
+		out = append(out, writes[start:min(start+n, len(writes))])
+	}
+	return out
+}
+
+// chunksOf cuts the writes of one key into transactions. For a ranked key
+// whose ranges are known, the writes go in index order and each chunk
+// takes writes while they, the count items they touch and the metadata
+// item fit in maxTxItems (a write whose old value is unknown counts one
+// count item of its own); so 1,000 new members among R ranges take about
+// (1000 + min(R, 1000))/99 transactions. transactChunksFrom cuts a chunk
+// into chunks of rankStep when the ranges changed meanwhile.
+func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
+	b := c.belief(key)
+	if typ != typeZSet || !b.ranked {
+		return fixedChunks(writes, maxTxItems-1)
+	}
+	if b.ranges == nil || len(writes) == 0 {
+		return fixedChunks(writes, rankStep)
+	}
+	at := func(w *write) []byte {
+		if w.ix != nil {
+			return w.ix
+		}
+		return w.prev
+	}
+	// Index order, or reverse index order when the writes come that way
+	// (ZPOPMAX: its reply is in the order the writes applied).
+	dir := 1
+	if slices.IsSortedFunc(writes, func(x, y *write) int { return bytes.Compare(at(y), at(x)) }) {
+		dir = -1
+	}
+	sorted := slices.Clone(writes)
+	slices.SortStableFunc(sorted, func(x, y *write) int { return dir * bytes.Compare(at(x), at(y)) })
+	var (
+		out     [][]*write
+		chunk   []*write
+		touched = map[int]bool{}
+	)
+	for i, w := range sorted {
+		var rs []int
+		switch {
+		case !w.known:
+			rs = []int{-1 - i}
+		default:
+			if w.prev != nil {
+				rs = append(rs, find(b.ranges, w.prev))
+			}
+			if w.ix != nil {
+				rs = append(rs, find(b.ranges, w.ix))
+			}
+		}
+		fresh := 0
+		for _, r := range rs {
+			if !touched[r] {
+				fresh++
+			}
+		}
+		if len(chunk) > 0 && len(chunk)+1+len(touched)+fresh+1 > maxTxItems {
+			out, chunk, touched = append(out, chunk), nil, map[int]bool{}
+		}
+		chunk = append(chunk, w)
+		for _, r := range rs {
+			touched[r] = true
+		}
+	}
+	return append(out, chunk)
+}
+
+func rankSK(lo []byte) []byte { return append([]byte{rankPrefix}, lo...) }
+
+// maxBound is the longest range bound: a count item's sort key is
+// rankPrefix + lo, within DynamoDB's 1024 bytes. An index value is up to
+// 1024 bytes (score, 0x00, the first 1015 bytes of the member), so a
+// bound taken from one is cut to its first maxBound bytes.
+const maxBound = 1023
+
+// boundAt is the bound that starts a range at ixs[i] (index values in
+// order), or ok false when none can: the cut value must still be above
+// ixs[i-1], so that the members before i are exactly those below it.
+func boundAt(ixs [][]byte, i int) (b []byte, ok bool) {
+	b = ixs[i][:min(len(ixs[i]), maxBound)]
+	return b, i == 0 || bytes.Compare(ixs[i-1], b) < 0
+}
+
+// find is the index of the range holding ix.
+func find(ranges []rankRange, ix []byte) int {
+	return sort.Search(len(ranges), func(i int) bool { return bytes.Compare(ranges[i].lo, ix) > 0 }) - 1
+}
+
+// rankCondition adds to a sorted set's metadata action the condition that
+// the key is ranked as its writer believes.
+func (c *Client) rankCondition(g *group, a *types.TransactWriteItem) {
+	if g.typ != typeZSet {
+		return
+	}
+	cond := " AND attribute_not_exists(#rk)"
+	if g.rank != nil && g.rank.ranked {
+		cond = " AND attribute_exists(#rk)"
+	}
+	var expr **string
+	var names map[string]string
+	switch {
+	case a.Update != nil:
+		expr, names = &a.Update.ConditionExpression, a.Update.ExpressionAttributeNames
+	case a.Delete != nil:
+		expr, names = &a.Delete.ConditionExpression, a.Delete.ExpressionAttributeNames
+	case a.ConditionCheck != nil:
+		expr, names = &a.ConditionCheck.ConditionExpression, a.ConditionCheck.ExpressionAttributeNames
+	default:
+		return
+	}
+	*expr = aws.String("(" + aws.ToString(*expr) + ")" + cond)
+	names["#rk"] = attrRanked
+}
+
+// rankSeen learns from a failed metadata condition (it, the item as it
+// is; nil when absent) whether the key is ranked.
+func (c *Client) rankSeen(g *group, it item) {
+	if g.typ != typeZSet {
+		return
+	}
+	_, ranked := it[attrRanked]
+	if ranked != c.belief(g.key).ranked {
+		c.setBelief(g.key, &rankBelief{ranked: ranked})
+	}
+}
+
+// rankStale forgets the ranges of key (a count item's condition failed).
+func (c *Client) rankStale(key string) {
+	if c.belief(key).ranked {
+		c.setBelief(key, &rankBelief{ranked: true})
+	}
+}
+
+// rankPrepare readies groups of ranked keys for rankWrites: reads their
+// ranges when unknown, and pins the old index value of every write that
+// does not know it.
+func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
+	for _, g := range groups {
+		if g.typ != typeZSet {
+			continue
+		}
+		b := c.belief(g.key)
+		g.rank = b
+		if !b.ranked {
+			continue
+		}
+		if b.ranges == nil {
+			ranges, err := c.readRanges(ctx, g.key)
+			if err != nil {
+				return err
+			}
+			if len(ranges) == 0 { // rk without count items cannot be: the metadata condition will tell
+				ranges = []rankRange{{}}
+			}
+			b = &rankBelief{ranked: true, ranges: ranges}
+			c.setBelief(g.key, b)
+			g.rank = b
+		}
+		var keys []item
+		var loose []*write
+		for _, w := range g.writes {
+			if !w.known && w.action.ConditionCheck == nil {
+				keys = append(keys, itemKey(g.key, writeSK(w)))
+				loose = append(loose, w)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		found, err := c.batchGet(ctx, keys, nil, nil)
+		if err != nil {
+			return err
+		}
+		now := map[string]item{}
+		for _, it := range found {
+			now[string(bytesAttr(it, attrSK))] = it
+		}
+		for _, w := range loose {
+			g.replace(w, c.pin(w, now[string(writeSK(w))]))
+		}
+	}
+	return nil
+}
+
+// pin is w on condition that its member's index value is still the one
+// cur (the member's item; nil when absent) holds: its old value known.
+// When that condition is what failed, the pinned write is pinned again to
+// the new value; else w's own retry decides.
+func (c *Client) pin(w *write, cur item) *write {
+	prev := bytesAttr(cur, attrIX)
+	p := *w
+	p.prev, p.known = prev, true
+	names, values, expr, onFail := actionParts(&p.action)
+	if names == nil {
+		return w
+	}
+	nn := map[string]string{}
+	for k, v := range names {
+		nn[k] = v
+	}
+	nv := item{}
+	for k, v := range values {
+		nv[k] = v
+	}
+	pinCond := "attribute_not_exists(#rkpk)"
+	nn["#rkpk"] = attrPK
+	if cur != nil {
+		pinCond = "#rkix = :rkprev"
+		nv[":rkprev"] = bin(prev)
+		delete(nn, "#rkpk")
+		nn["#rkix"] = attrIX
+	}
+	if len(nv) == 0 {
+		nv = nil
+	}
+	*expr = aws.String("(" + aws.ToString(*expr) + ") AND " + pinCond)
+	setParts(&p.action, nn, nv)
+	*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+	orig := w.retry
+	p.retry = func(now item) (*write, error) {
+		if (now == nil) == (cur == nil) && bytes.Equal(bytesAttr(now, attrIX), prev) {
+			if orig == nil {
+				return nil, nil
+			}
+			return orig(now)
+		}
+		return c.pin(w, now), nil
+	}
+	return &p
+}
+
+// actionParts returns pointers into a copy of a member action's fields.
+func actionParts(a *types.TransactWriteItem) (names map[string]string, values item, expr **string, onFail *types.ReturnValuesOnConditionCheckFailure) {
+	switch {
+	case a.Update != nil:
+		u := *a.Update
+		a.Update = &u
+		return u.ExpressionAttributeNames, u.ExpressionAttributeValues, &a.Update.ConditionExpression, &a.Update.ReturnValuesOnConditionCheckFailure
+	case a.Delete != nil:
+		d := *a.Delete
+		a.Delete = &d
+		return d.ExpressionAttributeNames, d.ExpressionAttributeValues, &a.Delete.ConditionExpression, &a.Delete.ReturnValuesOnConditionCheckFailure
+	}
+	return nil, nil, nil, nil
+}
+
+func setParts(a *types.TransactWriteItem, names map[string]string, values item) {
+	switch {
+	case a.Update != nil:
+		a.Update.ExpressionAttributeNames, a.Update.ExpressionAttributeValues = names, values
+	case a.Delete != nil:
+		a.Delete.ExpressionAttributeNames, a.Delete.ExpressionAttributeValues = names, values
+	}
+}
+
+// rankDeltas is what g's writes change in each range of ranges.
+func rankDeltas(g *group, ranges []rankRange) map[int]int64 {
+	d := map[int]int64{}
+	for _, w := range g.writes {
+		if w.action.ConditionCheck != nil {
+			continue
+		}
+		if w.prev != nil {
+			d[find(ranges, w.prev)]--
+		}
+		if w.ix != nil && w.action.Delete == nil {
+			d[find(ranges, w.ix)]++
+		}
+	}
+	return d
+}
+
+// rankWrites are the count-item actions of g's writes (none when its key
+// is not ranked).
+func (c *Client) rankWrites(g *group) []*write {
+	if g.typ != typeZSet {
+		return nil
+	}
+	b := g.rank
+	if b == nil || !b.ranked {
+		return nil
+	}
+	var out []*write
+	for i, d := range rankDeltas(g, b.ranges) {
+		r := b.ranges[i]
+		names := map[string]string{"#n": attrCard, "#cv": attrCV, "#hi": attrHi}
+		values := item{":d": num(d), ":cv": bin(versionToken())}
+		cond := "attribute_exists(#n) AND attribute_not_exists(#hi)"
+		if r.hi != nil {
+			cond = "attribute_exists(#n) AND #hi = :hi"
+			values[":hi"] = bin(r.hi)
+		}
+		out = append(out, &write{rankItem: true, action: types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: itemKey(g.key, rankSK(r.lo)),
+			UpdateExpression:          aws.String("ADD #n :d SET #cv = :cv"),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: values,
+		}}})
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(writeSK(out[i]), writeSK(out[j])) < 0 })
+	return out
+}
+
+// rankCommitted notes what g's committed transaction changed in its
+// ranges (counts) and splits those it grew past the bound. Errors are
+// ignored: a split left undone is done by the next writer or reader.
+func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
+	if len(counts) == 0 {
+		return
+	}
+	b := g.rank
+	if b == nil || !b.ranked {
+		return
+	}
+	ranges := append([]rankRange(nil), b.ranges...)
+	var big []rankRange
+	for i, d := range rankDeltas(g, ranges) {
+		ranges[i].n += d
+		if ranges[i].n > c.rankMax() {
+			big = append(big, ranges[i])
+		}
+	}
+	c.setBelief(g.key, &rankBelief{ranked: true, ranges: ranges})
+	for _, r := range big {
+		_ = c.rankSplit(ctx, g.key, r.lo)
+	}
+}
+
+// readRanges reads key's count items, in order.
+func (c *Client) readRanges(ctx context.Context, key string) ([]rankRange, error) {
+	in := &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":p": bin([]byte{rankPrefix})},
+		ConsistentRead:            aws.Bool(true),
+	}
+	var out []rankRange
+	for it, err := range c.query(ctx, in, 0) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, decodeRange(it))
+	}
+	return out, nil
+}
+
+func decodeRange(it item) rankRange {
+	r := rankRange{lo: bytesAttr(it, attrSK)[1:], hi: bytesAttr(it, attrHi), cv: bytesAttr(it, attrCV)}
+	if r.lo == nil {
+		r.lo = []byte{}
+	}
+	if v, ok := it[attrCard].(*types.AttributeValueMemberN); ok {
+		r.n, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	return r
+}
+
+// rankSplit splits the range of key that starts at lo when it holds more
+// than the bound (see the file comment). It reports nothing when the range
+// changed meanwhile: the next one to see it big splits it.
+func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
+	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: c.table(), Key: itemKey(key, rankSK(lo)), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil || out.Item == nil {
+		return err
+	}
+	r := decodeRange(out.Item)
+	if r.n <= c.rankMax() {
+		return nil
+	}
+	keep := r.n / 2
+	cond, values := "#pk = :pk", item{":pk": bin(pkValue(key))}
+	if len(lo) > 0 {
+		cond += " AND #ix >= :lo"
+		values[":lo"] = bin(lo)
+	}
+	in := &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: values,
+		ConsistentRead:            aws.Bool(true),
+	}
+	if len(lo) == 0 {
+		delete(in.ExpressionAttributeNames, "#ix")
+	}
+	var ixs [][]byte
+	for it, err := range c.query(ctx, in, int(keep)+1) {
+		if err != nil {
+			return err
+		}
+		if int64(len(ixs)) <= keep {
+			ixs = append(ixs, bytesAttr(it, attrIX))
+		}
+	}
+	if int64(len(ixs)) <= keep {
+		return nil // the range changed meanwhile
+	}
+	mid, ok := boundAt(ixs, int(keep))
+	if !ok || (r.hi != nil && bytes.Compare(mid, r.hi) >= 0) {
+		// The range changed meanwhile, or its middle is a run of long
+		// members sharing their first bytes: no bound can fall there.
+		return nil
+	}
+	newItem := itemKey(key, rankSK(mid))
+	newItem[attrCard] = num(r.n - keep)
+	newItem[attrCV] = bin(versionToken())
+	if r.hi != nil {
+		newItem[attrHi] = bin(r.hi)
+	}
+	err = c.sendTx(ctx, []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName: c.table(), Key: itemKey(key, rankSK(lo)),
+			UpdateExpression:         aws.String("SET #hi = :mid, #cv = :ncv, #n = :keep"),
+			ConditionExpression:      aws.String("#cv = :cv AND #n = :n"),
+			ExpressionAttributeNames: map[string]string{"#hi": attrHi, "#cv": attrCV, "#n": attrCard},
+			ExpressionAttributeValues: item{":mid": bin(mid), ":ncv": bin(versionToken()), ":keep": num(keep),
+				":cv": bin(r.cv), ":n": num(r.n)},
+		}},
+		{Put: &types.Put{
+			TableName: c.table(), Item: newItem,
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+		}},
+	})
+	c.rankStale(key)
+	return ignoreCancelled(err)
+}
+
+// rankBuild gives key count items (see the file comment) when it is an
+// unranked sorted set of at least the build minimum, and reports whether
+// it is ranked now.
+func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
+	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return false, err
+	}
+	m := c.liveMeta(out.Item)
+	if _, ok := out.Item[attrRanked]; ok {
+		c.setBelief(key, &rankBelief{ranked: true})
+		return true, nil
+	}
+	if m.typ != typeZSet || m.card < c.rankMin() || m.exp > 0 {
+		return false, nil
+	}
+	ver := bytesAttr(out.Item, attrVer)
+	if ver == nil {
+		return false, nil
+	}
+	var ixs [][]byte
+	in := c.scoreQuery(key, math.Inf(-1), math.Inf(1))
+	in.ConsistentRead = aws.Bool(true)
+	for it, err := range c.query(ctx, in, 0) {
+		if err != nil {
+			return false, err
+		}
+		ixs = append(ixs, bytesAttr(it, attrIX))
+	}
+	if int64(len(ixs)) != m.card {
+		return false, nil
+	}
+	stale, err := c.readRanges(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	per := int(max(c.rankMax()/2, 1))
+	// Ranges start every per members, or just after, where a bound can
+	// start (boundAt: long members sharing their first bytes).
+	starts, bounds := []int{0}, [][]byte{{}}
+	for i := per; i < len(ixs); i++ {
+		if b, ok := boundAt(ixs, i); ok && i-starts[len(starts)-1] >= per {
+			starts, bounds = append(starts, i), append(bounds, b)
+		}
+	}
+	var actions []types.TransactWriteItem
+	made := map[string]bool{}
+	for j, i := range starts {
+		lo, end := bounds[j], len(ixs)
+		it := itemKey(key, rankSK(lo))
+		if j+1 < len(starts) {
+			end = starts[j+1]
+			it[attrHi] = bin(bounds[j+1])
+		}
+		it[attrCard] = num(int64(end - i))
+		it[attrCV] = bin(versionToken())
+		made[string(lo)] = true
+		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: c.table(), Item: it}})
+	}
+	for _, r := range stale {
+		if !made[string(r.lo)] {
+			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: itemKey(key, rankSK(r.lo))}})
+		}
+	}
+	// Transactions of 99 count items, each on condition that the key is
+	// as read (version token, count, no expiry, not ranked); the last one
+	// sets rk. A build cut short leaves count items nobody reads (no rk),
+	// which the next build replaces.
+	names := map[string]string{"#v": attrVer, "#n": attrCard, "#t": attrType, "#x": attrExp, "#rk": attrRanked}
+	values := item{":v": bin(ver), ":n": num(m.card), ":t": str(string(typeZSet))}
+	const as = "#v = :v AND #n = :n AND #t = :t AND attribute_not_exists(#x) AND attribute_not_exists(#rk)"
+	for start := 0; start < len(actions); start += maxTxItems - 1 {
+		chunk := actions[start:min(start+maxTxItems-1, len(actions))]
+		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: c.table(), Key: metaKey(key),
+			ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+		if start+maxTxItems-1 >= len(actions) {
+			withOne := item{":one": num(1)}
+			for k, v := range values {
+				withOne[k] = v
+			}
+			guard = types.TransactWriteItem{Update: &types.Update{
+				TableName: c.table(), Key: metaKey(key),
+				UpdateExpression:    aws.String("SET #rk = :one"),
+				ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: withOne,
+			}}
+		}
+		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard)); err != nil {
+			return false, ignoreCancelled(err)
+		}
+	}
+	c.setBelief(key, &rankBelief{ranked: true})
+	return true, nil
+}
+
+// rankByIndex is the rank of the member whose item is it in key (counted
+// from the lowest score, or from the highest with rev) from the count
+// items, and ok; ok is false when key has none and is too small to build
+// them or could not: the caller counts. m is the key's metadata item and
+// ranges what a Query of its count items gave at the same time.
+//
+// Cost: the count items' Query (done by the caller, in parallel with its
+// BatchGetItem) plus one Query COUNT of at most rankMax entries of one
+// range: 1 read unit per ~80 entries.
+func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges []rankRange, ix []byte, rev bool) (int64, bool, error) {
+	if _, ok := meta[attrRanked]; !ok {
+		if m := c.liveMeta(meta); m.typ != typeZSet || m.card < c.rankMin() {
+			return 0, false, nil
+		}
+		built, err := c.rankBuild(ctx, key)
+		if err != nil || !built {
+			return 0, false, err
+		}
+		if ranges, err = c.readRanges(ctx, key); err != nil {
+			return 0, false, err
+		}
+	}
+	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
+		return 0, false, nil // cannot be while rk is set; count instead
+	}
+	i := find(ranges, ix)
+	r := ranges[i]
+	// below: the members of r under ix. BETWEEN is inclusive: it counts
+	// the member itself.
+	cond, values := "#pk = :pk AND #ix < :ix", item{":pk": bin(pkValue(key)), ":ix": bin(ix)}
+	self := int64(0)
+	if len(r.lo) > 0 {
+		cond, self = "#pk = :pk AND #ix BETWEEN :lo AND :ix", 1
+		values[":lo"] = bin(r.lo)
+	}
+	below, err := c.queryCount(ctx, &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: values,
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	// equal: the members whose index value is ix: the member alone, or a
+	// run of long members (longmember.go; rank adds those of the run
+	// before it).
+	equal := int64(1)
+	if len(ix) == 9+inlineMemberLen {
+		if equal, err = c.queryCount(ctx, &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: item{":pk": values[":pk"], ":ix": values[":ix"]},
+		}); err != nil {
+			return 0, false, err
+		}
+	}
+	below -= self * equal
+	var n int64
+	if rev {
+		for _, o := range ranges[i+1:] {
+			n += o.n
+		}
+		n += r.n - equal - below
+	} else {
+		for _, o := range ranges[:i] {
+			n += o.n
+		}
+		n += below
+	}
+	for _, o := range ranges {
+		if o.n > c.rankMax() {
+			_ = c.rankSplit(ctx, key, o.lo)
+		}
+	}
+	return n, true, nil
+}
+
+// rankProbe reads member's item and key's metadata item (one
+// BatchGetItem) and, in parallel, key's count items. it is nil when the
+// member or the key is missing or expired; a key of another type is
+// ErrWrongType.
+func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item, ranges []rankRange, err error) {
+	ctx = c.labelled(ctx)
+	var items []item
+	err = c.parallel(2, func(i int) error {
+		var err error
+		if i == 0 {
+			items, err = c.batchGet(ctx, []item{metaKey(key), itemKey(key, memberSK(typeZSet, member))}, nil, nil)
+		} else {
+			ranges, err = c.readRanges(ctx, key)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, x := range items {
+		if _, _, ok := memberOf(x); ok {
+			it = x
+		} else {
+			mt = x
+		}
+	}
+	m := c.liveMeta(mt)
+	if m.typ != typeNone && m.typ != typeZSet {
+		return nil, nil, nil, ErrWrongType
+	}
+	if m.typ == typeNone {
+		return nil, nil, nil, nil
+	}
+	return it, mt, ranges, nil
+}
+
+// rankFrom is the rank of the member at ix in key, from the count items
+// when the key has them (or gets them now), else counted (O(rank)).
+func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []rankRange, ix []byte, rev bool) (int64, error) {
+	if n, ok, err := c.rankByIndex(ctx, key, mt, ranges, ix, rev); err != nil || ok {
+		return n, err
+	}
+	cond := "#pk = :pk AND #ix < :ix"
+	if rev {
+		cond = "#pk = :pk AND #ix > :ix"
+	}
+	return c.queryCount(ctx, &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+	})
+}
+
+// rankSeek moves a rank range that starts deep in the set (offset ≥
+// rankMax) to the count range holding its first rank: the Query then
+// starts at that range's bound and skips at most a range's members
+// instead of offset. A key without count items is left as it is.
+//
+// Cost: one GetItem of the metadata item and one Query of the count items,
+// in parallel.
+func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+	)
+	ctx = c.labelled(ctx)
+	err := c.parallel(2, func(i int) error {
+		var err error
+		if i == 0 {
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
+		} else {
+			ranges, err = c.readRanges(ctx, key)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, ok := mt.Item[attrRanked]; !ok || len(ranges) == 0 {
+		return nil
+	}
+	if r.rev {
+		slices.Reverse(ranges)
+	}
+	skipped := int64(0)
+	for _, g := range ranges {
+		if skipped+g.n > r.offset {
+			bound, cond := g.lo, "#pk = :pk AND #ix >= :b"
+			if r.rev {
+				bound, cond = g.hi, "#pk = :pk AND #ix < :b"
+			}
+			if len(bound) == 0 {
+				return nil
+			}
+			in := *r.in
+			in.KeyConditionExpression = aws.String(cond)
+			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
+			r.in, r.offset = &in, r.offset-skipped
+			return nil
+		}
+		skipped += g.n
+	}
+	return nil
+}

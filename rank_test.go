@@ -1,0 +1,393 @@
+package redimo
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// checkRankItems checks the raw table against the count items' invariant:
+// when the metadata item says ranked, the count items partition the index
+// values (the first from the empty value, each ending where the next
+// starts) and each holds exactly the number of members in its range.
+// It returns the number of ranges (0: not ranked).
+func checkRankItems(t *testing.T, c *Client, key string) int {
+	t.Helper()
+	ctx := context.Background()
+	out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: metaKey(key), ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	if _, ok := out.Item[attrRanked]; !ok {
+		return 0
+	}
+	m := decodeMeta(out.Item)
+	ranges, err := c.readRanges(ctx, key)
+	require.NoError(t, err)
+	require.NotEmpty(t, ranges)
+	require.Empty(t, ranges[0].lo, "the first range starts at the empty value")
+	var ixs [][]byte
+	in := c.scoreQuery(key, math.Inf(-1), math.Inf(1))
+	in.ConsistentRead = aws.Bool(true)
+	for it, err := range c.query(ctx, in, 0) {
+		require.NoError(t, err)
+		ixs = append(ixs, bytesAttr(it, attrIX))
+	}
+	require.EqualValues(t, m.card, len(ixs), "metadata count")
+	var sum int64
+	for i, r := range ranges {
+		if i+1 < len(ranges) {
+			require.Equal(t, ranges[i+1].lo, r.hi, "range %d ends where %d starts", i, i+1)
+		} else {
+			require.Nil(t, r.hi, "the last range is open")
+		}
+		var n int64
+		for _, ix := range ixs {
+			if bytes.Compare(ix, r.lo) >= 0 && (r.hi == nil || bytes.Compare(ix, r.hi) < 0) {
+				n++
+			}
+		}
+		require.Equal(t, n, r.n, "range %d [%x, %x) counts its members", i, r.lo, r.hi)
+		sum += r.n
+	}
+	require.Equal(t, m.card, sum)
+	return len(ranges)
+}
+
+// rankedClient is a test client whose ranges split beyond max members and
+// whose rank reads build count items from min members.
+func rankedClient(t *testing.T, max, min int, optFns ...func(*Options)) (*Client, *counter, string) {
+	c, cnt, p := newTestClient(t, optFns...)
+	c.ranks.max, c.ranks.min = max, min
+	return c, cnt, p
+}
+
+// TestRankIndexAgainstRedis builds count items on a 400-member sorted set
+// with many tied scores (ranges of at most 8 members: ~50 of them, split
+// inside runs of equal scores), then runs random writes of every kind on
+// it and on redis-server, checking after each round every member's
+// ZRANK/ZREVRANK (WITHSCORE) and ZRevRankAround against redis and the
+// count items against the raw table.
+func TestRankIndexAgainstRedis(t *testing.T) {
+	rdb := zRedis(t)
+	c, cnt, p := rankedClient(t, 8, 40)
+	ctx := context.Background()
+	k := p + "board"
+	redisDel(t, rdb, k)
+	r := rand.New(rand.NewPCG(13, 13))
+	var zs []Z
+	for i := range 400 {
+		zs = append(zs, Z{Score: float64(i % 5), Member: fmt.Sprintf("m%03d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	for _, z := range zs {
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
+	}
+	require.Zero(t, checkRankItems(t, c, k), "keys start unranked")
+
+	compare := func(round int) {
+		all, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
+		require.NoError(t, err)
+		for i, z := range all {
+			member := z.Member.(string)
+			if i%23 != round%23 && i != 0 && i != len(all)-1 {
+				continue // one member in 23 per round, and both ends
+			}
+			cnt.reset()
+			got, ok, err := c.ZRankWithScore(ctx, k, member)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, RankScore{Rank: int64(i), Score: z.Score}, got, "round %d ZRANK %s", round, member)
+			rev, ok, err := c.ZRevRank(ctx, k, member)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.EqualValues(t, len(all)-1-i, rev, "round %d ZREVRANK %s", round, member)
+		}
+		// ZRANGE/ZREVRANGE by rank deep in the set start from the count
+		// items (offsets past the bound of 8).
+		for _, start := range []int64{0, 9, int64(len(all)) / 2, int64(len(all)) - 5} {
+			for _, rev := range []bool{false, true} {
+				var got []Z
+				var want []redis.Z
+				if rev {
+					got, err = c.ZRevRangeWithScores(ctx, k, start, start+6)
+					want, _ = rdb.ZRevRangeWithScores(ctx, k, start, start+6).Result()
+				} else {
+					got, err = c.ZRangeWithScores(ctx, k, start, start+6)
+					want, _ = rdb.ZRangeWithScores(ctx, k, start, start+6).Result()
+				}
+				require.NoError(t, err)
+				require.Len(t, got, len(want), "round %d start %d rev %v", round, start, rev)
+				for i := range want {
+					require.Equal(t, want[i].Member, got[i].Member, "round %d start %d rev %v", round, start, rev)
+					require.Equal(t, want[i].Score, got[i].Score)
+				}
+			}
+		}
+		tail, err := c.ZRange(ctx, k, int64(len(all))-3, -1)
+		require.NoError(t, err)
+		wantTail, _ := rdb.ZRange(ctx, k, int64(len(all))-3, -1).Result()
+		require.Equal(t, wantTail, tail)
+		n := checkRankItems(t, c, k)
+		require.Positive(t, n, "ranked")
+		t.Logf("round %d: %d members, %d ranges", round, len(all), n)
+	}
+	compare(0)
+	// The ranks above built the count items: ranges of at most 8 members
+	// (built from 400/98 = 5, then split when they grow past 8).
+	ranges, err := c.readRanges(ctx, k)
+	require.NoError(t, err)
+	for _, rg := range ranges {
+		require.LessOrEqual(t, rg.n, int64(8))
+	}
+	require.GreaterOrEqual(t, len(ranges), 50)
+
+	next := 400
+	for round := 1; round <= 6; round++ {
+		for range 30 {
+			member := fmt.Sprintf("m%03d", r.IntN(next+20))
+			switch op := r.IntN(7); op {
+			case 0, 1: // ZADD, new or existing
+				s := float64(r.IntN(6))
+				_, err := c.ZAdd(ctx, k, Z{Score: s, Member: member})
+				require.NoError(t, err)
+				require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: s, Member: member}).Err())
+			case 2: // ZINCRBY
+				_, err := c.ZIncrBy(ctx, k, 1, member)
+				require.NoError(t, err)
+				require.NoError(t, rdb.ZIncrBy(ctx, k, 1, member).Err())
+			case 3: // ZREM of members whose index value the writer does not know
+				other := fmt.Sprintf("m%03d", r.IntN(next+20))
+				got, err := c.ZRem(ctx, k, member, other)
+				require.NoError(t, err)
+				want, err := rdb.ZRem(ctx, k, member, other).Result()
+				require.NoError(t, err)
+				require.Equal(t, want, got)
+			case 4: // ZADD XX: an update of unknown old value
+				s := float64(r.IntN(6))
+				_, err := c.ZAddArgs(ctx, k, ZAddArgs{XX: true, Members: []Z{{Score: s, Member: member}}})
+				require.NoError(t, err)
+				require.NoError(t, rdb.ZAddXX(ctx, k, redis.Z{Score: s, Member: member}).Err())
+			case 5: // ZPOPMIN / ZPOPMAX 3: replies in pop order
+				pop, rpop := c.ZPopMin, rdb.ZPopMin
+				if r.IntN(2) == 0 {
+					pop, rpop = c.ZPopMax, rdb.ZPopMax
+				}
+				got, err := pop(ctx, k, 3)
+				require.NoError(t, err)
+				want, err := rpop(ctx, k, 3).Result()
+				require.NoError(t, err)
+				require.Len(t, got, len(want))
+				for i := range want {
+					require.Equal(t, want[i].Member, got[i].Member)
+				}
+			case 6: // many new members at once: chunks of a ranked key
+				var batch []Z
+				var rbatch []redis.Z
+				for range 50 + r.IntN(60) {
+					z := Z{Score: float64(r.IntN(6)), Member: fmt.Sprintf("m%03d", next)}
+					next++
+					batch, rbatch = append(batch, z), append(rbatch, redis.Z{Score: z.Score, Member: z.Member})
+				}
+				_, err := c.ZAdd(ctx, k, batch...)
+				require.NoError(t, err)
+				require.NoError(t, rdb.ZAdd(ctx, k, rbatch...).Err())
+			}
+		}
+		checkRankItems(t, c, k)
+		compare(round)
+	}
+	// ZREMRANGEBYSCORE of a whole score: a chunk of deletions.
+	got, err := c.ZRemRangeByScore(ctx, k, "2", "2")
+	require.NoError(t, err)
+	want, err := rdb.ZRemRangeByScore(ctx, k, "2", "2").Result()
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	compare(7)
+	got, err = c.ZRemRangeByRank(ctx, k, 100, 140)
+	require.NoError(t, err)
+	want, err = rdb.ZRemRangeByRank(ctx, k, 100, 140).Result()
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	compare(8)
+}
+
+// TestRankIndexConcurrent: writers on two Clients (one combining, one
+// not) change a ranked key at once; the count items stay exact.
+func TestRankIndexConcurrent(t *testing.T) {
+	a, _, p := rankedClient(t, 10, 40)
+	b, _, _ := rankedClient(t, 10, 40, func(o *Options) { o.DisableWriteCombining = true })
+	ctx := context.Background()
+	k := p + "hot"
+	var zs []Z
+	for i := range 200 {
+		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
+	}
+	_, err := a.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = a.ZRank(ctx, k, "m000") // builds
+	require.NoError(t, err)
+	require.Positive(t, checkRankItems(t, a, k))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		c := a
+		if g%2 == 1 {
+			c = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 7))
+			for range 25 {
+				m := fmt.Sprintf("m%03d", r.IntN(260))
+				var err error
+				switch r.IntN(4) {
+				case 0:
+					_, err = c.ZIncrBy(ctx, k, float64(r.IntN(3)), m)
+				case 1:
+					_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
+				case 2:
+					_, err = c.ZRem(ctx, k, m)
+				case 3:
+					_, _, err = c.ZRank(ctx, k, m)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Positive(t, checkRankItems(t, a, k))
+	checkStoredCounts(t, p)
+}
+
+// TestRankIndexFallback: a key below the build minimum, or one that
+// cannot be built (an expiry), is counted; a key deleted and created again
+// leaves count items behind that its next build replaces.
+func TestRankIndexFallback(t *testing.T) {
+	c, cnt, p := rankedClient(t, 8, 100)
+	ctx := context.Background()
+	small, k := p+"small", p+"k"
+	var zs []Z
+	for i := range 150 {
+		zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("m%03d", i)})
+	}
+	_, err := c.ZAdd(ctx, small, zs[:99]...)
+	require.NoError(t, err)
+	rank, ok, err := c.ZRank(ctx, small, "m050")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 50, rank)
+	require.Zero(t, checkRankItems(t, c, small), "too small: counted, not built")
+
+	_, err = c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	rank, _, err = c.ZRevRank(ctx, k, "m050")
+	require.NoError(t, err)
+	require.EqualValues(t, 99, rank)
+	require.Positive(t, checkRankItems(t, c, k))
+	cnt.reset()
+	rank, _, err = c.ZRevRank(ctx, k, "m020")
+	require.NoError(t, err)
+	require.EqualValues(t, 129, rank)
+	require.LessOrEqual(t, cnt.reads.Load(), int64(60), "count items and one range, not 129 members: %v", cnt)
+
+	// Deleted and created again with other members: the old count items
+	// are ignored, then replaced.
+	_, err = c.Del(ctx, k)
+	require.NoError(t, err)
+	other := make([]Z, 120)
+	for i := range other {
+		other[i] = Z{Score: float64(-i), Member: fmt.Sprintf("o%03d", i)}
+	}
+	fresh, _, _ := rankedClient(t, 8, 100) // knows nothing of k
+	_, err = fresh.ZAdd(ctx, k, other...)
+	require.NoError(t, err)
+	require.Zero(t, checkRankItems(t, c, k))
+	rank, _, err = c.ZRank(ctx, k, "o000")
+	require.NoError(t, err)
+	require.EqualValues(t, 119, rank)
+	require.Positive(t, checkRankItems(t, c, k))
+	_, err = c.ZAdd(ctx, k, Z{Score: 0.5, Member: "new"}) // c believed k unranked after Del
+	require.NoError(t, err)
+	_, err = fresh.ZRem(ctx, k, "o003") // fresh believes it unranked
+	require.NoError(t, err)
+	checkRankItems(t, c, k)
+	rank, _, err = fresh.ZRank(ctx, k, "new")
+	require.NoError(t, err)
+	require.EqualValues(t, 119, rank, "121 members, one removed: the new highest is last")
+}
+
+// A transaction (TxPipelined, EXEC) that writes a ranked key unranks it,
+// since it does not keep count items: ranks stay exact, counted, until a
+// rank read builds them again. And a ranked key of long members sharing
+// their first bytes (no bound can fall inside their run) keeps exact
+// count items.
+func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
+	c, _, p := rankedClient(t, 8, 20)
+	ctx := context.Background()
+	k := p + "z"
+	var zs []Z
+	shared := strings.Repeat("s", inlineMemberLen)
+	for i := range 60 {
+		m := fmt.Sprintf("m%03d", i)
+		if i%3 == 0 { // a run of long members with one score and first 1015 bytes
+			m = shared + m
+		}
+		zs = append(zs, Z{Score: float64(i % 2), Member: m})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	want := func() []string { // ranks as Redis orders: score, then member bytes
+		s := slices.Clone(zs)
+		slices.SortFunc(s, func(a, b Z) int {
+			if a.Score != b.Score {
+				return cmp.Compare(a.Score, b.Score)
+			}
+			return strings.Compare(a.Member, b.Member)
+		})
+		return names(s)
+	}
+	check := func(step string) {
+		t.Helper()
+		order := want()
+		for i, m := range order {
+			r, ok, err := c.ZRank(ctx, k, m)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.EqualValues(t, i, r, "%s: rank of %s", step, shortQ(m))
+		}
+		got, err := c.ZRangeWithScores(ctx, k, 0, -1)
+		require.NoError(t, err)
+		require.Equal(t, order, names(got), step)
+	}
+	check("built")
+	require.Greater(t, checkRankItems(t, c, k), 1, "the key has count items")
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.ZAdd(ctx, k, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"})
+		if err == nil {
+			_, err = tx.ZRem(ctx, k, "m001")
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, 0, checkRankItems(t, c, k), "the transaction unranked the key")
+	zs = append(zs, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"})
+	zs = slices.DeleteFunc(zs, func(z Z) bool { return z.Member == "m001" })
+	check("after a transaction")
+	require.Greater(t, checkRankItems(t, c, k), 1, "the rank reads built count items again")
+	checkStoredCounts(t, p)
+}
