@@ -63,7 +63,12 @@ func TestCombiningSharesTransactions(t *testing.T) {
 			checkStoredCounts(t, p)
 			ops := int64(writers * each)
 			t.Logf("%d SADDs on %d keys: %d transactions, %d actions", ops, keys, s.txs.Load(), s.actions.Load())
-			require.Less(t, s.txs.Load(), ops/3, "concurrent writes share transactions")
+			// Alone, each SADD is a transaction (ops of them, or more with
+			// retries). How many share depends on how many writers the
+			// scheduler has waiting at once: 14 (1 key) and 42-45 (8 keys)
+			// on an idle 2-core machine, 59 for 8 keys under a loaded
+			// full test run; fewer than half proves sharing either way.
+			require.Less(t, s.txs.Load(), ops/2, "concurrent writes share transactions")
 		})
 	}
 }

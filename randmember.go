@@ -29,6 +29,7 @@ package redimo
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sync"
@@ -70,6 +71,9 @@ func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinc
 	if err != nil || m.typ == typeNone || n == 0 {
 		return nil, false, err
 	}
+	if distinct {
+		n = min(n, m.card) // a distinct draw of SCARD or more is the whole set
+	}
 	b := bucketBits(m.card)
 	if b == 0 || expectedTrials(m.card, b, n) >= m.card/entriesPerUnit {
 		return c.randomFromWhole(ctx, key, n, distinct)
@@ -83,8 +87,12 @@ func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinc
 
 // expectedTrials is the average number of trials (one Query each) that
 // draw n members from a set of card members in 2^b buckets.
+// It saturates at math.MaxInt64 instead of overflowing.
 func expectedTrials(card int64, b int, n int64) int64 {
-	return (n*bucketCap<<b + card - 1) / card
+	if t := math.Ceil(float64(n) * bucketCap * math.Ldexp(1, b) / float64(card)); t < math.MaxInt64/2 {
+		return int64(t)
+	}
+	return math.MaxInt64
 }
 
 // randomFromWhole reads the whole set and draws from it.

@@ -3,6 +3,7 @@ package redimo
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -170,4 +171,24 @@ func TestSRandMemberWholeSet(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, dedupe(got), 30)
 	require.EqualValues(t, 10_001, cnt.reads.Load(), "the whole set: %v", cnt)
+}
+
+// Counts as large as int64 holds: a distinct draw is the whole set, and
+// nothing overflows (the random differential test found a panic here).
+func TestSRandMemberHugeCount(t *testing.T) {
+	c, _, p := newTestClient(t)
+	ctx := context.Background()
+	var members []string
+	for i := range 300 {
+		members = append(members, fmt.Sprintf("m%03d", i))
+	}
+	_, err := c.SAdd(ctx, p+"s", members...)
+	require.NoError(t, err)
+	got, err := c.SRandMemberN(ctx, p+"s", math.MaxInt64)
+	require.NoError(t, err)
+	require.ElementsMatch(t, members, got)
+	require.Equal(t, int64(math.MaxInt64), expectedTrials(300, 5, math.MaxInt64))
+	popped, err := c.SPopN(ctx, p+"s", math.MaxInt64)
+	require.NoError(t, err)
+	require.ElementsMatch(t, members, popped)
 }
