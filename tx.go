@@ -299,17 +299,20 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	}
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
-	switch {
-	case d > 0:
-		values[":d"] = num(d)
+	update := func(expr, cond string) types.TransactWriteItem {
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #t = :t, #v = :v" + index + " ADD #n :d"),
-			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
+			UpdateExpression:                    aws.String(expr),
+			ConditionExpression:                 aws.String(cond + live),
 			ExpressionAttributeNames:            names,
 			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
+	}
+	switch {
+	case d > 0:
+		values[":d"] = num(d)
+		return update("SET #t = :t, #v = :v"+index+" ADD #n :d", "(attribute_not_exists(#t) OR #t = :t)")
 	case d < 0 && g.known && g.now.card == -d:
 		values[":k"] = num(-d)
 		dropNames(names, values, "v", "ks", "kh", "kk")
@@ -322,27 +325,13 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 		}}
 	case d < 0:
 		values[":d"], values[":k"] = num(d), num(-d)
-		return types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #v = :v" + index + " ADD #n :d"),
-			ConditionExpression:                 aws.String("#t = :t AND #n > :k" + live),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: onFail,
-		}}
+		return update("SET #v = :v"+index+" ADD #n :d", "#t = :t AND #n > :k")
 	case mutates:
 		// Members change, their number does not (a new score, or as many
 		// added as removed): the key exists when this commits, since
 		// those writes' conditions need its members.
 		delete(names, "#n")
-		return types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String("SET #v = :v" + index),
-			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: onFail,
-		}}
+		return update("SET #v = :v"+index, "(attribute_not_exists(#t) OR #t = :t)")
 	default:
 		delete(names, "#n")
 		dropNames(names, values, "v", "ks", "kh", "kk")

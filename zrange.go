@@ -307,25 +307,13 @@ func (c *Client) ZRevRangeWithScores(ctx context.Context, key string, start, sto
 	return c.zRange(ctx, "ZREVRANGE", key, start, stop, true)
 }
 
-func (c *Client) byScore(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]Z, error) {
+// byRange reads a score (resolve = scoreRange) or lex (lexRange) range
+// with LIMIT, with the members' scores.
+func (c *Client) byRange(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool, resolve func(cmd, key, min, max string) (zrange, error)) ([]Z, error) {
 	if err := checkRange(cmd, key, opt); err != nil {
 		return nil, err
 	}
-	r, err := c.scoreRange(cmd, key, opt.Min, opt.Max)
-	if err != nil {
-		return nil, err
-	}
-	r.rev = rev
-	out, err := c.read(ctx, key, r.limit(opt.Offset, opt.Count))
-	return out, wrap(cmd, err)
-}
-
-// byLex reads a lex range, with the members' scores.
-func (c *Client) byLex(ctx context.Context, cmd, key string, opt *ZRangeBy, rev bool) ([]Z, error) {
-	if err := checkRange(cmd, key, opt); err != nil {
-		return nil, err
-	}
-	r, err := c.lexRange(cmd, key, opt.Min, opt.Max)
+	r, err := resolve(cmd, key, opt.Min, opt.Max)
 	if err != nil {
 		return nil, err
 	}
@@ -352,13 +340,13 @@ func checkRange(cmd, key string, opt *ZRangeBy) error {
 //
 // [ZRANGEBYSCORE]: https://redis.io/docs/latest/commands/zrangebyscore/
 func (c *Client) ZRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
-	zs, err := c.byScore(ctx, "ZRANGEBYSCORE", key, opt, false)
+	zs, err := c.byRange(ctx, "ZRANGEBYSCORE", key, opt, false, c.scoreRange)
 	return members(zs), err
 }
 
 // ZRangeByScoreWithScores is ZRangeByScore with scores.
 func (c *Client) ZRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error) {
-	return c.byScore(ctx, "ZRANGEBYSCORE", key, opt, false)
+	return c.byRange(ctx, "ZRANGEBYSCORE", key, opt, false, c.scoreRange)
 }
 
 // ZRevRangeByScore is ZRangeByScore highest first (opt.Max is still the
@@ -366,13 +354,13 @@ func (c *Client) ZRangeByScoreWithScores(ctx context.Context, key string, opt *Z
 //
 // [ZREVRANGEBYSCORE]: https://redis.io/docs/latest/commands/zrevrangebyscore/
 func (c *Client) ZRevRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
-	zs, err := c.byScore(ctx, "ZREVRANGEBYSCORE", key, opt, true)
+	zs, err := c.byRange(ctx, "ZREVRANGEBYSCORE", key, opt, true, c.scoreRange)
 	return members(zs), err
 }
 
 // ZRevRangeByScoreWithScores is ZRevRangeByScore with scores.
 func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error) {
-	return c.byScore(ctx, "ZREVRANGEBYSCORE", key, opt, true)
+	return c.byRange(ctx, "ZREVRANGEBYSCORE", key, opt, true, c.scoreRange)
 }
 
 // ZRangeByLex returns the members between opt.Min and opt.Max in byte order
@@ -384,7 +372,7 @@ func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt
 //
 // [ZRANGEBYLEX]: https://redis.io/docs/latest/commands/zrangebylex/
 func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
-	zs, err := c.byLex(ctx, "ZRANGEBYLEX", key, opt, false)
+	zs, err := c.byRange(ctx, "ZRANGEBYLEX", key, opt, false, c.lexRange)
 	return members(zs), err
 }
 
@@ -393,7 +381,7 @@ func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]
 //
 // [ZREVRANGEBYLEX]: https://redis.io/docs/latest/commands/zrevrangebylex/
 func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
-	zs, err := c.byLex(ctx, "ZREVRANGEBYLEX", key, opt, true)
+	zs, err := c.byRange(ctx, "ZREVRANGEBYLEX", key, opt, true, c.lexRange)
 	return members(zs), err
 }
 
@@ -423,9 +411,9 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs) ([]Z,
 	case z.ByScore && z.ByLex:
 		return nil, argError(cmd, "BYSCORE", "BYLEX", ErrSyntax)
 	case z.ByScore:
-		return c.byScore(ctx, cmd, z.Key, opt, z.Rev)
+		return c.byRange(ctx, cmd, z.Key, opt, z.Rev, c.scoreRange)
 	case z.ByLex:
-		return c.byLex(ctx, cmd, z.Key, opt, z.Rev)
+		return c.byRange(ctx, cmd, z.Key, opt, z.Rev, c.lexRange)
 	case (z.Offset != 0 || z.Count != 0) && z.Count != -1:
 		// Redis refuses a LIMIT by rank unless its count is -1 (then it
 		// ignores the offset too).
