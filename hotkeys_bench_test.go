@@ -334,3 +334,60 @@ func mergeHot(into, r *hotResult) {
 		into.firstErr = r.firstErr
 	}
 }
+
+// BenchmarkHotRankedBoardModel: 64 goroutines ZINCRBY 100 players of a
+// 2,000-member leaderboard under the model of real DynamoDB, the board
+// unranked and then ranked (count items built by a ZRANK: rank.go), write
+// combining on. Ranked attempts carry count items and are not combined
+// with other attempts of their key (combine.go): this measures what that
+// costs a hot leaderboard.
+func BenchmarkHotRankedBoardModel(b *testing.B) {
+	needDB(b)
+	const workers, players = 64, 2000
+	d := hotDuration(b)
+	m := ddbmodel.New(modelConfig(b))
+	c := NewClient(&counter{db: local.Client(testEndpoint, m.Transport(nil))}, func(o *Options) { o.TableName = testTable })
+	ctx := context.Background()
+	p := "HotRanked:" + randomHex(3) + ":"
+	for n := range b.N {
+		for _, ranked := range []bool{false, true} {
+			board := fmt.Sprintf("%s%d-%v", p, n, ranked)
+			var zs []Z
+			for i := range players {
+				zs = append(zs, Z{Score: float64(i % 50), Member: fmt.Sprintf("player%04d", i)})
+			}
+			if _, err := c.ZAdd(ctx, board, zs...); err != nil {
+				b.Fatal(err)
+			}
+			if ranked {
+				if _, _, err := c.ZRank(ctx, board, "player0000"); err != nil {
+					b.Fatal(err)
+				}
+				if !c.belief(board).ranked {
+					b.Fatal("the ZRANK did not build the count items")
+				}
+			}
+			var incrs atomic.Int64
+			var r hotResult
+			r.hammer(workers, d, func(w, i int) (int64, error) {
+				if _, err := c.ZIncrBy(ctx, board, 1, fmt.Sprintf("player%04d", (w*31+i*7)%100)); err != nil {
+					return 0, err
+				}
+				incrs.Add(1)
+				return 1, nil
+			})
+			all, err := c.ZRangeWithScores(ctx, board, 0, -1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var sum float64
+			for _, z := range all {
+				sum += z.Score
+			}
+			if base := float64(players/50) * (49 * 50 / 2); sum-base != float64(incrs.Load()) {
+				b.Errorf("ranked=%v: scores grew by %v, but %d increments succeeded", ranked, sum-base, incrs.Load())
+			}
+			r.report(b, map[bool]string{false: "unranked", true: "ranked"}[ranked])
+		}
+	}
+}
