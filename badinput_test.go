@@ -181,6 +181,9 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"ShardedSet.Add":    func() error { _, err := c.ShardedSet(k, 4).Add(ctx, "a"); return err },
 		"ExpiringSet.Add":   func() error { _, err := c.ExpiringSet(k).Add(ctx, time.Minute, "a"); return err },
 	}
+	for name, f := range memberTTLCases(c, k) {
+		cases[name] = f
+	}
 	requireEveryCommand(t, cases)
 	rejected(t, cnt, p, ErrKeyTooLong, cases)
 }
@@ -422,4 +425,28 @@ func FuzzLexBound(f *testing.F) {
 			require.Equal(t, bound[0] == '(', b.excl)
 		}
 	})
+}
+
+// memberTTLCases calls each member-expiry command on key k.
+func memberTTLCases(c *Client, k string) map[string]func() error {
+	ctx := context.Background()
+	exp := func(f func(context.Context, string, time.Duration, ExpireCondition, ...string) ([]int64, error)) func() error {
+		return func() error { _, err := f(ctx, k, time.Minute, ExpireAlways, "a"); return err }
+	}
+	at := func(f func(context.Context, string, time.Time, ExpireCondition, ...string) ([]int64, error)) func() error {
+		return func() error { _, err := f(ctx, k, time.Now().Add(time.Minute), ExpireNX, "a"); return err }
+	}
+	read := func(f func(context.Context, string, ...string) ([]int64, error)) func() error {
+		return func() error { _, err := f(ctx, k, "a"); return err }
+	}
+	return map[string]func() error{
+		"SExpire": exp(c.SExpire), "SPExpire": exp(c.SPExpire), "ZExpire": exp(c.ZExpire), "ZPExpire": exp(c.ZPExpire),
+		"SExpireAt": at(c.SExpireAt), "SPExpireAt": at(c.SPExpireAt), "ZExpireAt": at(c.ZExpireAt), "ZPExpireAt": at(c.ZPExpireAt),
+		"STTL": read(c.STTL), "SPTTL": read(c.SPTTL), "SExpireTime": read(c.SExpireTime), "SPExpireTime": read(c.SPExpireTime),
+		"ZTTL": read(c.ZTTL), "ZPTTL": read(c.ZPTTL), "ZExpireTime": read(c.ZExpireTime), "ZPExpireTime": read(c.ZPExpireTime),
+		"SPersist": read(c.SPersist), "ZPersist": read(c.ZPersist),
+		"SAddEx":   func() error { _, err := c.SAddEx(ctx, k, time.Minute, false, "a"); return err },
+		"SCollect": func() error { return c.SCollect(ctx, k) },
+		"ZCollect": func() error { return c.ZCollect(ctx, k) },
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,6 +36,9 @@ const (
 	// DefaultKeyIndexName is the global secondary index on (ks, kh) that
 	// lists keys: metadata items only.
 	DefaultKeyIndexName = "by_key"
+	// DefaultExpiryIndexName is the local secondary index on (pk, mx):
+	// the members that have an expiry of their own (memberttl.go).
+	DefaultExpiryIndexName = "by_exp"
 	// DefaultMaxAttempts bounds the attempts of one transaction that keeps
 	// conflicting with concurrent writers or being cancelled by them.
 	DefaultMaxAttempts = 100
@@ -56,6 +60,13 @@ type Options struct {
 	// which SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB read. Default
 	// DefaultKeyIndexName.
 	KeyIndexName string
+	// ExpiryIndexName is the table's local secondary index on (pk, mx),
+	// which member expiry needs (SExpire, ZExpire and their kin). Default
+	// DefaultExpiryIndexName. Local indexes exist only from a table's
+	// creation: a table created before redimo had member expiry lacks it,
+	// and member-expiry commands on it fail with ErrNoMemberExpiry (every
+	// other command works there).
+	ExpiryIndexName string
 	// EventuallyConsistent makes reads eventually consistent: half the read
 	// capacity, but a read may miss a write that just succeeded. Default
 	// false: every read is strongly consistent.
@@ -113,9 +124,11 @@ type Options struct {
 type Client struct {
 	db       DynamoDBAPI
 	opts     Options
-	combiner *combiner // nil when write combining is off
-	waiters  waiters   // blocking pops waiting for members (zpop.go)
-	ranks    rankState // what the Client knows of ranked keys (rank.go)
+	combiner *combiner    // nil when write combining is off
+	waiters  waiters      // blocking pops waiting for members (zpop.go)
+	ranks    rankState    // what the Client knows of ranked keys (rank.go)
+	caps     *tableCaps   // what the table's indexes allow (memberttl.go)
+	seenVers versionCache // versions of keys with member expiries (memberttl.go)
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -134,6 +147,9 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.KeyIndexName == "" {
 		o.KeyIndexName = DefaultKeyIndexName
 	}
+	if o.ExpiryIndexName == "" {
+		o.ExpiryIndexName = DefaultExpiryIndexName
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
@@ -149,7 +165,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o}
+	c := &Client{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o, caps: capsOf(o.TableName)}
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
 	}
@@ -175,16 +191,28 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrIX), AttributeType: b},
 			{AttributeName: aws.String(attrKS), AttributeType: b},
 			{AttributeName: aws.String(attrKH), AttributeType: b},
+			{AttributeName: aws.String(attrMemExp), AttributeType: types.ScalarAttributeTypeN},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
+		// by_ix projects mx, so that range reads skip expired members
+		// without reading the table; only members with an expiry carry it.
+		// by_exp holds those members only (a sparse index), so counting
+		// the expired ones reads nothing else (memberttl.go).
 		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{
 			IndexName: aws.String(c.opts.IndexName),
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrIX), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrMemExp}},
+		}, {
+			IndexName: aws.String(c.opts.ExpiryIndexName),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrMemExp), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 		}},
@@ -239,6 +267,8 @@ func (c *Client) CreateTable(ctx context.Context) error {
 		if !errors.As(err, &inUse) { // a concurrent CreateTable won the race
 			return wrap("CreateTable", err)
 		}
+	} else {
+		c.caps.set(true)
 	}
 	w := dynamodb.NewTableExistsWaiter(c.db, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay = 100 * time.Millisecond
@@ -259,8 +289,11 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 		}
 		for i := range a {
 			name := aws.ToString(a[i].AttributeName)
-			if name != aws.ToString(b[i].AttributeName) || a[i].KeyType != b[i].KeyType ||
-				types_[name] != types.ScalarAttributeTypeB {
+			typ := types.ScalarAttributeTypeB
+			if name == attrMemExp {
+				typ = types.ScalarAttributeTypeN
+			}
+			if name != aws.ToString(b[i].AttributeName) || a[i].KeyType != b[i].KeyType || types_[name] != typ {
 				return false
 			}
 		}
@@ -269,13 +302,20 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 	if !sameKeys(t.KeySchema, want.KeySchema) {
 		return fmt.Errorf("%w: table %s needs key (pk B, sk B)", ErrTableMismatch, c.opts.TableName)
 	}
-	lsi := false
+	lsi, projectsMX, byExp := false, false, false
 	for _, ix := range t.LocalSecondaryIndexes {
-		if aws.ToString(ix.IndexName) == c.opts.IndexName {
+		switch aws.ToString(ix.IndexName) {
+		case c.opts.IndexName:
 			lsi = sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[0].KeySchema)
-			break
+			projectsMX = ix.Projection != nil && (ix.Projection.ProjectionType == types.ProjectionTypeAll ||
+				slices.Contains(ix.Projection.NonKeyAttributes, attrMemExp))
+		case c.opts.ExpiryIndexName:
+			byExp = sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[1].KeySchema)
 		}
 	}
+	// A table made before member expiry (by_ix keys only, no by_exp)
+	// serves every other command.
+	c.caps.set(lsi && projectsMX && byExp)
 	if !lsi {
 		return fmt.Errorf("%w: table %s needs local secondary index %s on (pk B, ix B)",
 			ErrTableMismatch, c.opts.TableName, c.opts.IndexName)

@@ -99,7 +99,8 @@ func TestDeployTemplate(t *testing.T) {
 						IndexName  string `yaml:"IndexName"`
 						KeySchema  []key  `yaml:"KeySchema"`
 						Projection struct {
-							ProjectionType string `yaml:"ProjectionType"`
+							ProjectionType   string   `yaml:"ProjectionType"`
+							NonKeyAttributes []string `yaml:"NonKeyAttributes"`
 						} `yaml:"Projection"`
 					} `yaml:"LocalSecondaryIndexes"`
 					GlobalSecondaryIndexes []struct {
@@ -135,11 +136,14 @@ func TestDeployTemplate(t *testing.T) {
 		}
 	}
 	sameKeys(want.KeySchema, p.KeySchema)
-	require.Len(t, p.LocalSecondaryIndexes, 1)
-	ix, wantIx := p.LocalSecondaryIndexes[0], want.LocalSecondaryIndexes[0]
-	require.Equal(t, aws.ToString(wantIx.IndexName), ix.IndexName)
-	sameKeys(wantIx.KeySchema, ix.KeySchema)
-	require.Equal(t, string(wantIx.Projection.ProjectionType), ix.Projection.ProjectionType)
+	require.Len(t, p.LocalSecondaryIndexes, len(want.LocalSecondaryIndexes))
+	for i, wantIx := range want.LocalSecondaryIndexes {
+		ix := p.LocalSecondaryIndexes[i]
+		require.Equal(t, aws.ToString(wantIx.IndexName), ix.IndexName)
+		sameKeys(wantIx.KeySchema, ix.KeySchema)
+		require.Equal(t, string(wantIx.Projection.ProjectionType), ix.Projection.ProjectionType)
+		require.Equal(t, wantIx.Projection.NonKeyAttributes, ix.Projection.NonKeyAttributes)
+	}
 	require.Len(t, p.GlobalSecondaryIndexes, 1)
 	gsi, wantGSI := p.GlobalSecondaryIndexes[0], want.GlobalSecondaryIndexes[0]
 	require.Equal(t, aws.ToString(wantGSI.IndexName), gsi.IndexName)

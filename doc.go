@@ -52,7 +52,7 @@
 //	sk         B     sort key: 0x00 for the key's metadata item, 's' + member
 //	                 for a set member, 'z' + member for a sorted-set member
 //	ix         B     sort key of the local secondary index "by_ix" on (pk, ix),
-//	                 projection KEYS_ONLY: 8 random bytes for a set member,
+//	                 projecting mx: 8 random bytes for a set member,
 //	                 the order-preserving score encoding + 0x00 + member for
 //	                 a sorted-set member; absent on metadata items
 //	t, n             metadata item: type ("set", "zset") and exact cardinality
@@ -71,6 +71,11 @@
 //	                 range of index values, n its member count): upper
 //	                 bound, version token (rank.go)
 //	rk         N     metadata item: the key's count items exist and are exact
+//	mx         N     a member with an expiry of its own (SEXPIRE, ZEXPIRE,
+//	                 SADDEX): Unix ms; sort key of the local secondary index
+//	                 "by_exp" on (pk, mx), keys only, which holds those members
+//	                 only (memberttl.go)
+//	mn         N     metadata item: how many stored members have mx
 //	sh         N     a ShardedSet's record (pk 'h' + key, sk 0x00): shard count
 //	at, cl     N, S  a RateLimiter slot (pk 'r' + key, sk the 2-byte slot):
 //	                 time of its last allowance, token of its claimer

@@ -317,9 +317,17 @@ func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
 // use records key's metadata item as read. An expired key still stored is
 // purged first (it is missing for Redis) and read again.
 func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
+	swept := false
 	for range p.c.opts.MaxAttempts {
 		m := decodeMeta(raw) // an item left with no members is a missing key
-		if !m.expired(p.c.nowMs()) {
+		if m.ttls > 0 && !swept && !m.expired(p.c.nowMs()) {
+			// Members with an expiry: the expired ones go first, so that
+			// the snapshot's count is the live one (memberttl.go).
+			if err := p.c.sweep(ctx, key, m.typ); err != nil {
+				return err
+			}
+			swept = true
+		} else if !m.expired(p.c.nowMs()) {
 			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
 			if m.typ == typeNone {
 				k.exp, k.full = 0, true
@@ -327,8 +335,7 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 			p.keys[key] = k
 			p.order = append(p.order, key)
 			return nil
-		}
-		if err := p.c.purge(ctx, key, m); err != nil {
+		} else if err := p.c.purge(ctx, key, m); err != nil {
 			return err
 		}
 		out, err := p.c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: p.c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true)})

@@ -29,8 +29,8 @@ import (
 func checkStoredCounts(t testing.TB, prefix string) {
 	t.Helper()
 	type stored struct {
-		meta    *meta
-		members int64
+		meta           *meta
+		members, withX int64 // member items; those with an expiry (mx)
 	}
 	keys := map[string]*stored{}
 	in := &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}
@@ -57,6 +57,9 @@ func checkStoredCounts(t testing.TB, prefix string) {
 				continue
 			}
 			s.members++
+			if memberExp(it) != 0 {
+				s.withX++
+			}
 			ix := bytesAttr(it, attrIX)
 			switch typ {
 			case typeSet:
@@ -83,6 +86,8 @@ func checkStoredCounts(t testing.TB, prefix string) {
 			bad = append(bad, fmt.Sprintf("%q: %d member items, no metadata item", key, s.members))
 		case s.meta != nil && s.meta.card != s.members:
 			bad = append(bad, fmt.Sprintf("%q: stored count %d, %d member items (expiry %d)", key, s.meta.card, s.members, s.meta.exp))
+		case s.meta != nil && s.meta.ttls != s.withX:
+			bad = append(bad, fmt.Sprintf("%q: stored mn %d, %d member items with an expiry", key, s.meta.ttls, s.withX))
 		}
 	}
 	sort.Strings(bad)

@@ -29,6 +29,13 @@ const sweepBatch = 25
 // an exact cardinality; Sweep deletes them all. DynamoDB's TTL attribute is
 // deliberately not used: its deletions bypass the transactions that keep
 // the cardinality exact. The clock is Options.Now.
+//
+// Deprecated: member expiry on a plain set (SAddEx, SExpire and their
+// kin, memberttl.go) does the same on any set or sorted set, which every
+// set command and Redis client then sees. ExpiringSet stays, unchanged,
+// for the data it has stored (a sorted set scored by expiry time, which
+// member expiry does not read as expiries); to move a key, read its
+// members with Members and TTL and write them with SAddEx.
 type ExpiringSet struct {
 	c   *Client
 	key string

@@ -15,7 +15,7 @@ import (
 var metaProjection = struct {
 	expr  *string
 	names map[string]string
-}{aws.String("#pk, #t, #n, #x"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp}}
+}{aws.String("#pk, #t, #n, #x, #mn, #v"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp, "#mn": attrMemTTL, "#v": attrVer}}
 
 // nowMs is the clock (Options.Now) in Unix milliseconds.
 func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
@@ -46,7 +46,10 @@ func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
 func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, error) {
 	m, err := c.getMeta(ctx, key)
 	if err == nil && m.typ != typeNone && m.typ != typ {
-		return meta{}, ErrWrongType
+		// A key whose members have all expired is missing (memberttl.go).
+		if m, err = c.settle(ctx, key, m); err == nil && m.typ != typeNone {
+			return meta{}, ErrWrongType
+		}
 	}
 	return m, err
 }
@@ -235,16 +238,26 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 	if m.expired(c.nowMs()) { // already gone for Redis; reclaim its items
 		return false, c.purge(ctx, key, m)
 	}
-	members, err := c.members(ctx, key, m.typ)
-	if err != nil {
-		return false, err
-	}
-	writes := make([]*write, len(members))
-	for i, member := range members {
-		writes[i] = c.deleteMember(key, m.typ, member)
+	// Every stored member goes, expired ones too (memberttl.go): those
+	// are swept, and the key existed only if a live one was deleted.
+	var writes []*write
+	now := c.nowMs()
+	for it, err := range c.memberItems(withExpired(ctx), key, m.typ, "") {
+		if err != nil {
+			return false, err
+		}
+		member, _, _ := memberOf(it)
+		switch x := memberExp(it); {
+		case x == 0:
+			writes = append(writes, c.deleteMember(key, m.typ, member))
+		case x <= now:
+			writes = append(writes, c.sweepWrite(key, m.typ, bytesAttr(it, attrSK), x))
+		default:
+			writes = append(writes, pinDelete(c.deleteMember(key, m.typ, member), x))
+		}
 	}
 	applied, err := c.transactChunksFrom(ctx, key, m.typ, writes, m)
-	return len(applied) > 0, err
+	return counted(applied) > 0, err
 }
 
 // Exists returns how many of keys exist, counting a key named twice twice,
@@ -266,7 +279,10 @@ func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
 		return 0, wrap("EXISTS", err)
 	}
 	var n int64
-	for _, m := range ms {
+	for i, m := range ms {
+		if m, err = c.settle(ctx, keys[i], m); err != nil { // members all expired: missing
+			return 0, wrap("EXISTS", err)
+		}
 		if m.typ != typeNone {
 			n++
 		}
@@ -285,6 +301,9 @@ func (c *Client) Type(ctx context.Context, key string) (string, error) {
 		return "", err
 	}
 	m, err := c.getMeta(ctx, key)
+	if err == nil {
+		m, err = c.settle(ctx, key, m) // members all expired: missing
+	}
 	if err != nil {
 		return "", wrap("TYPE", err)
 	}

@@ -77,6 +77,8 @@ const (
 	attrHi     = "hi" // count item (rank.go): upper bound of its range (absent: none)
 	attrCV     = "cv" // count item: version token
 	attrRanked = "rk" // metadata: the key has exact count items (rank.go)
+	attrMemExp = "mx" // member: its expiry, Unix milliseconds (absent: none; memberttl.go)
+	attrMemTTL = "mn" // metadata: how many stored members have mx, expired or not (absent: 0)
 )
 
 // Namespaces: the first byte of a partition key (an upper-case one for a
@@ -118,6 +120,8 @@ var attributes = []struct{ name, typ, holds string }{
 	{attrHi, "B", "count item: upper bound of its range of index values"},
 	{attrCV, "B", "count item: version token"},
 	{attrRanked, "N", "metadata: the key's count items exist and are exact"},
+	{attrMemExp, "N", "member: its expiry, Unix ms; sort key of the local secondary index by_exp"},
+	{attrMemTTL, "N", "metadata: number of stored members with an expiry"},
 }
 
 const (
@@ -254,6 +258,11 @@ type meta struct {
 	typ  keyType
 	card int64
 	exp  int64 // expiry in Unix milliseconds; 0: none
+	// ttls is how many of the card stored members have an expiry of
+	// their own (memberttl.go), expired ones included: card counts them
+	// until they are deleted, so reads that count subtract them.
+	ttls int64
+	ver  []byte // the version token (attrVer)
 }
 
 // live is m as seen at now (Unix milliseconds): an expired key is missing.
@@ -282,6 +291,10 @@ func decodeMeta(it item) meta {
 	if v, ok := it[attrExp].(*types.AttributeValueMemberN); ok {
 		m.exp, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
+	if v, ok := it[attrMemTTL].(*types.AttributeValueMemberN); ok {
+		m.ttls, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	m.ver = bytesAttr(it, attrVer)
 	if m.card <= 0 {
 		return meta{typ: typeNone}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 )
 
@@ -136,7 +137,9 @@ func TestCheckTableWithoutKeyIndex(t *testing.T) {
 	name := "redimo_old_" + randomHex(4)
 	in := NewClient(testDB, func(o *Options) { o.TableName = name }).schema()
 	in.GlobalSecondaryIndexes = nil
-	in.AttributeDefinitions = in.AttributeDefinitions[:3]
+	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool {
+		return *d.AttributeName == attrKS || *d.AttributeName == attrKH
+	})
 	_, err := testDB.CreateTable(ctx, in)
 	require.NoError(t, err)
 	c := NewClient(testDB, func(o *Options) { o.TableName = name })

@@ -30,6 +30,10 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 		if page.ConsistentRead == nil { // unless the caller chose
 			page.ConsistentRead = c.consistent()
 		}
+		if err := c.filterExpired(ctx, &page); err != nil {
+			yield(nil, err)
+			return
+		}
 		counting := page.Select == types.SelectCount
 		runs := !counting && (page.IndexName == nil || *page.IndexName == c.opts.IndexName)
 		seen := 0

@@ -68,6 +68,9 @@ func bucketBits(n int64) int {
 // distinct draw of at least SCARD members). A missing key gives none.
 func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinct bool) (out []string, whole bool, err error) {
 	m, err := c.typedMeta(ctx, key, typeSet)
+	if err == nil {
+		m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
+	}
 	if err != nil || m.typ == typeNone || n == 0 {
 		return nil, false, err
 	}

@@ -599,7 +599,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		c.setBelief(key, &rankBelief{ranked: true})
 		return true, nil
 	}
-	if m.typ != typeZSet || m.card < c.rankMin() || m.exp > 0 {
+	if m.typ != typeZSet || m.card < c.rankMin() || m.exp > 0 || m.ttls > 0 {
 		return false, nil
 	}
 	ver := bytesAttr(out.Item, attrVer)

@@ -100,7 +100,12 @@ func (c *Client) copyKey(ctx context.Context, src, dst string, m meta) error {
 			return err
 		}
 		member, _, _ := memberOf(it)
-		writes = append(writes, c.putMember(dst, m.typ, member, bytesAttr(it, attrIX)))
+		w := c.putMember(dst, m.typ, member, bytesAttr(it, attrIX))
+		if x := memberExp(it); x != 0 { // a member's expiry goes with it (memberttl.go)
+			setMemberExp(w.action.Put.Item, x)
+			w.ttl = 1
+		}
+		writes = append(writes, w)
 	}
 	if _, err := c.transactChunks(ctx, dst, m.typ, writes); err != nil {
 		return err

@@ -88,8 +88,8 @@ func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
 	if err := checkKey("SCARD", key); err != nil {
 		return 0, err
 	}
-	m, err := c.typedMeta(ctx, key, typeSet)
-	return m.card, wrap("SCARD", err)
+	n, err := c.liveCount(ctx, key, typeSet)
+	return n, wrap("SCARD", err)
 }
 
 // SIsMember reports whether member is a member of the set at key, as
@@ -149,8 +149,12 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 	}
 	alive := !withMeta || lazy
 	found := make(map[string]item, len(items))
+	now := c.nowMs()
 	for _, it := range items {
 		m, _, ok := memberOf(it)
+		if ok && expiredAt(it, now) {
+			continue // an expired member is a missing one (memberttl.go)
+		}
 		if !ok {
 			mt := c.liveMeta(it)
 			if mt.typ != typeNone && mt.typ != typ {
@@ -474,6 +478,11 @@ func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]met
 		return nil, err
 	}
 	ms, err := c.typedMetas(ctx, keys, typeSet)
+	for i := range ms { // live cards for keys with member expiries
+		if err == nil {
+			ms[i], err = c.exact(ctx, keys[i], ms[i])
+		}
+	}
 	return ms, wrap(cmd, err)
 }
 
@@ -647,6 +656,9 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 			return 0, err
 		}
 		m, err := c.typedMeta(ctx, unique[0], typeSet)
+		if err == nil {
+			m, err = c.exact(ctx, unique[0], m)
+		}
 		return capped(m.card), wrap(cmd, err)
 	}
 	ms, err := c.setMetas(ctx, cmd, keys)
@@ -859,6 +871,7 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 		m = meta{typ: typeNone}
 	}
 	old := map[string][]byte{}
+	oldExp := map[string]int64{} // live members with an expiry (memberttl.go)
 	if m.typ == typ {
 		for it, err := range c.memberItems(ctx, key, typ, "") {
 			if err != nil {
@@ -866,6 +879,9 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 			}
 			member, _, _ := memberOf(it)
 			old[member] = bytesAttr(it, attrIX)
+			if x := memberExp(it); x != 0 {
+				oldExp[member] = x
+			}
 		}
 	}
 	var writes []*write
@@ -877,6 +893,8 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 		switch {
 		case !exists:
 			writes = append(writes, c.putMember(key, typ, member, want))
+		case oldExp[member] != 0: // the new value's members have no expiry
+			writes = append(writes, c.rewriteMember(key, typ, member, prev, want, oldExp[member]))
 		case typ == typeZSet && string(prev) != string(want):
 			writes = append(writes, c.setIX(key, typ, member, prev, want))
 		}

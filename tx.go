@@ -57,6 +57,15 @@ type write struct {
 	ix, prev []byte
 	known    bool
 	rankItem bool
+
+	// Member expiry (memberttl.go): ttl is the change the write makes to
+	// the number of members with an expiry (the metadata item's mn);
+	// swept marks the delete of an expired member, replaces a write that
+	// takes an expired member's place.
+	ttl             int64
+	swept, replaces bool
+	pin             *int64  // a delete's expected expiry (pinDelete); nil: not pinned
+	unpinned        *string // a pinned delete's condition without pin and guard
 }
 
 // group is the writes of one command on one key.
@@ -95,6 +104,11 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 		if err := c.rankPrepare(ctx, groups); err != nil {
 			return txResult{}, err
 		}
+		ttlTable, err := c.memberTTL(ctx)
+		if err != nil {
+			return txResult{}, err
+		}
+		now := c.nowMs()
 		var (
 			actions []types.TransactWriteItem
 			owners  []*group // owners[i] is the group of actions[i]
@@ -108,6 +122,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			counts[g] = c.rankWrites(g)
 			for _, w := range append(g.writes, counts[g]...) {
 				guardLong(w)
+				if ttlTable {
+					guardLive(w, now)
+				}
 				actions = append(actions, w.action)
 				owners, writes = append(owners, g), append(writes, w)
 			}
@@ -129,6 +146,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 					c.waiters.notifyAdded(g.key)
 				}
 				c.rankCommitted(ctx, g, counts[g])
+				if g.typ == typeZSet && g.givesExpiry() {
+					c.setBelief(g.key, &rankBelief{}) // metaAction unranked it
+				}
 			}
 			return res, nil
 		}
@@ -158,6 +178,15 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 					return txResult{}, &expiredKeyError{key: g.key, m: g.now}
 				}
 				if g.now.typ != typeNone && g.now.typ != g.typ {
+					// A key whose members have all expired is missing
+					// (memberttl.go): sweep it, then start again.
+					live, err := c.settle(ctx, g.key, g.now)
+					if err != nil {
+						return txResult{}, err
+					}
+					if live.typ == typeNone {
+						return txResult{}, &expiredKeyError{key: g.key, m: g.now, members: true}
+					}
 					return txResult{}, &wrongTypeError{key: g.key}
 				}
 			}
@@ -172,11 +201,22 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				c.rankStale(owners[i].key)
 				continue
 			}
-			if collides(w, r.Item) {
+			if collides(w, r.Item) && w.action.Delete != nil {
+				r.Item = nil // another long member: this one is absent
+			} else if collides(w, r.Item) {
 				return txResult{}, fmt.Errorf("%w: %.40q... (%d bytes)", ErrMemberCollision, w.member, len(w.member))
 			}
 			var next *write
-			if w.retry != nil {
+			switch {
+			case r.Item != nil && expiredAt(r.Item, now) && !w.swept && !w.replaces:
+				// An expired member is a missing one (memberttl.go).
+				var err error
+				if next, err = c.onExpired(owners[i].key, owners[i].typ, w, r.Item); err != nil {
+					return txResult{}, err
+				}
+			case r.Item != nil && w.action.Delete != nil && !w.swept && (w.pin == nil || *w.pin != memberExp(r.Item)):
+				next = pinDelete(w, memberExp(r.Item)) // it has an expiry, or another one
+			case w.retry != nil:
 				var err error
 				if next, err = w.retry(r.Item); err != nil {
 					return txResult{}, err
@@ -245,6 +285,15 @@ func (g *group) adds() bool {
 	return false
 }
 
+// givesExpiry reports whether g's writes give members an expiry.
+func (g *group) givesExpiry() bool {
+	var dt int64
+	for _, w := range g.writes {
+		dt += w.ttl
+	}
+	return dt > 0
+}
+
 // replace swaps w for next (nil: removes w).
 func (g *group) replace(w, next *write) {
 	for i, x := range g.writes {
@@ -274,10 +323,11 @@ func (g *group) replace(w, next *write) {
 // (attrVer), which WATCH compares.
 func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	defer c.rankCondition(g, &a)
-	var d int64
+	var d, dt int64
 	mutates := false // a member is written, not only checked
 	for _, w := range g.writes {
 		d += w.delta
+		dt += w.ttl
 		mutates = mutates || w.action.ConditionCheck == nil
 	}
 	// Every action also requires the key not to have expired: writes to an
@@ -299,6 +349,17 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	}
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
+	// Members given or rid of an expiry change mn (memberttl.go); a key
+	// with member expiries is not ranked (its ranks are counted).
+	adds := ""
+	if dt != 0 {
+		adds = ", #mn :dt"
+		names["#mn"], values[":dt"] = attrMemTTL, num(dt)
+	}
+	if dt > 0 && g.typ == typeZSet {
+		index += " REMOVE #rk"
+		names["#rk"] = attrRanked
+	}
 	update := func(expr, cond string) types.TransactWriteItem {
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: key,
@@ -312,10 +373,10 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	switch {
 	case d > 0:
 		values[":d"] = num(d)
-		return update("SET #t = :t, #v = :v"+index+" ADD #n :d", "(attribute_not_exists(#t) OR #t = :t)")
+		return update("SET #t = :t, #v = :v"+index+" ADD #n :d"+adds, "(attribute_not_exists(#t) OR #t = :t)")
 	case d < 0 && g.known && g.now.card == -d:
 		values[":k"] = num(-d)
-		dropNames(names, values, "v", "ks", "kh", "kk")
+		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
 		return types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("#t = :t AND #n = :k" + live),
@@ -325,16 +386,19 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 		}}
 	case d < 0:
 		values[":d"], values[":k"] = num(d), num(-d)
-		return update("SET #v = :v"+index+" ADD #n :d", "#t = :t AND #n > :k")
+		return update("SET #v = :v"+index+" ADD #n :d"+adds, "#t = :t AND #n > :k")
 	case mutates:
 		// Members change, their number does not (a new score, or as many
 		// added as removed): the key exists when this commits, since
 		// those writes' conditions need its members.
 		delete(names, "#n")
+		if adds != "" {
+			return update("SET #v = :v"+index+" ADD "+adds[2:], "(attribute_not_exists(#t) OR #t = :t)")
+		}
 		return update("SET #v = :v"+index, "(attribute_not_exists(#t) OR #t = :t)")
 	default:
 		delete(names, "#n")
-		dropNames(names, values, "v", "ks", "kh", "kk")
+		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: key,
 			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
@@ -357,8 +421,9 @@ func dropNames(names map[string]string, values item, ns ...string) {
 // expiredKeyError reports that a transaction met an expired key, which must
 // be purged before the command can go on.
 type expiredKeyError struct {
-	key string
-	m   meta
+	key     string
+	m       meta
+	members bool // not the key but all its members expired: sweep them
 }
 
 func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.key }
@@ -374,7 +439,12 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*group) (tx
 		if !errors.As(err, &expired) {
 			return res, err
 		}
-		if err := c.purge(ctx, expired.key, expired.m); err != nil {
+		if expired.members {
+			err = c.sweep(ctx, expired.key, expired.m.typ)
+		} else {
+			err = c.purge(ctx, expired.key, expired.m)
+		}
+		if err != nil {
 			return txResult{}, err
 		}
 	}
@@ -450,7 +520,7 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 	// fails and the key stays dead until the next purge.
 	list := memberQuery(key, m.typ, "")
 	list.ConsistentRead = aws.Bool(true)
-	for it, err := range c.query(ctx, list, 0) {
+	for it, err := range c.query(withExpired(ctx), list, 0) {
 		if err != nil {
 			return err
 		}
@@ -634,6 +704,7 @@ func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
 			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
 		}},
+		ttl: 0, // set by transact when the item turns out to have an expiry
 	}
 }
 

@@ -218,6 +218,9 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	}
 	if (start < 0) != (stop < 0) {
 		m, err := c.typedMeta(ctx, key, typeZSet)
+		if err == nil {
+			m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
+		}
 		if err != nil {
 			return r, err
 		}

@@ -293,8 +293,8 @@ func (c *Client) ZCard(ctx context.Context, key string) (int64, error) {
 	if err := checkKey("ZCARD", key); err != nil {
 		return 0, err
 	}
-	m, err := c.typedMeta(ctx, key, typeZSet)
-	return m.card, wrap("ZCARD", err)
+	n, err := c.liveCount(ctx, key, typeZSet)
+	return n, wrap("ZCARD", err)
 }
 
 // ZScore returns member's score; ok is false when member or key is missing

@@ -31,7 +31,7 @@ var sections = []struct {
 	{"Sorted sets: a game's leaderboard", "A sorted set gives each member a score and keeps them ordered by score:\nthe top 3 is one query of an index.", leaderboardStory},
 	{"Unique daily visitors on a sharded set", "One logical set spread over 16 keys, for sets too busy for one DynamoDB\npartition. Add reports whether the visitor is new: count each visitor once.", visitorsStory},
 	{"A one-time-password rate limit that holds across app servers", "At most 3 codes per phone number per 2 seconds. The check and the claim\nare one conditional write, so concurrent servers cannot both get the last one.", otpStory},
-	{"Members that expire", "Each member has its own time to live: \"who is online\".", expiringStory},
+	{"Members that expire", "Any member of a set can have its own time to live: \"who is online\".", expiringStory},
 }
 
 // Table is the walk-through's own table, deleted and created afresh on

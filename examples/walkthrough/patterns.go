@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"time"
+
+	"github.com/redimo-go/redimo"
 )
 
 // visitorsStory: counting unique daily visitors on a sharded set (Redis in
@@ -45,17 +47,25 @@ func otpStory(w *walk) {
 	})
 }
 
-// expiringStory: "who is online": members expire one by one.
+// expiringStory: "who is online": members of a plain set expire one by
+// one (Redis 8.12's SEXPIRE family, Dragonfly's SADDEX).
 func expiringStory(w *walk) {
 	ctx := w.ctx
-	online := w.rdb.ExpiringSet("online")
-	w.do("ExpiringSet.Add online ttl=1s alice bob", "", func() (any, error) { return online.Add(ctx, time.Second, "alice", "bob") })
-	w.do("ExpiringSet.Add online ttl=1m carol", "", func() (any, error) { return online.Add(ctx, time.Minute, "carol") })
-	w.do("ExpiringSet.Card online", "", func() (any, error) { return online.Card(ctx) })
+	w.do("SADDEX online 1 alice bob", "each member gets a TTL of 1 s", func() (any, error) {
+		return w.rdb.SAddEx(ctx, "online", time.Second, false, "alice", "bob")
+	})
+	w.do("SADD online carol", "", func() (any, error) { return w.rdb.SAdd(ctx, "online", "carol") })
+	w.do("SEXPIRE online 60 MEMBERS 1 carol", "", func() (any, error) {
+		return w.rdb.SExpire(ctx, "online", time.Minute, redimo.ExpireAlways, "carol")
+	})
+	w.do("SCARD online", "", func() (any, error) { return w.rdb.SCard(ctx, "online") })
 	w.say("1.1 seconds later: alice and bob have expired")
 	w.clock.advance(1100 * time.Millisecond)
-	w.do("ExpiringSet.IsMember online alice", "", func() (any, error) { return online.IsMember(ctx, "alice") })
-	w.do("ExpiringSet.Card online", "expired members are not counted, even before they are deleted", func() (any, error) { return online.Card(ctx) })
-	w.do("ExpiringSet.Add online ttl=1m dave", "every write also deletes expired members", func() (any, error) { return online.Add(ctx, time.Minute, "dave") })
-	w.do("ZCARD online", "the key is a sorted set scored by expiry time", func() (any, error) { return w.rdb.ZCard(ctx, "online") })
+	w.do("SISMEMBER online alice", "", func() (any, error) { return w.rdb.SIsMember(ctx, "online", "alice") })
+	w.do("SCARD online", "expired members are not counted, even before they are deleted", func() (any, error) { return w.rdb.SCard(ctx, "online") })
+	w.do("STTL online MEMBERS 2 carol alice", "", func() (any, error) { return w.rdb.STTL(ctx, "online", "carol", "alice") })
+	w.do("SCOLLECT online", "deletes the expired members now (writes that meet one delete it too)", func() (any, error) {
+		return nil, w.rdb.SCollect(ctx, "online")
+	})
+	w.do("SCARD online", "", func() (any, error) { return w.rdb.SCard(ctx, "online") })
 }

@@ -69,7 +69,7 @@ type call struct {
 // expiry commands, zpop.go the sorted-set queue commands, multi.go
 // MULTI/EXEC, keyspace.go SCAN and kin).
 func families() [][]*Command {
-	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), zpopCommands(), multiCommands(), keyspaceCommands()}
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), memberTTLCommands(), zpopCommands(), multiCommands(), keyspaceCommands()}
 }
 
 // table maps a lower-case command name to its command.
@@ -212,6 +212,8 @@ func (c *call) fail(err error) resp.Value {
 	switch {
 	case errors.Is(err, redimo.ErrWrongType):
 		return resp.Err(msgWrongType)
+	case errors.Is(err, redimo.ErrNoMemberExpiry):
+		return resp.Err("ERR " + err.Error())
 	case errors.Is(err, redimo.ErrNoSuchKey):
 		return resp.Err("ERR no such key")
 	case errors.Is(err, redimo.ErrSameKey):
