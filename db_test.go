@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +16,7 @@ import (
 // on the raw table every item of database n starts its partition key with
 // byte n, and its key index entry has the two-byte shard n, s.
 func TestDBRawItems(t *testing.T) {
-	c0, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c0, p := setup(t)
 	c1, err := c0.WithDB(1)
 	require.NoError(t, err)
 	c15, err := c0.WithDB(15)
@@ -113,8 +111,7 @@ func TestDBRawItems(t *testing.T) {
 // two keys, each listed by its own database's KEYS, and its raw items
 // carry 0x10 | n.
 func TestDBLongKeys(t *testing.T) {
-	c0, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c0, p := setup(t)
 	c3, err := c0.WithDB(3)
 	require.NoError(t, err)
 	long := p + strings.Repeat("L", 3000)

@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -34,8 +33,7 @@ func longTestMembers(r *rand.Rand) []string {
 // pops, random members, algebra.
 func TestLongMembersAgainstRedis(t *testing.T) {
 	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	r := rand.New(rand.NewPCG(7, 7))
 	members := longTestMembers(r)
 	s, z, z2, dst := p+"s", p+"z", p+"z2", p+"dst"
@@ -178,8 +176,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 // staged here by storing a different m under a member's sort key) is
 // refused with ErrMemberCollision and never taken for the other one.
 func TestLongMemberCollision(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	a := strings.Repeat("a", inlineMemberLen) + "first"
 	b := strings.Repeat("a", inlineMemberLen) + "second"
 	for _, typ := range []keyType{typeSet, typeZSet} {

@@ -89,6 +89,28 @@ func newTestClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, 
 	return NewClient(cnt, opts...), cnt, tb.Name() + ":" + randomHex(3) + ":"
 }
 
+// setup is a test's opening: a context, a client on the run's table
+// (newTestClient) and a key prefix unique to the test.
+func setup(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, string) {
+	tb.Helper()
+	c, _, p := newTestClient(tb, optFns...)
+	return context.Background(), c, p
+}
+
+// setupCounted is setup with the client's request counter.
+func setupCounted(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, *counter, string) {
+	tb.Helper()
+	c, cnt, p := newTestClient(tb, optFns...)
+	return context.Background(), c, cnt, p
+}
+
+// setupClocked is setup on a fake clock (newClockedClient).
+func setupClocked(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, string, *fakeClock) {
+	tb.Helper()
+	c, _, p, clock := newClockedClient(tb, optFns...)
+	return context.Background(), c, p, clock
+}
+
 // newClockedClient is newTestClient on a fake clock (Options.Now) that
 // stands still until the test moves it with clock.Add.
 func newClockedClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, string, *fakeClock) {

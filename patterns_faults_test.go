@@ -284,8 +284,7 @@ func TestExpiringSetFaults(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
 	f := newFaultMix(0.2)
 	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	clean, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, clean, p := setup(t, func(o *Options) { o.Now = clock.Now })
 	key := p + "sessions"
 	e, check := faultyC.ExpiringSet(key), clean.ExpiringSet(key)
 	const rounds, calls, shared = 4, 3, 24
@@ -417,8 +416,7 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
 	f := newFaultMix(0.2)
 	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	clean, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, clean, p := setup(t, func(o *Options) { o.Now = clock.Now })
 	key := p + "sessions"
 	e := faultyC.ExpiringSet(key)
 	// Every call moves the clock on by step, so that it runs at the pace

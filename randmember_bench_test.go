@@ -7,7 +7,6 @@ package redimo
 //	make bench BENCHFLAGS='-bench "BenchmarkRandom|BenchmarkRank" -benchtime 3x'
 
 import (
-	"context"
 	"fmt"
 	"testing"
 )
@@ -15,8 +14,7 @@ import (
 // BenchmarkRandomMember: SRANDMEMBER and SPOP on a 10,000-member set,
 // bucket trials against the whole-set read.
 func BenchmarkRandomMember(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setupCounted(b)
 	key := p + "s"
 	if _, err := c.SAdd(ctx, key, benchMembers("member", 10_000)...); err != nil {
 		b.Fatal(err)
@@ -47,8 +45,7 @@ func BenchmarkRandomMember(b *testing.B) {
 func BenchmarkRankBig(b *testing.B) {
 	const n = 100_000
 	for _, scores := range []string{"ties", "equal"} {
-		c, cnt, p := newTestClient(b)
-		ctx := context.Background()
+		ctx, c, cnt, p := setupCounted(b)
 		key := p + "board"
 		cnt.reset()
 		var zs []Z

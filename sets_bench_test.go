@@ -109,8 +109,7 @@ func BenchmarkSAdd1000(b *testing.B) {
 }
 
 func BenchmarkSCard10000(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setupCounted(b)
 	key := p + "big"
 	if _, err := c.SAdd(ctx, key, benchMembers("m", 10000)...); err != nil {
 		b.Fatal(err)
@@ -134,8 +133,7 @@ func BenchmarkSCard10000(b *testing.B) {
 }
 
 func BenchmarkSInter100x10000(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setupCounted(b)
 	big, small := p+"big", p+"small"
 	if _, err := c.SAdd(ctx, big, benchMembers("m", 10000)...); err != nil {
 		b.Fatal(err)
@@ -168,8 +166,7 @@ func BenchmarkSInter100x10000(b *testing.B) {
 }
 
 func BenchmarkSIsMember(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setupCounted(b)
 	key := p + "s"
 	if _, err := c.SAdd(ctx, key, benchMembers("m", 100)...); err != nil {
 		b.Fatal(err)

@@ -131,8 +131,7 @@ func (l *metricsLog) take() []Request {
 // DynamoDB Local reported to the test's own counter.
 func TestMetrics(t *testing.T) {
 	var log metricsLog
-	c, cnt, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
-	ctx := context.Background()
+	ctx, c, cnt, k := setupCounted(t, func(o *Options) { o.Metrics = log.record })
 	for _, tc := range []struct {
 		command string
 		run     func() error
@@ -190,8 +189,7 @@ func TestMetrics(t *testing.T) {
 // of one item for the whole transaction).
 func TestTransactWriteUnits(t *testing.T) {
 	var log metricsLog
-	c, _, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
-	ctx := context.Background()
+	ctx, c, k := setup(t, func(o *Options) { o.Metrics = log.record })
 	members := make([]string, 10)
 	for i := range members {
 		members[i] = fmt.Sprintf("m%d", i)

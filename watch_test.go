@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -13,8 +12,7 @@ import (
 // Client or another; reads and writes that change nothing are not.
 func TestWatchSeesWrites(t *testing.T) {
 	c, _, p := newTestClient(t)
-	other, _, _ := newTestClient(t)
-	ctx := context.Background()
+	ctx, other, _ := setup(t)
 	z, s, none := p+"z", p+"s", p+"none"
 	_, err := c.ZAdd(ctx, z, Z{1, "a"}, Z{2, "b"})
 	require.NoError(t, err)
@@ -56,8 +54,7 @@ func TestWatchSeesWrites(t *testing.T) {
 // changed between the watch and the write, and runs the writes otherwise.
 func TestWatchExec(t *testing.T) {
 	c, _, p := newTestClient(t)
-	other, _, _ := newTestClient(t)
-	ctx := context.Background()
+	ctx, other, _ := setup(t)
 	k := p + "balance"
 	_, err := c.ZAdd(ctx, k, Z{10, "alice"})
 	require.NoError(t, err)

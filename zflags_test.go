@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -79,8 +78,7 @@ func zaddModel(f zaddFlags, cur float64, exists bool, score float64) (after floa
 // TestZRedisZAddFlags). Invalid combinations are ErrSyntax before any
 // request.
 func TestZAddFlagMatrix(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setupCounted(t)
 	k := p + "z"
 	const cur = 10.0
 	states := []struct {
@@ -173,8 +171,7 @@ func TestZAddFlagMatrix(t *testing.T) {
 // GT and LT included: Redis judges the sum before them. NX on an existing
 // member is nil before any sum.
 func TestZAddIncrNaN(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	k := p + "z"
 	_, err := c.ZAdd(ctx, k, Z{Score: math.Inf(1), Member: "a"})
 	require.NoError(t, err)

@@ -94,8 +94,7 @@ func anys(s ...string) []any {
 
 func TestZRedisZAddFlags(t *testing.T) {
 	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	k := p + "z"
 	redisDel(t, rdb, k)
 	const cur = 10.0
@@ -172,8 +171,7 @@ func TestZRedisZAddFlags(t *testing.T) {
 // where Redis rejects them.
 func TestZRedisBounds(t *testing.T) {
 	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	k := p + "z"
 	redisDel(t, rdb, k)
 	members := zs(math.Inf(-1), "ninf", -16, "m16", -0.5, "mhalf", 0, "zero", 0, "zero2", 5e-324, "tiny",
@@ -225,8 +223,7 @@ func TestZRedisBounds(t *testing.T) {
 // and ZRANGESTORE, compared with redis-server.
 func TestZRedisRanges(t *testing.T) {
 	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	k, lex, dst := p+"z", p+"lex", p+"dst"
 	redisDel(t, rdb, k, lex, dst)
 	// Ties at 1 and 3, both infinities.
@@ -348,8 +345,7 @@ func TestZRedisRanges(t *testing.T) {
 // a plain set and a missing key, with every aggregate and several weights.
 func TestZRedisAlgebra(t *testing.T) {
 	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	z1, z2, z3, s, none, dst := p+"z1", p+"z2", p+"z3", p+"s", p+"none", p+"dst"
 	redisDel(t, rdb, z1, z2, z3, s, dst)
 	data := map[string][]Z{
@@ -463,8 +459,7 @@ func TestZRedisAlgebra(t *testing.T) {
 // ZRANDMEMBER's count rules against Redis's: sizes, distinctness, scores.
 func TestZRedisRandMember(t *testing.T) {
 	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, p := setup(t)
 	k := p + "z"
 	redisDel(t, rdb, k)
 	members := zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
