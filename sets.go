@@ -344,7 +344,9 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 // popped concurrently by another client is returned to one of them only:
 // redimo picks again until it has popped count members or the set is empty.
 // Popping the last member deletes the key. The members are picked as by
-// SRandMemberN: uniformly.
+// SRandMemberN: uniformly. After Options.MaxAttempts rounds that lost
+// picks to other clients it returns the members popped so far with
+// ErrContention.
 //
 // Cost: per round, SRandMemberN(count)'s reads plus ⌈count/99⌉ TransactWriteItems
 // (2 write units per popped member plus 2).
@@ -358,14 +360,11 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		return nil, argError("SPOP", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
 	var popped []string
-	for round := 0; ; round++ {
+	err := c.attempts(ctx, false, func() (bool, error) {
 		want := count - int64(len(popped))
-		if round > 0 && (want == 0 || round >= c.opts.MaxAttempts) {
-			return popped, nil
-		}
 		picks, whole, err := c.randomMembers(ctx, key, want, true)
 		if err != nil || len(picks) == 0 {
-			return popped, wrap("SPOP", err)
+			return true, err
 		}
 		writes := make([]*write, len(picks))
 		for i, m := range picks {
@@ -382,10 +381,9 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		for _, w := range applied {
 			popped = append(popped, w.member)
 		}
-		if err != nil || (exhausted && len(applied) == len(picks)) {
-			return popped, wrap("SPOP", err)
-		}
-	}
+		return int64(len(popped)) == count || (exhausted && len(applied) == len(picks)), err
+	})
+	return popped, wrap("SPOP", err)
 }
 
 // SMove moves member from the set at source to the set at destination and
