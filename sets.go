@@ -496,16 +496,9 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 	var found int64
 	batch := make([]string, 0, 100)
 	flush := func() error {
-		cand := batch
-		for _, k := range others {
-			if len(cand) == 0 {
-				break
-			}
-			present, err := c.probe(ctx, k, typeSet, cand, false)
-			if err != nil {
-				return err
-			}
-			cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return !ok })
+		cand, err := c.probeAll(ctx, others, batch, true)
+		if err != nil {
+			return err
 		}
 		for _, m := range cand {
 			if limit > 0 && found >= limit {
@@ -748,16 +741,9 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 	var n int64
 	batch := make([]string, 0, 100)
 	flush := func() error {
-		cand := slices.DeleteFunc(batch, func(m string) bool { return drop[m] })
-		for _, k := range probed {
-			if len(cand) == 0 {
-				break
-			}
-			present, err := c.probe(ctx, k, typeSet, cand, false)
-			if err != nil {
-				return err
-			}
-			cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return ok })
+		cand, err := c.probeAll(ctx, probed, slices.DeleteFunc(batch, func(m string) bool { return drop[m] }), false)
+		if err != nil {
+			return err
 		}
 		n += int64(len(cand))
 		batch = batch[:0]
@@ -897,4 +883,21 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 		out[i] = f(v)
 	}
 	return out
+}
+
+// probeAll keeps the members of cand that every set of keys holds (in
+// true: SINTER) or that none holds (in false: SDIFF), probing the keys one
+// by one while members are left. It reuses cand's array.
+func (c *Client) probeAll(ctx context.Context, keys, cand []string, in bool) ([]string, error) {
+	for _, k := range keys {
+		if len(cand) == 0 {
+			break
+		}
+		present, err := c.probe(ctx, k, typeSet, cand, false)
+		if err != nil {
+			return nil, err
+		}
+		cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return ok != in })
+	}
+	return cand, nil
 }
