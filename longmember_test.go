@@ -32,12 +32,10 @@ func longTestMembers(r *rand.Rand) []string {
 // bounds shorter and longer than a sort key, ranks, scores, removals,
 // pops, random members, algebra.
 func TestLongMembersAgainstRedis(t *testing.T) {
-	rdb := zRedis(t)
-	ctx, c, p := setup(t)
+	ctx, c, rdb, p := setupRedis(t)
 	r := rand.New(rand.NewPCG(7, 7))
 	members := longTestMembers(r)
 	s, z, z2, dst := p+"s", p+"z", p+"z2", p+"dst"
-	redisDel(t, rdb, s, z, z2, dst)
 
 	same := func(what string, got, want any) {
 		t.Helper()
