@@ -51,6 +51,19 @@ type faultMix struct {
 // applied requests, 500s, throttling and transaction conflicts.
 var faultMixModes = []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts}
 
+// clockedFaults opens the fault tests of the patterns that read the clock
+// (Options.Now): a fault mix on a fifth of the requests, a client behind
+// it and a clean one, both on one fake clock, and the test's key prefix.
+func clockedFaults(t *testing.T) (ctx context.Context, f *faultMix, faultyC, clean *Client, p string, clock *fakeClock) {
+	t.Helper()
+	needDB(t)
+	clock = &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	f = newFaultMix(0.2)
+	faultyC = faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
+	ctx, clean, p = setup(t, func(o *Options) { o.Now = clock.Now })
+	return ctx, f, faultyC, clean, p, clock
+}
+
 func newFaultMix(share float64) *faultMix {
 	m := &faultMix{next: http.DefaultTransport, share: share, faults: map[faultMode]*faulty{}}
 	for _, mode := range faultMixModes {
@@ -280,11 +293,7 @@ func TestShardedSetFaults(t *testing.T) {
 //     exactly when its replies say;
 //   - the key's stored count (ZCARD) equals its member items.
 func TestExpiringSetFaults(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx, clean, p := setup(t, func(o *Options) { o.Now = clock.Now })
+	ctx, f, faultyC, clean, p, clock := clockedFaults(t)
 	key := p + "sessions"
 	e, check := faultyC.ExpiringSet(key), clean.ExpiringSet(key)
 	const rounds, calls, shared = 4, 3, 24
@@ -412,11 +421,7 @@ func TestExpiringSetFaults(t *testing.T) {
 // stepped to each stored expiry in turn, shows that member gone and
 // exactly the later ones in Members and Card.
 func TestExpiringSetFaultsMovingClock(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx, clean, p := setup(t, func(o *Options) { o.Now = clock.Now })
+	ctx, f, faultyC, clean, p, clock := clockedFaults(t)
 	key := p + "sessions"
 	e := faultyC.ExpiringSet(key)
 	// Every call moves the clock on by step, so that it runs at the pace
@@ -559,14 +564,10 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 // last 10 s. Every allowance holds exactly one slot, dated this round: a
 // claim whose response was lost is still ours, never a second slot.
 func TestRateLimiterFaults(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, f, faultyC, _, p, clock := clockedFaults(t)
 	const limit, window = 7, 10 * time.Second
 	lim := faultyC.RateLimiter(limit, window)
-	key := t.Name() + ":" + randomHex(3)
+	key := p + "otp"
 	// Each round moves the clock by step, then callers × calls ask. A
 	// round asks 48 times (more than the limit) or only 3 times, so that
 	// the windows' edges fall between allowances of different rounds; the
@@ -640,14 +641,10 @@ func TestRateLimiterFaults(t *testing.T) {
 // 6 allowances whose calls all ran within less than a window are too many.
 // And as callers always want more, the slots must keep being reused.
 func TestRateLimiterFaultsMovingClock(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, f, faultyC, _, p, clock := clockedFaults(t)
 	const limit, window, step, calls = 5, 2 * time.Second, 50 * time.Millisecond, 10
 	lim := faultyC.RateLimiter(limit, window)
-	key := t.Name() + ":" + randomHex(3)
+	key := p + "otp"
 	type span struct{ before, after time.Time }
 	var (
 		mu      sync.Mutex
