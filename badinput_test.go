@@ -57,7 +57,7 @@ func rejected(t *testing.T, cnt *counter, p string, reason error, cases map[stri
 }
 
 func TestEveryCommandRejectsLongKeys(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	s, z := p+"s", p+"z"
 	_, err := c.SAdd(ctx, s, "a")
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 // Variadic commands given nothing, and nil option structs: Redis's arity
 // and syntax errors, before any request.
 func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	k := p + "k"
 	cases := map[string]func() error{
 		"SAdd":             func() error { _, err := c.SAdd(ctx, k); return err },
@@ -239,7 +239,7 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 // writes nothing (sources of ZUNION/ZINTER/ZDIFF may be sets, as in Redis,
 // and a *STORE replaces a destination of any type: not here).
 func TestEveryCommandWrongType(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	s, z, other := p+"s", p+"z", p+"o"
 	_, err := c.SAdd(ctx, s, "a", "b")
 	require.NoError(t, err)
@@ -336,7 +336,7 @@ func TestEveryCommandWrongType(t *testing.T) {
 // The longest key and member redimo takes, the empty key and member, and
 // invalid UTF-8 round-trip through sets and sorted sets.
 func TestLimitsRoundTrip(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	longKey := p + strings.Repeat("k", MaxKeyLen-len(p)-1) + "\xff"
 	longMember := strings.Repeat("m", MaxMemberLen-1) + "\xfe"
 	require.Len(t, longKey, MaxKeyLen)

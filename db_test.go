@@ -16,7 +16,7 @@ import (
 // on the raw table every item of database n starts its partition key with
 // byte n, and its key index entry has the two-byte shard n, s.
 func TestDBRawItems(t *testing.T) {
-	ctx, c0, p := setup(t)
+	ctx, c0, _, p := setup(t)
 	c1, err := c0.WithDB(1)
 	require.NoError(t, err)
 	c15, err := c0.WithDB(15)
@@ -111,7 +111,7 @@ func TestDBRawItems(t *testing.T) {
 // two keys, each listed by its own database's KEYS, and its raw items
 // carry 0x10 | n.
 func TestDBLongKeys(t *testing.T) {
-	ctx, c0, p := setup(t)
+	ctx, c0, _, p := setup(t)
 	c3, err := c0.WithDB(3)
 	require.NoError(t, err)
 	long := p + strings.Repeat("L", 3000)

@@ -180,7 +180,7 @@ func TestKeyExpiryConcurrentWriters(t *testing.T) {
 // (they used to wrap into the past and delete the key); the latest time
 // int64 milliseconds hold is set, as Redis's PEXPIREAT sets it.
 func TestExpireAtRange(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "k"
 	_, err := c.SAdd(ctx, k, "a")
 	require.NoError(t, err)

@@ -174,7 +174,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 // staged here by storing a different m under a member's sort key) is
 // refused with ErrMemberCollision and never taken for the other one.
 func TestLongMemberCollision(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	a := strings.Repeat("a", inlineMemberLen) + "first"
 	b := strings.Repeat("a", inlineMemberLen) + "second"
 	for _, typ := range []keyType{typeSet, typeZSet} {

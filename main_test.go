@@ -90,15 +90,9 @@ func newTestClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, 
 }
 
 // setup is a test's opening: a context, a client on the run's table
-// (newTestClient) and a key prefix unique to the test.
-func setup(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, string) {
-	tb.Helper()
-	c, _, p := newTestClient(tb, optFns...)
-	return context.Background(), c, p
-}
-
-// setupCounted is setup with the client's request counter.
-func setupCounted(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, *counter, string) {
+// (newTestClient) with its request counter, and a key prefix unique to
+// the test.
+func setup(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, *counter, string) {
 	tb.Helper()
 	c, cnt, p := newTestClient(tb, optFns...)
 	return context.Background(), c, cnt, p

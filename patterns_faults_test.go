@@ -60,7 +60,7 @@ func clockedFaults(t *testing.T) (ctx context.Context, f *faultMix, faultyC, cle
 	clock = &fakeClock{now: time.Unix(1_800_000_000, 0)}
 	f = newFaultMix(0.2)
 	faultyC = faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx, clean, p = setup(t, func(o *Options) { o.Now = clock.Now })
+	ctx, clean, _, p = setup(t, func(o *Options) { o.Now = clock.Now })
 	return ctx, f, faultyC, clean, p, clock
 }
 

@@ -14,7 +14,7 @@ import (
 // BenchmarkRandomMember: SRANDMEMBER and SPOP on a 10,000-member set,
 // bucket trials against the whole-set read.
 func BenchmarkRandomMember(b *testing.B) {
-	ctx, c, cnt, p := setupCounted(b)
+	ctx, c, cnt, p := setup(b)
 	key := p + "s"
 	if _, err := c.SAdd(ctx, key, benchMembers("member", 10_000)...); err != nil {
 		b.Fatal(err)
@@ -45,7 +45,7 @@ func BenchmarkRandomMember(b *testing.B) {
 func BenchmarkRankBig(b *testing.B) {
 	const n = 100_000
 	for _, scores := range []string{"ties", "equal"} {
-		ctx, c, cnt, p := setupCounted(b)
+		ctx, c, cnt, p := setup(b)
 		key := p + "board"
 		cnt.reset()
 		var zs []Z

@@ -9,7 +9,7 @@ import (
 )
 
 func TestRenameCopy(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	z, s, none := p+"z", p+"s", p+"none"
 	var zs []Z
 	for i := range 150 { // two transactions of members

@@ -93,7 +93,7 @@ func refusedClient(answer func([]map[string]json.RawMessage) *http.Response, att
 // Options.MaxAttempts attempts, then returns ErrContention and has written
 // nothing.
 func TestRetryPolicy(t *testing.T) {
-	ctx, clean, p := setup(t)
+	ctx, clean, _, p := setup(t)
 	members := []string{"a", "b", "c", "d", "e"}
 	for _, tc := range []struct {
 		name   string
@@ -161,7 +161,7 @@ func TestRetryPolicy(t *testing.T) {
 // ShardedSet.Pop runs out as SPop does: ErrContention, after
 // Options.MaxAttempts attempts.
 func TestShardedPopContention(t *testing.T) {
-	ctx, clean, p := setup(t)
+	ctx, clean, _, p := setup(t)
 	_, err := clean.ShardedSet(p+"s", 4).Add(ctx, "a", "b", "c", "d", "e", "f", "g", "h")
 	require.NoError(t, err)
 	c, r := refusedClient(refuseTaken, 3)

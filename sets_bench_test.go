@@ -109,7 +109,7 @@ func BenchmarkSAdd1000(b *testing.B) {
 }
 
 func BenchmarkSCard10000(b *testing.B) {
-	ctx, c, cnt, p := setupCounted(b)
+	ctx, c, cnt, p := setup(b)
 	key := p + "big"
 	if _, err := c.SAdd(ctx, key, benchMembers("m", 10000)...); err != nil {
 		b.Fatal(err)
@@ -133,7 +133,7 @@ func BenchmarkSCard10000(b *testing.B) {
 }
 
 func BenchmarkSInter100x10000(b *testing.B) {
-	ctx, c, cnt, p := setupCounted(b)
+	ctx, c, cnt, p := setup(b)
 	big, small := p+"big", p+"small"
 	if _, err := c.SAdd(ctx, big, benchMembers("m", 10000)...); err != nil {
 		b.Fatal(err)
@@ -166,7 +166,7 @@ func BenchmarkSInter100x10000(b *testing.B) {
 }
 
 func BenchmarkSIsMember(b *testing.B) {
-	ctx, c, cnt, p := setupCounted(b)
+	ctx, c, cnt, p := setup(b)
 	key := p + "s"
 	if _, err := c.SAdd(ctx, key, benchMembers("m", 100)...); err != nil {
 		b.Fatal(err)

@@ -40,7 +40,7 @@ func sorted(s []string) []string {
 }
 
 func TestSAddSRemBasics(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "s"
 
 	n, err := c.SAdd(ctx, k, "a", "b", "a", "", "héllo", "\xff\xfe")
@@ -100,7 +100,7 @@ func requireGone(t *testing.T, c *Client, key string) {
 }
 
 func TestEmptiedSetIsDeleted(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 
 	t.Run("SRem", func(t *testing.T) {
 		k := p + "srem"
@@ -147,7 +147,7 @@ func TestEmptiedSetIsDeleted(t *testing.T) {
 }
 
 func TestSMove(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	src, dst, z := p+"src", p+"dst", p+"z"
 	_, err := c.SAdd(ctx, src, "a", "b", "c")
 	require.NoError(t, err)
@@ -184,7 +184,7 @@ func TestSMove(t *testing.T) {
 }
 
 func TestSAddChunking(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	k := p + "big"
 	members := make([]string, 1000)
 	for i := range members {
@@ -214,7 +214,7 @@ func TestSAddChunking(t *testing.T) {
 }
 
 func TestSetWrongType(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	z, s := p+"z", p+"s"
 	makeZSet(t, c, z, "a", "b")
 	_, err := c.SAdd(ctx, s, "a")
@@ -256,7 +256,7 @@ func firstErr[T any](seq func(func(T, error) bool)) error {
 }
 
 func TestSetAlgebra(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	a, b, d, none := p+"a", p+"b", p+"d", p+"none"
 	_, err := c.SAdd(ctx, a, "1", "2", "3", "4")
 	require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestSetAlgebra(t *testing.T) {
 }
 
 func TestSRandMemberAndSPop(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "r"
 	all := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	_, err := c.SAdd(ctx, k, all...)
@@ -404,7 +404,7 @@ func TestSRandMemberAndSPop(t *testing.T) {
 }
 
 func TestSScan(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "scan"
 	_, err := c.SAdd(ctx, k, "user:1", "user:2", "user:10", "admin:1", "u*", "[x]")
 	require.NoError(t, err)
@@ -435,7 +435,7 @@ func TestSScan(t *testing.T) {
 }
 
 func TestSetBadInput(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	long := strings.Repeat("x", MaxMemberLen+1)
 	longKey := strings.Repeat("k", MaxKeyLen+1)
 	cnt.reset()
@@ -474,7 +474,7 @@ func TestSetBadInput(t *testing.T) {
 // count of reported adds minus removes must be 0 or 1 and match
 // membership); multi-member calls check the totals.
 func TestSetConcurrency(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "hot"
 	const workers = 16
 	var (
@@ -544,7 +544,7 @@ func TestSetConcurrency(t *testing.T) {
 // member after a random point, members after wide gaps come up several
 // times as often as average.)
 func TestSRandMemberUniformity(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "u"
 	members := make([]string, 100)
 	for i := range members {
@@ -570,7 +570,7 @@ func TestSRandMemberUniformity(t *testing.T) {
 // known sets and the requests their shortcuts save: the random comparison
 // with a model is in the differential test.
 func TestSetCardCommands(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	a, b, big, none, z := p+"a", p+"b", p+"big", p+"none", p+"z"
 	_, err := c.SAdd(ctx, a, "1", "2", "3")
 	require.NoError(t, err)
@@ -665,7 +665,7 @@ func TestSetCardCommands(t *testing.T) {
 // 100 candidates, probes of the larger sets and whole reads of the smaller
 // ones all happen), with LIMITs around those sizes.
 func TestSetCardModel(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	r := rand.New(rand.NewPCG(15, 8))
 	for round := range 12 {
 		keys := make([]string, 4)

@@ -131,7 +131,7 @@ func (l *metricsLog) take() []Request {
 // DynamoDB Local reported to the test's own counter.
 func TestMetrics(t *testing.T) {
 	var log metricsLog
-	ctx, c, cnt, k := setupCounted(t, func(o *Options) { o.Metrics = log.record })
+	ctx, c, cnt, k := setup(t, func(o *Options) { o.Metrics = log.record })
 	for _, tc := range []struct {
 		command string
 		run     func() error
@@ -189,7 +189,7 @@ func TestMetrics(t *testing.T) {
 // of one item for the whole transaction).
 func TestTransactWriteUnits(t *testing.T) {
 	var log metricsLog
-	ctx, c, k := setup(t, func(o *Options) { o.Metrics = log.record })
+	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record })
 	members := make([]string, 10)
 	for i := range members {
 		members[i] = fmt.Sprintf("m%d", i)

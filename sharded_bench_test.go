@@ -16,7 +16,7 @@ import (
 // conflict counts show the contention on the single metadata item.
 func BenchmarkHotSetWriters(b *testing.B) {
 	const writers, perWriter = 32, 40
-	ctx, c, cnt, p := setupCounted(b)
+	ctx, c, cnt, p := setup(b)
 	run := func(name string, add func(member string) error) {
 		cnt.reset()
 		var failed atomic.Int64

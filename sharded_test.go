@@ -9,7 +9,7 @@ import (
 )
 
 func TestShardedSetConcurrentAdd(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	s := c.ShardedSet(p+"visitors", 16)
 
 	// 32 goroutines add overlapping visitors; Add's "new" answers sum to the
@@ -58,7 +58,7 @@ func TestShardedSetConcurrentAdd(t *testing.T) {
 }
 
 func TestShardedSetCommands(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	a, b := c.ShardedSet(p+"a", 4), c.ShardedSet(p+"b", 4)
 	_, err := a.Add(ctx, "x", "y", "z", "w")
 	require.NoError(t, err)

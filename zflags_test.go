@@ -109,7 +109,7 @@ func zaddSeed() []Z {
 // TestZRedisZAddFlags). Invalid combinations are ErrSyntax before any
 // request.
 func TestZAddFlagMatrix(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	k := p + "z"
 	_, err := c.ZAdd(ctx, k, zaddSeed()...)
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestZAddFlagMatrix(t *testing.T) {
 // GT and LT included: Redis judges the sum before them. NX on an existing
 // member is nil before any sum.
 func TestZAddIncrNaN(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "z"
 	_, err := c.ZAdd(ctx, k, Z{Score: math.Inf(1), Member: "a"})
 	require.NoError(t, err)

@@ -50,7 +50,7 @@ func zrangeFlags(cmd []any, a ZRangeArgs) []any {
 func setupRedis(t *testing.T) (context.Context, *Client, *redis.Client, string) {
 	t.Helper()
 	rdb := zRedis(t)
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	t.Cleanup(func() {
 		keys, _ := rdb.Keys(context.Background(), globEscape(p)+"*").Result()
 		if len(keys) > 0 {

@@ -41,7 +41,7 @@ func toF(v any) float64 {
 }
 
 func TestZAddFlags(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "z"
 	add := func(args ZAddArgs) int64 {
 		n, err := c.ZAddArgs(ctx, k, args)
@@ -117,7 +117,7 @@ func TestZAddFlags(t *testing.T) {
 }
 
 func TestZAddBadInput(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	k := p + "z"
 	cnt.reset()
 	bad := []ZAddArgs{
@@ -185,7 +185,7 @@ func TestZAddBadInput(t *testing.T) {
 }
 
 func TestZScoresRoundTrip(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "z"
 	scores := []float64{1e308, -1e308, 5e-324, -5e-324, 0.1, math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1.7976931348623157e308}
 	for i, s := range scores {
@@ -211,7 +211,7 @@ func TestZScoresRoundTrip(t *testing.T) {
 }
 
 func TestZRanges(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	k := p + "z"
 	// Ties at 1 and 3 come back in member order, both ways.
 	_, err := c.ZAdd(ctx, k, zs(1, "b", 1, "a", 1, "c", 2, "d", 3, "f", 3, "e", math.Inf(1), "inf", math.Inf(-1), "ninf")...)
@@ -322,7 +322,7 @@ func requireTop10(t *testing.T, ctx context.Context, c *Client, cnt *counter, ke
 }
 
 func TestZLex(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "lex"
 	_, err := c.ZAdd(ctx, k, zs(0, "a", 0, "b", 0, "c", 0, "d", 0, "e", 0, "")...)
 	require.NoError(t, err)
@@ -367,7 +367,7 @@ func TestZLex(t *testing.T) {
 }
 
 func TestZRemovesAndPops(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "z"
 	_, err := c.ZAdd(ctx, k, zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e", 6, "f")...)
 	require.NoError(t, err)
@@ -409,7 +409,7 @@ func TestZRemovesAndPops(t *testing.T) {
 }
 
 func TestZAlgebra(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	a, b, s, none := p+"a", p+"b", p+"s", p+"none"
 	_, err := c.ZAdd(ctx, a, zs(1, "x", 2, "y", 3, "z")...)
 	require.NoError(t, err)
@@ -559,7 +559,7 @@ func TestZWrongTypeAndExpiry(t *testing.T) {
 }
 
 func TestZConcurrency(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "hot"
 	var added atomic.Int64
 	runWorkers(16, func(w int) {
@@ -584,7 +584,7 @@ func TestZConcurrency(t *testing.T) {
 }
 
 func TestZScanAndRandMember(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	k := p + "z"
 	_, err := c.ZAdd(ctx, k, zs(3, "user:1", 1, "user:2", 2, "admin:1")...)
 	require.NoError(t, err)
@@ -615,7 +615,7 @@ func TestZScanAndRandMember(t *testing.T) {
 // ZRevRange's top 10 is one request, a present member one item read.
 // Wrong types are still errors.
 func TestDisableKeyExpiry(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t, func(o *Options) { o.DisableKeyExpiry = true })
+	ctx, c, cnt, p := setup(t, func(o *Options) { o.DisableKeyExpiry = true })
 	z, s := p+"z", p+"s"
 	var many []Z
 	for i := range 300 {
@@ -690,7 +690,7 @@ func TestDisableKeyExpiry(t *testing.T) {
 // item, in parallel with its Query (same latency, one more request); with
 // Options.DisableKeyExpiry the top 10 is one request.
 func TestZRequestCounts(t *testing.T) {
-	ctx, c, cnt, p := setupCounted(t)
+	ctx, c, cnt, p := setup(t)
 	k := p + "board"
 
 	first := players(0, 1000, 100)
@@ -755,7 +755,7 @@ func TestZRequestCounts(t *testing.T) {
 // the sum of their weights (the random comparison with a model is in the
 // differential test).
 func TestAggregateCount(t *testing.T) {
-	ctx, c, p := setup(t)
+	ctx, c, _, p := setup(t)
 	a, b, s, none := p+"a", p+"b", p+"s", p+"none"
 	_, err := c.ZAdd(ctx, a, Z{Score: 5, Member: "x"}, Z{Score: -3, Member: "y"}, Z{Score: math.Inf(1), Member: "z"})
 	require.NoError(t, err)
