@@ -148,10 +148,7 @@ func TestKeyExpiry(t *testing.T) {
 func TestKeyExpiryConcurrentWriters(t *testing.T) {
 	ctx, c, p, clock := setupClocked(t)
 	k := p + "k"
-	old := make([]string, 150) // more than one purge transaction
-	for i := range old {
-		old[i] = fmt.Sprintf("old%03d", i)
-	}
+	old := numbered("old%03d", 150) // more than one purge transaction
 	_, err := c.SAdd(ctx, k, old...)
 	require.NoError(t, err)
 	_, err = c.Expire(ctx, k, time.Second)

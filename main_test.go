@@ -298,6 +298,25 @@ func scanTable(t testing.TB, prefix string) []string {
 	}
 }
 
+// returns checks a command's reply: returns(t, want)(c.SCard(ctx, k))
+// requires no error and want.
+func returns[T any](t testing.TB, want T) func(T, error) {
+	return func(got T, err error) {
+		t.Helper()
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+}
+
+// numbered is n members, fmt.Sprintf(format, i) for i from 0.
+func numbered(format string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i)
+	}
+	return out
+}
+
 // runWorkers runs work(0) … work(n-1) concurrently and waits for them all.
 func runWorkers(n int, work func(w int)) {
 	var wg sync.WaitGroup

@@ -19,11 +19,7 @@ import (
 )
 
 func benchMembers(prefix string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s%06d", prefix, i)
-	}
-	return out
+	return numbered(prefix+"%06d", n)
 }
 
 // baselinePutAll writes members as plain items, one PutItem each, 8 at a

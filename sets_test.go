@@ -20,6 +20,16 @@ import (
 
 // makeZSet writes a sorted-set key through the transaction writer, so set
 // tests can meet a key of the other type.
+// addOrRemove is SADD (add) or SREM of ms on key, its reply as the change
+// of SCARD: added members count up, removed ones down.
+func addOrRemove(ctx context.Context, c *Client, key string, add bool, ms ...string) (int64, error) {
+	if add {
+		return c.SAdd(ctx, key, ms...)
+	}
+	n, err := c.SRem(ctx, key, ms...)
+	return -n, err
+}
+
 func makeZSet(t *testing.T, c *Client, key string, members ...string) {
 	t.Helper()
 	var ws []*write
@@ -186,10 +196,7 @@ func TestSMove(t *testing.T) {
 func TestSAddChunking(t *testing.T) {
 	ctx, c, cnt, p := setup(t)
 	k := p + "big"
-	members := make([]string, 1000)
-	for i := range members {
-		members[i] = fmt.Sprintf("m%04d", i)
-	}
+	members := numbered("m%04d", 1000)
 	cnt.reset()
 	n, err := c.SAdd(ctx, k, members...)
 	require.NoError(t, err)
@@ -287,21 +294,15 @@ func TestSetAlgebra(t *testing.T) {
 		require.Equal(t, sorted(tc.want), sorted(got), tc.name)
 	}
 
-	n, err := c.SInterCard(ctx, 0, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
-	n, err = c.SInterCard(ctx, 1, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
+	returns(t, int64(2))(c.SInterCard(ctx, 0, a, b))
+	returns(t, int64(1))(c.SInterCard(ctx, 1, a, b))
 	_, err = c.SInterCard(ctx, -1, a, b)
 	require.ErrorIs(t, err, ErrOutOfRange)
 
 	// *STORE overwrites a destination of the other type, and deletes it on an empty result.
 	z := p + "z"
 	makeZSet(t, c, z, "x", "y")
-	n, err = c.SUnionStore(ctx, z, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 5, n)
+	returns(t, int64(5))(c.SUnionStore(ctx, z, a, b))
 	typ, _ := c.Type(ctx, z)
 	require.Equal(t, "set", typ)
 	got, _ := c.SMembers(ctx, z)
@@ -309,23 +310,17 @@ func TestSetAlgebra(t *testing.T) {
 	card, _ := c.SCard(ctx, z)
 	require.EqualValues(t, 5, card)
 
-	n, err = c.SInterStore(ctx, z, a, d)
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
+	returns(t, int64(1))(c.SInterStore(ctx, z, a, d))
 	got, _ = c.SMembers(ctx, z)
 	require.Equal(t, []string{"4"}, got)
 	card, _ = c.SCard(ctx, z)
 	require.EqualValues(t, 1, card)
 
-	n, err = c.SDiffStore(ctx, z, d, a)
-	require.NoError(t, err)
-	require.EqualValues(t, 0, n)
+	returns(t, int64(0))(c.SDiffStore(ctx, z, d, a))
 	requireGone(t, c, z)
 
 	// Store onto one of its sources.
-	n, err = c.SDiffStore(ctx, a, a, d)
-	require.NoError(t, err)
-	require.EqualValues(t, 3, n)
+	returns(t, int64(3))(c.SDiffStore(ctx, a, a, d))
 	got, _ = c.SMembers(ctx, a)
 	require.Equal(t, []string{"1", "2", "3"}, got)
 
@@ -488,18 +483,8 @@ func TestSetConcurrency(t *testing.T) {
 		for time.Now().Before(deadline) {
 			if w%2 == 0 { // single member: exact per-member accounting
 				m := fmt.Sprintf("single-%d", r.IntN(8))
-				add := r.IntN(2) == 0
-				var n int64
-				var err error
-				if add {
-					n, err = c.SAdd(ctx, k, m)
-				} else {
-					n, err = c.SRem(ctx, k, m)
-				}
+				n, err := addOrRemove(ctx, c, k, r.IntN(2) == 0, m)
 				require.NoError(t, err)
-				if !add {
-					n = -n
-				}
 				mu.Lock()
 				net[m] += n
 				total += n
@@ -510,14 +495,7 @@ func TestSetConcurrency(t *testing.T) {
 			for i := range ms {
 				ms[i] = fmt.Sprintf("multi-%d", r.IntN(12))
 			}
-			var n int64
-			var err error
-			if r.IntN(2) == 0 {
-				n, err = c.SAdd(ctx, k, ms...)
-			} else {
-				n, err = c.SRem(ctx, k, ms...)
-				n = -n
-			}
+			n, err := addOrRemove(ctx, c, k, r.IntN(2) == 0, ms...)
 			require.NoError(t, err)
 			mu.Lock()
 			total += n
@@ -546,10 +524,7 @@ func TestSetConcurrency(t *testing.T) {
 func TestSRandMemberUniformity(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	k := p + "u"
-	members := make([]string, 100)
-	for i := range members {
-		members[i] = fmt.Sprintf("m%03d", i)
-	}
+	members := numbered("m%03d", 100)
 	_, err := c.SAdd(ctx, k, members...)
 	require.NoError(t, err)
 	const draws = 2000

@@ -3,7 +3,6 @@ package redimo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -190,10 +189,7 @@ func TestMetrics(t *testing.T) {
 func TestTransactWriteUnits(t *testing.T) {
 	var log metricsLog
 	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record })
-	members := make([]string, 10)
-	for i := range members {
-		members[i] = fmt.Sprintf("m%d", i)
-	}
+	members := numbered("m%d", 10)
 	_, err := c.SAdd(ctx, k+"s", members...)
 	require.NoError(t, err)
 	reqs := log.take()

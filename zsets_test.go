@@ -265,12 +265,8 @@ func TestZRanges(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, zs(math.Inf(1), "inf", 3, "f"), withScores)
 
-	n, err := c.ZCount(ctx, k, "1", "(3")
-	require.NoError(t, err)
-	require.EqualValues(t, 4, n)
-	n, err = c.ZCount(ctx, k, "-inf", "+inf")
-	require.NoError(t, err)
-	require.EqualValues(t, 8, n)
+	returns(t, int64(4))(c.ZCount(ctx, k, "1", "(3"))
+	returns(t, int64(8))(c.ZCount(ctx, k, "-inf", "+inf"))
 
 	// Unified ZRANGE.
 	got, err := c.ZRangeArgs(ctx, ZRangeArgs{Key: k, Start: "3", Stop: "1", ByScore: true, Rev: true, Offset: 1, Count: 3})
@@ -341,12 +337,8 @@ func TestZLex(t *testing.T) {
 	rev, err := c.ZRevRangeByLex(ctx, k, &ZRangeBy{Min: "[b", Max: "+", Offset: 1, Count: 2})
 	require.NoError(t, err)
 	require.Equal(t, []string{"d", "c"}, rev)
-	n, err := c.ZLexCount(ctx, k, "(a", "(e")
-	require.NoError(t, err)
-	require.EqualValues(t, 3, n)
-	n, err = c.ZRemRangeByLex(ctx, k, "[b", "(d")
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	returns(t, int64(3))(c.ZLexCount(ctx, k, "(a", "(e"))
+	returns(t, int64(2))(c.ZRemRangeByLex(ctx, k, "[b", "(d"))
 	require.Equal(t, []string{"", "a", "d", "e"}, lex("-", "+"))
 
 	// Bounds longer than a sort key can hold (members are longer still,
@@ -361,9 +353,7 @@ func TestZLex(t *testing.T) {
 	require.Equal(t, []string{"", "a", longest}, lex("-", "("+longer))
 	require.Equal(t, []string{"a", longest}, lex("[a", "["+longer))
 	require.Empty(t, lex("["+longer, "["+longer+"b"))
-	n, err = c.ZLexCount(ctx, k, "("+longest, "["+longer)
-	require.NoError(t, err)
-	require.Zero(t, n)
+	returns(t, int64(0))(c.ZLexCount(ctx, k, "("+longest, "["+longer))
 }
 
 func TestZRemovesAndPops(t *testing.T) {
@@ -433,15 +423,9 @@ func TestZAlgebra(t *testing.T) {
 	i, err = c.ZInterWithScores(ctx, &ZStore{Keys: []string{a, none}})
 	require.NoError(t, err)
 	require.Empty(t, i)
-	d, err := c.ZDiffWithScores(ctx, a, b)
-	require.NoError(t, err)
-	require.Equal(t, zs(1, "x"), d)
-	n, err := c.ZInterCard(ctx, 1, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
-	n, err = c.ZInterCard(ctx, 0, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	returns(t, zs(1, "x"))(c.ZDiffWithScores(ctx, a, b))
+	returns(t, int64(1))(c.ZInterCard(ctx, 1, a, b))
+	returns(t, int64(2))(c.ZInterCard(ctx, 0, a, b))
 
 	// inf * 0 is 0, and inf + -inf is 0, as Redis.
 	inf := p + "inf"
@@ -458,35 +442,25 @@ func TestZAlgebra(t *testing.T) {
 	require.Equal(t, zs(math.Inf(-1), "y", 0, "x"), u)
 
 	// Stores overwrite any type and delete on empty.
-	n, err = c.ZUnionStore(ctx, s, &ZStore{Keys: []string{a, b}})
-	require.NoError(t, err)
-	require.EqualValues(t, 4, n)
+	returns(t, int64(4))(c.ZUnionStore(ctx, s, &ZStore{Keys: []string{a, b}}))
 	typ, _ := c.Type(ctx, s)
 	require.Equal(t, "zset", typ)
 	got, _ := c.ZRangeWithScores(ctx, s, 0, -1)
 	require.Equal(t, zs(1, "x", 12, "y", 23, "z", 30, "w"), got)
 	card, _ := c.ZCard(ctx, s)
 	require.EqualValues(t, 4, card)
-	n, err = c.ZInterStore(ctx, s, &ZStore{Keys: []string{a, b}})
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	returns(t, int64(2))(c.ZInterStore(ctx, s, &ZStore{Keys: []string{a, b}}))
 	got, _ = c.ZRangeWithScores(ctx, s, 0, -1)
 	require.Equal(t, zs(12, "y", 23, "z"), got)
-	n, err = c.ZDiffStore(ctx, s, a, a)
-	require.NoError(t, err)
-	require.Zero(t, n)
+	returns(t, int64(0))(c.ZDiffStore(ctx, s, a, a))
 	requireGone(t, c, s)
-	n, err = c.ZRangeStore(ctx, s, ZRangeArgs{Key: b, Start: "15", Stop: "+inf", ByScore: true})
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	returns(t, int64(2))(c.ZRangeStore(ctx, s, ZRangeArgs{Key: b, Start: "15", Stop: "+inf", ByScore: true}))
 	got, _ = c.ZRangeWithScores(ctx, s, 0, -1)
 	require.Equal(t, zs(20, "z", 30, "w"), got)
 	set := p + "set"
 	_, err = c.SAdd(ctx, set, "m")
 	require.NoError(t, err)
-	n, err = c.ZRangeStore(ctx, set, ZRangeArgs{Key: a, Start: "0", Stop: "0"})
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
+	returns(t, int64(1))(c.ZRangeStore(ctx, set, ZRangeArgs{Key: a, Start: "0", Stop: "0"}))
 	typ, _ = c.Type(ctx, set)
 	require.Equal(t, "zset", typ)
 }
