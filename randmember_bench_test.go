@@ -16,9 +16,7 @@ import (
 func BenchmarkRandomMember(b *testing.B) {
 	ctx, c, cnt, p := setup(b)
 	key := p + "s"
-	if _, err := c.SAdd(ctx, key, benchMembers("member", 10_000)...); err != nil {
-		b.Fatal(err)
-	}
+	fill(b, ctx, c, key, benchMembers("member", 10_000)...)
 	for _, count := range []int64{1, 10, -10, 100} {
 		b.Run(fmt.Sprintf("SRandMemberN_%d", count), func(b *testing.B) {
 			report(b, cnt, func() {
