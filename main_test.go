@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
@@ -281,21 +282,61 @@ func deref(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 func scanTable(t testing.TB, prefix string) []string {
 	t.Helper()
 	var out []string
-	in := &dynamodb.ScanInput{TableName: &testTable}
+	for _, it := range rawItems(t) {
+		key := string(bytesAttr(it, attrPK)[1:])
+		if strings.HasPrefix(key, prefix) {
+			out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))
+		}
+	}
+	return out
+}
+
+// rawItems returns every item of the test table, read straight from it
+// (strongly consistent Scans), past redimo.
+func rawItems(t testing.TB) []item {
+	t.Helper()
+	var out []item
+	in := &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}
 	for {
 		page, err := testDB.Scan(context.Background(), in)
 		require.NoError(t, err)
-		for _, it := range page.Items {
-			key := string(bytesAttr(it, attrPK)[1:])
-			if strings.HasPrefix(key, prefix) {
-				out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))
-			}
-		}
+		out = append(out, page.Items...)
 		if len(page.LastEvaluatedKey) == 0 {
 			return out
 		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+}
+
+// rawPartition returns the items of the test table under the partition
+// key pk, read straight from it (strongly consistent Queries).
+func rawPartition(t testing.TB, pk []byte) []item {
+	t.Helper()
+	var out []item
+	in := &dynamodb.QueryInput{
+		TableName: &testTable, ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: item{":pk": bin(pk)},
+	}
+	for {
+		page, err := testDB.Query(context.Background(), in)
+		require.NoError(t, err)
+		out = append(out, page.Items...)
+		if len(page.LastEvaluatedKey) == 0 {
+			return out
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+// rawGet reads the item at key straight from the test table (strongly
+// consistent); nil when there is none.
+func rawGet(t testing.TB, key item) item {
+	t.Helper()
+	out, err := testDB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &testTable, Key: key, ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	return out.Item
 }
 
 // returns checks a command's reply: returns(t, want)(c.SCard(ctx, k))

@@ -24,8 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 )
@@ -114,27 +112,14 @@ func (m *faultMix) summary() string {
 func rawKey(t *testing.T, key string) (card int64, members map[string]item) {
 	t.Helper()
 	members = map[string]item{}
-	in := &dynamodb.QueryInput{
-		TableName: &testTable, ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
-	}
-	for {
-		page, err := testDB.Query(context.Background(), in)
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			if m, _, ok := memberOf(it); ok {
-				members[m] = it
-			} else {
-				card = decodeMeta(it).card
-			}
+	for _, it := range rawPartition(t, pkValue(key)) {
+		if m, _, ok := memberOf(it); ok {
+			members[m] = it
+		} else {
+			card = decodeMeta(it).card
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return card, members
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+	return card, members
 }
 
 // errorList collects the errors of concurrent callers: with the retryer's
@@ -697,15 +682,8 @@ func TestRateLimiterFaultsMovingClock(t *testing.T) {
 // table.
 func slotsUsedAt(t *testing.T, key string, now time.Time) int {
 	t.Helper()
-	out, err := testDB.Query(context.Background(), &dynamodb.QueryInput{
-		TableName: &testTable, ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(limiterPK(key))},
-	})
-	require.NoError(t, err)
 	n := 0
-	for _, it := range out.Items {
+	for _, it := range rawPartition(t, limiterPK(key)) {
 		if v, ok := it[attrAt].(*types.AttributeValueMemberN); ok && v.Value == strconv.FormatInt(now.UnixMilli(), 10) {
 			n++
 		}
