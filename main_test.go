@@ -293,41 +293,31 @@ func scanTable(t testing.TB, prefix string) []string {
 
 // rawItems returns every item of the test table, read straight from it
 // (strongly consistent Scans), past redimo.
-func rawItems(t testing.TB) []item {
+func rawItems(t testing.TB) (out []item) {
 	t.Helper()
-	var out []item
-	in := &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}
-	for {
-		page, err := testDB.Scan(context.Background(), in)
+	for p := dynamodb.NewScanPaginator(testDB, &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}); p.HasMorePages(); {
+		page, err := p.NextPage(context.Background())
 		require.NoError(t, err)
 		out = append(out, page.Items...)
-		if len(page.LastEvaluatedKey) == 0 {
-			return out
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+	return out
 }
 
 // rawPartition returns the items of the test table under the partition
 // key pk, read straight from it (strongly consistent Queries).
-func rawPartition(t testing.TB, pk []byte) []item {
+func rawPartition(t testing.TB, pk []byte) (out []item) {
 	t.Helper()
-	var out []item
-	in := &dynamodb.QueryInput{
+	for p := dynamodb.NewQueryPaginator(testDB, &dynamodb.QueryInput{
 		TableName: &testTable, ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
 		ExpressionAttributeValues: item{":pk": bin(pk)},
-	}
-	for {
-		page, err := testDB.Query(context.Background(), in)
+	}); p.HasMorePages(); {
+		page, err := p.NextPage(context.Background())
 		require.NoError(t, err)
 		out = append(out, page.Items...)
-		if len(page.LastEvaluatedKey) == 0 {
-			return out
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+	return out
 }
 
 // rawGet reads the item at key straight from the test table (strongly
