@@ -188,3 +188,24 @@ func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *str
 	}
 	return found, nil
 }
+
+// queryMembers returns the members that in reads (Query's limit: see
+// queryPages), at most most of them (0: all), or ErrWrongType at an item
+// that is not a member of typ.
+func (c *Client) queryMembers(ctx context.Context, in *dynamodb.QueryInput, typ keyType, limit, most int) ([]string, error) {
+	var out []string
+	for it, err := range c.query(ctx, in, limit) {
+		if err != nil {
+			return nil, err
+		}
+		m, t, _ := memberOf(it)
+		if t != typ {
+			return nil, ErrWrongType
+		}
+		out = append(out, m)
+		if len(out) == most {
+			break
+		}
+	}
+	return out, nil
+}
