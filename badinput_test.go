@@ -58,8 +58,7 @@ func rejected(t *testing.T, cnt *counter, p string, reason error, cases map[stri
 }
 
 func TestEveryCommandRejectsLongKeys(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	s, z := p+"s", p+"z"
 	_, err := c.SAdd(ctx, s, "a")
 	require.NoError(t, err)
@@ -181,7 +180,7 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"ShardedSet.Add":    func() error { _, err := c.ShardedSet(k, 4).Add(ctx, "a"); return err },
 		"ExpiringSet.Add":   func() error { _, err := c.ExpiringSet(k).Add(ctx, time.Minute, "a"); return err },
 	}
-	for name, f := range memberTTLCases(c, k) {
+	for name, f := range memberTTLCases(ctx, c, k) {
 		cases[name] = f
 	}
 	requireEveryCommand(t, cases)
@@ -191,8 +190,7 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 // Variadic commands given nothing, and nil option structs: Redis's arity
 // and syntax errors, before any request.
 func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	k := p + "k"
 	cases := map[string]func() error{
 		"SAdd":             func() error { _, err := c.SAdd(ctx, k); return err },
@@ -245,8 +243,7 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 // writes nothing (sources of ZUNION/ZINTER/ZDIFF may be sets, as in Redis,
 // and a *STORE replaces a destination of any type: not here).
 func TestEveryCommandWrongType(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	s, z, other := p+"s", p+"z", p+"o"
 	_, err := c.SAdd(ctx, s, "a", "b")
 	require.NoError(t, err)
@@ -343,8 +340,7 @@ func TestEveryCommandWrongType(t *testing.T) {
 // The longest key and member redimo takes, the empty key and member, and
 // invalid UTF-8 round-trip through sets and sorted sets.
 func TestLimitsRoundTrip(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	longKey := p + strings.Repeat("k", MaxKeyLen-len(p)-1) + "\xff"
 	longMember := strings.Repeat("m", MaxMemberLen-1) + "\xfe"
 	require.Len(t, longKey, MaxKeyLen)
@@ -428,8 +424,7 @@ func FuzzLexBound(f *testing.F) {
 }
 
 // memberTTLCases calls each member-expiry command on key k.
-func memberTTLCases(c *Client, k string) map[string]func() error {
-	ctx := context.Background()
+func memberTTLCases(ctx context.Context, c *Client, k string) map[string]func() error {
 	exp := func(f func(context.Context, string, time.Duration, ExpireCondition, ...string) ([]int64, error)) func() error {
 		return func() error { _, err := f(ctx, k, time.Minute, ExpireAlways, "a"); return err }
 	}

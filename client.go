@@ -39,8 +39,8 @@ const (
 	// DefaultExpiryIndexName is the local secondary index on (pk, mx):
 	// the members that have an expiry of their own (memberttl.go).
 	DefaultExpiryIndexName = "by_exp"
-	// DefaultMaxAttempts bounds the attempts of one transaction that keeps
-	// conflicting with concurrent writers or being cancelled by them.
+	// DefaultMaxAttempts is Options.MaxAttempts's default: the attempts of
+	// a command that keeps losing to concurrent writers or throttling.
 	DefaultMaxAttempts = 100
 	// DefaultMaxTransactions bounds the write transactions of one Client
 	// in flight at once; see Options.MaxTransactions.
@@ -71,7 +71,11 @@ type Options struct {
 	// capacity, but a read may miss a write that just succeeded. Default
 	// false: every read is strongly consistent.
 	EventuallyConsistent bool
-	// MaxAttempts bounds the attempts of one transaction. Default DefaultMaxAttempts.
+	// MaxAttempts bounds every retry of a command (retry.go): the
+	// attempts of one transaction, of one request refused for a conflict
+	// or throttling, of a batch read answering nothing, the rounds of a
+	// pop whose picks other clients take. Running out returns
+	// ErrContention. Default DefaultMaxAttempts.
 	MaxAttempts int
 	// Parallelism bounds the concurrent requests of one command. Default DefaultParallelism.
 	Parallelism int

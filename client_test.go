@@ -49,8 +49,7 @@ func TestOptionsDefaults(t *testing.T) {
 }
 
 func TestEventuallyConsistentReads(t *testing.T) {
-	c, _, p := newTestClient(t, func(o *Options) { o.EventuallyConsistent = true })
-	ctx := context.Background()
+	ctx, c, _, p := setup(t, func(o *Options) { o.EventuallyConsistent = true })
 	_, err := c.SAdd(ctx, p+"k", "a", "b")
 	require.NoError(t, err)
 	// DynamoDB Local is always consistent; this checks that the requests

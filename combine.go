@@ -298,13 +298,3 @@ func (c *Client) sendShared(batch []*attempt) {
 		a.done <- out
 	}
 }
-
-// retryableCode reports whether a cancellation reason is a conflict or
-// throttling, which the same request may pass when resent.
-func retryableCode(code string) bool {
-	switch code {
-	case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-		return true
-	}
-	return false
-}

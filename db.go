@@ -229,31 +229,39 @@ func (d dbAPI) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput,
 	return out, err
 }
 
+// action is a transaction action's key (or item) and values, rewritten.
+func (d dbAPI) action(key item, names map[string]string, values item, exprs ...*string) (item, item) {
+	return d.fwd(key), d.values(names, values, exprs...)
+}
+
+// edited is a copy of *p changed by edit.
+func edited[T any](p *T, edit func(*T)) *T {
+	x := *p
+	edit(&x)
+	return &x
+}
+
 func (d dbAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	cp := *in
 	cp.TransactItems = make([]types.TransactWriteItem, len(in.TransactItems))
 	for i, a := range in.TransactItems {
 		switch {
 		case a.Put != nil:
-			p := *a.Put
-			p.Item = d.fwd(p.Item)
-			p.ExpressionAttributeValues = d.values(p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ConditionExpression)
-			a.Put = &p
+			a.Put = edited(a.Put, func(x *types.Put) {
+				x.Item, x.ExpressionAttributeValues = d.action(x.Item, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
+			})
 		case a.Update != nil:
-			u := *a.Update
-			u.Key = d.fwd(u.Key)
-			u.ExpressionAttributeValues = d.values(u.ExpressionAttributeNames, u.ExpressionAttributeValues, u.UpdateExpression, u.ConditionExpression)
-			a.Update = &u
+			a.Update = edited(a.Update, func(x *types.Update) {
+				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.UpdateExpression, x.ConditionExpression)
+			})
 		case a.Delete != nil:
-			x := *a.Delete
-			x.Key = d.fwd(x.Key)
-			x.ExpressionAttributeValues = d.values(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
-			a.Delete = &x
+			a.Delete = edited(a.Delete, func(x *types.Delete) {
+				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
+			})
 		case a.ConditionCheck != nil:
-			x := *a.ConditionCheck
-			x.Key = d.fwd(x.Key)
-			x.ExpressionAttributeValues = d.values(x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
-			a.ConditionCheck = &x
+			a.ConditionCheck = edited(a.ConditionCheck, func(x *types.ConditionCheck) {
+				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
+			})
 		}
 		cp.TransactItems[i] = a
 	}

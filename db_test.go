@@ -1,14 +1,11 @@
 package redimo
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,8 +14,7 @@ import (
 // on the raw table every item of database n starts its partition key with
 // byte n, and its key index entry has the two-byte shard n, s.
 func TestDBRawItems(t *testing.T) {
-	c0, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c0, _, p := setup(t)
 	c1, err := c0.WithDB(1)
 	require.NoError(t, err)
 	c15, err := c0.WithDB(15)
@@ -74,24 +70,15 @@ func TestDBRawItems(t *testing.T) {
 
 	// The raw table: database n's items start with byte n.
 	byDB := map[byte]int{}
-	in := &dynamodb.ScanInput{TableName: &testTable}
-	for {
-		page, err := testDB.Scan(ctx, in)
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			pk := bytesAttr(it, attrPK)
-			if len(pk) <= len(p) || string(pk[1:1+len(p)]) != p {
-				continue
-			}
-			byDB[pk[0]]++
-			if ks := bytesAttr(it, attrKS); ks != nil && pk[0] != 'k' {
-				require.Equal(t, []byte{pk[0], shardOf(keyHash(string(pk[1:])))}, ks)
-			}
+	for _, it := range rawItems(t) {
+		pk := bytesAttr(it, attrPK)
+		if len(pk) <= len(p) || string(pk[1:1+len(p)]) != p {
+			continue
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
+		byDB[pk[0]]++
+		if ks := bytesAttr(it, attrKS); ks != nil && pk[0] != 'k' {
+			require.Equal(t, []byte{pk[0], shardOf(keyHash(string(pk[1:])))}, ks)
 		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 	// db 0: s (1 member + meta), z (1 + meta); db 1: s (2 + meta), z (1 + meta);
 	// db 15: s (1 + meta), z (1 + meta), moved (1 + meta).
@@ -113,8 +100,7 @@ func TestDBRawItems(t *testing.T) {
 // two keys, each listed by its own database's KEYS, and its raw items
 // carry 0x10 | n.
 func TestDBLongKeys(t *testing.T) {
-	c0, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c0, _, p := setup(t)
 	c3, err := c0.WithDB(3)
 	require.NoError(t, err)
 	long := p + strings.Repeat("L", 3000)
@@ -135,7 +121,5 @@ func TestDBLongKeys(t *testing.T) {
 	}
 	it := itemKey(long, metaSK)
 	it[attrPK] = bin(append([]byte{0x10 | 3}, pkValue(long)[1:]...))
-	out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: it, ConsistentRead: aws.Bool(true)})
-	require.NoError(t, err)
-	require.Equal(t, long, string(bytesAttr(out.Item, attrKey)), "database 3's metadata item of the long key, raw")
+	require.Equal(t, long, string(bytesAttr(rawGet(t, it), attrKey)), "database 3's metadata item of the long key, raw")
 }

@@ -40,9 +40,12 @@ var (
 	// range bound or incompatible options, like Redis's "syntax error".
 	ErrSyntax = errors.New("redimo: syntax error")
 
-	// ErrContention is returned when a write kept conflicting with concurrent
-	// writers for Options.MaxAttempts attempts. Nothing of the failed
-	// attempt was written; earlier chunks of a multi-chunk command were.
+	// ErrContention is returned when a command kept losing to concurrent
+	// writers or throttling for Options.MaxAttempts attempts (retry.go): a
+	// write conflicting or throttled, a pop whose picks other clients took,
+	// a batch read answering nothing. Nothing of the failed attempt was
+	// written; earlier chunks of a multi-chunk command were, and a pop
+	// (SPopN, ZPopMin, ZPopMax) returns the members it popped before.
 	ErrContention = errors.New("redimo: too many conflicting concurrent writes")
 
 	// ErrKeyExpiryDisabled is returned by Expire and its kin when

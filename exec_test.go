@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,8 +14,7 @@ import (
 // see the transaction's earlier writes), and the writes land together,
 // in one TransactWriteItems after the reads.
 func TestTxPipelined(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	s, z, d := p+"s", p+"z", p+"d"
 	_, err := c.SAdd(ctx, s, "a", "b")
 	require.NoError(t, err)
@@ -71,8 +69,7 @@ func TestTxPipelined(t *testing.T) {
 // A transaction needing more than 100 actions is refused whole; one of
 // exactly 100 commits.
 func TestTxTooBig(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	members := func(n int) []string {
 		out := make([]string, n)
 		for i := range out {
@@ -106,8 +103,7 @@ func TestTxTooBig(t *testing.T) {
 
 // fn's error discards the transaction.
 func TestTxPipelinedFnError(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	boom := errors.New("boom")
 	err := c.TxPipelined(ctx, func(tx Pipeliner) error {
 		_, _ = tx.SAdd(ctx, p+"s", "a")
@@ -124,8 +120,7 @@ func TestTxPipelinedFnError(t *testing.T) {
 // condition of the same TransactWriteItems.
 func TestTxWatchedWriteBeforeCommit(t *testing.T) {
 	c, _, p := newTestClient(t)
-	other, _, _ := newTestClient(t)
-	ctx := context.Background()
+	ctx, other, _, _ := setup(t)
 	k := p + "w"
 	_, err := c.SAdd(ctx, k, "a")
 	require.NoError(t, err)
@@ -161,8 +156,7 @@ func TestTxWatchedWriteBeforeCommit(t *testing.T) {
 // on what is stored when it commits.
 func TestTxRerunsOnConflict(t *testing.T) {
 	c, _, p := newTestClient(t)
-	other, _, _ := newTestClient(t)
-	ctx := context.Background()
+	ctx, other, _, _ := setup(t)
 	src, dst := p+"src", p+"dst"
 	_, err := c.SAdd(ctx, src, "a")
 	require.NoError(t, err)
@@ -190,8 +184,7 @@ func TestTxRerunsOnConflict(t *testing.T) {
 
 // Bad arguments fail their command alone, before anything is read.
 func TestTxBadArguments(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	cnt.reset()
 	err := c.TxPipelined(ctx, func(tx Pipeliner) error {
 		_, err := tx.SAdd(ctx, p+"s")

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 )
@@ -33,51 +32,42 @@ func checkStoredCounts(t testing.TB, prefix string) {
 		members, withX int64 // member items; those with an expiry (mx)
 	}
 	keys := map[string]*stored{}
-	in := &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}
-	for {
-		page, err := testDB.Scan(context.Background(), in)
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			key := string(bytesAttr(it, attrPK)[1:])
-			if !strings.HasPrefix(key, prefix) {
-				continue
-			}
-			s := keys[key]
-			if s == nil {
-				s = &stored{}
-				keys[key] = s
-			}
-			if sk := bytesAttr(it, attrSK); len(sk) > 0 && sk[0] == rankPrefix {
-				continue // a count item (rank.go): checkRankItems checks those
-			}
-			member, typ, ok := memberOf(it)
-			if !ok {
-				m := decodeMeta(it)
-				s.meta = &m
-				continue
-			}
-			s.members++
-			if memberExp(it) != 0 {
-				s.withX++
-			}
-			ix := bytesAttr(it, attrIX)
-			switch typ {
-			case typeSet:
-				require.Len(t, ix, 8, "set member %q of %q: index value", member, key)
-			case typeZSet:
-				inline := member[:min(len(member), inlineMemberLen)]
-				require.True(t, len(ix) == 9+len(inline) && ix[8] == 0 && string(ix[9:]) == inline,
-					"sorted-set member %s of %q: index value %x", shortQ(member), key, ix[:min(len(ix), 40)])
-			}
-			sk := bytesAttr(it, attrSK)
-			require.Equal(t, string(memberSK(typ, member)), string(sk), "member %s of %q: sort key", shortQ(member), key)
-			_, hasM := it[attrMem]
-			require.Equal(t, isLongSK(sk), hasM, "member %s of %q: m exactly on long members", shortQ(member), key)
+	for _, it := range rawItems(t) {
+		key := string(bytesAttr(it, attrPK)[1:])
+		if !strings.HasPrefix(key, prefix) {
+			continue
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
+		s := keys[key]
+		if s == nil {
+			s = &stored{}
+			keys[key] = s
 		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
+		if sk := bytesAttr(it, attrSK); len(sk) > 0 && sk[0] == rankPrefix {
+			continue // a count item (rank.go): checkRankItems checks those
+		}
+		member, typ, ok := memberOf(it)
+		if !ok {
+			m := decodeMeta(it)
+			s.meta = &m
+			continue
+		}
+		s.members++
+		if memberExp(it) != 0 {
+			s.withX++
+		}
+		ix := bytesAttr(it, attrIX)
+		switch typ {
+		case typeSet:
+			require.Len(t, ix, 8, "set member %q of %q: index value", member, key)
+		case typeZSet:
+			inline := member[:min(len(member), inlineMemberLen)]
+			require.True(t, len(ix) == 9+len(inline) && ix[8] == 0 && string(ix[9:]) == inline,
+				"sorted-set member %s of %q: index value %x", shortQ(member), key, ix[:min(len(ix), 40)])
+		}
+		sk := bytesAttr(it, attrSK)
+		require.Equal(t, string(memberSK(typ, member)), string(sk), "member %s of %q: sort key", shortQ(member), key)
+		_, hasM := it[attrMem]
+		require.Equal(t, isLongSK(sk), hasM, "member %s of %q: m exactly on long members", shortQ(member), key)
 	}
 	var bad []string
 	for key, s := range keys {

@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -12,8 +11,7 @@ import (
 )
 
 func TestKeyExpiry(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	k, other := p+"k", p+"other"
 	_, err := c.SAdd(ctx, k, "a", "b")
 	require.NoError(t, err)
@@ -148,13 +146,9 @@ func TestKeyExpiry(t *testing.T) {
 // Writers racing on an expired key: the purge happens once in effect, the
 // old members never count, and the new count is exact.
 func TestKeyExpiryConcurrentWriters(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	k := p + "k"
-	old := make([]string, 150) // more than one purge transaction
-	for i := range old {
-		old[i] = fmt.Sprintf("old%03d", i)
-	}
+	old := numbered("old%03d", 150) // more than one purge transaction
 	_, err := c.SAdd(ctx, k, old...)
 	require.NoError(t, err)
 	_, err = c.Expire(ctx, k, time.Second)
@@ -183,8 +177,7 @@ func TestKeyExpiryConcurrentWriters(t *testing.T) {
 // (they used to wrap into the past and delete the key); the latest time
 // int64 milliseconds hold is set, as Redis's PEXPIREAT sets it.
 func TestExpireAtRange(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "k"
 	_, err := c.SAdd(ctx, k, "a")
 	require.NoError(t, err)

@@ -122,21 +122,7 @@ func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*write, no
 // expired returns up to limit members whose expiry is at or before now
 // (limit 0: all).
 func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]string, error) {
-	var out []string
-	for it, err := range e.c.query(ctx, e.c.scoreQuery(e.key, math.Inf(-1), now), limit) {
-		if err != nil {
-			return nil, err
-		}
-		m, t, _ := memberOf(it)
-		if t != typeZSet {
-			return nil, ErrWrongType
-		}
-		out = append(out, m)
-		if len(out) == limit {
-			break
-		}
-	}
-	return out, nil
+	return e.c.queryMembers(ctx, e.c.scoreQuery(e.key, math.Inf(-1), now), typeZSet, limit, limit)
 }
 
 // live is the query of the members not expired at now.

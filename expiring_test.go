@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -11,8 +10,7 @@ import (
 )
 
 func TestExpiringSet(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	key := p + "online"
 	e := c.ExpiringSet(key)
 	members := func() []string {
@@ -93,8 +91,7 @@ func TestExpiringSet(t *testing.T) {
 }
 
 func TestExpiringSetConcurrent(t *testing.T) {
-	c, _, p, _ := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, _ := setupClocked(t)
 	e := c.ExpiringSet(p + "sessions")
 	var added atomic.Int64
 	runWorkers(8, func(w int) {
@@ -117,8 +114,7 @@ func TestExpiringSetConcurrent(t *testing.T) {
 
 // A key-level expiry on an expiring set hides all its members.
 func TestExpiringSetKeyExpiry(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	e := c.ExpiringSet(p + "e")
 	_, err := e.Add(ctx, time.Hour, "a")
 	require.NoError(t, err)
@@ -137,8 +133,7 @@ func TestExpiringSetKeyExpiry(t *testing.T) {
 // A TTL under a millisecond (the clock's resolution) is rounded up: the
 // member Add counts as new is live, not already expired.
 func TestExpiringSetSubMillisecondTTL(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	e := c.ExpiringSet(p + "s")
 	n, err := e.Add(ctx, 500*time.Microsecond, "a")
 	require.NoError(t, err)

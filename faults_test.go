@@ -515,8 +515,7 @@ func btoi(b bool) int {
 // Every command given an already-cancelled context fails at once with an
 // error that wraps context.Canceled, and writes nothing.
 func TestCancellation(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	s, z, d := p+"s", p+"z", p+"d"
 	_, err := c.SAdd(ctx, s, "a", "b")
 	require.NoError(t, err)

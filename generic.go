@@ -82,14 +82,7 @@ func (c *Client) metaItems(ctx context.Context, keys []string, projection *strin
 // request, in parallel); result[i] belongs to keys[i].
 func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
 	items, err := c.metaItems(ctx, keys, metaProjection.expr, metaProjection.names)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]meta, len(keys))
-	for i, it := range items {
-		out[i] = c.liveMeta(it) // nil: typeNone
-	}
-	return out, nil
+	return mapSlice(items, c.liveMeta), err // a nil item: typeNone
 }
 
 // withMeta runs read while it reads key's metadata item, in parallel (one

@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,8 +11,7 @@ import (
 // reports it) per command, for members of 100, 2,000 and 100,000 bytes.
 func BenchmarkLongMembers(b *testing.B) {
 	for _, size := range []int{100, 2000, 100_000} {
-		c, cnt, p := newTestClient(b)
-		ctx := context.Background()
+		ctx, c, cnt, p := setup(b)
 		member := func(i int) string {
 			head := fmt.Sprintf("m%07d-", i)
 			return head + strings.Repeat("x", size-len(head))

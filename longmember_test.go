@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -33,13 +32,10 @@ func longTestMembers(r *rand.Rand) []string {
 // bounds shorter and longer than a sort key, ranks, scores, removals,
 // pops, random members, algebra.
 func TestLongMembersAgainstRedis(t *testing.T) {
-	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, rdb, p := setupRedis(t)
 	r := rand.New(rand.NewPCG(7, 7))
 	members := longTestMembers(r)
 	s, z, z2, dst := p+"s", p+"z", p+"z2", p+"dst"
-	redisDel(t, rdb, s, z, z2, dst)
 
 	same := func(what string, got, want any) {
 		t.Helper()
@@ -178,8 +174,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 // staged here by storing a different m under a member's sort key) is
 // refused with ErrMemberCollision and never taken for the other one.
 func TestLongMemberCollision(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	a := strings.Repeat("a", inlineMemberLen) + "first"
 	b := strings.Repeat("a", inlineMemberLen) + "second"
 	for _, typ := range []keyType{typeSet, typeZSet} {
@@ -193,9 +188,7 @@ func TestLongMemberCollision(t *testing.T) {
 		require.NoError(t, err)
 		// Stage the collision: b's sort key holds a.
 		it := itemKey(key, memberSK(typ, a))
-		out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(testTable), Key: it, ConsistentRead: aws.Bool(true)})
-		require.NoError(t, err)
-		moved := out.Item
+		moved := rawGet(t, it)
 		moved[attrSK] = bin(memberSK(typ, b))
 		_, err = testDB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(testTable), Key: it})
 		require.NoError(t, err)

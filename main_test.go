@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
@@ -87,6 +88,22 @@ func newTestClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, 
 	cnt := &counter{db: testDB}
 	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)
 	return NewClient(cnt, opts...), cnt, tb.Name() + ":" + randomHex(3) + ":"
+}
+
+// setup is a test's opening: a context, a client on the run's table
+// (newTestClient) with its request counter, and a key prefix unique to
+// the test.
+func setup(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, *counter, string) {
+	tb.Helper()
+	c, cnt, p := newTestClient(tb, optFns...)
+	return context.Background(), c, cnt, p
+}
+
+// setupClocked is setup on a fake clock (newClockedClient).
+func setupClocked(tb testing.TB, optFns ...func(*Options)) (context.Context, *Client, string, *fakeClock) {
+	tb.Helper()
+	c, _, p, clock := newClockedClient(tb, optFns...)
+	return context.Background(), c, p, clock
 }
 
 // newClockedClient is newTestClient on a fake clock (Options.Now) that
@@ -265,21 +282,70 @@ func deref(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 func scanTable(t testing.TB, prefix string) []string {
 	t.Helper()
 	var out []string
-	in := &dynamodb.ScanInput{TableName: &testTable}
-	for {
-		page, err := testDB.Scan(context.Background(), in)
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			key := string(bytesAttr(it, attrPK)[1:])
-			if strings.HasPrefix(key, prefix) {
-				out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))
-			}
+	for _, it := range rawItems(t) {
+		key := string(bytesAttr(it, attrPK)[1:])
+		if strings.HasPrefix(key, prefix) {
+			out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return out
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+	return out
+}
+
+// rawItems returns every item of the test table, read straight from it
+// (strongly consistent Scans), past redimo.
+func rawItems(t testing.TB) (out []item) {
+	t.Helper()
+	for p := dynamodb.NewScanPaginator(testDB, &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}); p.HasMorePages(); {
+		page, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		out = append(out, page.Items...)
+	}
+	return out
+}
+
+// rawPartition returns the items of the test table under the partition
+// key pk, read straight from it (strongly consistent Queries).
+func rawPartition(t testing.TB, pk []byte) (out []item) {
+	t.Helper()
+	for p := dynamodb.NewQueryPaginator(testDB, &dynamodb.QueryInput{
+		TableName: &testTable, ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: item{":pk": bin(pk)},
+	}); p.HasMorePages(); {
+		page, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		out = append(out, page.Items...)
+	}
+	return out
+}
+
+// rawGet reads the item at key straight from the test table (strongly
+// consistent); nil when there is none.
+func rawGet(t testing.TB, key item) item {
+	t.Helper()
+	out, err := testDB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &testTable, Key: key, ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	return out.Item
+}
+
+// returns checks a command's reply: returns(t, want)(c.SCard(ctx, k))
+// requires no error and want.
+func returns[T any](t testing.TB, want T) func(T, error) {
+	return func(got T, err error) {
+		t.Helper()
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+}
+
+// numbered is n members, fmt.Sprintf(format, i) for i from 0.
+func numbered(format string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i)
+	}
+	return out
 }
 
 // runWorkers runs work(0) … work(n-1) concurrently and waits for them all.

@@ -21,8 +21,7 @@ import (
 // A member's expiry hides it from every read at once, and writes treat it
 // as missing; the stored count and mn stay exact on the raw table.
 func TestMemberExpirySet(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	k := p + "s"
 	_, err := c.SAdd(ctx, k, "a", "b", "c", "d")
 	require.NoError(t, err)
@@ -130,8 +129,7 @@ func TestMemberExpirySet(t *testing.T) {
 // Sorted sets: ranges, counts, ranks, scores and increments skip expired
 // members; ZCOLLECT deletes them.
 func TestMemberExpiryZSet(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	k := p + "z"
 	var zs []Z
 	for i := range 20 {
@@ -190,8 +188,7 @@ func TestMemberExpiryZSet(t *testing.T) {
 // a fake clock, against a model of Redis 8.12's semantics (redis-server
 // 7.0 has no member expiry): every reply and, at the end, the raw table.
 func TestMemberExpiryModel(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	type entry struct {
 		score float64
 		exp   int64 // ms; 0: none
@@ -424,8 +421,7 @@ func nilIfEmpty(s []string) []string {
 
 // SEXPIRE of 1,000 members: ⌈1000/99⌉ transactions.
 func TestMemberExpiryTransactions(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	k := p + "big"
 	ms := make([]string, 1000)
 	for i := range ms {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"iter"
 	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -119,8 +118,9 @@ func (c *Client) queryCount(ctx context.Context, in *dynamodb.QueryInput) (int64
 // request, up to Options.Parallelism requests at once, unprocessed keys
 // asked again at once after a response that read some (it reached its
 // size limit), with backoff after one that read none (throttling), at
-// most Options.MaxAttempts times in a row (then ErrContention). Missing items are absent from the result, which is in
-// no particular order.
+// most Options.MaxAttempts times in a row (then ErrContention, retry.go).
+// Missing items are absent from the result, which is in no particular
+// order.
 func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
 	var (
 		mu    sync.Mutex
@@ -172,44 +172,44 @@ func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *str
 		ExpressionAttributeNames: names,
 	}}
 	var found []item
-	for attempt := 0; len(req) > 0; {
-		if attempt >= c.opts.MaxAttempts { // throttled every time: give up, as transact does
-			return found, ErrContention
-		}
-		if attempt > 0 {
-			if err := sleep(ctx, attempt); err != nil {
-				return found, err
+	for len(req) > 0 {
+		// Nothing read is throttling: back off (retry.go). Some read and
+		// some left is a response that reached its size limit (long
+		// members): go on at once.
+		err := c.attempts(ctx, true, func() (bool, error) {
+			out, err := c.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return false, err
 			}
-		}
-		out, err := c.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			got := out.Responses[c.opts.TableName]
+			found = append(found, got...)
+			req = out.UnprocessedKeys
+			return len(got) > 0 || len(req) == 0, nil
+		})
 		if err != nil {
 			return found, err
-		}
-		got := out.Responses[c.opts.TableName]
-		found = append(found, got...)
-		req = out.UnprocessedKeys
-		// Nothing read is throttling: back off. Some read and some left is
-		// a response that reached its size limit (long members): go on.
-		attempt++
-		if len(got) > 0 {
-			attempt = 0
 		}
 	}
 	return found, nil
 }
 
-// sleep waits before retry number attempt (1, 2, ...): exponential backoff
-// from 5 ms, capped at 500 ms, with full jitter. It returns ctx's error
-// when ctx ends first.
-func sleep(ctx context.Context, attempt int) error {
-	d := 5 * time.Millisecond << min(attempt, 7)
-	d = min(d, 500*time.Millisecond)
-	t := time.NewTimer(jitter(d))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+// queryMembers returns the members that in reads (Query's limit: see
+// queryPages), at most most of them (0: all), or ErrWrongType at an item
+// that is not a member of typ.
+func (c *Client) queryMembers(ctx context.Context, in *dynamodb.QueryInput, typ keyType, limit, most int) ([]string, error) {
+	var out []string
+	for it, err := range c.query(ctx, in, limit) {
+		if err != nil {
+			return nil, err
+		}
+		m, t, _ := memberOf(it)
+		if t != typ {
+			return nil, ErrWrongType
+		}
+		out = append(out, m)
+		if len(out) == most {
+			break
+		}
 	}
+	return out, nil
 }

@@ -187,10 +187,3 @@ func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {
 	require.ErrorIs(t, err, ErrContention, "bounded by Options.MaxAttempts")
 	require.EqualValues(t, 3, db.batches.Load())
 }
-
-func TestSleepEndsWithTheContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	require.ErrorIs(t, sleep(ctx, 7), context.Canceled)
-	require.NoError(t, sleep(context.Background(), 1))
-}

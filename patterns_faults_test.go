@@ -24,8 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 )
@@ -50,6 +48,19 @@ type faultMix struct {
 // faultMixModes are the faults a pattern must survive: lost responses of
 // applied requests, 500s, throttling and transaction conflicts.
 var faultMixModes = []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts}
+
+// clockedFaults opens the fault tests of the patterns that read the clock
+// (Options.Now): a fault mix on a fifth of the requests, a client behind
+// it and a clean one, both on one fake clock, and the test's key prefix.
+func clockedFaults(t *testing.T) (ctx context.Context, f *faultMix, faultyC, clean *Client, p string, clock *fakeClock) {
+	t.Helper()
+	needDB(t)
+	clock = &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	f = newFaultMix(0.2)
+	faultyC = faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
+	ctx, clean, _, p = setup(t, func(o *Options) { o.Now = clock.Now })
+	return ctx, f, faultyC, clean, p, clock
+}
 
 func newFaultMix(share float64) *faultMix {
 	m := &faultMix{next: http.DefaultTransport, share: share, faults: map[faultMode]*faulty{}}
@@ -101,27 +112,14 @@ func (m *faultMix) summary() string {
 func rawKey(t *testing.T, key string) (card int64, members map[string]item) {
 	t.Helper()
 	members = map[string]item{}
-	in := &dynamodb.QueryInput{
-		TableName: &testTable, ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
-	}
-	for {
-		page, err := testDB.Query(context.Background(), in)
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			if m, _, ok := memberOf(it); ok {
-				members[m] = it
-			} else {
-				card = decodeMeta(it).card
-			}
+	for _, it := range rawPartition(t, pkValue(key)) {
+		if m, _, ok := memberOf(it); ok {
+			members[m] = it
+		} else {
+			card = decodeMeta(it).card
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return card, members
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
+	return card, members
 }
 
 // errorList collects the errors of concurrent callers: with the retryer's
@@ -280,12 +278,7 @@ func TestShardedSetFaults(t *testing.T) {
 //     exactly when its replies say;
 //   - the key's stored count (ZCARD) equals its member items.
 func TestExpiringSetFaults(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	clean, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, f, faultyC, clean, p, clock := clockedFaults(t)
 	key := p + "sessions"
 	e, check := faultyC.ExpiringSet(key), clean.ExpiringSet(key)
 	const rounds, calls, shared = 4, 3, 24
@@ -413,12 +406,7 @@ func TestExpiringSetFaults(t *testing.T) {
 // stepped to each stored expiry in turn, shows that member gone and
 // exactly the later ones in Members and Card.
 func TestExpiringSetFaultsMovingClock(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	clean, _, p := newTestClient(t, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, f, faultyC, clean, p, clock := clockedFaults(t)
 	key := p + "sessions"
 	e := faultyC.ExpiringSet(key)
 	// Every call moves the clock on by step, so that it runs at the pace
@@ -561,14 +549,10 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 // last 10 s. Every allowance holds exactly one slot, dated this round: a
 // claim whose response was lost is still ours, never a second slot.
 func TestRateLimiterFaults(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, f, faultyC, _, p, clock := clockedFaults(t)
 	const limit, window = 7, 10 * time.Second
 	lim := faultyC.RateLimiter(limit, window)
-	key := t.Name() + ":" + randomHex(3)
+	key := p + "otp"
 	// Each round moves the clock by step, then callers × calls ask. A
 	// round asks 48 times (more than the limit) or only 3 times, so that
 	// the windows' edges fall between allowances of different rounds; the
@@ -642,14 +626,10 @@ func TestRateLimiterFaults(t *testing.T) {
 // 6 allowances whose calls all ran within less than a window are too many.
 // And as callers always want more, the slots must keep being reused.
 func TestRateLimiterFaultsMovingClock(t *testing.T) {
-	needDB(t)
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
-	f := newFaultMix(0.2)
-	faultyC := faultyClient(t, f, func(o *Options) { o.Now = clock.Now })
-	ctx := context.Background()
+	ctx, f, faultyC, _, p, clock := clockedFaults(t)
 	const limit, window, step, calls = 5, 2 * time.Second, 50 * time.Millisecond, 10
 	lim := faultyC.RateLimiter(limit, window)
-	key := t.Name() + ":" + randomHex(3)
+	key := p + "otp"
 	type span struct{ before, after time.Time }
 	var (
 		mu      sync.Mutex
@@ -702,15 +682,8 @@ func TestRateLimiterFaultsMovingClock(t *testing.T) {
 // table.
 func slotsUsedAt(t *testing.T, key string, now time.Time) int {
 	t.Helper()
-	out, err := testDB.Query(context.Background(), &dynamodb.QueryInput{
-		TableName: &testTable, ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(limiterPK(key))},
-	})
-	require.NoError(t, err)
 	n := 0
-	for _, it := range out.Items {
+	for _, it := range rawPartition(t, limiterPK(key)) {
 		if v, ok := it[attrAt].(*types.AttributeValueMemberN); ok && v.Value == strconv.FormatInt(now.UnixMilli(), 10) {
 			n++
 		}

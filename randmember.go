@@ -182,16 +182,5 @@ func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([
 		ExpressionAttributeValues: item{":pk": bin(pkValue(key)),
 			":lo": bin(binary.BigEndian.AppendUint64(nil, lo)), ":hi": bin(binary.BigEndian.AppendUint64(nil, hi))},
 	}
-	var ms []string
-	for it, err := range c.query(ctx, in, bucketCap+1) {
-		if err != nil {
-			return nil, err
-		}
-		m, t, _ := memberOf(it)
-		if t != typeSet {
-			return nil, ErrWrongType
-		}
-		ms = append(ms, m)
-	}
-	return ms, nil
+	return c.queryMembers(ctx, in, typeSet, bucketCap+1, 0)
 }

@@ -7,7 +7,6 @@ package redimo
 //	make bench BENCHFLAGS='-bench "BenchmarkRandom|BenchmarkRank" -benchtime 3x'
 
 import (
-	"context"
 	"fmt"
 	"testing"
 )
@@ -15,12 +14,9 @@ import (
 // BenchmarkRandomMember: SRANDMEMBER and SPOP on a 10,000-member set,
 // bucket trials against the whole-set read.
 func BenchmarkRandomMember(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(b)
 	key := p + "s"
-	if _, err := c.SAdd(ctx, key, benchMembers("member", 10_000)...); err != nil {
-		b.Fatal(err)
-	}
+	fill(b, ctx, c, key, benchMembers("member", 10_000)...)
 	for _, count := range []int64{1, 10, -10, 100} {
 		b.Run(fmt.Sprintf("SRandMemberN_%d", count), func(b *testing.B) {
 			report(b, cnt, func() {
@@ -47,8 +43,7 @@ func BenchmarkRandomMember(b *testing.B) {
 func BenchmarkRankBig(b *testing.B) {
 	const n = 100_000
 	for _, scores := range []string{"ties", "equal"} {
-		c, cnt, p := newTestClient(b)
-		ctx := context.Background()
+		ctx, c, cnt, p := setup(b)
 		key := p + "board"
 		cnt.reset()
 		var zs []Z

@@ -12,8 +12,7 @@ import (
 
 // fakeClock is an injectable clock for Options.Now.
 func TestRateLimiterConcurrent(t *testing.T) {
-	c, _, p, clock := newClockedClient(t)
-	ctx := context.Background()
+	ctx, c, p, clock := setupClocked(t)
 	lim := c.RateLimiter(10, time.Minute)
 	key := p + "otp:+15550100"
 

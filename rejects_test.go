@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"errors"
 	"math"
 	"strings"
@@ -15,8 +14,7 @@ import (
 // ErrInvalidArgument and the specific reason, errors.As *ArgError), no
 // request sent, nothing written.
 func TestRejectsBadInput(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	k := p + "k"
 	// Existing keys of both types, so a rejection cannot hide behind "missing".
 	_, err := c.SAdd(ctx, k+"s", "a")
@@ -146,8 +144,7 @@ func TestRejectsBadInput(t *testing.T) {
 // Keys and members that look like expression syntax are only ever values:
 // they round-trip.
 func TestPlaceholderSafety(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	nasty := []string{"#pk", ":v", ") OR attribute_exists(pk", "sk", "#t = :t", "ünïcødé ✓", "\x00", "\xff\xfe", "", "pk = :pk AND begins_with(sk, :p)"}
 	for _, k := range nasty {
 		key := p + k

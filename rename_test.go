@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -10,8 +9,7 @@ import (
 )
 
 func TestRenameCopy(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	z, s, none := p+"z", p+"s", p+"none"
 	var zs []Z
 	for i := range 150 { // two transactions of members

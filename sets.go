@@ -348,7 +348,9 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 // popped concurrently by another client is returned to one of them only:
 // redimo picks again until it has popped count members or the set is empty.
 // Popping the last member deletes the key. The members are picked as by
-// SRandMemberN: uniformly.
+// SRandMemberN: uniformly. After Options.MaxAttempts rounds that lost
+// picks to other clients it returns the members popped so far with
+// ErrContention.
 //
 // Cost: per round, SRandMemberN(count)'s reads plus ⌈count/99⌉ TransactWriteItems
 // (2 write units per popped member plus 2).
@@ -362,14 +364,11 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		return nil, argError("SPOP", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
 	var popped []string
-	for round := 0; ; round++ {
+	err := c.attempts(ctx, false, func() (bool, error) {
 		want := count - int64(len(popped))
-		if round > 0 && (want == 0 || round >= c.opts.MaxAttempts) {
-			return popped, nil
-		}
 		picks, whole, err := c.randomMembers(ctx, key, want, true)
 		if err != nil || len(picks) == 0 {
-			return popped, wrap("SPOP", err)
+			return true, err
 		}
 		writes := make([]*write, len(picks))
 		for i, m := range picks {
@@ -386,10 +385,9 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		for _, w := range applied {
 			popped = append(popped, w.member)
 		}
-		if err != nil || (exhausted && len(applied) == len(picks)) {
-			return popped, wrap("SPOP", err)
-		}
-	}
+		return int64(len(popped)) == count || (exhausted && len(applied) == len(picks)), err
+	})
+	return popped, wrap("SPOP", err)
 }
 
 // SMove moves member from the set at source to the set at destination and
@@ -507,16 +505,9 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 	var found int64
 	batch := make([]string, 0, 100)
 	flush := func() error {
-		cand := batch
-		for _, k := range others {
-			if len(cand) == 0 {
-				break
-			}
-			present, err := c.probe(ctx, k, typeSet, cand, false)
-			if err != nil {
-				return err
-			}
-			cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return !ok })
+		cand, err := c.probeAll(ctx, others, batch, true)
+		if err != nil {
+			return err
 		}
 		for _, m := range cand {
 			if limit > 0 && found >= limit {
@@ -762,16 +753,9 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 	var n int64
 	batch := make([]string, 0, 100)
 	flush := func() error {
-		cand := slices.DeleteFunc(batch, func(m string) bool { return drop[m] })
-		for _, k := range probed {
-			if len(cand) == 0 {
-				break
-			}
-			present, err := c.probe(ctx, k, typeSet, cand, false)
-			if err != nil {
-				return err
-			}
-			cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return ok })
+		cand, err := c.probeAll(ctx, probed, slices.DeleteFunc(batch, func(m string) bool { return drop[m] }), false)
+		if err != nil {
+			return err
 		}
 		n += int64(len(cand))
 		batch = batch[:0]
@@ -917,4 +901,21 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 		out[i] = f(v)
 	}
 	return out
+}
+
+// probeAll keeps the members of cand that every set of keys holds (in
+// true: SINTER) or that none holds (in false: SDIFF), probing the keys one
+// by one while members are left. It reuses cand's array.
+func (c *Client) probeAll(ctx context.Context, keys, cand []string, in bool) ([]string, error) {
+	for _, k := range keys {
+		if len(cand) == 0 {
+			break
+		}
+		present, err := c.probe(ctx, k, typeSet, cand, false)
+		if err != nil {
+			return nil, err
+		}
+		cand = slices.DeleteFunc(cand, func(m string) bool { _, ok := present[m]; return ok != in })
+	}
+	return cand, nil
 }

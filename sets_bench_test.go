@@ -19,11 +19,17 @@ import (
 )
 
 func benchMembers(prefix string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s%06d", prefix, i)
+	return numbered(prefix+"%06d", n)
+}
+
+// fill adds members to the set at key, stopping the benchmark on an
+// error, and starts the benchmark's timer again.
+func fill(b *testing.B, ctx context.Context, c *Client, key string, members ...string) {
+	b.Helper()
+	if _, err := c.SAdd(ctx, key, members...); err != nil {
+		b.Fatal(err)
 	}
-	return out
+	b.ResetTimer()
 }
 
 // baselinePutAll writes members as plain items, one PutItem each, 8 at a
@@ -109,13 +115,9 @@ func BenchmarkSAdd1000(b *testing.B) {
 }
 
 func BenchmarkSCard10000(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(b)
 	key := p + "big"
-	if _, err := c.SAdd(ctx, key, benchMembers("m", 10000)...); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
+	fill(b, ctx, c, key, benchMembers("m", 10000)...)
 	compare(b, cnt, func() {
 		n, err := c.SCard(ctx, key)
 		if err != nil || n != 10000 {
@@ -134,12 +136,9 @@ func BenchmarkSCard10000(b *testing.B) {
 }
 
 func BenchmarkSInter100x10000(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(b)
 	big, small := p+"big", p+"small"
-	if _, err := c.SAdd(ctx, big, benchMembers("m", 10000)...); err != nil {
-		b.Fatal(err)
-	}
+	fill(b, ctx, c, big, benchMembers("m", 10000)...)
 	var sm []string
 	for i := range 100 {
 		sm = append(sm, fmt.Sprintf("m%06d", i*150)) // 67 of them are in big
@@ -168,13 +167,9 @@ func BenchmarkSInter100x10000(b *testing.B) {
 }
 
 func BenchmarkSIsMember(b *testing.B) {
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(b)
 	key := p + "s"
-	if _, err := c.SAdd(ctx, key, benchMembers("m", 100)...); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
+	fill(b, ctx, c, key, benchMembers("m", 100)...)
 	compare(b, cnt, func() {
 		ok, err := c.SIsMember(ctx, key, "m000042")
 		if err != nil || !ok {

@@ -20,6 +20,16 @@ import (
 
 // makeZSet writes a sorted-set key through the transaction writer, so set
 // tests can meet a key of the other type.
+// addOrRemove is SADD (add) or SREM of ms on key, its reply as the change
+// of SCARD: added members count up, removed ones down.
+func addOrRemove(ctx context.Context, c *Client, key string, add bool, ms ...string) (int64, error) {
+	if add {
+		return c.SAdd(ctx, key, ms...)
+	}
+	n, err := c.SRem(ctx, key, ms...)
+	return -n, err
+}
+
 func makeZSet(t *testing.T, c *Client, key string, members ...string) {
 	t.Helper()
 	var ws []*write
@@ -40,8 +50,7 @@ func sorted(s []string) []string {
 }
 
 func TestSAddSRemBasics(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "s"
 
 	n, err := c.SAdd(ctx, k, "a", "b", "a", "", "héllo", "\xff\xfe")
@@ -101,8 +110,7 @@ func requireGone(t *testing.T, c *Client, key string) {
 }
 
 func TestEmptiedSetIsDeleted(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 
 	t.Run("SRem", func(t *testing.T) {
 		k := p + "srem"
@@ -149,8 +157,7 @@ func TestEmptiedSetIsDeleted(t *testing.T) {
 }
 
 func TestSMove(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	src, dst, z := p+"src", p+"dst", p+"z"
 	_, err := c.SAdd(ctx, src, "a", "b", "c")
 	require.NoError(t, err)
@@ -187,13 +194,9 @@ func TestSMove(t *testing.T) {
 }
 
 func TestSAddChunking(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	k := p + "big"
-	members := make([]string, 1000)
-	for i := range members {
-		members[i] = fmt.Sprintf("m%04d", i)
-	}
+	members := numbered("m%04d", 1000)
 	cnt.reset()
 	n, err := c.SAdd(ctx, k, members...)
 	require.NoError(t, err)
@@ -218,8 +221,7 @@ func TestSAddChunking(t *testing.T) {
 }
 
 func TestSetWrongType(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	z, s := p+"z", p+"s"
 	makeZSet(t, c, z, "a", "b")
 	_, err := c.SAdd(ctx, s, "a")
@@ -261,8 +263,7 @@ func firstErr[T any](seq func(func(T, error) bool)) error {
 }
 
 func TestSetAlgebra(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	a, b, d, none := p+"a", p+"b", p+"d", p+"none"
 	_, err := c.SAdd(ctx, a, "1", "2", "3", "4")
 	require.NoError(t, err)
@@ -293,21 +294,15 @@ func TestSetAlgebra(t *testing.T) {
 		require.Equal(t, sorted(tc.want), sorted(got), tc.name)
 	}
 
-	n, err := c.SInterCard(ctx, 0, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
-	n, err = c.SInterCard(ctx, 1, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
+	returns(t, int64(2))(c.SInterCard(ctx, 0, a, b))
+	returns(t, int64(1))(c.SInterCard(ctx, 1, a, b))
 	_, err = c.SInterCard(ctx, -1, a, b)
 	require.ErrorIs(t, err, ErrOutOfRange)
 
 	// *STORE overwrites a destination of the other type, and deletes it on an empty result.
 	z := p + "z"
 	makeZSet(t, c, z, "x", "y")
-	n, err = c.SUnionStore(ctx, z, a, b)
-	require.NoError(t, err)
-	require.EqualValues(t, 5, n)
+	returns(t, int64(5))(c.SUnionStore(ctx, z, a, b))
 	typ, _ := c.Type(ctx, z)
 	require.Equal(t, "set", typ)
 	got, _ := c.SMembers(ctx, z)
@@ -315,23 +310,17 @@ func TestSetAlgebra(t *testing.T) {
 	card, _ := c.SCard(ctx, z)
 	require.EqualValues(t, 5, card)
 
-	n, err = c.SInterStore(ctx, z, a, d)
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
+	returns(t, int64(1))(c.SInterStore(ctx, z, a, d))
 	got, _ = c.SMembers(ctx, z)
 	require.Equal(t, []string{"4"}, got)
 	card, _ = c.SCard(ctx, z)
 	require.EqualValues(t, 1, card)
 
-	n, err = c.SDiffStore(ctx, z, d, a)
-	require.NoError(t, err)
-	require.EqualValues(t, 0, n)
+	returns(t, int64(0))(c.SDiffStore(ctx, z, d, a))
 	requireGone(t, c, z)
 
 	// Store onto one of its sources.
-	n, err = c.SDiffStore(ctx, a, a, d)
-	require.NoError(t, err)
-	require.EqualValues(t, 3, n)
+	returns(t, int64(3))(c.SDiffStore(ctx, a, a, d))
 	got, _ = c.SMembers(ctx, a)
 	require.Equal(t, []string{"1", "2", "3"}, got)
 
@@ -356,8 +345,7 @@ func TestSetAlgebra(t *testing.T) {
 }
 
 func TestSRandMemberAndSPop(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "r"
 	all := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
 	_, err := c.SAdd(ctx, k, all...)
@@ -411,8 +399,7 @@ func TestSRandMemberAndSPop(t *testing.T) {
 }
 
 func TestSScan(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "scan"
 	_, err := c.SAdd(ctx, k, "user:1", "user:2", "user:10", "admin:1", "u*", "[x]")
 	require.NoError(t, err)
@@ -443,8 +430,7 @@ func TestSScan(t *testing.T) {
 }
 
 func TestSetBadInput(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	long := strings.Repeat("x", MaxMemberLen+1)
 	longKey := strings.Repeat("k", MaxKeyLen+1)
 	cnt.reset()
@@ -483,8 +469,7 @@ func TestSetBadInput(t *testing.T) {
 // count of reported adds minus removes must be 0 or 1 and match
 // membership); multi-member calls check the totals.
 func TestSetConcurrency(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "hot"
 	const workers = 16
 	var (
@@ -498,18 +483,8 @@ func TestSetConcurrency(t *testing.T) {
 		for time.Now().Before(deadline) {
 			if w%2 == 0 { // single member: exact per-member accounting
 				m := fmt.Sprintf("single-%d", r.IntN(8))
-				add := r.IntN(2) == 0
-				var n int64
-				var err error
-				if add {
-					n, err = c.SAdd(ctx, k, m)
-				} else {
-					n, err = c.SRem(ctx, k, m)
-				}
+				n, err := addOrRemove(ctx, c, k, r.IntN(2) == 0, m)
 				require.NoError(t, err)
-				if !add {
-					n = -n
-				}
 				mu.Lock()
 				net[m] += n
 				total += n
@@ -520,14 +495,7 @@ func TestSetConcurrency(t *testing.T) {
 			for i := range ms {
 				ms[i] = fmt.Sprintf("multi-%d", r.IntN(12))
 			}
-			var n int64
-			var err error
-			if r.IntN(2) == 0 {
-				n, err = c.SAdd(ctx, k, ms...)
-			} else {
-				n, err = c.SRem(ctx, k, ms...)
-				n = -n
-			}
+			n, err := addOrRemove(ctx, c, k, r.IntN(2) == 0, ms...)
 			require.NoError(t, err)
 			mu.Lock()
 			total += n
@@ -554,13 +522,9 @@ func TestSetConcurrency(t *testing.T) {
 // member after a random point, members after wide gaps come up several
 // times as often as average.)
 func TestSRandMemberUniformity(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "u"
-	members := make([]string, 100)
-	for i := range members {
-		members[i] = fmt.Sprintf("m%03d", i)
-	}
+	members := numbered("m%03d", 100)
 	_, err := c.SAdd(ctx, k, members...)
 	require.NoError(t, err)
 	const draws = 2000
@@ -581,8 +545,7 @@ func TestSRandMemberUniformity(t *testing.T) {
 // known sets and the requests their shortcuts save: the random comparison
 // with a model is in the differential test.
 func TestSetCardCommands(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	a, b, big, none, z := p+"a", p+"b", p+"big", p+"none", p+"z"
 	_, err := c.SAdd(ctx, a, "1", "2", "3")
 	require.NoError(t, err)
@@ -677,8 +640,7 @@ func TestSetCardCommands(t *testing.T) {
 // 100 candidates, probes of the larger sets and whole reads of the smaller
 // ones all happen), with LIMITs around those sizes.
 func TestSetCardModel(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	r := rand.New(rand.NewPCG(15, 8))
 	for round := range 12 {
 		keys := make([]string, 4)

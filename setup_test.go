@@ -3,7 +3,6 @@ package redimo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -131,8 +130,7 @@ func (l *metricsLog) take() []Request {
 // DynamoDB Local reported to the test's own counter.
 func TestMetrics(t *testing.T) {
 	var log metricsLog
-	c, cnt, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
-	ctx := context.Background()
+	ctx, c, cnt, k := setup(t, func(o *Options) { o.Metrics = log.record })
 	for _, tc := range []struct {
 		command string
 		run     func() error
@@ -190,12 +188,8 @@ func TestMetrics(t *testing.T) {
 // of one item for the whole transaction).
 func TestTransactWriteUnits(t *testing.T) {
 	var log metricsLog
-	c, _, k := newTestClient(t, func(o *Options) { o.Metrics = log.record })
-	ctx := context.Background()
-	members := make([]string, 10)
-	for i := range members {
-		members[i] = fmt.Sprintf("m%d", i)
-	}
+	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record })
+	members := numbered("m%d", 10)
 	_, err := c.SAdd(ctx, k+"s", members...)
 	require.NoError(t, err)
 	reqs := log.take()

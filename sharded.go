@@ -343,22 +343,21 @@ func (s *ShardedSet) RandMember(ctx context.Context) (string, bool, error) {
 }
 
 // Pop removes and returns a random member (ok false when empty), picked as
-// by RandMember.
+// by RandMember. A shard emptied meanwhile is picked again, at most
+// Options.MaxAttempts times (then ErrContention, as SPop).
 //
 // Cost: Card's BatchGetItem plus SPop's Query and TransactWriteItems.
-func (s *ShardedSet) Pop(ctx context.Context) (string, bool, error) {
-	for range s.c.opts.MaxAttempts {
-		i, ok, err := s.pickShard(ctx)
-		if err != nil || !ok {
-			return "", false, err
+func (s *ShardedSet) Pop(ctx context.Context) (m string, ok bool, err error) {
+	err = s.c.attempts(ctx, false, func() (bool, error) {
+		i, some, err := s.pickShard(ctx)
+		if err != nil || !some {
+			return true, err
 		}
-		m, ok, err := s.c.SPop(ctx, s.shard(i))
-		if err != nil || ok {
-			return m, ok, err
-		}
-		// The shard was emptied meanwhile: pick again.
-	}
-	return "", false, ErrContention
+		// ok false: the shard was emptied meanwhile, pick again.
+		m, ok, err = s.c.SPop(ctx, s.shard(i))
+		return ok, err
+	})
+	return m, ok, err
 }
 
 // algebra runs op shard by shard (shard i of s with shard i of the others),

@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -17,8 +16,7 @@ import (
 // conflict counts show the contention on the single metadata item.
 func BenchmarkHotSetWriters(b *testing.B) {
 	const writers, perWriter = 32, 40
-	c, cnt, p := newTestClient(b)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(b)
 	run := func(name string, add func(member string) error) {
 		cnt.reset()
 		var failed atomic.Int64

@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -10,8 +9,7 @@ import (
 )
 
 func TestShardedSetConcurrentAdd(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	s := c.ShardedSet(p+"visitors", 16)
 
 	// 32 goroutines add overlapping visitors; Add's "new" answers sum to the
@@ -60,8 +58,7 @@ func TestShardedSetConcurrentAdd(t *testing.T) {
 }
 
 func TestShardedSetCommands(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	a, b := c.ShardedSet(p+"a", 4), c.ShardedSet(p+"b", 4)
 	_, err := a.Add(ctx, "x", "y", "z", "w")
 	require.NoError(t, err)

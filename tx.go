@@ -22,8 +22,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -432,23 +430,19 @@ func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.ke
 // when a key turns out to have expired, it is purged and build's writes
 // are tried again from scratch (the failed attempt's retries were made
 // against the old members).
-func (c *Client) transactPurging(ctx context.Context, build func() []*group) (txResult, error) {
-	for range c.opts.MaxAttempts {
-		res, err := c.transact(ctx, build()...)
+func (c *Client) transactPurging(ctx context.Context, build func() []*group) (res txResult, err error) {
+	err = c.attempts(ctx, false, func() (bool, error) {
 		var expired *expiredKeyError
-		if !errors.As(err, &expired) {
-			return res, err
+		if res, err = c.transact(ctx, build()...); !errors.As(err, &expired) {
+			return true, err
 		}
-		if expired.members {
-			err = c.sweep(ctx, expired.key, expired.m.typ)
-		} else {
-			err = c.purge(ctx, expired.key, expired.m)
+		res = txResult{}
+		if expired.members { // all its members expired (memberttl.go)
+			return false, c.sweep(ctx, expired.key, expired.m.typ)
 		}
-		if err != nil {
-			return txResult{}, err
-		}
-	}
-	return txResult{}, ErrContention
+		return false, c.purge(ctx, expired.key, expired.m)
+	})
+	return res, err
 }
 
 // deadExp is the expiry a purge writes into the metadata item of the key
@@ -536,49 +530,6 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 		}
 	}
 	return ignoreCancelled(flush(true))
-}
-
-// retryConflicts runs op until it does not fail with a transaction
-// conflict or throttling (a TransactionConflictException, or a
-// cancellation for those reasons alone), backing off between attempts, at
-// most Options.MaxAttempts times.
-func (c *Client) retryConflicts(ctx context.Context, op func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := op()
-		if err == nil || !retryable(err) {
-			return err
-		}
-		if attempt >= c.opts.MaxAttempts {
-			return ErrContention
-		}
-		if err := sleep(ctx, attempt); err != nil {
-			return err
-		}
-	}
-}
-
-// retryable reports whether err is a conflict with a concurrent
-// transaction or throttling, which the same request may pass when resent.
-func retryable(err error) bool {
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) {
-		return true
-	}
-	var cancelled *types.TransactionCanceledException
-	if !errors.As(err, &cancelled) {
-		return false
-	}
-	some := false
-	for _, r := range cancelled.CancellationReasons {
-		switch aws.ToString(r.Code) {
-		case "None", "":
-		case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-			some = true
-		default:
-			return false
-		}
-	}
-	return some
 }
 
 // ignoreCancelled is nil for a cancelled purge transaction: another purge
@@ -758,5 +709,3 @@ func token() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-
-func jitter(d time.Duration) time.Duration { return time.Duration(mrand.Int64N(int64(d))) + 1 }

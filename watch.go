@@ -111,12 +111,5 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 // expired.
 func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) {
 	items, err := c.metaItems(ctx, keys, versionProjection.expr, versionProjection.names)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(keys))
-	for i, it := range items {
-		out[i] = c.versionOf(it)
-	}
-	return out, nil
+	return mapSlice(items, c.versionOf), err
 }

@@ -1,7 +1,6 @@
 package redimo
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -12,9 +11,8 @@ import (
 // Every kind of write to a watched key is seen by Changed, from this
 // Client or another; reads and writes that change nothing are not.
 func TestWatchSeesWrites(t *testing.T) {
-	c, _, p := newTestClient(t)
+	ctx, c, _, p := setup(t)
 	other, _, _ := newTestClient(t)
-	ctx := context.Background()
 	z, s, none := p+"z", p+"s", p+"none"
 	_, err := c.ZAdd(ctx, z, Z{1, "a"}, Z{2, "b"})
 	require.NoError(t, err)
@@ -55,9 +53,8 @@ func TestWatchSeesWrites(t *testing.T) {
 // The WATCH retry loop: TxPipelined fails with ErrTxFailed when a watched key
 // changed between the watch and the write, and runs the writes otherwise.
 func TestWatchExec(t *testing.T) {
-	c, _, p := newTestClient(t)
+	ctx, c, _, p := setup(t)
 	other, _, _ := newTestClient(t)
-	ctx := context.Background()
 	k := p + "balance"
 	_, err := c.ZAdd(ctx, k, Z{10, "alice"})
 	require.NoError(t, err)

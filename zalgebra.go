@@ -113,6 +113,26 @@ func aggregate(agg Aggregate, a, b float64) float64 {
 	return 0
 }
 
+// merge aggregates into acc the scores of next's members it holds (acc's
+// score first, in Redis's order of the sources). A union adds next's other
+// members; an intersection drops acc's members that next does not hold.
+func merge(acc, next map[string]float64, agg Aggregate, union bool) {
+	for m, w := range next {
+		if v, ok := acc[m]; ok {
+			acc[m] = aggregate(agg, v, w)
+		} else if union {
+			acc[m] = w
+		}
+	}
+	if !union {
+		for m := range acc {
+			if _, ok := next[m]; !ok {
+				delete(acc, m)
+			}
+		}
+	}
+}
+
 // load reads all members of a source with their weighted scores.
 func (c *Client) load(ctx context.Context, s source) (map[string]float64, error) {
 	out := map[string]float64{}
@@ -191,13 +211,7 @@ func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		if err != nil {
 			return nil, wrap(cmd, err)
 		}
-		for m, v := range scores {
-			if old, ok := acc[m]; ok {
-				acc[m] = aggregate(store.Aggregate, old, v)
-			} else {
-				acc[m] = v
-			}
-		}
+		merge(acc, scores, store.Aggregate, true)
 	}
 	return toZ(acc), nil
 }
@@ -216,34 +230,15 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 	}
 	order := slices.Clone(srcs)
 	slices.SortStableFunc(order, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
-	acc, err := c.load(ctx, order[0])
-	if err != nil {
-		return nil, wrap(cmd, err)
-	}
-	for _, s := range order[1:] {
-		if len(acc) == 0 {
-			break
-		}
-		found, err := c.probeScores(ctx, s, acc)
-		if err != nil {
-			return nil, wrap(cmd, err)
-		}
-		for m, v := range acc {
-			if w, ok := found[m]; ok {
-				acc[m] = aggregate(store.Aggregate, v, w)
-			} else {
-				delete(acc, m)
-			}
-		}
-	}
-	return toZ(acc), nil
+	return c.probeEach(ctx, cmd, order, func(acc, found map[string]float64) {
+		merge(acc, found, store.Aggregate, false)
+	})
 }
 
-func (c *Client) zdiff(ctx context.Context, cmd string, keys []string) ([]Z, error) {
-	srcs, err := c.sources(ctx, cmd, &ZStore{Keys: keys})
-	if err != nil {
-		return nil, err
-	}
+// probeEach loads the first of srcs, then probes each other source for
+// the members loaded (probeScores) and hands what it found to step, until
+// none are left.
+func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step func(acc, found map[string]float64)) ([]Z, error) {
 	acc, err := c.load(ctx, srcs[0])
 	if err != nil {
 		return nil, wrap(cmd, err)
@@ -253,17 +248,27 @@ func (c *Client) zdiff(ctx context.Context, cmd string, keys []string) ([]Z, err
 			break
 		}
 		if s.m.typ == typeNone {
-			continue
+			continue // holds nothing (ZINTER never gets here with one)
 		}
 		found, err := c.probeScores(ctx, s, acc)
 		if err != nil {
 			return nil, wrap(cmd, err)
 		}
+		step(acc, found)
+	}
+	return toZ(acc), nil
+}
+
+func (c *Client) zdiff(ctx context.Context, cmd string, keys []string) ([]Z, error) {
+	srcs, err := c.sources(ctx, cmd, &ZStore{Keys: keys})
+	if err != nil {
+		return nil, err
+	}
+	return c.probeEach(ctx, cmd, srcs, func(acc, found map[string]float64) {
 		for m := range found {
 			delete(acc, m)
 		}
-	}
-	return toZ(acc), nil
+	})
 }
 
 // ZUnion returns the union of the sorted sets (or sets) in store, ordered

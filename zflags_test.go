@@ -1,8 +1,6 @@
 package redimo
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -13,7 +11,10 @@ import (
 // zaddFlags is one combination of ZADD's options.
 type zaddFlags struct{ nx, xx, gt, lt, ch, incr bool }
 
-func (f zaddFlags) String() string {
+func (f zaddFlags) String() string { return strings.Join(f.names(), " ") }
+
+// names are the options of f as ZADD takes them.
+func (f zaddFlags) names() []string {
 	var s []string
 	for _, o := range []struct {
 		on   bool
@@ -23,7 +24,7 @@ func (f zaddFlags) String() string {
 			s = append(s, o.name)
 		}
 	}
-	return strings.Join(s, " ")
+	return s
 }
 
 // valid is Redis's check: NX with XX, GT with LT, NX with GT or LT are
@@ -73,32 +74,44 @@ func zaddModel(f zaddFlags, cur float64, exists bool, score float64) (after floa
 	return next, true, counted, next, false
 }
 
+// zaddCur is the score of every existing member before ZADD in the tests
+// of ZADD's options.
+const zaddCur = 10.0
+
+// zaddStates are the states of a member before ZADD: missing, or at
+// zaddCur with the new score (score; incrBy for INCR) below, equal to or
+// above it.
+var zaddStates = []struct {
+	name          string
+	exists        bool
+	score, incrBy float64
+}{{"missing", false, 7, 7}, {"lower", true, 4, -6}, {"equal", true, zaddCur, 0}, {"higher", true, 12, 2}}
+
+// flagMember is the member of the tests of ZADD's options for the
+// combination f and the state named state.
+func flagMember(f zaddFlags, state string) string { return f.String() + "|" + state }
+
+// zaddSeed is every existing member at zaddCur: one per combination of
+// options and existing state.
+func zaddSeed() []Z {
+	var seed []Z
+	for _, f := range allZAddFlags() {
+		for _, s := range zaddStates[1:] {
+			seed = append(seed, Z{Score: zaddCur, Member: flagMember(f, s.name)})
+		}
+	}
+	return seed
+}
+
 // Every combination of ZADD's options, on a missing member and on members
 // whose score the new one is below, equal to and above: replies and the
 // scores afterwards are Redis's (zaddModel, checked against redis-server by
 // TestZRedisZAddFlags). Invalid combinations are ErrSyntax before any
 // request.
 func TestZAddFlagMatrix(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	k := p + "z"
-	const cur = 10.0
-	states := []struct {
-		name   string
-		exists bool
-		score  float64 // the score ZADD gives
-	}{{"missing", false, 7}, {"lower", true, 4}, {"equal", true, cur}, {"higher", true, 12}}
-	incrScore := map[string]float64{"missing": 7, "lower": -6, "equal": 0, "higher": 2}
-
-	// Every existing member starts at cur, one per (flags, state).
-	var seed []Z
-	name := func(f zaddFlags, state string) string { return fmt.Sprintf("%s|%s", f, state) }
-	for _, f := range allZAddFlags() {
-		for _, s := range states[1:] {
-			seed = append(seed, Z{Score: cur, Member: name(f, s.name)})
-		}
-	}
-	_, err := c.ZAdd(ctx, k, seed...)
+	_, err := c.ZAdd(ctx, k, zaddSeed()...)
 	require.NoError(t, err)
 
 	want := map[string]float64{}
@@ -117,10 +130,10 @@ func TestZAddFlagMatrix(t *testing.T) {
 			continue
 		}
 		if f.incr {
-			for _, s := range states {
-				m := name(f, s.name)
-				by := incrScore[s.name]
-				after, present, _, reply, isNil := zaddModel(f, cur, s.exists, by)
+			for _, s := range zaddStates {
+				m := flagMember(f, s.name)
+				by := s.incrBy
+				after, present, _, reply, isNil := zaddModel(f, zaddCur, s.exists, by)
 				got, ok, err := c.ZAddArgsIncr(ctx, k, f.args(Z{Score: by, Member: m}))
 				require.NoError(t, err, m)
 				require.Equal(t, !isNil, ok, m)
@@ -136,10 +149,10 @@ func TestZAddFlagMatrix(t *testing.T) {
 		// All four states in one call: the counts add up.
 		var zs []Z
 		var total int64
-		for _, s := range states {
-			m := name(f, s.name)
+		for _, s := range zaddStates {
+			m := flagMember(f, s.name)
 			zs = append(zs, Z{Score: s.score, Member: m})
-			after, present, counted, _, _ := zaddModel(f, cur, s.exists, s.score)
+			after, present, counted, _, _ := zaddModel(f, zaddCur, s.exists, s.score)
 			total += counted
 			if present {
 				want[m] = after
@@ -152,8 +165,8 @@ func TestZAddFlagMatrix(t *testing.T) {
 	// Members of invalid combinations were seeded and never touched.
 	for _, f := range allZAddFlags() {
 		if !f.valid() {
-			for _, s := range states[1:] {
-				want[name(f, s.name)] = cur
+			for _, s := range zaddStates[1:] {
+				want[flagMember(f, s.name)] = zaddCur
 			}
 		}
 	}
@@ -173,8 +186,7 @@ func TestZAddFlagMatrix(t *testing.T) {
 // GT and LT included: Redis judges the sum before them. NX on an existing
 // member is nil before any sum.
 func TestZAddIncrNaN(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	k := p + "z"
 	_, err := c.ZAdd(ctx, k, Z{Score: math.Inf(1), Member: "a"})
 	require.NoError(t, err)

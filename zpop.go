@@ -157,11 +157,11 @@ func checkTimeout(cmd string, timeout time.Duration) error {
 }
 
 // mpop pops up to count members from the first existing key of keys.
-func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, count int64) (string, []Z, error) {
-	for range c.opts.MaxAttempts {
+func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, count int64) (key string, zs []Z, err error) {
+	err = c.attempts(ctx, false, func() (bool, error) {
 		ms, err := c.metas(ctx, keys)
 		if err != nil {
-			return "", nil, wrap(cmd, err)
+			return true, wrap(cmd, err)
 		}
 		at := -1
 		for i, m := range ms {
@@ -172,17 +172,19 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, 
 		}
 		switch {
 		case at < 0:
-			return "", nil, nil
+			return true, nil
 		case ms[at].typ != typeZSet:
-			return "", nil, ErrWrongType
+			return true, ErrWrongType
 		}
-		zs, err := c.pop(ctx, cmd, keys[at], rev, []int64{count})
-		if err != nil || len(zs) > 0 {
-			return keys[at], zs, err
+		popped, err := c.pop(ctx, cmd, keys[at], rev, []int64{count})
+		if err != nil || len(popped) > 0 {
+			key, zs = keys[at], popped
+			return true, err
 		}
 		// Another client emptied the key between the two reads: look again.
-	}
-	return "", nil, ErrContention
+		return false, nil
+	})
+	return key, zs, err
 }
 
 // block runs mpop until it pops something, the timeout passes (0: never)

@@ -12,8 +12,7 @@ import (
 )
 
 func TestZMPop(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	a, b, none, s := p+"a", p+"b", p+"none", p+"s"
 	_, err := c.ZAdd(ctx, b, Z{1, "x"}, Z{2, "y"}, Z{3, "z"})
 	require.NoError(t, err)
@@ -51,8 +50,7 @@ func TestZMPop(t *testing.T) {
 }
 
 func TestBZPopTimeoutAndCancel(t *testing.T) {
-	c, cnt, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, cnt, p := setup(t)
 	start := time.Now()
 	z, ok, err := c.BZPopMin(ctx, 200*time.Millisecond, p+"a", p+"b")
 	require.NoError(t, err)
@@ -99,8 +97,7 @@ func TestBZPopTimeoutAndCancel(t *testing.T) {
 // more than a second away (it has been waiting for 2 s: polls at 25, 75,
 // 175, ... 1575 ms, the next at 3175 ms).
 func TestBZPopWokenByOwnWrite(t *testing.T) {
-	c, _, p := newTestClient(t, func(o *Options) { o.MaxPollInterval = time.Hour })
-	ctx := context.Background()
+	ctx, c, _, p := setup(t, func(o *Options) { o.MaxPollInterval = time.Hour })
 	k := p + "q"
 	type result struct {
 		z   ZWithKey
@@ -130,8 +127,7 @@ func TestBZPopWokenByOwnWrite(t *testing.T) {
 // only) share 40 members added one by one: each member is popped once.
 func TestBZPopExactlyOnce(t *testing.T) {
 	c1, _, p := newTestClient(t)
-	c2, _, _ := newTestClient(t, func(o *Options) { o.MaxPollInterval = 50 * time.Millisecond })
-	ctx := context.Background()
+	ctx, c2, _, _ := setup(t, func(o *Options) { o.MaxPollInterval = 50 * time.Millisecond })
 	k := p + "jobs"
 	const members, waiters = 40, 8
 	var (
@@ -184,8 +180,7 @@ func TestBZPopExactlyOnce(t *testing.T) {
 }
 
 func TestBZPopWrongType(t *testing.T) {
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, _, p := setup(t)
 	_, err := c.SAdd(ctx, p+"s", "a")
 	require.NoError(t, err)
 	_, _, err = c.BZPopMin(ctx, 0, p+"none", p+"s")

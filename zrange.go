@@ -477,15 +477,7 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 //
 // [ZCOUNT]: https://redis.io/docs/latest/commands/zcount/
 func (c *Client) ZCount(ctx context.Context, key, min, max string) (int64, error) {
-	if err := checkKey("ZCOUNT", key); err != nil {
-		return 0, err
-	}
-	r, err := c.scoreRange("ZCOUNT", key, min, max)
-	if err != nil {
-		return 0, err
-	}
-	n, err := c.count(ctx, key, r)
-	return n, wrap("ZCOUNT", err)
+	return c.countRange(ctx, "ZCOUNT", key, min, max, c.scoreRange)
 }
 
 // ZLexCount returns how many members are between min and max in byte
@@ -493,15 +485,27 @@ func (c *Client) ZCount(ctx context.Context, key, min, max string) (int64, error
 //
 // [ZLEXCOUNT]: https://redis.io/docs/latest/commands/zlexcount/
 func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
-	if err := checkKey("ZLEXCOUNT", key); err != nil {
-		return 0, err
-	}
-	r, err := c.lexRange("ZLEXCOUNT", key, min, max)
+	return c.countRange(ctx, "ZLEXCOUNT", key, min, max, c.lexRange)
+}
+
+// countRange is ZCOUNT and ZLEXCOUNT: the members between min and max as
+// resolve (scoreRange or lexRange) reads them, counted.
+func (c *Client) countRange(ctx context.Context, cmd, key, min, max string, resolve func(cmd, key, min, max string) (zrange, error)) (int64, error) {
+	r, err := resolveChecked(cmd, key, min, max, resolve)
 	if err != nil {
 		return 0, err
 	}
 	n, err := c.count(ctx, key, r)
-	return n, wrap("ZLEXCOUNT", err)
+	return n, wrap(cmd, err)
+}
+
+// resolveChecked checks key, then resolves min and max with resolve
+// (scoreRange or lexRange).
+func resolveChecked(cmd, key, min, max string, resolve func(cmd, key, min, max string) (zrange, error)) (zrange, error) {
+	if err := checkKey(cmd, key); err != nil {
+		return zrange{}, err
+	}
+	return resolve(cmd, key, min, max)
 }
 
 // ZRank returns member's rank (0 for the lowest score); ok is false when
@@ -608,10 +612,7 @@ func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (in
 //
 // [ZREMRANGEBYSCORE]: https://redis.io/docs/latest/commands/zremrangebyscore/
 func (c *Client) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
-	if err := checkKey("ZREMRANGEBYSCORE", key); err != nil {
-		return 0, err
-	}
-	r, err := c.scoreRange("ZREMRANGEBYSCORE", key, min, max)
+	r, err := resolveChecked("ZREMRANGEBYSCORE", key, min, max, c.scoreRange)
 	if err != nil {
 		return 0, err
 	}
@@ -638,10 +639,7 @@ func (c *Client) ZRemRangeByRank(ctx context.Context, key string, start, stop in
 //
 // [ZREMRANGEBYLEX]: https://redis.io/docs/latest/commands/zremrangebylex/
 func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
-	if err := checkKey("ZREMRANGEBYLEX", key); err != nil {
-		return 0, err
-	}
-	r, err := c.lexRange("ZREMRANGEBYLEX", key, min, max)
+	r, err := resolveChecked("ZREMRANGEBYLEX", key, min, max, c.lexRange)
 	if err != nil {
 		return 0, err
 	}

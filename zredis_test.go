@@ -44,6 +44,28 @@ func zrangeFlags(cmd []any, a ZRangeArgs) []any {
 	return cmd
 }
 
+// setupRedis is setup for the tests against redis-server, with a go-redis
+// client too; the keys under the test's prefix are deleted from
+// redis-server when the test ends.
+func setupRedis(t *testing.T) (context.Context, *Client, *redis.Client, string) {
+	t.Helper()
+	rdb := zRedis(t)
+	ctx, c, _, p := setup(t)
+	t.Cleanup(func() {
+		keys, _ := rdb.Keys(context.Background(), globEscape(p)+"*").Result()
+		if len(keys) > 0 {
+			rdb.Del(context.Background(), keys...)
+		}
+	})
+	return ctx, c, rdb, p
+}
+
+// globEscape quotes the characters of s that Redis's KEYS pattern reads
+// as wildcards.
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(s)
+}
+
 // redisDel deletes keys from redis-server when the test ends.
 func redisDel(t *testing.T, rdb *redis.Client, keys ...string) {
 	t.Cleanup(func() { rdb.Del(context.Background(), keys...) })
@@ -84,6 +106,50 @@ func nonNil[T any](s []T) []T {
 // redisErr reports whether redis answered with an error (not nil).
 func redisErr(err error) bool { return err != nil && !errors.Is(err, redis.Nil) }
 
+// zaddBoth adds zs to key with redimo's c and redis-server's rdb.
+func zaddBoth(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, key string, zs ...Z) {
+	t.Helper()
+	_, err := c.ZAdd(ctx, key, zs...)
+	require.NoError(t, err)
+	for _, z := range zs {
+		require.NoError(t, rdb.ZAdd(ctx, key, redis.Z{Score: z.Score, Member: z.Member}).Err())
+	}
+}
+
+// requireSameZSet requires key to hold the same members with the same
+// scores in redimo (c) and redis-server (rdb).
+func requireSameZSet(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, key string, msgAndArgs ...any) {
+	t.Helper()
+	want, err := rdb.Do(ctx, "ZRANGE", key, "0", "-1", "WITHSCORES").Result()
+	require.NoError(t, err)
+	got, err := c.ZRangeWithScores(ctx, key, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, redisZ(t, want), nonNil(got), msgAndArgs...)
+}
+
+// redisRefused reports whether redis-server answered cmd with an error
+// (werr); then redimo's err must be reason.
+func redisRefused(t *testing.T, werr, err, reason error, cmd ...any) bool {
+	t.Helper()
+	if !redisErr(werr) {
+		return false
+	}
+	require.ErrorIs(t, err, reason, "%q: redis %v", cmd, werr)
+	return true
+}
+
+// likeRedis checks redimo's reply (got, err) to cmd against
+// redis-server's (want, werr): ErrInvalidArgument where Redis answered an
+// error, else no error and want as convert reads it.
+func likeRedis[E any](t *testing.T, cmd []any, want any, werr error, convert func(*testing.T, any) []E, got []E, err error) {
+	t.Helper()
+	if redisRefused(t, werr, err, ErrInvalidArgument, cmd...) {
+		return
+	}
+	require.NoError(t, err, "%q", cmd)
+	require.Equal(t, convert(t, want), nonNil(got), "%q", cmd)
+}
+
 func anys(s ...string) []any {
 	out := make([]any, len(s))
 	for i, x := range s {
@@ -93,45 +159,17 @@ func anys(s ...string) []any {
 }
 
 func TestZRedisZAddFlags(t *testing.T) {
-	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, rdb, p := setupRedis(t)
 	k := p + "z"
-	redisDel(t, rdb, k)
-	const cur = 10.0
-	states := []struct {
-		name          string
-		exists        bool
-		score, incrBy float64
-	}{{"missing", false, 7, 7}, {"lower", true, 4, -6}, {"equal", true, cur, 0}, {"higher", true, 12, 2}}
-	var seed []Z
+	zaddBoth(t, ctx, c, rdb, k, zaddSeed()...)
 	for _, f := range allZAddFlags() {
-		for _, s := range states[1:] {
-			seed = append(seed, Z{Score: cur, Member: f.String() + "|" + s.name})
-		}
-	}
-	_, err := c.ZAdd(ctx, k, seed...)
-	require.NoError(t, err)
-	for _, z := range seed {
-		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
-	}
-	for _, f := range allZAddFlags() {
-		cmd := []any{"ZADD", k}
-		for _, o := range []struct {
-			on   bool
-			name string
-		}{{f.nx, "NX"}, {f.xx, "XX"}, {f.gt, "GT"}, {f.lt, "LT"}, {f.ch, "CH"}, {f.incr, "INCR"}} {
-			if o.on {
-				cmd = append(cmd, o.name)
-			}
-		}
+		cmd := append([]any{"ZADD", k}, anys(f.names()...)...)
 		if f.incr {
-			for _, s := range states {
-				m := f.String() + "|" + s.name
+			for _, s := range zaddStates {
+				m := flagMember(f, s.name)
 				want, werr := rdb.Do(ctx, append(cmd, fmtScore(s.incrBy), m)...).Result()
 				got, ok, err := c.ZAddArgsIncr(ctx, k, f.args(Z{Score: s.incrBy, Member: m}))
-				if redisErr(werr) {
-					require.ErrorIs(t, err, ErrSyntax, "%v: redis %v", cmd, werr)
+				if redisRefused(t, werr, err, ErrSyntax, cmd...) {
 					continue
 				}
 				require.NoError(t, err, m)
@@ -143,46 +181,31 @@ func TestZRedisZAddFlags(t *testing.T) {
 			continue
 		}
 		var zs []Z
-		for _, s := range states {
-			m := f.String() + "|" + s.name
+		for _, s := range zaddStates {
+			m := flagMember(f, s.name)
 			zs = append(zs, Z{Score: s.score, Member: m})
 			cmd = append(cmd, fmtScore(s.score), m)
 		}
 		want, werr := rdb.Do(ctx, cmd...).Result()
 		got, err := c.ZAddArgs(ctx, k, f.args(zs...))
-		if redisErr(werr) {
-			require.ErrorIs(t, err, ErrSyntax, "%v: redis %v", cmd, werr)
+		if redisRefused(t, werr, err, ErrSyntax, cmd...) {
 			continue
 		}
 		require.NoError(t, err, f.String())
 		require.Equal(t, want, got, "%v", cmd)
 	}
-	want, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
-	require.NoError(t, err)
-	got, err := c.ZRangeWithScores(ctx, k, 0, -1)
-	require.NoError(t, err)
-	require.Len(t, got, len(want))
-	for i := range want {
-		require.Equal(t, Z{Score: want[i].Score, Member: want[i].Member.(string)}, got[i])
-	}
+	requireSameZSet(t, ctx, c, rdb, k)
 }
 
 // Score bounds are read as Redis reads them (strtod): hexadecimal, leading
 // spaces, "" and "(" as 0, overflow to ±inf, underflow to 0; and rejected
 // where Redis rejects them.
 func TestZRedisBounds(t *testing.T) {
-	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, rdb, p := setupRedis(t)
 	k := p + "z"
-	redisDel(t, rdb, k)
 	members := zs(math.Inf(-1), "ninf", -16, "m16", -0.5, "mhalf", 0, "zero", 0, "zero2", 5e-324, "tiny",
 		0.5, "half", 1, "one", 1.5, "onehalf", 16, "sixteen", 1e308, "huge", math.Inf(1), "inf")
-	_, err := c.ZAdd(ctx, k, members...)
-	require.NoError(t, err)
-	for _, z := range members {
-		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
-	}
+	zaddBoth(t, ctx, c, rdb, k, members...)
 	bounds := []string{
 		"", "(", "0", "(0", "-0", "1", "(1", " 1", "\t1", "( 1", " (1", "1 ", "+1", ".5", "5.", "-.5",
 		"0x10", "0X10", "(0x10", "-0x10", "0x.8", "0x1.", "0x1p4", "0x1P-1", "0x", "0x1p", "1e", "1e+", "1e1",
@@ -194,8 +217,7 @@ func TestZRedisBounds(t *testing.T) {
 		for _, max := range []string{"+inf", "1", "(1.5", ""} {
 			want, werr := rdb.Do(ctx, "ZCOUNT", k, min, max).Result()
 			got, err := c.ZCount(ctx, k, min, max)
-			if redisErr(werr) {
-				require.ErrorIs(t, err, ErrNotFloat, "ZCOUNT %q %q: redis %v", min, max, werr)
+			if redisRefused(t, werr, err, ErrNotFloat, "ZCOUNT", min, max) {
 				continue
 			}
 			require.NoError(t, err, "ZCOUNT %q %q", min, max)
@@ -203,8 +225,7 @@ func TestZRedisBounds(t *testing.T) {
 		}
 		wantZ, werr := rdb.Do(ctx, "ZREVRANGEBYSCORE", k, "+inf", min, "WITHSCORES").Result()
 		gotZ, err := c.ZRevRangeByScoreWithScores(ctx, k, &ZRangeBy{Min: min, Max: "+inf"})
-		if redisErr(werr) {
-			require.ErrorIs(t, err, ErrNotFloat, "%q", min)
+		if redisRefused(t, werr, err, ErrNotFloat, "ZREVRANGEBYSCORE", "+inf", min) {
 			continue
 		}
 		require.NoError(t, err)
@@ -224,20 +245,13 @@ func TestZRedisBounds(t *testing.T) {
 // Every form of ZRANGE (by rank, BYSCORE, BYLEX, REV, LIMIT, WITHSCORES)
 // and ZRANGESTORE, compared with redis-server.
 func TestZRedisRanges(t *testing.T) {
-	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, rdb, p := setupRedis(t)
 	k, lex, dst := p+"z", p+"lex", p+"dst"
-	redisDel(t, rdb, k, lex, dst)
 	// Ties at 1 and 3, both infinities.
 	scored := zs(1, "b", 1, "a", 1, "c", 2, "d", 3, "f", 3, "e", math.Inf(1), "inf", math.Inf(-1), "ninf", -2.5, "neg")
 	equal := zs(0, "", 0, "a", 0, "aa", 0, "b", 0, "c", 0, "d", 0, "\xff", 0, strings.Repeat("a", MaxMemberLen))
 	for key, members := range map[string][]Z{k: scored, lex: equal} {
-		_, err := c.ZAdd(ctx, key, members...)
-		require.NoError(t, err)
-		for _, z := range members {
-			require.NoError(t, rdb.ZAdd(ctx, key, redis.Z{Score: z.Score, Member: z.Member}).Err())
-		}
+		zaddBoth(t, ctx, c, rdb, key, members...)
 	}
 	compare := func(a ZRangeArgs, withScores bool) {
 		t.Helper()
@@ -251,21 +265,11 @@ func TestZRedisRanges(t *testing.T) {
 		want, werr := rdb.Do(ctx, cmd...).Result()
 		if withScores {
 			got, err := c.ZRangeArgsWithScores(ctx, a)
-			if redisErr(werr) {
-				require.ErrorIs(t, err, ErrInvalidArgument, "%q: redis %v", cmd, werr)
-				return
-			}
-			require.NoError(t, err, "%q", cmd)
-			require.Equal(t, redisZ(t, want), nonNil(got), "%q", cmd)
+			likeRedis(t, cmd, want, werr, redisZ, got, err)
 			return
 		}
 		got, err := c.ZRangeArgs(ctx, a)
-		if redisErr(werr) {
-			require.ErrorIs(t, err, ErrInvalidArgument, "%q: redis %v", cmd, werr)
-			return
-		}
-		require.NoError(t, err, "%q", cmd)
-		require.Equal(t, redisStrings(t, want), nonNil(got), "%q", cmd)
+		likeRedis(t, cmd, want, werr, redisStrings, got, err)
 	}
 	ranks := []string{"-100", "-9", "-3", "-1", "0", "1", "4", "8", "100", "+1", "007", "-0", " 1", "1.5", "9223372036854775807", "-9223372036854775808"}
 	for _, start := range ranks {
@@ -347,22 +351,15 @@ func TestZRedisRanges(t *testing.T) {
 // ZUNION, ZINTER, ZDIFF (and their STOREs), ZINTERCARD over sorted sets,
 // a plain set and a missing key, with every aggregate and several weights.
 func TestZRedisAlgebra(t *testing.T) {
-	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, rdb, p := setupRedis(t)
 	z1, z2, z3, s, none, dst := p+"z1", p+"z2", p+"z3", p+"s", p+"none", p+"dst"
-	redisDel(t, rdb, z1, z2, z3, s, dst)
 	data := map[string][]Z{
 		z1: zs(1, "a", 2, "b", 3, "c", math.Inf(1), "i", math.Inf(-1), "j"),
 		z2: zs(10, "b", 20, "c", 30, "d", math.Inf(-1), "i", 0.1, "j"),
 		z3: zs(-1, "c", 5, "d", 7, "e"),
 	}
 	for key, members := range data {
-		_, err := c.ZAdd(ctx, key, members...)
-		require.NoError(t, err)
-		for _, z := range members {
-			require.NoError(t, rdb.ZAdd(ctx, key, redis.Z{Score: z.Score, Member: z.Member}).Err())
-		}
+		zaddBoth(t, ctx, c, rdb, key, members...)
 	}
 	_, err := c.SAdd(ctx, s, "c", "d", "q")
 	require.NoError(t, err)
@@ -413,11 +410,7 @@ func TestZRedisAlgebra(t *testing.T) {
 						}
 						require.NoError(t, err)
 						require.Equal(t, want, got)
-						wantZ, err := rdb.Do(ctx, "ZRANGE", dst, "0", "-1", "WITHSCORES").Result()
-						require.NoError(t, err)
-						gotZ, err := c.ZRangeWithScores(ctx, dst, 0, -1)
-						require.NoError(t, err)
-						require.Equal(t, redisZ(t, wantZ), nonNil(gotZ), "%sSTORE %v", op, keys)
+						requireSameZSet(t, ctx, c, rdb, dst, "%sSTORE %v", op, keys)
 						if got == 0 {
 							requireGone(t, c, dst)
 						}
@@ -453,26 +446,15 @@ func TestZRedisAlgebra(t *testing.T) {
 	got, err := c.ZUnionStore(ctx, z3, &ZStore{Keys: []string{z3, z1, s}, Weights: []float64{2, 1, 5}})
 	require.NoError(t, err)
 	require.Equal(t, want, got)
-	wantZ, err := rdb.Do(ctx, "ZRANGE", z3, "0", "-1", "WITHSCORES").Result()
-	require.NoError(t, err)
-	gotZ, err := c.ZRangeWithScores(ctx, z3, 0, -1)
-	require.NoError(t, err)
-	require.Equal(t, redisZ(t, wantZ), gotZ)
+	requireSameZSet(t, ctx, c, rdb, z3)
 }
 
 // ZRANDMEMBER's count rules against Redis's: sizes, distinctness, scores.
 func TestZRedisRandMember(t *testing.T) {
-	rdb := zRedis(t)
-	c, _, p := newTestClient(t)
-	ctx := context.Background()
+	ctx, c, rdb, p := setupRedis(t)
 	k := p + "z"
-	redisDel(t, rdb, k)
 	members := zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
-	_, err := c.ZAdd(ctx, k, members...)
-	require.NoError(t, err)
-	for _, z := range members {
-		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
-	}
+	zaddBoth(t, ctx, c, rdb, k, members...)
 	score := map[string]float64{}
 	for _, z := range members {
 		score[z.Member] = z.Score

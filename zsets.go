@@ -339,8 +339,9 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 // ZPopMin removes and returns the count (default 1) members with the
 // lowest scores, lowest first, as Redis's ZPOPMIN. A member popped
 // concurrently by another client goes to one of them only; redimo reads
-// again until it has count members or the key is empty. Emptying the key
-// deletes it.
+// again until it has count members or the key is empty, at most
+// Options.MaxAttempts rounds (then the members popped so far with
+// ErrContention). Emptying the key deletes it.
 //
 // Cost: per round, one Query of the index reading count members, a GetItem
 // in parallel, and ⌈count/99⌉ TransactWriteItems.
@@ -379,12 +380,12 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		return nil, err
 	}
 	var popped []Z
-	for round := 0; round < c.opts.MaxAttempts; round++ {
+	err = c.attempts(ctx, false, func() (bool, error) {
 		want := n - int64(len(popped))
 		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
 		zs, err := c.read(ctx, key, r)
 		if err != nil || len(zs) == 0 {
-			return popped, wrap(cmd, err)
+			return true, err
 		}
 		writes := make([]*write, len(zs))
 		for i, z := range zs {
@@ -395,9 +396,7 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		for _, w := range applied {
 			popped = append(popped, Z{Score: w.score, Member: w.member})
 		}
-		if err != nil || int64(len(zs)) < want || int64(len(popped)) == n {
-			return popped, wrap(cmd, err)
-		}
-	}
-	return popped, nil
+		return int64(len(zs)) < want || int64(len(popped)) == n, err
+	})
+	return popped, wrap(cmd, err)
 }

@@ -37,8 +37,7 @@ func BenchmarkZSet(b *testing.B) {
 		name string
 		opt  func(*Options)
 	}{{"default", func(*Options) {}}, {"DisableKeyExpiry", func(o *Options) { o.DisableKeyExpiry = true }}} {
-		c, cnt, p := newTestClient(b, mode.opt)
-		ctx := context.Background()
+		ctx, c, cnt, p := setup(b, mode.opt)
 		key := p + "board"
 		benchZSet(b, c, key, 10000)
 		b.Run(mode.name+"/ZRevRangeTop10", func(b *testing.B) {

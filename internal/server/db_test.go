@@ -1,11 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/redimo-go/redimo"
-	"github.com/redimo-go/redimo/internal/server"
 	"github.com/stretchr/testify/require"
 )
 
@@ -26,11 +23,7 @@ func TestDifferentialSelect(t *testing.T) { runDifferential(t, selectScript) }
 // refused with errors that say why; INFO lists every database that has
 // keys; FLUSHDB empties the selected database only, FLUSHALL all of them.
 func TestSelectNamespaces(t *testing.T) {
-	needDB(t)
-	ctx := context.Background()
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_db_" + randomHex(4) })
-	require.NoError(t, db.CreateTable(ctx))
-	ts := startServer(t, nil, server.Config{Client: db})
+	ts := freshServer(t, "db")
 	c := dial(t, ts.addr)
 	require.Equal(t, "+OK\r\n", c.do("SELECT", "3"))
 	require.Equal(t, ":2\r\n", c.do("SADD", "k", "a", "b"))

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redimo-go/redimo"
-	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -23,11 +21,7 @@ import (
 // own, and compares what the two runs log.
 func TestGoRedisFlows(t *testing.T) {
 	needRedis(t)
-	needDB(t)
-	ctx := context.Background()
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_gr_" + randomHex(4) })
-	require.NoError(t, db.CreateTable(ctx))
-	ts := startServer(t, nil, server.Config{Client: db})
+	ts := freshServer(t, "gr")
 	want := goRedisFlow(t, redisAddr)
 	got := goRedisFlow(t, ts.addr)
 	require.Equal(t, want, got)
@@ -95,18 +89,8 @@ func goRedisFlow(t *testing.T, addr string) []string {
 		r.SAdd(ctx, fmt.Sprintf("k:%02d", i), "x")
 	}
 	r.ZAdd(ctx, "zz:1", redis.Z{Score: 1, Member: "a"})
-	scan := func(match, typ string) []string {
-		var keys []string
-		it := r.ScanType(ctx, 0, match, 3, typ).Iterator()
-		for it.Next(ctx) {
-			keys = append(keys, it.Val())
-		}
-		require.NoError(t, it.Err())
-		slices.Sort(keys)
-		return slices.Compact(keys)
-	}
-	log("scan match ", scan("k:0*", ""))
-	log("scan type ", scan("", "zset"))
+	log("scan match ", scanKeys(t, ctx, r, "k:0*", "", 3))
+	log("scan type ", scanKeys(t, ctx, r, "", "zset", 3))
 	keys := r.Keys(ctx, "k:1*").Val()
 	slices.Sort(keys)
 	log("keys ", keys)

@@ -1,14 +1,11 @@
 package server_test
 
 import (
-	"context"
 	"net"
 	"os"
 	"os/exec"
 	"testing"
 
-	"github.com/redimo-go/redimo"
-	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -29,10 +26,7 @@ func TestIORedis(t *testing.T) {
 	case nodePath == "":
 		testenv.Missing(t, "REDIMO_TEST_NODE_PATH unset: run through scripts/with-services.sh (make test), which installs ioredis")
 	}
-	ctx := context.Background()
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_io_" + randomHex(4) })
-	require.NoError(t, db.CreateTable(ctx))
-	ts := startServer(t, nil, server.Config{Client: db})
+	ts := freshServer(t, "io")
 	run := func(addr string) string {
 		_, port, _ := net.SplitHostPort(addr)
 		cmd := exec.Command(node, "testdata/ioredis_flow.js", port, "12")

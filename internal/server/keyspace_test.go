@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redimo-go/redimo"
-	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -20,11 +18,8 @@ import (
 // error replies as raw bytes.
 func TestKeyspaceAgainstRedis(t *testing.T) {
 	needRedis(t)
-	needDB(t)
 	ctx := context.Background()
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_ks_" + randomHex(4) })
-	require.NoError(t, db.CreateTable(ctx))
-	ts := startServer(t, nil, server.Config{Client: db})
+	ts := freshServer(t, "ks")
 	ours := redis.NewClient(&redis.Options{Addr: ts.addr, Protocol: 2})
 	defer ours.Close()
 	ref := redis.NewClient(&redis.Options{Addr: redisAddr, Protocol: 2, DB: 10})
@@ -40,19 +35,9 @@ func TestKeyspaceAgainstRedis(t *testing.T) {
 			}
 		}
 	}
-	scanAll := func(c *redis.Client, match string, typ string) []string {
-		var out []string
-		it := c.ScanType(ctx, 0, match, 4, typ).Iterator()
-		for it.Next(ctx) {
-			out = append(out, it.Val())
-		}
-		require.NoError(t, it.Err())
-		slices.Sort(out)
-		return slices.Compact(out)
-	}
 	for _, match := range []string{"", "*", "k:1*", "k:?3", "x*"} {
 		for _, typ := range []string{"", "set", "ZSET", "string"} {
-			require.Equal(t, scanAll(ref, match, typ), scanAll(ours, match, typ), "SCAN MATCH %q TYPE %q", match, typ)
+			require.Equal(t, scanKeys(t, ctx, ref, match, typ, 4), scanKeys(t, ctx, ours, match, typ, 4), "SCAN MATCH %q TYPE %q", match, typ)
 		}
 		got, want := ours.Keys(ctx, match).Val(), ref.Keys(ctx, match).Val()
 		slices.Sort(got)
@@ -85,4 +70,18 @@ func TestKeyspaceAgainstRedis(t *testing.T) {
 	require.Equal(t, ref.DBSize(ctx).Val(), ours.DBSize(ctx).Val())
 	require.ErrorIs(t, ours.RandomKey(ctx).Err(), redis.Nil)
 	require.Equal(t, "OK", ours.Do(ctx, "FLUSHALL", "ASYNC").Val())
+}
+
+// scanKeys returns the keys SCAN MATCH match COUNT count TYPE typ lists
+// through go-redis's iterator, sorted, without repeats.
+func scanKeys(tb testing.TB, ctx context.Context, c *redis.Client, match, typ string, count int64) []string {
+	tb.Helper()
+	var out []string
+	it := c.ScanType(ctx, 0, match, count, typ).Iterator()
+	for it.Next(ctx) {
+		out = append(out, it.Val())
+	}
+	require.NoError(tb, it.Err())
+	slices.Sort(out)
+	return slices.Compact(out)
 }

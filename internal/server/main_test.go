@@ -89,6 +89,16 @@ type testServer struct {
 	done chan error
 }
 
+// freshServer starts a server on a table of its own, named for tag, made
+// for the test.
+func freshServer(tb testing.TB, tag string) *testServer {
+	tb.Helper()
+	needDB(tb)
+	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_" + tag + "_" + randomHex(4) })
+	require.NoError(tb, db.CreateTable(context.Background()))
+	return startServer(tb, nil, server.Config{Client: db})
+}
+
 // startServer starts a server over db (the run's table when nil) and
 // shuts it down when the test ends.
 func startServer(tb testing.TB, db redimo.DynamoDBAPI, cfg server.Config) *testServer {

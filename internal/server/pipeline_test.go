@@ -22,14 +22,7 @@ import (
 // must answer exactly as one by one. Eight keys or two, so that both
 // kinds of runs form; every 15th command is a barrier (PING).
 func TestDifferentialPipelined(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	seqs, length := envInt("REDIMO_PIPELINE_SEQS", 6), envInt("REDIMO_PIPELINE_LEN", 100)
-	base := rand.Uint64()
-	for seq := range seqs {
-		seed := base + uint64(seq)
-		r := rand.New(rand.NewPCG(seed, 0))
-		prefix := "pipe:" + randomHex(4) + ":"
+	randomRuns(t, "REDIMO_PIPELINE", "pipe", 6, 100, func(ts *testServer, seq int, seed uint64, r *rand.Rand, prefix string, length int) {
 		var keys []string
 		for i := range []int{8, 2}[seq%2] { // 2 keys: runs of member writes of one key
 			keys = append(keys, fmt.Sprint(prefix, i))
@@ -63,7 +56,7 @@ func TestDifferentialPipelined(t *testing.T) {
 		}
 		want.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
 		got.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
-	}
+	})
 }
 
 // slowTx is a DynamoDBAPI whose transactions take at least d and are

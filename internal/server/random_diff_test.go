@@ -46,19 +46,28 @@ var randomValues = map[string][]string{
 	"c": {"-1", "0", "1", "2", "5"},
 }
 
+// randomRuns is the frame of the random differential tests: a server on
+// the run's table, then run for each of env_SEQS (default seqs) sequences
+// of env_LEN (default length) commands, with the sequence's number, its
+// seed (for failure messages), a source seeded with it and a key prefix of
+// its own starting with name.
+func randomRuns(t *testing.T, env, name string, seqs, length int, run func(ts *testServer, seq int, seed uint64, r *rand.Rand, prefix string, length int)) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	seqs, length = envInt(env+"_SEQS", seqs), envInt(env+"_LEN", length)
+	base := rand.Uint64()
+	for seq := range seqs {
+		seed := base + uint64(seq)
+		run(ts, seq, seed, rand.New(rand.NewPCG(seed, 0)), name+":"+randomHex(4)+":", length)
+	}
+}
+
 // TestDifferentialRandom runs random command sequences on redimo-server
 // and the reference redis-server (RESP2 and RESP3 alternately) and compares
 // every reply's bytes. REDIMO_RANDOM_SEQS and REDIMO_RANDOM_LEN make it
 // longer; a failure names the seed and the commands that led to it.
 func TestDifferentialRandom(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	seqs, length := envInt("REDIMO_RANDOM_SEQS", 4), envInt("REDIMO_RANDOM_LEN", 120)
-	base := rand.Uint64()
-	for seq := range seqs {
-		seed := base + uint64(seq)
-		r := rand.New(rand.NewPCG(seed, 0))
-		prefix := "rnd:" + randomHex(4) + ":"
+	randomRuns(t, "REDIMO_RANDOM", "rnd", 4, 120, func(ts *testServer, seq int, seed uint64, r *rand.Rand, prefix string, length int) {
 		keys := []string{prefix + "x", prefix + "y", prefix + "z"}
 		proto := 2 + seq%2
 		got, want := dial(t, ts.addr), dial(t, redisAddr)
@@ -78,7 +87,7 @@ func TestDifferentialRandom(t *testing.T) {
 		}
 		want.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
 		got.do(append([]string{"DEL", prefix + "lex"}, keys...)...)
-	}
+	})
 }
 
 // randomCommand is one random command of randomTemplates on keys, and

@@ -1,13 +1,10 @@
 package server_test
 
 import (
-	"context"
 	"net"
 	"os/exec"
 	"testing"
 
-	"github.com/redimo-go/redimo"
-	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -30,10 +27,7 @@ func TestRedisPy(t *testing.T) {
 	if python == "" {
 		testenv.Missing(t, "no python3 with redis-py (Debian: python3-redis)")
 	}
-	ctx := context.Background()
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_py_" + randomHex(4) })
-	require.NoError(t, db.CreateTable(ctx))
-	ts := startServer(t, nil, server.Config{Client: db})
+	ts := freshServer(t, "py")
 	run := func(addr, database string) string {
 		_, port, _ := net.SplitHostPort(addr)
 		out, err := exec.Command(python, "testdata/redispy_flow.py", port, database).CombinedOutput()

@@ -23,57 +23,63 @@ func goRedis(tb testing.TB, addr string, protocol int, password string) *redis.C
 	return rdb
 }
 
+// eachRESP runs test in RESP3 (go-redis's default) and RESP2, each a
+// subtest with a go-redis client of a server on the run's table and a key
+// prefix of its own starting with prefix.
+func eachRESP(t *testing.T, prefix string, test func(t *testing.T, ctx context.Context, rdb *redis.Client, k string)) {
+	ts := startServer(t, nil, server.Config{})
+	for _, proto := range []int{3, 2} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			test(t, context.Background(), goRedis(t, ts.addr, proto, ""), prefix+randomHex(4)+":")
+		})
+	}
+}
+
 // TestGoRedis drives the server with go-redis in RESP3 (its default) and
 // RESP2: commands, a pipeline, and concurrent clients.
 func TestGoRedis(t *testing.T) {
-	ts := startServer(t, nil, server.Config{})
-	ctx := context.Background()
-	for _, proto := range []int{3, 2} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			rdb := goRedis(t, ts.addr, proto, "")
-			k := "goredis:" + randomHex(4) + ":"
-			require.Equal(t, "PONG", rdb.Ping(ctx).Val())
-			require.Equal(t, int64(3), rdb.SAdd(ctx, k+"s", "a", "b", "c").Val())
-			ms, err := rdb.SMembers(ctx, k+"s").Result()
-			require.NoError(t, err)
-			require.Equal(t, []string{"a", "b", "c"}, ms)
-			require.True(t, rdb.SIsMember(ctx, k+"s", "a").Val())
-			require.Equal(t, []bool{true, false}, rdb.SMIsMember(ctx, k+"s", "b", "z").Val())
-			require.Equal(t, "set", rdb.Type(ctx, k+"s").Val())
-			require.Equal(t, "none", rdb.Type(ctx, k+"none").Val())
-			_, err = rdb.SRandMember(ctx, k+"none").Result()
-			require.ErrorIs(t, err, redis.Nil)
-			keys, cursor, err := rdb.SScan(ctx, k+"s", 0, "[ab]", 10).Result()
-			require.NoError(t, err)
-			require.Equal(t, uint64(0), cursor)
-			require.Equal(t, []string{"a", "b"}, keys)
-			var all []string
-			for it := rdb.SScan(ctx, k+"s", 0, "", 1).Iterator(); it.Next(ctx); {
-				all = append(all, it.Val())
-			}
-			require.Equal(t, []string{"a", "b", "c"}, all)
-			require.Equal(t, int64(3), rdb.SInterCard(ctx, 0, k+"s", k+"s").Val())
-			err = rdb.Do(ctx, "NOSUCH", "x").Err()
-			require.EqualError(t, err, "ERR unknown command 'NOSUCH', with args beginning with: 'x' ")
-			name, err := rdb.ClientGetName(ctx).Result()
-			require.ErrorIs(t, err, redis.Nil, name)
+	eachRESP(t, "goredis:", func(t *testing.T, ctx context.Context, rdb *redis.Client, k string) {
+		require.Equal(t, "PONG", rdb.Ping(ctx).Val())
+		require.Equal(t, int64(3), rdb.SAdd(ctx, k+"s", "a", "b", "c").Val())
+		ms, err := rdb.SMembers(ctx, k+"s").Result()
+		require.NoError(t, err)
+		require.Equal(t, []string{"a", "b", "c"}, ms)
+		require.True(t, rdb.SIsMember(ctx, k+"s", "a").Val())
+		require.Equal(t, []bool{true, false}, rdb.SMIsMember(ctx, k+"s", "b", "z").Val())
+		require.Equal(t, "set", rdb.Type(ctx, k+"s").Val())
+		require.Equal(t, "none", rdb.Type(ctx, k+"none").Val())
+		_, err = rdb.SRandMember(ctx, k+"none").Result()
+		require.ErrorIs(t, err, redis.Nil)
+		keys, cursor, err := rdb.SScan(ctx, k+"s", 0, "[ab]", 10).Result()
+		require.NoError(t, err)
+		require.Equal(t, uint64(0), cursor)
+		require.Equal(t, []string{"a", "b"}, keys)
+		var all []string
+		for it := rdb.SScan(ctx, k+"s", 0, "", 1).Iterator(); it.Next(ctx); {
+			all = append(all, it.Val())
+		}
+		require.Equal(t, []string{"a", "b", "c"}, all)
+		require.Equal(t, int64(3), rdb.SInterCard(ctx, 0, k+"s", k+"s").Val())
+		err = rdb.Do(ctx, "NOSUCH", "x").Err()
+		require.EqualError(t, err, "ERR unknown command 'NOSUCH', with args beginning with: 'x' ")
+		name, err := rdb.ClientGetName(ctx).Result()
+		require.ErrorIs(t, err, redis.Nil, name)
 
-			// A pipeline: 100 commands in one write, replies in order.
-			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-				for i := range 50 {
-					p.SAdd(ctx, k+"p", fmt.Sprint(i))
-					p.SCard(ctx, k+"p")
-				}
-				return nil
-			})
-			require.NoError(t, err)
+		// A pipeline: 100 commands in one write, replies in order.
+		cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i := range 50 {
-				require.Equal(t, int64(1), cmds[2*i].(*redis.IntCmd).Val())
-				require.Equal(t, int64(i+1), cmds[2*i+1].(*redis.IntCmd).Val())
+				p.SAdd(ctx, k+"p", fmt.Sprint(i))
+				p.SCard(ctx, k+"p")
 			}
-			require.Equal(t, int64(2), rdb.Del(ctx, k+"s", k+"p", k+"none").Val())
+			return nil
 		})
-	}
+		require.NoError(t, err)
+		for i := range 50 {
+			require.Equal(t, int64(1), cmds[2*i].(*redis.IntCmd).Val())
+			require.Equal(t, int64(i+1), cmds[2*i+1].(*redis.IntCmd).Val())
+		}
+		require.Equal(t, int64(2), rdb.Del(ctx, k+"s", k+"p", k+"none").Val())
+	})
 }
 
 // TestConcurrentClients runs 16 connections adding to one set and to
@@ -362,52 +368,46 @@ func TestRedisCLI(t *testing.T) {
 // RESP3 and RESP2, including the replies that differ between them
 // (doubles, [member, score] pairs) and ZRANK WITHSCORE (Redis 7.2).
 func TestGoRedisSortedSets(t *testing.T) {
-	ts := startServer(t, nil, server.Config{})
-	ctx := context.Background()
-	for _, proto := range []int{3, 2} {
-		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
-			rdb := goRedis(t, ts.addr, proto, "")
-			k := "gozset:" + randomHex(4) + ":"
-			require.Equal(t, int64(3), rdb.ZAdd(ctx, k+"z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 0.1, Member: "b"},
-				redis.Z{Score: math.Inf(1), Member: "c"}).Val())
-			require.Equal(t, 0.1, rdb.ZScore(ctx, k+"z", "b").Val())
-			require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}, {Score: 1, Member: "a"}, {Score: math.Inf(1), Member: "c"}},
-				rdb.ZRangeWithScores(ctx, k+"z", 0, -1).Val())
-			require.Equal(t, []string{"a", "b"}, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k + "z", Start: "(10", Stop: "-inf", ByScore: true, Rev: true}).Val())
-			require.Equal(t, 3.5, rdb.ZIncrBy(ctx, k+"z", 2.5, "a").Val())
-			rs, err := rdb.ZRankWithScore(ctx, k+"z", "a").Result()
-			require.NoError(t, err)
-			require.Equal(t, redis.RankScore{Rank: 1, Score: 3.5}, rs)
-			_, err = rdb.ZRankWithScore(ctx, k+"z", "nope").Result()
-			require.ErrorIs(t, err, redis.Nil)
-			_, err = rdb.ZScore(ctx, k+"z", "nope").Result()
-			require.ErrorIs(t, err, redis.Nil)
-			require.Equal(t, []float64{3.5, 0}, rdb.ZMScore(ctx, k+"z", "a", "nope").Val())
-			require.Equal(t, int64(2), rdb.ZCount(ctx, k+"z", "0", "(inf").Val())
-			require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}}, rdb.ZPopMin(ctx, k+"z").Val())
-			require.Equal(t, []redis.Z{{Score: math.Inf(1), Member: "c"}, {Score: 3.5, Member: "a"}}, rdb.ZPopMax(ctx, k+"z", 5).Val())
-			require.Equal(t, int64(0), rdb.Exists(ctx, k+"z").Val())
-			rdb.ZAdd(ctx, k+"x", redis.Z{Score: 1, Member: "m"}, redis.Z{Score: 2, Member: "n"})
-			rdb.SAdd(ctx, k+"s", "n", "o")
-			require.Equal(t, []redis.Z{{Score: 1, Member: "m"}, {Score: 1, Member: "o"}, {Score: 3, Member: "n"}},
-				rdb.ZUnionWithScores(ctx, redis.ZStore{Keys: []string{k + "x", k + "s"}}).Val())
-			require.Equal(t, int64(1), rdb.ZInterStore(ctx, k+"d", &redis.ZStore{Keys: []string{k + "x", k + "s"}, Weights: []float64{2, 1}}).Val())
-			require.Equal(t, []redis.Z{{Score: 5, Member: "n"}}, rdb.ZRangeWithScores(ctx, k+"d", 0, -1).Val())
-			require.ErrorContains(t, rdb.SAdd(ctx, k+"d", "x").Err(), "WRONGTYPE")
-			require.Equal(t, "zset", rdb.Type(ctx, k+"d").Val())
-			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-				for i := range 20 {
-					p.ZAdd(ctx, k+"p", redis.Z{Score: float64(i), Member: fmt.Sprint(i)})
-				}
-				p.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k + "p", Start: "(15", Stop: "+inf", ByScore: true})
-				return nil
-			})
-			require.NoError(t, err)
-			require.Equal(t, []redis.Z{{Score: 16, Member: "16"}, {Score: 17, Member: "17"}, {Score: 18, Member: "18"}, {Score: 19, Member: "19"}},
-				cmds[20].(*redis.ZSliceCmd).Val())
-			require.Equal(t, int64(4), rdb.Del(ctx, k+"x", k+"s", k+"d", k+"p").Val())
+	eachRESP(t, "gozset:", func(t *testing.T, ctx context.Context, rdb *redis.Client, k string) {
+		require.Equal(t, int64(3), rdb.ZAdd(ctx, k+"z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 0.1, Member: "b"},
+			redis.Z{Score: math.Inf(1), Member: "c"}).Val())
+		require.Equal(t, 0.1, rdb.ZScore(ctx, k+"z", "b").Val())
+		require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}, {Score: 1, Member: "a"}, {Score: math.Inf(1), Member: "c"}},
+			rdb.ZRangeWithScores(ctx, k+"z", 0, -1).Val())
+		require.Equal(t, []string{"a", "b"}, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: k + "z", Start: "(10", Stop: "-inf", ByScore: true, Rev: true}).Val())
+		require.Equal(t, 3.5, rdb.ZIncrBy(ctx, k+"z", 2.5, "a").Val())
+		rs, err := rdb.ZRankWithScore(ctx, k+"z", "a").Result()
+		require.NoError(t, err)
+		require.Equal(t, redis.RankScore{Rank: 1, Score: 3.5}, rs)
+		_, err = rdb.ZRankWithScore(ctx, k+"z", "nope").Result()
+		require.ErrorIs(t, err, redis.Nil)
+		_, err = rdb.ZScore(ctx, k+"z", "nope").Result()
+		require.ErrorIs(t, err, redis.Nil)
+		require.Equal(t, []float64{3.5, 0}, rdb.ZMScore(ctx, k+"z", "a", "nope").Val())
+		require.Equal(t, int64(2), rdb.ZCount(ctx, k+"z", "0", "(inf").Val())
+		require.Equal(t, []redis.Z{{Score: 0.1, Member: "b"}}, rdb.ZPopMin(ctx, k+"z").Val())
+		require.Equal(t, []redis.Z{{Score: math.Inf(1), Member: "c"}, {Score: 3.5, Member: "a"}}, rdb.ZPopMax(ctx, k+"z", 5).Val())
+		require.Equal(t, int64(0), rdb.Exists(ctx, k+"z").Val())
+		rdb.ZAdd(ctx, k+"x", redis.Z{Score: 1, Member: "m"}, redis.Z{Score: 2, Member: "n"})
+		rdb.SAdd(ctx, k+"s", "n", "o")
+		require.Equal(t, []redis.Z{{Score: 1, Member: "m"}, {Score: 1, Member: "o"}, {Score: 3, Member: "n"}},
+			rdb.ZUnionWithScores(ctx, redis.ZStore{Keys: []string{k + "x", k + "s"}}).Val())
+		require.Equal(t, int64(1), rdb.ZInterStore(ctx, k+"d", &redis.ZStore{Keys: []string{k + "x", k + "s"}, Weights: []float64{2, 1}}).Val())
+		require.Equal(t, []redis.Z{{Score: 5, Member: "n"}}, rdb.ZRangeWithScores(ctx, k+"d", 0, -1).Val())
+		require.ErrorContains(t, rdb.SAdd(ctx, k+"d", "x").Err(), "WRONGTYPE")
+		require.Equal(t, "zset", rdb.Type(ctx, k+"d").Val())
+		cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i := range 20 {
+				p.ZAdd(ctx, k+"p", redis.Z{Score: float64(i), Member: fmt.Sprint(i)})
+			}
+			p.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k + "p", Start: "(15", Stop: "+inf", ByScore: true})
+			return nil
 		})
-	}
+		require.NoError(t, err)
+		require.Equal(t, []redis.Z{{Score: 16, Member: "16"}, {Score: 17, Member: "17"}, {Score: 18, Member: "18"}, {Score: 19, Member: "19"}},
+			cmds[20].(*redis.ZSliceCmd).Val())
+		require.Equal(t, int64(4), rdb.Del(ctx, k+"x", k+"s", k+"d", k+"p").Val())
+	})
 }
 
 // A blocked BZPOPMIN (timeout 0: forever) does not hold Shutdown until its

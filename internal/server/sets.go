@@ -49,37 +49,43 @@ func setCommands() []*Command {
 
 // srandmember is SRANDMEMBER key [count].
 func srandmember(c *call) resp.Value {
-	switch len(c.args) {
-	case 2:
-		m, ok, err := c.db.SRandMember(c.ctx, c.args[1])
-		return reply(c, m, err, func(m string) resp.Value { return bulkOrNil(m, ok) })
-	case 3:
-		n, ok := parseInt(c.args[2])
-		if !ok {
-			return resp.Err(msgNotInt)
+	return withCount(c, c.db.SRandMember, func(n int64, ok bool) string {
+		switch {
+		case !ok:
+			return msgNotInt
+		case n == -1<<63:
+			return "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 		}
-		if n == -1<<63 {
-			return resp.Err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-		}
-		ms, err := c.db.SRandMemberN(c.ctx, c.args[1], n)
-		return reply(c, ms, err, resp.Strings)
-	}
-	return resp.Err(msgSyntax)
+		return ""
+	}, c.db.SRandMemberN, resp.Strings)
 }
 
 // spop is SPOP key [count].
 func spop(c *call) resp.Value {
+	return withCount(c, c.st.SPop, func(n int64, ok bool) string {
+		if !ok || n < 0 {
+			return msgMustPositive
+		}
+		return ""
+	}, c.st.SPopN, resp.SetOf)
+}
+
+// withCount runs a command of the form KEY [count]: without count, one
+// member (nil when ok is false); with a count that check accepts (it
+// returns the error reply's text otherwise), a list.
+func withCount(c *call, one func(context.Context, string) (string, bool, error), check func(n int64, ok bool) string,
+	many func(context.Context, string, int64) ([]string, error), list func([]string) resp.Value) resp.Value {
 	switch len(c.args) {
 	case 2:
-		m, ok, err := c.st.SPop(c.ctx, c.args[1])
+		m, ok, err := one(c.ctx, c.args[1])
 		return reply(c, m, err, func(m string) resp.Value { return bulkOrNil(m, ok) })
 	case 3:
 		n, ok := parseInt(c.args[2])
-		if !ok || n < 0 {
-			return resp.Err(msgMustPositive)
+		if msg := check(n, ok); msg != "" {
+			return resp.Err(msg)
 		}
-		ms, err := c.st.SPopN(c.ctx, c.args[1], n)
-		return reply(c, ms, err, resp.SetOf)
+		ms, err := many(c.ctx, c.args[1], n)
+		return reply(c, ms, err, list)
 	}
 	return resp.Err(msgSyntax)
 }
