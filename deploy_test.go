@@ -79,6 +79,14 @@ func TestDeployTemplate(t *testing.T) {
 		AttributeName string `yaml:"AttributeName"`
 		KeyType       string `yaml:"KeyType"`
 	}
+	type index struct {
+		IndexName  string `yaml:"IndexName"`
+		KeySchema  []key  `yaml:"KeySchema"`
+		Projection struct {
+			ProjectionType   string   `yaml:"ProjectionType"`
+			NonKeyAttributes []string `yaml:"NonKeyAttributes"`
+		} `yaml:"Projection"`
+	}
 	var tmpl struct {
 		Parameters struct {
 			TableName struct {
@@ -94,23 +102,9 @@ func TestDeployTemplate(t *testing.T) {
 						AttributeName string `yaml:"AttributeName"`
 						AttributeType string `yaml:"AttributeType"`
 					} `yaml:"AttributeDefinitions"`
-					KeySchema             []key `yaml:"KeySchema"`
-					LocalSecondaryIndexes []struct {
-						IndexName  string `yaml:"IndexName"`
-						KeySchema  []key  `yaml:"KeySchema"`
-						Projection struct {
-							ProjectionType   string   `yaml:"ProjectionType"`
-							NonKeyAttributes []string `yaml:"NonKeyAttributes"`
-						} `yaml:"Projection"`
-					} `yaml:"LocalSecondaryIndexes"`
-					GlobalSecondaryIndexes []struct {
-						IndexName  string `yaml:"IndexName"`
-						KeySchema  []key  `yaml:"KeySchema"`
-						Projection struct {
-							ProjectionType   string   `yaml:"ProjectionType"`
-							NonKeyAttributes []string `yaml:"NonKeyAttributes"`
-						} `yaml:"Projection"`
-					} `yaml:"GlobalSecondaryIndexes"`
+					KeySchema              []key   `yaml:"KeySchema"`
+					LocalSecondaryIndexes  []index `yaml:"LocalSecondaryIndexes"`
+					GlobalSecondaryIndexes []index `yaml:"GlobalSecondaryIndexes"`
 				} `yaml:"Properties"`
 			} `yaml:"RedimoTable"`
 		} `yaml:"Resources"`

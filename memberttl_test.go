@@ -225,12 +225,29 @@ func TestMemberExpiryModel(t *testing.T) {
 		})
 		return out
 	}
+	// perMember is the model's reply for each of ms in k: -2 missing, -1
+	// no expiry, else what has returns (which may change the entry).
+	var k string
+	perMember := func(ms []string, has func(e *entry) int64) []int64 {
+		out := make([]int64, len(ms))
+		for i, m := range ms {
+			switch e, ok := live(k)[m]; {
+			case !ok:
+				out[i] = -2
+			case e.exp == 0:
+				out[i] = -1
+			default:
+				out[i] = has(e)
+			}
+		}
+		return out
+	}
 	r := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
 	member := func() string { return fmt.Sprintf("m%d", r.IntN(12)) }
 	conds := []ExpireCondition{ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT}
 	for step := range 400 {
 		isZ := r.IntN(2) == 0
-		k := p + "s"
+		k = p + "s"
 		if isZ {
 			k = p + "z"
 		}
@@ -305,28 +322,13 @@ func TestMemberExpiryModel(t *testing.T) {
 			}
 			require.Equal(t, want, got, what+" expire %v %q", d, cond)
 		case 5: // persist
-			var got []int64
-			var err error
+			f := c.SPersist
 			if isZ {
-				got, err = c.ZPersist(ctx, k, ms...)
-			} else {
-				got, err = c.SPersist(ctx, k, ms...)
+				f = c.ZPersist
 			}
+			got, err := f(ctx, k, ms...)
 			require.NoError(t, err, what)
-			want := make([]int64, len(ms))
-			for i, m := range ms {
-				e, ok := live(k)[m]
-				switch {
-				case !ok:
-					want[i] = -2
-				case e.exp == 0:
-					want[i] = -1
-				default:
-					want[i] = 1
-					e.exp = 0
-				}
-			}
-			require.Equal(t, want, got, what+" persist")
+			require.Equal(t, perMember(ms, func(e *entry) int64 { e.exp = 0; return 1 }), got, what+" persist")
 		case 6: // the clock moves
 			clock.Add(time.Duration(r.IntN(1500)) * time.Millisecond)
 		case 7: // TTLs, four ways
@@ -347,19 +349,7 @@ func TestMemberExpiryModel(t *testing.T) {
 			}
 			got, err := f(ctx, k, ms...)
 			require.NoError(t, err, what)
-			want := make([]int64, len(ms))
-			for i, m := range ms {
-				e, ok := live(k)[m]
-				switch {
-				case !ok:
-					want[i] = -2
-				case e.exp == 0:
-					want[i] = -1
-				default:
-					want[i] = form.f(e.exp)
-				}
-			}
-			require.Equal(t, want, got, what+" ttl")
+			require.Equal(t, perMember(ms, func(e *entry) int64 { return form.f(e.exp) }), got, what+" ttl")
 		case 8:
 			if isZ {
 				require.NoError(t, c.ZCollect(ctx, k))

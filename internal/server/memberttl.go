@@ -63,33 +63,32 @@ func memberTTLCommands() []*Command {
 			return reply(c, struct{}{}, f(c.db, c.ctx, c.rest(1)...), func(struct{}) resp.Value { return resp.OK })
 		}
 	}
-	const (
-		w = "write fast"
-		r = "readonly fast"
-	)
-	return []*Command{
-		set("sexpire", -6, w, 1, 1, "8.12.0", "Sets the expiration time of set members in seconds.", expire((*redimo.Client).SExpireAt, 1000, true)),
-		set("spexpire", -6, w, 1, 1, "8.12.0", "Sets the expiration time of set members in milliseconds.", expire((*redimo.Client).SPExpireAt, 1, true)),
-		set("sexpireat", -6, w, 1, 1, "8.12.0", "Sets the expiration time of set members to a Unix timestamp.", expire((*redimo.Client).SExpireAt, 1000, false)),
-		set("spexpireat", -6, w, 1, 1, "8.12.0", "Sets the expiration time of set members to a Unix milliseconds timestamp.", expire((*redimo.Client).SPExpireAt, 1, false)),
-		set("sttl", -5, r, 1, 1, "8.12.0", "Returns the time to live of set members in seconds.", read((*redimo.Client).STTL)),
-		set("spttl", -5, r, 1, 1, "8.12.0", "Returns the time to live of set members in milliseconds.", read((*redimo.Client).SPTTL)),
-		set("sexpiretime", -5, r, 1, 1, "8.12.0", "Returns the expiration time of set members as a Unix timestamp.", read((*redimo.Client).SExpireTime)),
-		set("spexpiretime", -5, r, 1, 1, "8.12.0", "Returns the expiration time of set members as a Unix milliseconds timestamp.", read((*redimo.Client).SPExpireTime)),
-		set("spersist", -5, w, 1, 1, "8.12.0", "Removes the expiration time of set members.", read((*redimo.Client).SPersist)),
+	const w, r = "write fast", "readonly fast"
+	// The set family and the sorted-set one: the same commands, S or Z.
+	family := func(prefix, what, by string, add func(string, int, string, int, int, string, string, func(*call) resp.Value) *Command,
+		exp, pexp expireFn, ttl, pttl, et, pet, persist readFn) []*Command {
+		name := strings.ToLower(prefix)
+		return []*Command{
+			add(name+"expire", -6, w, 1, 1, "8.12.0", by+"Sets the expiration time of "+what+" members in seconds.", expire(exp, 1000, true)),
+			add(name+"pexpire", -6, w, 1, 1, "8.12.0", by+"Sets the expiration time of "+what+" members in milliseconds.", expire(pexp, 1, true)),
+			add(name+"expireat", -6, w, 1, 1, "8.12.0", by+"Sets the expiration time of "+what+" members to a Unix timestamp.", expire(exp, 1000, false)),
+			add(name+"pexpireat", -6, w, 1, 1, "8.12.0", by+"Sets the expiration time of "+what+" members to a Unix milliseconds timestamp.", expire(pexp, 1, false)),
+			add(name+"ttl", -5, r, 1, 1, "8.12.0", by+"Returns the time to live of "+what+" members in seconds.", read(ttl)),
+			add(name+"pttl", -5, r, 1, 1, "8.12.0", by+"Returns the time to live of "+what+" members in milliseconds.", read(pttl)),
+			add(name+"expiretime", -5, r, 1, 1, "8.12.0", by+"Returns the expiration time of "+what+" members as a Unix timestamp.", read(et)),
+			add(name+"pexpiretime", -5, r, 1, 1, "8.12.0", by+"Returns the expiration time of "+what+" members as a Unix milliseconds timestamp.", read(pet)),
+			add(name+"persist", -5, w, 1, 1, "8.12.0", by+"Removes the expiration time of "+what+" members.", read(persist)),
+		}
+	}
+	cmds := append(family("S", "set", "", set, (*redimo.Client).SExpireAt, (*redimo.Client).SPExpireAt, (*redimo.Client).STTL,
+		(*redimo.Client).SPTTL, (*redimo.Client).SExpireTime, (*redimo.Client).SPExpireTime, (*redimo.Client).SPersist),
+		family("Z", "sorted-set", "Garnet: ", zset, (*redimo.Client).ZExpireAt, (*redimo.Client).ZPExpireAt, (*redimo.Client).ZTTL,
+			(*redimo.Client).ZPTTL, (*redimo.Client).ZExpireTime, (*redimo.Client).ZPExpireTime, (*redimo.Client).ZPersist)...)
+	return append(cmds,
 		set("saddex", -4, "write denyoom fast", 1, 1, "8.12.0", "Adds members to a set with a time to live in seconds (Dragonfly's SADDEX).", saddex),
 		set("scollect", -2, w, 1, -1, "8.12.0", "Deletes the expired members of sets now (ZCOLLECT for sets).", collect((*redimo.Client).SCollect)),
-		zset("zexpire", -6, w, 1, 1, "8.12.0", "Garnet: Sets the expiration time of sorted-set members in seconds.", expire((*redimo.Client).ZExpireAt, 1000, true)),
-		zset("zpexpire", -6, w, 1, 1, "8.12.0", "Garnet: Sets the expiration time of sorted-set members in milliseconds.", expire((*redimo.Client).ZPExpireAt, 1, true)),
-		zset("zexpireat", -6, w, 1, 1, "8.12.0", "Garnet: Sets the expiration time of sorted-set members to a Unix timestamp.", expire((*redimo.Client).ZExpireAt, 1000, false)),
-		zset("zpexpireat", -6, w, 1, 1, "8.12.0", "Garnet: Sets the expiration time of sorted-set members to a Unix milliseconds timestamp.", expire((*redimo.Client).ZPExpireAt, 1, false)),
-		zset("zttl", -5, r, 1, 1, "8.12.0", "Garnet: Returns the time to live of sorted-set members in seconds.", read((*redimo.Client).ZTTL)),
-		zset("zpttl", -5, r, 1, 1, "8.12.0", "Garnet: Returns the time to live of sorted-set members in milliseconds.", read((*redimo.Client).ZPTTL)),
-		zset("zexpiretime", -5, r, 1, 1, "8.12.0", "Garnet: Returns the expiration time of sorted-set members as a Unix timestamp.", read((*redimo.Client).ZExpireTime)),
-		zset("zpexpiretime", -5, r, 1, 1, "8.12.0", "Garnet: Returns the expiration time of sorted-set members as a Unix milliseconds timestamp.", read((*redimo.Client).ZPExpireTime)),
-		zset("zpersist", -5, w, 1, 1, "8.12.0", "Garnet: Removes the expiration time of sorted-set members.", read((*redimo.Client).ZPersist)),
 		zset("zcollect", -2, w, 1, -1, "8.12.0", "Garnet: Deletes the expired members of sorted sets now.", collect((*redimo.Client).ZCollect)),
-	}
+	)
 }
 
 // membersArg parses "MEMBERS n member..." at args[from:], with the errors
