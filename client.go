@@ -221,9 +221,10 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 		}},
 		// Only metadata items have ks and kh: the index lists keys, not
-		// members. It projects the type and the expiry, which change
-		// when a key is created, deleted or given an expiry, not on
-		// every write: an index write per key created or deleted.
+		// members. It projects the type, the expiry and mn (members
+		// with an expiry), which change when a key is created, deleted
+		// or given an expiry, or a member one, not on every write: an
+		// index write per key created or deleted.
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName: aws.String(c.opts.KeyIndexName),
 			KeySchema: []types.KeySchemaElement{
@@ -231,7 +232,7 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 				{AttributeName: aws.String(attrKH), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude,
-				NonKeyAttributes: []string{attrType, attrExp}},
+				NonKeyAttributes: []string{attrType, attrExp, attrMemTTL}},
 		}},
 	}
 }

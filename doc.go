@@ -57,7 +57,7 @@
 //	                 a sorted-set member; absent on metadata items
 //	t, n             metadata item: type ("set", "zset") and exact cardinality
 //	ks, kh     B     metadata item only: partition and sort key of the global
-//	                 secondary index "by_key" on (ks, kh), projecting t and x,
+//	                 secondary index "by_key" on (ks, kh), projecting t, x, mn,
 //	                 which lists keys (SCAN, KEYS, DBSIZE, RANDOMKEY,
 //	                 FLUSHDB): kh is the first 8 bytes of the key's SHA-256,
 //	                 ks its top 4 bits (16 index partitions; in database

@@ -130,6 +130,40 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 	}
 }
 
+// dropEmptied leaves out of found the keys whose members have all
+// expired (memberttl.go): those the index shows with member expiries
+// (mn) are read (one BatchGetItem per 100) and settled.
+func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, error) {
+	var keys []string
+	for _, s := range found {
+		if s.m.ttls > 0 {
+			keys = append(keys, s.key)
+		}
+	}
+	if len(keys) == 0 {
+		return found, nil
+	}
+	ms, err := c.metas(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	gone := map[string]bool{}
+	for i, k := range keys {
+		m, err := c.settle(ctx, k, ms[i])
+		if err != nil {
+			return nil, err
+		}
+		gone[k] = m.typ == typeNone
+	}
+	kept := found[:0]
+	for _, s := range found {
+		if !gone[s.key] {
+			kept = append(kept, s)
+		}
+	}
+	return kept, nil
+}
+
 // withCard marks an index entry as a live key for decodeMeta (the index
 // does not project the count, which changes on every write).
 func withCard(it item) item {
@@ -172,6 +206,9 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 	}
 	found, next, err := c.scanFrom(ctx, cursor, int(min(count, 1<<20)))
 	if err != nil {
+		return nil, 0, wrap("SCAN", err)
+	}
+	if found, err = c.dropEmptied(ctx, found); err != nil {
 		return nil, 0, wrap("SCAN", err)
 	}
 	keys := []string{}
@@ -268,6 +305,9 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 	cursor, wrapped := start, false
 	for {
 		found, next, err := c.scanFrom(ctx, cursor, 8)
+		if err == nil {
+			found, err = c.dropEmptied(ctx, found)
+		}
 		if err != nil {
 			return "", false, wrap("RANDOMKEY", err)
 		}

@@ -94,6 +94,9 @@ func TestMemberExpirySet(t *testing.T) {
 	clock.Add(9 * time.Second) // f expires: only c is left
 	_, err = c.SRem(ctx, k, "c")
 	require.NoError(t, err)
+	keys, _, err := c.Scan(ctx, 0, k, 0)
+	require.NoError(t, err)
+	require.Empty(t, keys, "SCAN leaves out a key whose members all expired")
 	ex, err = c.Exists(ctx, k)
 	require.NoError(t, err)
 	require.Zero(t, ex)
