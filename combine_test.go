@@ -192,3 +192,94 @@ func TestCombinerTake(t *testing.T) {
 	require.Equal(t, []string{"a2", "a3", "a5"}, name(b3), "j is free: the set attempt goes now")
 	require.Empty(t, cb.queue)
 }
+
+// Concurrent ZINCRBY/ZADD/ZREM on a ranked sorted set share transactions:
+// their count-item actions merge into one per count item (sums of their
+// changes), the replies are exact (ZINCRBY's are distinct steps of the
+// hot member's score) and the count items match a recount of the raw
+// table, splits included (ranges of at most 12).
+func TestCombiningRankedKey(t *testing.T) {
+	c, s, p := slowClient(t, 10*time.Millisecond)
+	c.ranks.max, c.ranks.min = 12, 40
+	ctx := context.Background()
+	k := p + "board"
+	var zs []Z
+	for i := range 120 {
+		zs = append(zs, Z{Score: float64(i % 4), Member: fmt.Sprintf("m%03d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = c.ZRank(ctx, k, "m000") // builds
+	require.NoError(t, err)
+	require.True(t, c.belief(k).ranked)
+	require.Positive(t, checkRankItems(t, c, k))
+	const writers, each = 24, 6
+
+	// Sharing: ZINCRBYs of distinct members among the 20 ranges of 6
+	// built, which all apply at their first try (no splits meanwhile).
+	c.ranks.max = 1000
+	s.txs.Store(0)
+	runWorkers(writers, func(w int) {
+		for i := range each {
+			_, err := c.ZIncrBy(ctx, k, 0.5, fmt.Sprintf("m%03d", (w*each+i)%120))
+			require.NoError(t, err)
+		}
+	})
+	// Alone, every ZINCRBY is a transaction: 29 on an idle 2-core
+	// machine.
+	t.Logf("%d ZINCRBYs: %d transactions", writers*each, s.txs.Load())
+	require.Less(t, s.txs.Load(), int64(writers*each/2), "writes of the ranked key share transactions")
+	require.Positive(t, checkRankItems(t, c, k))
+
+	// Exactness: a mix whose failed conditions (ZADD of a member that
+	// exists, ZREM of one that does not, a count item split meanwhile)
+	// cancel shared transactions.
+	c.ranks.max = 12
+	var (
+		mu             sync.Mutex
+		hot            []float64
+		added, removed atomic.Int64
+	)
+	runWorkers(writers, func(w int) {
+		for i := range each {
+			m := fmt.Sprintf("m%03d", (w*7+i*13)%160)
+			switch (w + i) % 4 {
+			case 0:
+				f, err := c.ZIncrBy(ctx, k, 1, "hot")
+				require.NoError(t, err)
+				mu.Lock()
+				hot = append(hot, f)
+				mu.Unlock()
+			case 1:
+				n, err := c.ZAdd(ctx, k, Z{Score: float64((w + i) % 5), Member: m})
+				require.NoError(t, err)
+				added.Add(n)
+			case 2:
+				n, err := c.ZRem(ctx, k, m)
+				require.NoError(t, err)
+				removed.Add(n)
+			case 3:
+				_, err := c.ZIncrBy(ctx, k, float64(w%3)-1, m)
+				require.NoError(t, err)
+				_, _, err = c.ZRank(ctx, k, m)
+				require.NoError(t, err)
+			}
+		}
+	})
+	slices.Sort(hot)
+	for i, f := range hot {
+		require.EqualValues(t, i+1, f, "ZINCRBY replies are the steps 1..n")
+	}
+	require.Positive(t, checkRankItems(t, c, k), "count items exact after combined writes")
+	checkStoredCounts(t, p)
+	// Every member's rank from the count items is its position.
+	all, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	for i, z := range all {
+		r, ok, err := c.ZRank(ctx, k, z.Member)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, i, r, z.Member)
+	}
+	t.Logf("mix: +%d ZADD, -%d ZREM", added.Load(), removed.Load())
+}

@@ -33,11 +33,12 @@ package redimo
 // each). The metadata item is already in every transaction of the key, so
 // count items add actions, not conflicts: two transactions that would
 // meet on a count item already meet on the metadata item. With write
-// combining, a Client has one transaction per key in flight; attempts
-// carrying count items are not merged with other attempts of their key
-// (see combine.go), so a hot ranked key gets one write per round trip per
-// Client. Chunks of a ranked key are cut in index order to fit their count
-// items (chunksOf).
+// combining, a Client has one transaction per key in flight, and the
+// attempts it merges share one action per count item as they share the
+// metadata item's, adding the sum of their changes (combine.go): a hot
+// ranked key gets as many writes per round trip as an unranked one, with
+// one more action per range they touch. Chunks of a ranked key are cut in
+// index order to fit their count items (chunksOf).
 //
 // Splits. A range with more than rankMax members is split in two by
 // rankSplit: read the count item (n, cv), read the first n/2+1 index values
@@ -88,9 +89,6 @@ const (
 	rankMin = 2000
 	// rankStep is the most writes in one transaction of a ranked key.
 	rankStep = (maxTxItems - 1) / 3
-	// rankedMark, after a key, is no member's entry in combine.go's
-	// batches: it marks a key whose attempt carries count items.
-	rankedMark = "\x00\x02ranked"
 )
 
 // errRankChunk is transact's answer to a chunk of writes too big for the
@@ -113,8 +111,9 @@ type rankBelief struct {
 // rankState is a Client's beliefs (per key) and bounds. The beliefs of
 // unranked keys are not kept: only keys seen ranked take memory.
 type rankState struct {
-	beliefs  sync.Map // key → *rankBelief
-	max, min int      // rankMax and rankMin unless a test sets them
+	beliefs  sync.Map   // key → *rankBelief
+	mu       sync.Mutex // rankCommitted's read-modify-write of a belief
+	max, min int        // rankMax and rankMin unless a test sets them
 }
 
 func (c *Client) rankMax() int64 {
@@ -457,18 +456,58 @@ func (c *Client) rankWrites(g *group) []*write {
 	return out
 }
 
+// isRanked reports whether g's writer believes its key ranked: its
+// metadata condition requires rk and its writes carry count items.
+func isRanked(g *group) bool {
+	return g.typ == typeZSet && g.rank != nil && g.rank.ranked
+}
+
+// rankCond is what a count-item action (rankWrites) requires of its item:
+// two actions on one count item merge only when it is the same.
+func rankCond(w *write) string {
+	u := w.action.Update
+	return aws.ToString(u.ConditionExpression) + "\x00" + string(bytesAttr(u.ExpressionAttributeValues, ":hi"))
+}
+
+// rankMerged is one action for the count-item actions ws of one count
+// item with the same condition (write combining, combine.go): it adds the
+// sum of their changes.
+func rankMerged(ws []*write) types.TransactWriteItem {
+	var d int64
+	for _, w := range ws {
+		v, _ := w.action.Update.ExpressionAttributeValues[":d"].(*types.AttributeValueMemberN)
+		if v != nil {
+			n, _ := strconv.ParseInt(v.Value, 10, 64)
+			d += n
+		}
+	}
+	u := *ws[0].action.Update
+	values := item{}
+	for k, v := range u.ExpressionAttributeValues {
+		values[k] = v
+	}
+	values[":d"] = num(d)
+	u.ExpressionAttributeValues = values
+	return types.TransactWriteItem{Update: &u}
+}
+
 // rankCommitted notes what g's committed transaction changed in its
 // ranges (counts) and splits those it grew past the bound. Errors are
 // ignored: a split left undone is done by the next writer or reader.
+// Attempts combined into one transaction (combine.go) each note their own
+// changes, into the Client's belief when its ranges are still the ones
+// the attempt wrote to.
 func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
-	if len(counts) == 0 {
+	if len(counts) == 0 || !isRanked(g) {
 		return
 	}
 	b := g.rank
-	if b == nil || !b.ranked {
-		return
+	c.ranks.mu.Lock()
+	base := b.ranges
+	if cur := c.belief(g.key); cur.ranked && sameBounds(cur.ranges, b.ranges) {
+		base = cur.ranges
 	}
-	ranges := append([]rankRange(nil), b.ranges...)
+	ranges := append([]rankRange(nil), base...)
 	var big []rankRange
 	for i, d := range rankDeltas(g, ranges) {
 		ranges[i].n += d
@@ -477,9 +516,17 @@ func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
 		}
 	}
 	c.setBelief(g.key, &rankBelief{ranked: true, ranges: ranges})
+	c.ranks.mu.Unlock()
 	for _, r := range big {
 		_ = c.rankSplit(ctx, g.key, r.lo)
 	}
+}
+
+// sameBounds reports whether a and b cut the index values alike.
+func sameBounds(a, b []rankRange) bool {
+	return slices.EqualFunc(a, b, func(x, y rankRange) bool {
+		return bytes.Equal(x.lo, y.lo) && bytes.Equal(x.hi, y.hi) && (x.hi == nil) == (y.hi == nil)
+	})
 }
 
 // readRanges reads key's count items, in order.
