@@ -331,11 +331,12 @@ func TestRankIndexFallback(t *testing.T) {
 	require.EqualValues(t, 119, rank, "121 members, one removed: the new highest is last")
 }
 
-// A transaction (TxPipelined, EXEC) that writes a ranked key unranks it,
-// since it does not keep count items: ranks stay exact, counted, until a
-// rank read builds them again. And a ranked key of long members sharing
-// their first bytes (no bound can fall inside their run) keeps exact
-// count items.
+// A transaction (TxPipelined, EXEC) that writes a ranked key keeps its
+// count items exact (adds, removes, score changes); one whose count items
+// would not fit in 100 actions, or that makes the key a set, unranks it:
+// ranks stay exact, counted, until a rank read builds them again. And a
+// ranked key of long members sharing their first bytes (no bound can fall
+// inside their run) keeps exact count items.
 func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 20)
 	ctx := context.Background()
@@ -377,17 +378,59 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	check("built")
 	require.Greater(t, checkRankItems(t, c, k), 1, "the key has count items")
 	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
-		_, err := tx.ZAdd(ctx, k, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"})
+		_, err := tx.ZAdd(ctx, k, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"}, Z{Score: -1, Member: "m002"})
 		if err == nil {
 			_, err = tx.ZRem(ctx, k, "m001")
 		}
 		return err
 	})
 	require.NoError(t, err)
-	require.Equal(t, 0, checkRankItems(t, c, k), "the transaction unranked the key")
+	require.Greater(t, checkRankItems(t, c, k), 1, "the transaction kept the count items")
 	zs = append(zs, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"})
 	zs = slices.DeleteFunc(zs, func(z Z) bool { return z.Member == "m001" })
+	for i := range zs {
+		if zs[i].Member == "m002" {
+			zs[i].Score = -1
+		}
+	}
 	check("after a transaction")
+	// Another client splits a range the transaction's Client knows: its
+	// count-item condition fails and the transaction runs again.
+	other, _, _ := rankedClient(t, 8, 20)
+	_, err = other.ZAdd(ctx, k, Z{Score: 0.25, Member: "a"}, Z{Score: 0.25, Member: "b"}, Z{Score: 0.25, Member: "c"},
+		Z{Score: 0.25, Member: "d"}, Z{Score: 0.25, Member: "e"}, Z{Score: 0.25, Member: "f"})
+	require.NoError(t, err)
+	for _, m := range []string{"a", "b", "c", "d", "e", "f"} {
+		zs = append(zs, Z{Score: 0.25, Member: m})
+	}
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.ZIncrBy(ctx, k, 0.125, "b")
+		return err
+	})
+	require.NoError(t, err)
+	for i := range zs {
+		if zs[i].Member == "b" {
+			zs[i].Score += 0.125
+		}
+	}
+	require.Greater(t, checkRankItems(t, c, k), 1)
+	check("after a split and a transaction")
+	// 95 members among every range of 8: the count items do not fit.
+	var many []Z
+	for i := range 95 {
+		many = append(many, Z{Score: float64(i % 2), Member: fmt.Sprintf("m%03da", i%60)})
+		if i >= 60 {
+			many[i].Member = shared + many[i].Member
+		}
+	}
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.ZAdd(ctx, k, many...)
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, 0, checkRankItems(t, c, k), "the transaction unranked the key")
+	zs = append(zs, many...)
+	check("after an unranking transaction")
 	require.Greater(t, checkRankItems(t, c, k), 1, "the rank reads built count items again")
 	checkStoredCounts(t, p)
 }
