@@ -756,38 +756,29 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 	}
 	i := find(ranges, ix)
 	r := ranges[i]
-	// below: the members of r under ix. BETWEEN is inclusive: it counts
-	// the member itself.
-	cond, values := "#pk = :pk AND #ix < :ix", item{":pk": bin(pkValue(key)), ":ix": bin(ix)}
-	self := int64(0)
-	if len(r.lo) > 0 {
-		cond, self = "#pk = :pk AND #ix BETWEEN :lo AND :ix", 1
-		values[":lo"] = bin(r.lo)
-	}
-	below, err := c.queryCount(ctx, &dynamodb.QueryInput{
-		IndexName:                 aws.String(c.opts.IndexName),
-		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: values,
-	})
-	if err != nil {
-		return 0, false, err
-	}
+	pk := bin(pkValue(key))
 	// equal: the members whose index value is ix: the member alone, or a
 	// run of long members (longmember.go; rank adds those of the run
 	// before it).
 	equal := int64(1)
 	if len(ix) == 9+inlineMemberLen {
+		var err error
 		if equal, err = c.queryCount(ctx, &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
 			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":pk": values[":pk"], ":ix": values[":ix"]},
+			ExpressionAttributeValues: item{":pk": pk, ":ix": bin(ix)},
 		}); err != nil {
 			return 0, false, err
 		}
 	}
-	below -= self * equal
+	// below: the members of r under ix, counted from the end of r nearer
+	// to ix (as far as its bounds tell: nearer), so a count reads at most
+	// about half a range when members spread evenly.
+	below, err := c.countWithin(ctx, key, r, ix, equal)
+	if err != nil {
+		return 0, false, err
+	}
 	var n int64
 	if rev {
 		for _, o := range ranges[i+1:] {

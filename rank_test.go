@@ -135,6 +135,15 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 				}
 			}
 		}
+		// ZCOUNT over ranges of many count ranges (wider than the 8 a
+		// count reads first): whole ranges summed, the cut ones counted.
+		for _, b := range [][2]string{{"-inf", "+inf"}, {"1", "3"}, {"(1", "(4"}, {"0.5", "2.5"}, {"2", "2"}, {"(2", "2"}, {"3", "+inf"}, {"-inf", "(0"}, {"4.5", "9"}} {
+			got, err := c.ZCount(ctx, k, b[0], b[1])
+			require.NoError(t, err)
+			want, err := rdb.ZCount(ctx, k, b[0], b[1]).Result()
+			require.NoError(t, err)
+			require.Equal(t, want, got, "round %d ZCOUNT %s %s", round, b[0], b[1])
+		}
 		tail, err := c.ZRange(ctx, k, int64(len(all))-3, -1)
 		require.NoError(t, err)
 		wantTail, _ := rdb.ZRange(ctx, k, int64(len(all))-3, -1).Result()
@@ -433,4 +442,31 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	check("after an unranking transaction")
 	require.Greater(t, checkRankItems(t, c, k), 1, "the rank reads built count items again")
 	checkStoredCounts(t, p)
+}
+
+// before(b) is the greatest index value below b: every value of at most
+// maxIX bytes is below b exactly when it is at most before(b).
+func TestRankBefore(t *testing.T) {
+	for _, tc := range []struct {
+		b, below, notBelow []byte
+	}{
+		{[]byte{1, 2}, []byte{1, 1, 0xFF, 0xFF}, []byte{1, 2}},
+		{[]byte{1, 0}, []byte{1}, []byte{1, 0}},
+		{[]byte{5}, []byte{4, 0xFF}, []byte{5, 0}},
+		{[]byte{0}, nil, []byte{0}},
+	} {
+		p, ok := before(tc.b)
+		if tc.below == nil {
+			require.False(t, ok, "%x", tc.b)
+			continue
+		}
+		require.True(t, ok)
+		require.Less(t, bytes.Compare(p, tc.b), 0)
+		require.LessOrEqual(t, bytes.Compare(tc.below, p), 0, "%x <= before(%x)", tc.below, tc.b)
+		require.Greater(t, bytes.Compare(tc.notBelow, p), 0)
+		require.LessOrEqual(t, len(p), maxIX)
+	}
+	long := append([]byte{3}, bytes.Repeat([]byte{0xFF}, maxIX-1)...)
+	p, _ := before([]byte{4})
+	require.Equal(t, long, p, "the longest value below 4")
 }

@@ -1,0 +1,211 @@
+package redimo
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Counting with count items (rank.go): ZRANK's count within one range,
+// ZCOUNT over many.
+
+// maxIX is the longest index value: score, 0x00, the first
+// inlineMemberLen bytes of the member.
+const maxIX = 9 + inlineMemberLen
+
+// before is the greatest index value below b (ok false when none is: b
+// is empty), so that "ix <= before(b)", which a key condition can say,
+// means "ix < b", which BETWEEN cannot: b itself, or b-1 followed by
+// 0xFF up to the longest index value.
+func before(b []byte) ([]byte, bool) {
+	n := len(b)
+	switch {
+	case n == 0:
+		return nil, false
+	case b[n-1] == 0:
+		return b[:n-1], n > 1
+	}
+	out := append(bytes.Clone(b[:n-1]), b[n-1]-1)
+	for len(out) < maxIX {
+		out = append(out, 0xFF)
+	}
+	return out, true
+}
+
+// nearHigh guesses whether x lies in the upper half of [lo, hi) (hi nil:
+// the last range, counted from lo), reading the bytes after the bounds'
+// common prefix as numbers.
+func nearHigh(lo, hi, x []byte) bool {
+	if hi == nil {
+		return false
+	}
+	p := 0
+	for p < len(lo) && p < len(hi) && lo[p] == hi[p] {
+		p++
+	}
+	at := func(b []byte) float64 {
+		var w [8]byte
+		if p < len(b) {
+			copy(w[:], b[p:])
+		}
+		return float64(binary.BigEndian.Uint64(w[:]))
+	}
+	l, h := at(lo), at(hi)
+	return h > l && (at(x)-l)/(h-l) > 0.5
+}
+
+// countWithin is how many members of the range r of key have index values
+// below ix (a member's; equal of them have it): counted from r's lower
+// bound, or, when ix seems nearer r's upper bound, as r.n minus those from
+// ix up. Cost: one Query COUNT of those members, 1 read unit per ~80.
+func (c *Client) countWithin(ctx context.Context, key string, r rankRange, ix []byte, equal int64) (int64, error) {
+	pk := bin(pkValue(key))
+	q := func(cond string, values item) (int64, error) {
+		values[":pk"] = pk
+		return c.queryCount(ctx, &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: values,
+		})
+	}
+	if last, ok := before(r.hi); ok && nearHigh(r.lo, r.hi, ix) {
+		from, err := q("#ix BETWEEN :ix AND :last", item{":ix": bin(ix), ":last": bin(last)})
+		return r.n - from, err
+	}
+	if len(r.lo) == 0 {
+		return q("#ix < :ix", item{":ix": bin(ix)})
+	}
+	// BETWEEN is inclusive: it counts the members at ix.
+	n, err := q("#ix BETWEEN :lo AND :ix", item{":lo": bin(r.lo), ":ix": bin(ix)})
+	return n - equal, err
+}
+
+// countRanked counts the members of key whose index values are in
+// [lo, hi), two bounds that are no member's index value (score bounds),
+// from the count items ranges: the ranges inside are summed, and the
+// members of the one or two ranges the bounds cut are counted (one Query
+// COUNT each, in parallel, of at most a range).
+func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange, lo, hi []byte) (int64, error) {
+	var (
+		sum  int64
+		cuts []func() (int64, error)
+	)
+	pk := bin(pkValue(key))
+	q := func(cond string, values item) (int64, error) {
+		values[":pk"] = pk
+		return c.queryCount(ctx, &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: values,
+		})
+	}
+	for _, r := range ranges {
+		if r.hi != nil && bytes.Compare(r.hi, lo) <= 0 || bytes.Compare(r.lo, hi) >= 0 {
+			continue // outside
+		}
+		loIn := bytes.Compare(r.lo, lo) < 0                // lo cuts r
+		hiIn := r.hi == nil || bytes.Compare(hi, r.hi) < 0 // hi cuts r
+		switch {
+		case loIn && hiIn:
+			cuts = append(cuts, func() (int64, error) {
+				return q("#ix BETWEEN :lo AND :hi", item{":lo": bin(lo), ":hi": bin(hi)})
+			})
+		case loIn: // r from lo up: r.n less those below lo
+			r := r
+			cuts = append(cuts, func() (int64, error) {
+				if len(r.lo) == 0 {
+					n, err := q("#ix < :lo", item{":lo": bin(lo)})
+					return r.n - n, err
+				}
+				n, err := q("#ix BETWEEN :rlo AND :lo", item{":rlo": bin(r.lo), ":lo": bin(lo)})
+				return r.n - n, err
+			})
+		case hiIn: // r up to hi
+			r := r
+			cuts = append(cuts, func() (int64, error) {
+				if len(r.lo) == 0 {
+					return q("#ix < :hi", item{":hi": bin(hi)})
+				}
+				return q("#ix BETWEEN :rlo AND :hi", item{":rlo": bin(r.lo), ":hi": bin(hi)})
+			})
+		default:
+			sum += r.n
+		}
+	}
+	counts := make([]int64, len(cuts))
+	err := c.parallel(len(cuts), func(i int) error {
+		var err error
+		counts[i], err = cuts[i]()
+		return err
+	})
+	for _, n := range counts {
+		sum += n
+	}
+	return sum, err
+}
+
+// zcount counts a score range (r: no exclusion) of key. It reads the
+// metadata item, the count items and the first rankMax (1,000) members of the
+// range in parallel: a range that ends there is counted; a wider one, on
+// a key with count items, is counted from them (countRanked); else the
+// count goes on.
+//
+// Cost: a GetItem, a Query of the count items (none: ~0.5 read unit) and
+// a Query COUNT of up to 1,000 members, in parallel; then, for a wider
+// range of a ranked key, at most two Queries COUNT of at most a range
+// each, in parallel.
+func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error) {
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+		n      int64
+		more   map[string]types.AttributeValue
+	)
+	ctx = c.labelled(ctx)
+	counted := *r.in
+	counted.Select = types.SelectCount
+	limit := int(c.rankMax())
+	err := c.parallel(3, func(i int) error {
+		var err error
+		switch i {
+		case 0:
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
+		case 1:
+			ranges, err = c.readRanges(ctx, key)
+		case 2:
+			for out, err := range c.queryPages(ctx, &counted, limit) {
+				if err != nil {
+					return err
+				}
+				n += int64(out.Count)
+				more = out.LastEvaluatedKey
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch m := c.liveMeta(mt.Item); {
+	case m.typ == typeNone:
+		return 0, nil
+	case m.typ != typeZSet:
+		return 0, ErrWrongType
+	case len(more) == 0:
+		return n, nil
+	}
+	if _, ok := mt.Item[attrRanked]; ok && len(ranges) > 0 && len(ranges[0].lo) == 0 {
+		values := r.in.ExpressionAttributeValues
+		return c.countRanked(ctx, key, ranges, bytesAttr(values, ":lo"), bytesAttr(values, ":hi"))
+	}
+	rest := *r.in
+	rest.ExclusiveStartKey = more
+	m, err := c.queryCount(ctx, &rest)
+	return n + m, err
+}
