@@ -775,7 +775,11 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 	// below: the members of r under ix, counted from the end of r nearer
 	// to ix (as far as its bounds tell: nearer), so a count reads at most
 	// about half a range when members spread evenly.
-	below, err := c.countWithin(ctx, key, r, ix, equal)
+	var prev []byte
+	if i > 0 {
+		prev = ranges[i-1].lo
+	}
+	below, err := c.countWithin(ctx, key, prev, r, ix, equal)
 	if err != nil {
 		return 0, false, err
 	}

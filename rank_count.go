@@ -36,33 +36,46 @@ func before(b []byte) ([]byte, bool) {
 	return out, true
 }
 
-// nearHigh guesses whether x lies in the upper half of [lo, hi) (hi nil:
-// the last range, counted from lo), reading the bytes after the bounds'
-// common prefix as numbers.
-func nearHigh(lo, hi, x []byte) bool {
+// nearHigh guesses whether x lies in the upper half of the range [lo, hi),
+// reading the bytes after the bounds' common prefix as numbers. The last
+// range (hi nil) is guessed as wide as the one before it, which starts at
+// prev (nil: none; then the count goes from lo).
+func nearHigh(prev, lo, hi, x []byte) bool {
+	a, b := lo, hi
 	if hi == nil {
-		return false
+		if prev == nil {
+			return false
+		}
+		a, b = prev, lo
 	}
 	p := 0
-	for p < len(lo) && p < len(hi) && lo[p] == hi[p] {
+	for p < len(a) && p < len(b) && a[p] == b[p] {
 		p++
 	}
-	at := func(b []byte) float64 {
+	at := func(v []byte) float64 {
 		var w [8]byte
-		if p < len(b) {
-			copy(w[:], b[p:])
+		if p < len(v) {
+			copy(w[:], v[p:])
 		}
 		return float64(binary.BigEndian.Uint64(w[:]))
 	}
-	l, h := at(lo), at(hi)
-	return h > l && (at(x)-l)/(h-l) > 0.5
+	l, h, v := at(a), at(b), at(x)
+	if h <= l {
+		return false
+	}
+	if hi == nil { // [lo, lo + (lo - prev)): x past its middle
+		return bytes.HasPrefix(x, b[:p]) && v-h > (h-l)/2 || !bytes.HasPrefix(x, b[:p])
+	}
+	return (v-l)/(h-l) > 0.5
 }
 
 // countWithin is how many members of the range r of key have index values
 // below ix (a member's; equal of them have it): counted from r's lower
-// bound, or, when ix seems nearer r's upper bound, as r.n minus those from
-// ix up. Cost: one Query COUNT of those members, 1 read unit per ~80.
-func (c *Client) countWithin(ctx context.Context, key string, r rankRange, ix []byte, equal int64) (int64, error) {
+// bound, or, when ix seems nearer r's upper end (nearHigh; prev is the
+// lower bound of the range before r, nil for the first), as r.n minus
+// those from ix up. Cost: one Query COUNT of those members, 1 read unit
+// per ~80.
+func (c *Client) countWithin(ctx context.Context, key string, prev []byte, r rankRange, ix []byte, equal int64) (int64, error) {
 	pk := bin(pkValue(key))
 	q := func(cond string, values item) (int64, error) {
 		values[":pk"] = pk
@@ -73,9 +86,15 @@ func (c *Client) countWithin(ctx context.Context, key string, r rankRange, ix []
 			ExpressionAttributeValues: values,
 		})
 	}
-	if last, ok := before(r.hi); ok && nearHigh(r.lo, r.hi, ix) {
-		from, err := q("#ix BETWEEN :ix AND :last", item{":ix": bin(ix), ":last": bin(last)})
-		return r.n - from, err
+	if nearHigh(prev, r.lo, r.hi, ix) {
+		if r.hi == nil { // the last range: to the end of the key
+			from, err := q("#ix >= :ix", item{":ix": bin(ix)})
+			return r.n - from, err
+		}
+		if last, ok := before(r.hi); ok {
+			from, err := q("#ix BETWEEN :ix AND :last", item{":ix": bin(ix), ":last": bin(last)})
+			return r.n - from, err
+		}
 	}
 	if len(r.lo) == 0 {
 		return q("#ix < :ix", item{":ix": bin(ix)})
