@@ -47,8 +47,8 @@ package redimo
 // that cv did not change (no write touched the range meanwhile). Writers
 // split the ranges they grew past rankMax (by their own count) after their
 // transaction; reads of the ranges split those they see too big. Ranges
-// are not merged (left out: a set that shrinks keeps more, smaller
-// ranges; counts stay exact).
+// that shrink merge (rank_merge.go): a writer that shrank a range joins it
+// with a neighbour when together they hold at most rankMax/2.
 //
 // Building. Keys start unranked (existing tables' keys too): a rank read
 // of an unranked key of at least rankMin members builds its count items
@@ -508,11 +508,17 @@ func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
 		base = cur.ranges
 	}
 	ranges := append([]rankRange(nil), base...)
-	var big []rankRange
+	var (
+		big    []rankRange
+		shrunk []int
+	)
 	for i, d := range rankDeltas(g, ranges) {
 		ranges[i].n += d
 		if ranges[i].n > c.rankMax() {
 			big = append(big, ranges[i])
+		}
+		if d < 0 {
+			shrunk = append(shrunk, i)
 		}
 	}
 	c.setBelief(g.key, &rankBelief{ranked: true, ranges: ranges})
@@ -520,6 +526,7 @@ func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
 	for _, r := range big {
 		_ = c.rankSplit(ctx, g.key, r.lo)
 	}
+	c.rankMerges(ctx, g.key, ranges, shrunk)
 }
 
 // sameBounds reports whether a and b cut the index values alike.

@@ -470,3 +470,56 @@ func TestRankBefore(t *testing.T) {
 	p, _ := before([]byte{4})
 	require.Equal(t, long, p, "the longest value below 4")
 }
+
+// Ranges merge when they shrink: removing most members of a ranked key
+// (one at a time, in chunks, by pops) leaves few count items, exact.
+func TestRankIndexMerges(t *testing.T) {
+	c, _, p := rankedClient(t, 8, 20)
+	ctx := context.Background()
+	k := p + "z"
+	var zs []Z
+	for i := range 240 {
+		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = c.ZRank(ctx, k, "m000")
+	require.NoError(t, err)
+	built := checkRankItems(t, c, k)
+	require.GreaterOrEqual(t, built, 60, "ranges of 4")
+	// One at a time: every member but one in ten.
+	for i := range 120 {
+		if i%10 != 0 {
+			_, err := c.ZRem(ctx, k, fmt.Sprintf("m%03d", i))
+			require.NoError(t, err)
+		}
+	}
+	// In chunks and pops.
+	var chunk []string
+	for i := 120; i < 240; i++ {
+		if i%10 != 0 {
+			chunk = append(chunk, fmt.Sprintf("m%03d", i))
+		}
+	}
+	_, err = c.ZRem(ctx, k, chunk[:60]...)
+	require.NoError(t, err)
+	_, err = c.ZRem(ctx, k, chunk[60:]...)
+	require.NoError(t, err)
+	_, err = c.ZPopMin(ctx, k, 3)
+	require.NoError(t, err)
+	left := checkRankItems(t, c, k)
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 21, card)
+	t.Logf("%d ranges built, %d after removing all but %d members", built, left, card)
+	require.LessOrEqual(t, left, int(card)/2+2, "small ranges merged (at most 4 members each, pairs of at most 4 merged)")
+	all, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	for i, m := range all {
+		r, ok, err := c.ZRank(ctx, k, m)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, i, r)
+	}
+	checkStoredCounts(t, p)
+}
