@@ -867,7 +867,9 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 // rankSeek moves a rank range that starts deep in the set (offset ≥
 // rankMax) to the count range holding its first rank: the Query then
 // starts at that range's bound and skips at most a range's members
-// instead of offset. A key without count items is left as it is.
+// instead of offset; or, when the last rank wanted is nearer the end of
+// its range, it starts at that end and reads backwards, so it skips at
+// most about half a range. A key without count items is left as it is.
 //
 // Cost: one GetItem of the metadata item and one Query of the count items,
 // in parallel.
@@ -895,23 +897,50 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	if r.rev {
 		slices.Reverse(ranges)
 	}
-	skipped := int64(0)
-	for _, g := range ranges {
-		if skipped+g.n > r.offset {
-			bound, cond := g.lo, "#pk = :pk AND #ix >= :b"
-			if r.rev {
-				bound, cond = g.hi, "#pk = :pk AND #ix < :b"
-			}
-			if len(bound) == 0 {
+	// The ranks before each range, in the direction of the read.
+	before := make([]int64, len(ranges)+1)
+	for i, g := range ranges {
+		before[i+1] = before[i] + g.n
+	}
+	at := func(rank int64) int { // the range holding rank (len: past the end)
+		return sort.Search(len(ranges), func(i int) bool { return before[i+1] > rank })
+	}
+	i := at(r.offset)
+	if i == len(ranges) {
+		return nil
+	}
+	// start moves the read to begin at the near bound of ranges[j] (its
+	// lo, or its hi reading down), or at its far bound reading the other
+	// way (flip), then skip offset entries.
+	start := func(j int, flip bool, offset int64) bool {
+		up := r.rev == flip // reading up the index from the new start
+		bound, cond := ranges[j].lo, "#pk = :pk AND #ix >= :b"
+		if !up {
+			bound, cond = ranges[j].hi, "#pk = :pk AND #ix < :b"
+		}
+		if len(bound) == 0 {
+			return false
+		}
+		in := *r.in
+		in.KeyConditionExpression = aws.String(cond)
+		in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
+		r.in, r.offset = &in, offset
+		if flip {
+			r.rev, r.reverseResult = !r.rev, !r.reverseResult
+		}
+		return true
+	}
+	// The ranks wanted end in range h: when its last one is nearer the far
+	// end of h than the first one is to the near end of range i, read
+	// from the far end of h backwards (the reply is put back in order).
+	if r.count > 0 {
+		last := r.offset + r.count - 1
+		if h := at(last); h < len(ranges) && before[h+1]-1-last < r.offset-before[i] {
+			if start(h, true, before[h+1]-1-last) {
 				return nil
 			}
-			in := *r.in
-			in.KeyConditionExpression = aws.String(cond)
-			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
-			r.in, r.offset = &in, r.offset-skipped
-			return nil
 		}
-		skipped += g.n
 	}
+	start(i, false, r.offset-before[i])
 	return nil
 }

@@ -116,7 +116,7 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 		}
 		// ZRANGE/ZREVRANGE by rank deep in the set start from the count
 		// items (offsets past the bound of 8).
-		for _, start := range []int64{0, 9, int64(len(all)) / 2, int64(len(all)) - 5} {
+		for _, start := range []int64{0, 9, int64(len(all)) / 2, int64(len(all)) / 3, int64(len(all))*2/3 + 1, int64(len(all)) - 11, int64(len(all)) - 5} {
 			for _, rev := range []bool{false, true} {
 				var got []Z
 				var want []redis.Z
