@@ -83,10 +83,14 @@ func BenchmarkRankMillion(b *testing.B) {
 	if v := os.Getenv("REDIMO_RANK_MEMBERS"); v != "" {
 		n, _ = strconv.Atoi(v)
 	}
-	for _, scores := range []string{"ties", "equal"} {
-		c, cnt, p := newTestClient(b)
+	for _, scores := range []string{"equal", "ties"} {
+		c, cnt, _ := newTestClient(b)
 		ctx := context.Background()
-		key := p + "board"
+		// A key of 11 bytes, as a real leaderboard's: a count item holds
+		// the key, so the count items' Query costs more with a longer one
+		// (~0.024 read units per count item with this test's usual
+		// 33-byte prefixed keys, ~0.019 with this one).
+		key := "lb:" + randomHex(3) + ":" + scores[:1]
 		start := time.Now()
 		loadRaw(b, key, n, func(i int) Z {
 			s := float64(i % 1000)
