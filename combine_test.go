@@ -293,3 +293,41 @@ func TestCombiningRankedKey(t *testing.T) {
 	}
 	t.Logf("mix: +%d ZADD, -%d ZREM", added.Load(), removed.Load())
 }
+
+// Attempts of a ranked key join when they agree on its ranges: one action
+// per count item in the shared transaction, adding the sum of their
+// changes; an attempt that knows other bounds, or believes the key
+// unranked, waits for the next transaction.
+func TestCombinerTakeRanked(t *testing.T) {
+	c := NewClient(nil)
+	cb := c.combiner
+	ranges := []rankRange{{lo: []byte{}, hi: []byte("m")}, {lo: []byte("m")}}
+	stale := []rankRange{{lo: []byte{}, hi: []byte("q")}, {lo: []byte("q")}}
+	att := func(b *rankBelief, member string, ix []byte) *attempt {
+		g := &group{key: "k", typ: typeZSet, rank: b}
+		w := c.putMember("k", typeZSet, member, ix)
+		g.writes = []*write{w}
+		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
+		for _, x := range append(g.writes, c.rankWrites(g)...) {
+			a.actions = append(a.actions, x.action)
+			a.owners, a.writes = append(a.owners, g), append(a.writes, x)
+		}
+		a.actions = append(a.actions, c.metaAction(g))
+		a.owners, a.writes = append(a.owners, g), append(a.writes, nil)
+		return a
+	}
+	known := &rankBelief{ranked: true, ranges: ranges}
+	a1 := att(known, "a", []byte("b"))
+	a2 := att(known, "c", []byte("d"))                                    // same count item, same bound: joins
+	a3 := att(known, "e", []byte("x"))                                    // the other count item: joins
+	a4 := att(&rankBelief{ranked: true, ranges: stale}, "f", []byte("c")) // another bound for "": waits
+	a5 := att(&rankBelief{}, "g", []byte("e"))                            // unranked belief: waits
+	cb.queue = []*attempt{a1, a2, a3, a4, a5}
+	b := cb.take()
+	require.Equal(t, []*attempt{a1, a2, a3}, b)
+	require.Equal(t, []*attempt{a4, a5}, cb.queue)
+	require.Equal(t, rankCond(a1.writes[1]), rankCond(a2.writes[1]))
+	merged := rankMerged([]*write{a1.writes[1], a2.writes[1]})
+	require.Equal(t, num(2), merged.Update.ExpressionAttributeValues[":d"], "the sum of their changes")
+	require.Equal(t, num(1), a1.writes[1].action.Update.ExpressionAttributeValues[":d"], "each attempt's own action unchanged")
+}
