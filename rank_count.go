@@ -105,10 +105,9 @@ func (c *Client) countWithin(ctx context.Context, key string, prev []byte, r ran
 }
 
 // countRanked counts the members of key whose index values are in
-// [lo, hi), two bounds that are no member's index value (score bounds),
-// from the count items ranges: the ranges inside are summed, and the
-// members of the one or two ranges the bounds cut are counted (one Query
-// COUNT each, in parallel, of at most a range).
+// [lo, hi) from the count items ranges: the ranges inside are summed, and
+// the members of the one or two ranges the bounds cut are counted (one
+// Query COUNT each, in parallel, of at most a range).
 func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange, lo, hi []byte) (int64, error) {
 	var (
 		sum  int64
@@ -124,35 +123,34 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange
 			ExpressionAttributeValues: values,
 		})
 	}
+	// below(b): the members of range r under b, which r cuts.
+	below := func(r rankRange, b []byte) (int64, error) {
+		if len(r.lo) == 0 {
+			return q("#ix < :b", item{":b": bin(b)})
+		}
+		last, _ := before(b) // b > r.lo: not empty
+		return q("#ix BETWEEN :rlo AND :last", item{":rlo": bin(r.lo), ":last": bin(last)})
+	}
 	for _, r := range ranges {
 		if r.hi != nil && bytes.Compare(r.hi, lo) <= 0 || bytes.Compare(r.lo, hi) >= 0 {
 			continue // outside
 		}
+		r := r
 		loIn := bytes.Compare(r.lo, lo) < 0                // lo cuts r
 		hiIn := r.hi == nil || bytes.Compare(hi, r.hi) < 0 // hi cuts r
 		switch {
 		case loIn && hiIn:
 			cuts = append(cuts, func() (int64, error) {
-				return q("#ix BETWEEN :lo AND :hi", item{":lo": bin(lo), ":hi": bin(hi)})
+				last, _ := before(hi)
+				return q("#ix BETWEEN :lo AND :last", item{":lo": bin(lo), ":last": bin(last)})
 			})
 		case loIn: // r from lo up: r.n less those below lo
-			r := r
 			cuts = append(cuts, func() (int64, error) {
-				if len(r.lo) == 0 {
-					n, err := q("#ix < :lo", item{":lo": bin(lo)})
-					return r.n - n, err
-				}
-				n, err := q("#ix BETWEEN :rlo AND :lo", item{":rlo": bin(r.lo), ":lo": bin(lo)})
+				n, err := below(r, lo)
 				return r.n - n, err
 			})
 		case hiIn: // r up to hi
-			r := r
-			cuts = append(cuts, func() (int64, error) {
-				if len(r.lo) == 0 {
-					return q("#ix < :hi", item{":hi": bin(hi)})
-				}
-				return q("#ix BETWEEN :rlo AND :hi", item{":rlo": bin(r.lo), ":hi": bin(hi)})
-			})
+			cuts = append(cuts, func() (int64, error) { return below(r, hi) })
 		default:
 			sum += r.n
 		}
@@ -167,6 +165,84 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange
 		sum += n
 	}
 	return sum, err
+}
+
+// lexCountRanked is ZLEXCOUNT from the count items of key, when the
+// Client knows it ranked and its scores are all equal (a lex range is
+// then a range of index values): ok is false otherwise, or for a bound
+// as long as a long member's stored part (the caller counts). It reads
+// the metadata item, the count items and the lowest and highest index
+// entries in parallel, then counts as countRanked.
+func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound) (n int64, ok bool, err error) {
+	if !c.belief(key).ranked || !lo.ninf && len(lo.value) >= inlineMemberLen || !hi.inf && len(hi.value) >= inlineMemberLen {
+		return 0, false, nil
+	}
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+		ends   [2][]byte
+	)
+	ctx = c.labelled(ctx)
+	err = c.parallel(4, func(i int) error {
+		var err error
+		switch i {
+		case 0:
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
+		case 1:
+			ranges, err = c.readRanges(ctx, key)
+		default:
+			in := &dynamodb.QueryInput{
+				IndexName:                 aws.String(c.opts.IndexName),
+				KeyConditionExpression:    aws.String("#pk = :pk"),
+				ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+				ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+				ScanIndexForward:          aws.Bool(i == 2),
+			}
+			for it, e := range c.query(ctx, in, 1) {
+				if err = e; e != nil || ends[i-2] != nil {
+					break
+				}
+				ends[i-2] = bytesAttr(it, attrIX)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	m := c.liveMeta(mt.Item)
+	_, ranked := mt.Item[attrRanked]
+	switch {
+	case m.typ == typeNone:
+		return 0, true, nil
+	case m.typ != typeZSet:
+		return 0, false, ErrWrongType
+	case !ranked || len(ranges) == 0 || len(ranges[0].lo) != 0 || len(ends[0]) < 9 || len(ends[1]) < 9 || !bytes.Equal(ends[0][:8], ends[1][:8]):
+		return 0, false, nil
+	}
+	at := func(v string) []byte { return append(bytes.Clone(ends[0][:9]), v...) }
+	var loIX, hiIX []byte
+	switch {
+	case lo.ninf:
+		loIX = at("")
+	case lo.excl:
+		loIX = append(at(lo.value), 0)
+	default:
+		loIX = at(lo.value)
+	}
+	switch {
+	case hi.inf:
+		hiIX = append(bytes.Clone(ends[0][:8]), 1)
+	case hi.excl:
+		hiIX = at(hi.value)
+	default:
+		hiIX = append(at(hi.value), 0)
+	}
+	if bytes.Compare(loIX, hiIX) >= 0 {
+		return 0, true, nil
+	}
+	n, err = c.countRanked(ctx, key, ranges, loIX, hiIX)
+	return n, err == nil, err
 }
 
 // zcount counts a score range (r: no exclusion) of key. It reads the

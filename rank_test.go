@@ -523,3 +523,55 @@ func TestRankIndexMerges(t *testing.T) {
 	}
 	checkStoredCounts(t, p)
 }
+
+// ZLEXCOUNT on a ranked sorted set whose scores are all equal counts from
+// the count items (ranges of at most 8, so most ranges are wide), as
+// redis-server does; with unequal scores it counts as before.
+func TestRankIndexLexCount(t *testing.T) {
+	rdb := zRedis(t)
+	c, cnt, p := rankedClient(t, 8, 20)
+	ctx := context.Background()
+	k := p + "lex"
+	redisDel(t, rdb, k)
+	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", inlineMemberLen+5)}
+	for i := range 150 {
+		members = append(members, fmt.Sprintf("m%03d", i*7%150))
+	}
+	for _, m := range members {
+		_, err := c.ZAdd(ctx, k, Z{Score: 2.5, Member: m})
+		require.NoError(t, err)
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: 2.5, Member: m}).Err())
+	}
+	_, _, err := c.ZRank(ctx, k, "m000") // builds
+	require.NoError(t, err)
+	require.Greater(t, checkRankItems(t, c, k), 10)
+	bounds := [][2]string{{"-", "+"}, {"[a", "+"}, {"(a", "[m100"}, {"[m010", "(m140"}, {"-", "(m075"}, {"[m075", "[m075"},
+		{"(m075", "[m076"}, {"[", "(a"}, {"(", "+"}, {"[\x00", "[\x00"}, {"[l", "+"}, {"[m149", "+"}, {"[n", "+"}, {"-", "["}, {"[b", "(a"}}
+	check := func(step string) {
+		for _, b := range bounds {
+			cnt.reset()
+			got, err := c.ZLexCount(ctx, k, b[0], b[1])
+			require.NoError(t, err)
+			want, err := rdb.ZLexCount(ctx, k, b[0], b[1]).Result()
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s: ZLEXCOUNT %q %q", step, b[0], b[1])
+			if b == [2]string{"-", "+"} {
+				require.Less(t, cnt.reads.Load(), want-20, "counted from the count items: %v", cnt)
+			}
+		}
+	}
+	check("equal scores")
+	// One member with another score (Redis's answer is then unspecified):
+	// counted as before, in member order, as a Client that does not know
+	// the key ranked counts.
+	_, err = c.ZAdd(ctx, k, Z{Score: 3, Member: "m050"})
+	require.NoError(t, err)
+	fresh, _, _ := rankedClient(t, 8, 20)
+	for _, b := range bounds {
+		got, err := c.ZLexCount(ctx, k, b[0], b[1])
+		require.NoError(t, err)
+		want, err := fresh.ZLexCount(ctx, k, b[0], b[1])
+		require.NoError(t, err)
+		require.Equal(t, want, got, "one score apart: ZLEXCOUNT %q %q", b[0], b[1])
+	}
+}
