@@ -62,6 +62,12 @@ package redimo
 // Count items of a key that is deleted stay behind, ignored (the new
 // metadata item has no rk) until the key is built again, which deletes
 // them.
+//
+// Readers: ZRANK/ZREVRANK and ZRankAround (rankByIndex, counting within
+// one range from its nearer end: rank_count.go), ZRANGE/ZREVRANGE/
+// ZREMRANGEBYRANK deep in the set (rankSeek), ZCOUNT and, on equal
+// scores, ZLEXCOUNT over wide ranges (rank_count.go), ZRANDMEMBER
+// (rank_rand.go). Writers besides transact: EXEC (rank_exec.go).
 
 import (
 	"bytes"
