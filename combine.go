@@ -10,7 +10,10 @@ package redimo
 // transaction per key be in flight, and at most Options.MaxTransactions in
 // all; an attempt that cannot go at once waits in a queue, and whatever
 // waits goes together in the next transaction: up to maxTxItems actions,
-// one metadata action per key carrying the sum of the cardinality changes.
+// one metadata action per key carrying the sum of the cardinality changes,
+// and, for a ranked sorted set, one action per count item carrying the sum
+// of the changes of its range (DynamoDB refuses two actions on one item in
+// a transaction).
 // When the client is idle an attempt goes at once, in the caller's
 // goroutine: no added latency.
 //
@@ -102,83 +105,118 @@ func (cb *combiner) take() []*attempt {
 		return nil
 	}
 	var (
-		batch   []*attempt
-		n       int                    // actions so far, one metadata action per key
-		size    int                    // bytes so far, by writeBytes
-		types_  = map[string]keyType{} // keys in the batch and their type
-		members = map[string]bool{}    // key + sort key of every member written
-		blocked = map[string]bool{}    // keys an earlier attempt could not take
-		rest    []*attempt
+		batch []*attempt
+		st    = newBatchState()
+		rest  []*attempt
 	)
 	for _, a := range cb.queue {
 		if err := a.ctx.Err(); err != nil { // its caller gave up: never send it
 			a.done <- txOutcome{err: err}
 			continue
 		}
-		if !cb.fits(a, n, size, types_, members, blocked) {
+		if !cb.fits(a, st) {
 			for _, g := range a.owners {
-				blocked[g.key] = true
+				st.blocked[g.key] = true
 			}
 			rest = append(rest, a)
 			continue
 		}
-		for i, g := range a.owners {
-			if _, ok := types_[g.key]; !ok {
-				types_[g.key] = g.typ
-				n++
-			}
-			if w := a.writes[i]; w != nil {
-				members[g.key+"\x00"+string(writeSK(w))] = true
-				n++
-				size += writeBytes(g.key, w)
-				if w.rankItem {
-					members[g.key+rankedMark] = true
-				}
-			}
-		}
+		st.add(a)
 		batch = append(batch, a)
 	}
 	cb.queue = rest
 	if len(batch) == 0 {
 		return nil
 	}
-	for k := range types_ {
+	for k := range st.types {
 		cb.busy[k] = true
 	}
 	cb.inflight++
 	return batch
 }
 
-// fits reports whether a can join a batch of n actions of size bytes on
-// the keys and members given.
-func (cb *combiner) fits(a *attempt, n, size int, types_ map[string]keyType, members, blocked map[string]bool) bool {
+// batchState is what a batch being taken holds so far.
+type batchState struct {
+	n       int                // actions: one per key's metadata item, one per count item
+	size    int                // bytes, by writeBytes
+	types   map[string]keyType // keys in the batch and their type
+	ranked  map[string]bool    // whether the batch's attempts of a key believe it ranked
+	members map[string]bool    // key + sort key of every member written
+	counts  map[string]string  // key + sort key of every count item → its condition (rankCond)
+	blocked map[string]bool    // keys an earlier attempt could not take
+}
+
+func newBatchState() *batchState {
+	return &batchState{types: map[string]keyType{}, ranked: map[string]bool{}, members: map[string]bool{},
+		counts: map[string]string{}, blocked: map[string]bool{}}
+}
+
+// add puts a's actions in st (fits said yes).
+func (st *batchState) add(a *attempt) {
+	for i, g := range a.owners {
+		if _, ok := st.types[g.key]; !ok {
+			st.types[g.key], st.ranked[g.key] = g.typ, isRanked(g)
+			st.n++
+		}
+		w := a.writes[i]
+		if w == nil {
+			continue
+		}
+		sk := g.key + "\x00" + string(writeSK(w))
+		if w.rankItem {
+			if _, ok := st.counts[sk]; ok {
+				continue // merged into the batch's action on that count item
+			}
+			st.counts[sk] = rankCond(w)
+		} else {
+			st.members[sk] = true
+		}
+		st.n++
+		st.size += writeBytes(g.key, w)
+	}
+}
+
+// fits reports whether a can join the batch st.
+//
+// The count items of a ranked key (rank.go) are merged like its metadata
+// item: the attempts of one key that touch one count item share one action
+// on it, adding the sum of their changes. So attempts of a key join only
+// when they agree on whether it is ranked (the metadata condition they
+// share says so) and, for each count item they share, on its range (the
+// condition they share).
+func (cb *combiner) fits(a *attempt, st *batchState) bool {
 	added, bytes := 0, 0
 	seen := map[string]bool{}
 	for i, g := range a.owners {
-		if cb.busy[g.key] || blocked[g.key] {
+		if cb.busy[g.key] || st.blocked[g.key] {
 			return false
 		}
-		// The count items of a ranked key (rank.go) are not merged: an
-		// attempt that carries them has its key to itself.
-		if _, ok := types_[g.key]; ok && (members[g.key+rankedMark] || a.writes[i] != nil && a.writes[i].rankItem) {
+		if t, ok := st.types[g.key]; ok && (t != g.typ || st.ranked[g.key] != isRanked(g)) {
 			return false
 		}
-		if t, ok := types_[g.key]; ok && t != g.typ {
-			return false
-		}
-		if _, ok := types_[g.key]; !ok && !seen[g.key] {
+		if _, ok := st.types[g.key]; !ok && !seen[g.key] {
 			seen[g.key] = true
 			added++
 		}
-		if w := a.writes[i]; w != nil {
-			if members[g.key+"\x00"+string(writeSK(w))] {
-				return false
-			}
-			added++
-			bytes += writeBytes(g.key, w)
+		w := a.writes[i]
+		if w == nil {
+			continue
 		}
+		sk := g.key + "\x00" + string(writeSK(w))
+		if w.rankItem {
+			if cond, ok := st.counts[sk]; ok {
+				if cond != rankCond(w) {
+					return false
+				}
+				continue
+			}
+		} else if st.members[sk] {
+			return false
+		}
+		added++
+		bytes += writeBytes(g.key, w)
 	}
-	return n+added <= maxTxItems && (n == 0 || size+bytes <= maxTxBytes)
+	return st.n+added <= maxTxItems && (st.n == 0 || st.size+bytes <= maxTxBytes)
 }
 
 // run sends batch, hands out the outcomes, and starts the transactions
@@ -228,9 +266,23 @@ func (c *Client) sendShared(batch []*attempt) {
 		order  []string
 		metaOf = map[string][]*attempt{}
 	)
+	countAt := map[string]int{}   // key + count item's sort key → its action
+	countWs := map[int][]*write{} // the writes merged into a count item's action
 	for _, a := range batch {
 		a.at = make([]int, len(a.actions))
 		for i, g := range a.owners {
+			if w := a.writes[i]; w != nil && w.rankItem {
+				sk := g.key + "\x00" + string(writeSK(w))
+				at, ok := countAt[sk]
+				if !ok {
+					at = len(all)
+					countAt[sk] = at
+					all = append(all, a.actions[i])
+				}
+				countWs[at] = append(countWs[at], w)
+				a.at[i] = at
+				continue
+			}
 			if a.writes[i] != nil {
 				a.at[i] = len(all)
 				all = append(all, a.actions[i])
@@ -243,14 +295,19 @@ func (c *Client) sendShared(batch []*attempt) {
 				order = append(order, g.key)
 			}
 			m.writes = append(m.writes, g.writes...)
-			if g.rank != nil && g.rank.ranked {
-				m.rank = g.rank // attempts with count items are alone on their key
+			if isRanked(g) {
+				m.rank = g.rank // the key's attempts agree that it is ranked (fits)
 			}
 			if g.known && !m.known {
 				m.known, m.now = true, g.now
 			}
 			metaOf[g.key] = append(metaOf[g.key], a)
 			a.at[i] = -1 // set below
+		}
+	}
+	for at, ws := range countWs {
+		if len(ws) > 1 {
+			all[at] = rankMerged(ws)
 		}
 	}
 	metaAt := map[string]int{}

@@ -1229,38 +1229,78 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		metaAt   = map[int]string{} // index of a metadata action → its key
 		grown    []string           // sorted sets that gained members
 		unranked []string           // ranked sorted sets the commit unranks
+		ranked   []*group           // ranked sorted sets whose count items it keeps
+		counts   [][]*write         // counts[i]: the count-item actions of ranked[i]
 	)
 	for _, key := range p.order {
 		k := p.keys[key]
 		changed := k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
 		added := false
+		var zw []*write // the sorted-set member changes, for the count items
 		for mk, m := range k.mem {
+			var w *write
 			switch {
 			case m.origIX == nil && m.present:
-				w := p.c.putMember(key, mk.typ, mk.member, m.ix)
-				actions = append(actions, w.action)
-				changed, added = true, added || mk.typ == typeZSet
+				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
+				added = added || mk.typ == typeZSet
 			case m.origIX != nil && !m.present:
-				w := p.c.deleteMember(key, mk.typ, mk.member)
+				w = p.c.deleteMember(key, mk.typ, mk.member)
 				guardLong(w) // a long member's delete requires its m (longmember.go)
-				actions = append(actions, w.action)
-				changed = true
 			case m.origIX != nil && string(m.origIX) != string(m.ix):
-				w := p.c.putMember(key, mk.typ, mk.member, m.ix)
+				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
 				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
 				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
-				actions = append(actions, w.action)
-				changed = true
+			default:
+				continue
+			}
+			actions = append(actions, w.action)
+			changed = true
+			if mk.typ == typeZSet {
+				w.prev = m.origIX // exact: the metadata condition pins the key as read
+				zw = append(zw, w)
+			}
+		}
+		keep := false
+		if _, ok := k.raw[attrRanked]; ok && changed {
+			// The count items of a ranked sorted set that stays one change
+			// with its members (rank.go); any other change unranks it.
+			if k.typ == typeZSet && k.orig.typ == typeZSet {
+				g, cs, err := p.c.rankExec(ctx, key, zw)
+				if err != nil {
+					return false, wrap("EXEC", err)
+				}
+				ranked, counts, keep = append(ranked, g), append(counts, cs), true
+			} else {
+				unranked = append(unranked, key) // metaWrite removes rk
 			}
 		}
 		metaAt[len(actions)] = key
-		actions = append(actions, p.metaWrite(key, k, changed))
-		if _, ranked := k.raw[attrRanked]; ranked && changed {
-			unranked = append(unranked, key) // metaWrite removes rk
-		}
+		actions = append(actions, p.metaWrite(key, k, changed, keep))
 		if added {
 			grown = append(grown, key)
+		}
+	}
+	total := len(actions)
+	for _, cs := range counts {
+		total += len(cs)
+	}
+	countAt := map[int]string{} // index of a count-item action → its key
+	if total > maxTxItems && len(ranked) > 0 {
+		// No room for the count items: the keys are unranked instead.
+		for i, key := range metaAt {
+			if slices.ContainsFunc(ranked, func(g *group) bool { return g.key == key }) {
+				k := p.keys[key]
+				actions[i] = p.metaWrite(key, k, true, false)
+				unranked = append(unranked, key)
+			}
+		}
+		ranked, counts = nil, nil
+	}
+	for i, cs := range counts {
+		for _, w := range cs {
+			countAt[len(actions)] = ranked[i].key
+			actions = append(actions, w.action)
 		}
 	}
 	if len(actions) > maxTxItems {
@@ -1279,6 +1319,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				continue
 			}
 			conflict = true
+			if key, ok := countAt[i]; ok {
+				p.c.rankStale(key) // a range split meanwhile: read them again
+			}
 			if key, ok := metaAt[i]; ok && p.watch != nil {
 				p.watch.mu.Lock()
 				_, watched = p.watch.seen[key]
@@ -1301,14 +1344,19 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	for _, key := range unranked {
 		p.c.setBelief(key, &rankBelief{})
 	}
+	for i, g := range ranked {
+		p.c.rankCommitted(ctx, g, counts[i])
+	}
 	return false, nil
 }
 
 // metaWrite is the action on k's metadata item: conditioned on the item
 // being exactly as read, it writes the key's new state (type, count,
 // expiry, a fresh version token), deletes the item of a key that is gone,
-// or only checks it when the key was only read.
-func (p *Pipeline) metaWrite(key string, k *txKey, changed bool) types.TransactWriteItem {
+// or only checks it when the key was only read. A ranked key stays ranked
+// when keepRank (the transaction carries its count items), else it is
+// unranked (rk removed).
+func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types.TransactWriteItem {
 	cond, names, values := asRead(k.raw)
 	switch {
 	case !changed, k.typ == typeNone && k.raw == nil:
@@ -1343,10 +1391,10 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed bool) types.TransactW
 	} else {
 		removes = append(removes, "#x")
 	}
-	if _, ranked := k.raw[attrRanked]; ranked {
-		// A transaction does not keep a sorted set's count items (rank.go):
-		// it unranks the key it writes; the next rank read of a big key
-		// builds them again, and until then ranks are counted.
+	if _, ranked := k.raw[attrRanked]; ranked && !keepRank {
+		// A transaction that does not keep a sorted set's count items
+		// (rank.go; commit) unranks the key it writes; the next rank read
+		// of a big key builds them again, and until then ranks are counted.
 		removes = append(removes, "#rk")
 		names["#rk"] = attrRanked
 	}
@@ -1372,7 +1420,9 @@ func asRead(raw item) (string, map[string]string, item) {
 	names := map[string]string{}
 	values := item{}
 	var parts []string
-	for i, a := range []string{attrType, attrCard, attrExp, attrVer, attrExpTok} {
+	// rk too: a build (rank.go) sets it without a new version, and a
+	// transaction that read the key unranked keeps no count items.
+	for i, a := range []string{attrType, attrCard, attrExp, attrVer, attrExpTok, attrRanked} {
 		n := fmt.Sprintf("#a%d", i)
 		names[n] = a
 		if v, ok := raw[a]; ok {

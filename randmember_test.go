@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -191,4 +192,110 @@ func TestSRandMemberHugeCount(t *testing.T) {
 	popped, err := c.SPopN(ctx, p+"s", math.MaxInt64)
 	require.NoError(t, err)
 	require.ElementsMatch(t, members, popped)
+}
+
+// ZRANDMEMBER on a ranked sorted set (rank_rand.go) is uniform: 100,000
+// draws from a 10,000-member set whose scores are skewed (most members on
+// a few scores), in ranges of 100 to 200 members, pass a chi-square test
+// at p > 0.001. The ranges are read once for the test (a cached reader);
+// the table's reader is checked against the ranges after.
+func TestZRandMemberUniform(t *testing.T) {
+	c, cnt, p := newTestClient(t)
+	c.ranks.max, c.ranks.min = 200, 2000
+	ctx := context.Background()
+	k := p + "board"
+	const n, draws = 10_000, 100_000
+	var zs []Z
+	index := map[string]int{}
+	for i := range n {
+		m := fmt.Sprintf("m%05d", i)
+		zs = append(zs, Z{Score: float64(i % 7 * i % 3), Member: m})
+		index[m] = i
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = c.ZRank(ctx, k, "m00000") // builds
+	require.NoError(t, err)
+	ranges, err := c.readRanges(ctx, k)
+	require.NoError(t, err)
+	require.Greater(t, len(ranges), 40)
+
+	cache := map[string][]Z{}
+	var mu sync.Mutex
+	cached := func(ctx context.Context, key string, r rankRange, offsets []int64) ([]Z, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		all, ok := cache[string(r.lo)]
+		if !ok {
+			every := make([]int64, r.n)
+			for i := range every {
+				every[i] = int64(i)
+			}
+			var err error
+			if all, ok, err = c.readOffsets(ctx, key, r, every); err != nil || !ok {
+				return nil, ok, err
+			}
+			cache[string(r.lo)] = all
+		}
+		out := make([]Z, len(offsets))
+		for i, off := range offsets {
+			out[i] = all[off]
+		}
+		return out, true, nil
+	}
+	counts := func() []int {
+		counts := make([]int, n)
+		for got := 0; got < draws; {
+			zs, ok, err := c.randomFromRanges(ctx, k, ranges, 500, false, cached)
+			require.NoError(t, err)
+			require.True(t, ok)
+			for _, z := range zs {
+				counts[index[z.Member]]++
+			}
+			got += len(zs)
+		}
+		return counts
+	}
+	chi2, pv := chiSquareP(counts())
+	if pv <= 0.001 {
+		chi2, pv = chiSquareP(counts())
+	}
+	t.Logf("ranked sampler: chi2 = %.0f on %d degrees of freedom, p = %.3g (%d ranges)", chi2, n-1, pv, len(ranges))
+	require.Greater(t, pv, 0.001, "ZRANDMEMBER is uniform")
+
+	// The table's reader, from either end: the cached ranges in order are
+	// the set in order.
+	all, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	var joined []Z
+	for _, r := range ranges {
+		joined = append(joined, cache[string(r.lo)]...)
+		near, ok, err := c.readOffsets(ctx, k, r, []int64{0, 1})
+		require.NoError(t, err)
+		require.True(t, ok)
+		far, ok, err := c.readOffsets(ctx, k, r, []int64{r.n - 2, r.n - 1})
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, cache[string(r.lo)][:2], near)
+		require.Equal(t, cache[string(r.lo)][r.n-2:], far)
+	}
+	require.Equal(t, all, joined)
+
+	// ZRANDMEMBER itself: distinct draws and repeats, in O(|count|).
+	for _, count := range []int{1, 5, -7} {
+		cnt.reset()
+		got, err := c.ZRandMemberWithScores(ctx, k, count)
+		require.NoError(t, err)
+		require.Len(t, got, max(count, -count))
+		seen := map[string]bool{}
+		for _, z := range got {
+			i, ok := index[z.Member]
+			require.True(t, ok)
+			require.Equal(t, zs[i].Score, z.Score)
+			require.False(t, count > 0 && seen[z.Member], "distinct")
+			seen[z.Member] = true
+		}
+		require.LessOrEqual(t, cnt.requests.Load(), int64(2+max(count, -count)), "count %d: %v", count, cnt)
+		require.Less(t, cnt.reads.Load(), int64(len(ranges)+max(count, -count)*101), "count %d: %v", count, cnt)
+	}
 }

@@ -33,11 +33,12 @@ package redimo
 // each). The metadata item is already in every transaction of the key, so
 // count items add actions, not conflicts: two transactions that would
 // meet on a count item already meet on the metadata item. With write
-// combining, a Client has one transaction per key in flight; attempts
-// carrying count items are not merged with other attempts of their key
-// (see combine.go), so a hot ranked key gets one write per round trip per
-// Client. Chunks of a ranked key are cut in index order to fit their count
-// items (chunksOf).
+// combining, a Client has one transaction per key in flight, and the
+// attempts it merges share one action per count item as they share the
+// metadata item's, adding the sum of their changes (combine.go): a hot
+// ranked key gets as many writes per round trip as an unranked one, with
+// one more action per range they touch. Chunks of a ranked key are cut in
+// index order to fit their count items (chunksOf).
 //
 // Splits. A range with more than rankMax members is split in two by
 // rankSplit: read the count item (n, cv), read the first n/2+1 index values
@@ -46,8 +47,8 @@ package redimo
 // that cv did not change (no write touched the range meanwhile). Writers
 // split the ranges they grew past rankMax (by their own count) after their
 // transaction; reads of the ranges split those they see too big. Ranges
-// are not merged (left out: a set that shrinks keeps more, smaller
-// ranges; counts stay exact).
+// that shrink merge (rank_merge.go): a writer that shrank a range joins it
+// with a neighbour when together they hold at most rankMax/2.
 //
 // Building. Keys start unranked (existing tables' keys too): a rank read
 // of an unranked key of at least rankMin members builds its count items
@@ -61,6 +62,12 @@ package redimo
 // Count items of a key that is deleted stay behind, ignored (the new
 // metadata item has no rk) until the key is built again, which deletes
 // them.
+//
+// Readers: ZRANK/ZREVRANK and ZRankAround (rankByIndex, counting within
+// one range from its nearer end: rank_count.go), ZRANGE/ZREVRANGE/
+// ZREMRANGEBYRANK deep in the set (rankSeek), ZCOUNT and, on equal
+// scores, ZLEXCOUNT over wide ranges (rank_count.go), ZRANDMEMBER
+// (rank_rand.go). Writers besides transact: EXEC (rank_exec.go).
 
 import (
 	"bytes"
@@ -88,9 +95,6 @@ const (
 	rankMin = 2000
 	// rankStep is the most writes in one transaction of a ranked key.
 	rankStep = (maxTxItems - 1) / 3
-	// rankedMark, after a key, is no member's entry in combine.go's
-	// batches: it marks a key whose attempt carries count items.
-	rankedMark = "\x00\x02ranked"
 )
 
 // errRankChunk is transact's answer to a chunk of writes too big for the
@@ -113,8 +117,9 @@ type rankBelief struct {
 // rankState is a Client's beliefs (per key) and bounds. The beliefs of
 // unranked keys are not kept: only keys seen ranked take memory.
 type rankState struct {
-	beliefs  sync.Map // key → *rankBelief
-	max, min int      // rankMax and rankMin unless a test sets them
+	beliefs  sync.Map   // key → *rankBelief
+	mu       sync.Mutex // rankCommitted's read-modify-write of a belief
+	max, min int        // rankMax and rankMin unless a test sets them
 }
 
 func (c *Client) rankMax() int64 {
@@ -457,29 +462,84 @@ func (c *Client) rankWrites(g *group) []*write {
 	return out
 }
 
+// isRanked reports whether g's writer believes its key ranked: its
+// metadata condition requires rk and its writes carry count items.
+func isRanked(g *group) bool {
+	return g.typ == typeZSet && g.rank != nil && g.rank.ranked
+}
+
+// rankCond is what a count-item action (rankWrites) requires of its item:
+// two actions on one count item merge only when it is the same.
+func rankCond(w *write) string {
+	u := w.action.Update
+	return aws.ToString(u.ConditionExpression) + "\x00" + string(bytesAttr(u.ExpressionAttributeValues, ":hi"))
+}
+
+// rankMerged is one action for the count-item actions ws of one count
+// item with the same condition (write combining, combine.go): it adds the
+// sum of their changes.
+func rankMerged(ws []*write) types.TransactWriteItem {
+	var d int64
+	for _, w := range ws {
+		v, _ := w.action.Update.ExpressionAttributeValues[":d"].(*types.AttributeValueMemberN)
+		if v != nil {
+			n, _ := strconv.ParseInt(v.Value, 10, 64)
+			d += n
+		}
+	}
+	u := *ws[0].action.Update
+	values := item{}
+	for k, v := range u.ExpressionAttributeValues {
+		values[k] = v
+	}
+	values[":d"] = num(d)
+	u.ExpressionAttributeValues = values
+	return types.TransactWriteItem{Update: &u}
+}
+
 // rankCommitted notes what g's committed transaction changed in its
 // ranges (counts) and splits those it grew past the bound. Errors are
 // ignored: a split left undone is done by the next writer or reader.
+// Attempts combined into one transaction (combine.go) each note their own
+// changes, into the Client's belief when its ranges are still the ones
+// the attempt wrote to.
 func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
-	if len(counts) == 0 {
+	if len(counts) == 0 || !isRanked(g) {
 		return
 	}
 	b := g.rank
-	if b == nil || !b.ranked {
-		return
+	c.ranks.mu.Lock()
+	base := b.ranges
+	if cur := c.belief(g.key); cur.ranked && sameBounds(cur.ranges, b.ranges) {
+		base = cur.ranges
 	}
-	ranges := append([]rankRange(nil), b.ranges...)
-	var big []rankRange
+	ranges := append([]rankRange(nil), base...)
+	var (
+		big    []rankRange
+		shrunk []int
+	)
 	for i, d := range rankDeltas(g, ranges) {
 		ranges[i].n += d
 		if ranges[i].n > c.rankMax() {
 			big = append(big, ranges[i])
 		}
+		if d < 0 {
+			shrunk = append(shrunk, i)
+		}
 	}
 	c.setBelief(g.key, &rankBelief{ranked: true, ranges: ranges})
+	c.ranks.mu.Unlock()
 	for _, r := range big {
 		_ = c.rankSplit(ctx, g.key, r.lo)
 	}
+	c.rankMerges(ctx, g.key, ranges, shrunk)
+}
+
+// sameBounds reports whether a and b cut the index values alike.
+func sameBounds(a, b []rankRange) bool {
+	return slices.EqualFunc(a, b, func(x, y rankRange) bool {
+		return bytes.Equal(x.lo, y.lo) && bytes.Equal(x.hi, y.hi) && (x.hi == nil) == (y.hi == nil)
+	})
 }
 
 // readRanges reads key's count items, in order.
@@ -709,38 +769,33 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 	}
 	i := find(ranges, ix)
 	r := ranges[i]
-	// below: the members of r under ix. BETWEEN is inclusive: it counts
-	// the member itself.
-	cond, values := "#pk = :pk AND #ix < :ix", item{":pk": bin(pkValue(key)), ":ix": bin(ix)}
-	self := int64(0)
-	if len(r.lo) > 0 {
-		cond, self = "#pk = :pk AND #ix BETWEEN :lo AND :ix", 1
-		values[":lo"] = bin(r.lo)
-	}
-	below, err := c.queryCount(ctx, &dynamodb.QueryInput{
-		IndexName:                 aws.String(c.opts.IndexName),
-		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: values,
-	})
-	if err != nil {
-		return 0, false, err
-	}
+	pk := bin(pkValue(key))
 	// equal: the members whose index value is ix: the member alone, or a
 	// run of long members (longmember.go; rank adds those of the run
 	// before it).
 	equal := int64(1)
 	if len(ix) == 9+inlineMemberLen {
+		var err error
 		if equal, err = c.queryCount(ctx, &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
 			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":pk": values[":pk"], ":ix": values[":ix"]},
+			ExpressionAttributeValues: item{":pk": pk, ":ix": bin(ix)},
 		}); err != nil {
 			return 0, false, err
 		}
 	}
-	below -= self * equal
+	// below: the members of r under ix, counted from the end of r nearer
+	// to ix (as far as its bounds tell: nearer), so a count reads at most
+	// about half a range when members spread evenly.
+	var prev []byte
+	if i > 0 {
+		prev = ranges[i-1].lo
+	}
+	below, err := c.countWithin(ctx, key, prev, r, ix, equal)
+	if err != nil {
+		return 0, false, err
+	}
 	var n int64
 	if rev {
 		for _, o := range ranges[i+1:] {
@@ -818,7 +873,9 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 // rankSeek moves a rank range that starts deep in the set (offset ≥
 // rankMax) to the count range holding its first rank: the Query then
 // starts at that range's bound and skips at most a range's members
-// instead of offset. A key without count items is left as it is.
+// instead of offset; or, when the last rank wanted is nearer the end of
+// its range, it starts at that end and reads backwards, so it skips at
+// most about half a range. A key without count items is left as it is.
 //
 // Cost: one GetItem of the metadata item and one Query of the count items,
 // in parallel.
@@ -846,23 +903,50 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	if r.rev {
 		slices.Reverse(ranges)
 	}
-	skipped := int64(0)
-	for _, g := range ranges {
-		if skipped+g.n > r.offset {
-			bound, cond := g.lo, "#pk = :pk AND #ix >= :b"
-			if r.rev {
-				bound, cond = g.hi, "#pk = :pk AND #ix < :b"
-			}
-			if len(bound) == 0 {
+	// The ranks before each range, in the direction of the read.
+	before := make([]int64, len(ranges)+1)
+	for i, g := range ranges {
+		before[i+1] = before[i] + g.n
+	}
+	at := func(rank int64) int { // the range holding rank (len: past the end)
+		return sort.Search(len(ranges), func(i int) bool { return before[i+1] > rank })
+	}
+	i := at(r.offset)
+	if i == len(ranges) {
+		return nil
+	}
+	// start moves the read to begin at the near bound of ranges[j] (its
+	// lo, or its hi reading down), or at its far bound reading the other
+	// way (flip), then skip offset entries.
+	start := func(j int, flip bool, offset int64) bool {
+		up := r.rev == flip // reading up the index from the new start
+		bound, cond := ranges[j].lo, "#pk = :pk AND #ix >= :b"
+		if !up {
+			bound, cond = ranges[j].hi, "#pk = :pk AND #ix < :b"
+		}
+		if len(bound) == 0 {
+			return false
+		}
+		in := *r.in
+		in.KeyConditionExpression = aws.String(cond)
+		in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
+		r.in, r.offset = &in, offset
+		if flip {
+			r.rev, r.reverseResult = !r.rev, !r.reverseResult
+		}
+		return true
+	}
+	// The ranks wanted end in range h: when its last one is nearer the far
+	// end of h than the first one is to the near end of range i, read
+	// from the far end of h backwards (the reply is put back in order).
+	if r.count > 0 {
+		last := r.offset + r.count - 1
+		if h := at(last); h < len(ranges) && before[h+1]-1-last < r.offset-before[i] {
+			if start(h, true, before[h+1]-1-last) {
 				return nil
 			}
-			in := *r.in
-			in.KeyConditionExpression = aws.String(cond)
-			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
-			r.in, r.offset = &in, r.offset-skipped
-			return nil
 		}
-		skipped += g.n
 	}
+	start(i, false, r.offset-before[i])
 	return nil
 }

@@ -116,7 +116,7 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 		}
 		// ZRANGE/ZREVRANGE by rank deep in the set start from the count
 		// items (offsets past the bound of 8).
-		for _, start := range []int64{0, 9, int64(len(all)) / 2, int64(len(all)) - 5} {
+		for _, start := range []int64{0, 9, int64(len(all)) / 2, int64(len(all)) / 3, int64(len(all))*2/3 + 1, int64(len(all)) - 11, int64(len(all)) - 5} {
 			for _, rev := range []bool{false, true} {
 				var got []Z
 				var want []redis.Z
@@ -134,6 +134,15 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 					require.Equal(t, want[i].Score, got[i].Score)
 				}
 			}
+		}
+		// ZCOUNT over ranges of many count ranges (wider than the 8 a
+		// count reads first): whole ranges summed, the cut ones counted.
+		for _, b := range [][2]string{{"-inf", "+inf"}, {"1", "3"}, {"(1", "(4"}, {"0.5", "2.5"}, {"2", "2"}, {"(2", "2"}, {"3", "+inf"}, {"-inf", "(0"}, {"4.5", "9"}} {
+			got, err := c.ZCount(ctx, k, b[0], b[1])
+			require.NoError(t, err)
+			want, err := rdb.ZCount(ctx, k, b[0], b[1]).Result()
+			require.NoError(t, err)
+			require.Equal(t, want, got, "round %d ZCOUNT %s %s", round, b[0], b[1])
 		}
 		tail, err := c.ZRange(ctx, k, int64(len(all))-3, -1)
 		require.NoError(t, err)
@@ -331,11 +340,12 @@ func TestRankIndexFallback(t *testing.T) {
 	require.EqualValues(t, 119, rank, "121 members, one removed: the new highest is last")
 }
 
-// A transaction (TxPipelined, EXEC) that writes a ranked key unranks it,
-// since it does not keep count items: ranks stay exact, counted, until a
-// rank read builds them again. And a ranked key of long members sharing
-// their first bytes (no bound can fall inside their run) keeps exact
-// count items.
+// A transaction (TxPipelined, EXEC) that writes a ranked key keeps its
+// count items exact (adds, removes, score changes); one whose count items
+// would not fit in 100 actions, or that makes the key a set, unranks it:
+// ranks stay exact, counted, until a rank read builds them again. And a
+// ranked key of long members sharing their first bytes (no bound can fall
+// inside their run) keeps exact count items.
 func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 20)
 	ctx := context.Background()
@@ -377,17 +387,191 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	check("built")
 	require.Greater(t, checkRankItems(t, c, k), 1, "the key has count items")
 	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
-		_, err := tx.ZAdd(ctx, k, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"})
+		_, err := tx.ZAdd(ctx, k, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"}, Z{Score: -1, Member: "m002"})
 		if err == nil {
 			_, err = tx.ZRem(ctx, k, "m001")
 		}
 		return err
 	})
 	require.NoError(t, err)
-	require.Equal(t, 0, checkRankItems(t, c, k), "the transaction unranked the key")
+	require.Greater(t, checkRankItems(t, c, k), 1, "the transaction kept the count items")
 	zs = append(zs, Z{Score: 0.5, Member: "new"}, Z{Score: 1, Member: shared + "zz"})
 	zs = slices.DeleteFunc(zs, func(z Z) bool { return z.Member == "m001" })
+	for i := range zs {
+		if zs[i].Member == "m002" {
+			zs[i].Score = -1
+		}
+	}
 	check("after a transaction")
+	// Another client splits a range the transaction's Client knows: its
+	// count-item condition fails and the transaction runs again.
+	other, _, _ := rankedClient(t, 8, 20)
+	_, err = other.ZAdd(ctx, k, Z{Score: 0.25, Member: "a"}, Z{Score: 0.25, Member: "b"}, Z{Score: 0.25, Member: "c"},
+		Z{Score: 0.25, Member: "d"}, Z{Score: 0.25, Member: "e"}, Z{Score: 0.25, Member: "f"})
+	require.NoError(t, err)
+	for _, m := range []string{"a", "b", "c", "d", "e", "f"} {
+		zs = append(zs, Z{Score: 0.25, Member: m})
+	}
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.ZIncrBy(ctx, k, 0.125, "b")
+		return err
+	})
+	require.NoError(t, err)
+	for i := range zs {
+		if zs[i].Member == "b" {
+			zs[i].Score += 0.125
+		}
+	}
+	require.Greater(t, checkRankItems(t, c, k), 1)
+	check("after a split and a transaction")
+	// 95 members among every range of 8: the count items do not fit.
+	var many []Z
+	for i := range 95 {
+		many = append(many, Z{Score: float64(i % 2), Member: fmt.Sprintf("m%03da", i%60)})
+		if i >= 60 {
+			many[i].Member = shared + many[i].Member
+		}
+	}
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.ZAdd(ctx, k, many...)
+		return err
+	})
+	require.NoError(t, err)
+	require.Equal(t, 0, checkRankItems(t, c, k), "the transaction unranked the key")
+	zs = append(zs, many...)
+	check("after an unranking transaction")
 	require.Greater(t, checkRankItems(t, c, k), 1, "the rank reads built count items again")
 	checkStoredCounts(t, p)
+}
+
+// before(b) is the greatest index value below b: every value of at most
+// maxIX bytes is below b exactly when it is at most before(b).
+func TestRankBefore(t *testing.T) {
+	for _, tc := range []struct {
+		b, below, notBelow []byte
+	}{
+		{[]byte{1, 2}, []byte{1, 1, 0xFF, 0xFF}, []byte{1, 2}},
+		{[]byte{1, 0}, []byte{1}, []byte{1, 0}},
+		{[]byte{5}, []byte{4, 0xFF}, []byte{5, 0}},
+		{[]byte{0}, nil, []byte{0}},
+	} {
+		p, ok := before(tc.b)
+		if tc.below == nil {
+			require.False(t, ok, "%x", tc.b)
+			continue
+		}
+		require.True(t, ok)
+		require.Less(t, bytes.Compare(p, tc.b), 0)
+		require.LessOrEqual(t, bytes.Compare(tc.below, p), 0, "%x <= before(%x)", tc.below, tc.b)
+		require.Greater(t, bytes.Compare(tc.notBelow, p), 0)
+		require.LessOrEqual(t, len(p), maxIX)
+	}
+	long := append([]byte{3}, bytes.Repeat([]byte{0xFF}, maxIX-1)...)
+	p, _ := before([]byte{4})
+	require.Equal(t, long, p, "the longest value below 4")
+}
+
+// Ranges merge when they shrink: removing most members of a ranked key
+// (one at a time, in chunks, by pops) leaves few count items, exact.
+func TestRankIndexMerges(t *testing.T) {
+	c, _, p := rankedClient(t, 8, 20)
+	ctx := context.Background()
+	k := p + "z"
+	var zs []Z
+	for i := range 240 {
+		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = c.ZRank(ctx, k, "m000")
+	require.NoError(t, err)
+	built := checkRankItems(t, c, k)
+	require.GreaterOrEqual(t, built, 60, "ranges of 4")
+	// One at a time: every member but one in ten.
+	for i := range 120 {
+		if i%10 != 0 {
+			_, err := c.ZRem(ctx, k, fmt.Sprintf("m%03d", i))
+			require.NoError(t, err)
+		}
+	}
+	// In chunks and pops.
+	var chunk []string
+	for i := 120; i < 240; i++ {
+		if i%10 != 0 {
+			chunk = append(chunk, fmt.Sprintf("m%03d", i))
+		}
+	}
+	_, err = c.ZRem(ctx, k, chunk[:60]...)
+	require.NoError(t, err)
+	_, err = c.ZRem(ctx, k, chunk[60:]...)
+	require.NoError(t, err)
+	_, err = c.ZPopMin(ctx, k, 3)
+	require.NoError(t, err)
+	left := checkRankItems(t, c, k)
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 21, card)
+	t.Logf("%d ranges built, %d after removing all but %d members", built, left, card)
+	require.LessOrEqual(t, left, int(card)/2+2, "small ranges merged (at most 4 members each, pairs of at most 4 merged)")
+	all, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	for i, m := range all {
+		r, ok, err := c.ZRank(ctx, k, m)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, i, r)
+	}
+	checkStoredCounts(t, p)
+}
+
+// ZLEXCOUNT on a ranked sorted set whose scores are all equal counts from
+// the count items (ranges of at most 8, so most ranges are wide), as
+// redis-server does; with unequal scores it counts as before.
+func TestRankIndexLexCount(t *testing.T) {
+	rdb := zRedis(t)
+	c, cnt, p := rankedClient(t, 8, 20)
+	ctx := context.Background()
+	k := p + "lex"
+	redisDel(t, rdb, k)
+	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", inlineMemberLen+5)}
+	for i := range 150 {
+		members = append(members, fmt.Sprintf("m%03d", i*7%150))
+	}
+	for _, m := range members {
+		_, err := c.ZAdd(ctx, k, Z{Score: 2.5, Member: m})
+		require.NoError(t, err)
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: 2.5, Member: m}).Err())
+	}
+	_, _, err := c.ZRank(ctx, k, "m000") // builds
+	require.NoError(t, err)
+	require.Greater(t, checkRankItems(t, c, k), 10)
+	bounds := [][2]string{{"-", "+"}, {"[a", "+"}, {"(a", "[m100"}, {"[m010", "(m140"}, {"-", "(m075"}, {"[m075", "[m075"},
+		{"(m075", "[m076"}, {"[", "(a"}, {"(", "+"}, {"[\x00", "[\x00"}, {"[l", "+"}, {"[m149", "+"}, {"[n", "+"}, {"-", "["}, {"[b", "(a"}}
+	check := func(step string) {
+		for _, b := range bounds {
+			cnt.reset()
+			got, err := c.ZLexCount(ctx, k, b[0], b[1])
+			require.NoError(t, err)
+			want, err := rdb.ZLexCount(ctx, k, b[0], b[1]).Result()
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s: ZLEXCOUNT %q %q", step, b[0], b[1])
+			if b == [2]string{"-", "+"} {
+				require.Less(t, cnt.reads.Load(), want-20, "counted from the count items: %v", cnt)
+			}
+		}
+	}
+	check("equal scores")
+	// One member with another score (Redis's answer is then unspecified):
+	// counted as before, in member order, as a Client that does not know
+	// the key ranked counts.
+	_, err = c.ZAdd(ctx, k, Z{Score: 3, Member: "m050"})
+	require.NoError(t, err)
+	fresh, _, _ := rankedClient(t, 8, 20)
+	for _, b := range bounds {
+		got, err := c.ZLexCount(ctx, k, b[0], b[1])
+		require.NoError(t, err)
+		want, err := fresh.ZLexCount(ctx, k, b[0], b[1])
+		require.NoError(t, err)
+		require.Equal(t, want, got, "one score apart: ZLEXCOUNT %q %q", b[0], b[1])
+	}
 }

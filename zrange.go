@@ -473,27 +473,51 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 // Redis's ZCOUNT.
 //
 // Cost: a Query with Select COUNT over the range (1 read unit per ~80
-// members counted), plus a GetItem of the metadata item in parallel.
+// members counted), plus a GetItem of the metadata item and a Query of
+// the count items (rank.go) in parallel. On a sorted set with count
+// items, a range wider than 1,000 members is counted from them instead:
+// the count items' sum plus at most two Queries COUNT of one range each
+// (at most ~1,000 + 2,000 members read in all, whatever the width).
 //
 // [ZCOUNT]: https://redis.io/docs/latest/commands/zcount/
 func (c *Client) ZCount(ctx context.Context, key, min, max string) (int64, error) {
-	return c.countRange(ctx, "ZCOUNT", key, min, max, c.scoreRange)
+	return c.countRange(ctx, "ZCOUNT", key, min, max, c.scoreRange, func(r zrange) (int64, bool, error) {
+		n, err := c.zcount(ctx, key, r) // from the count items when the key has them
+		return n, true, err
+	})
 }
 
 // ZLexCount returns how many members are between min and max in byte
-// order, as Redis's ZLEXCOUNT. Cost: as ZCount.
+// order, as Redis's ZLEXCOUNT. Cost: a Query with Select COUNT over the
+// range (1 read unit per ~80 members counted) and a GetItem of the
+// metadata item, in parallel. On a sorted set with count items (rank.go)
+// that the Client knows, and whose scores are all equal (where a lex
+// range is meaningful), from the count items instead: a GetItem, the
+// count items' Query and two one-entry Queries in parallel, then at most
+// two Queries COUNT of one range each.
 //
 // [ZLEXCOUNT]: https://redis.io/docs/latest/commands/zlexcount/
 func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
-	return c.countRange(ctx, "ZLEXCOUNT", key, min, max, c.lexRange)
+	return c.countRange(ctx, "ZLEXCOUNT", key, min, max, c.lexRange, func(zrange) (int64, bool, error) {
+		lo, _ := parseLex("ZLEXCOUNT", "min", min)
+		hi, _ := parseLex("ZLEXCOUNT", "max", max)
+		return c.lexCountRanked(ctx, key, lo, hi)
+	})
 }
 
 // countRange is ZCOUNT and ZLEXCOUNT: the members between min and max as
-// resolve (scoreRange or lexRange) reads them, counted.
-func (c *Client) countRange(ctx context.Context, cmd, key, min, max string, resolve func(cmd, key, min, max string) (zrange, error)) (int64, error) {
+// resolve (scoreRange or lexRange) reads them, counted by ranked (from
+// count items, when it can: ok) or else by a Query COUNT.
+func (c *Client) countRange(ctx context.Context, cmd, key, min, max string, resolve func(cmd, key, min, max string) (zrange, error),
+	ranked func(zrange) (n int64, ok bool, err error)) (int64, error) {
 	r, err := resolveChecked(cmd, key, min, max, resolve)
 	if err != nil {
 		return 0, err
+	}
+	if !r.empty {
+		if n, ok, err := ranked(r); err != nil || ok {
+			return n, wrap(cmd, err)
+		}
 	}
 	n, err := c.count(ctx, key, r)
 	return n, wrap(cmd, err)

@@ -47,9 +47,14 @@ func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, erro
 // that may repeat (|count| ≤ MaxRandCount); 0, none. Picks are exactly
 // uniform.
 //
-// Cost: O(ZCARD): a sorted set's index is ordered by score, not random, so
-// redimo reads all its members (a GetItem of the metadata item, then one
-// Query per 1 MB) and samples. Count 0 is the GetItem alone.
+// Cost: a GetItem of the metadata item and a Query of the count items
+// (rank.go) in parallel; on a sorted set of at least 2,000 members (its
+// count items built at the first call), then one Query per count range
+// the |count| draws fall in, in parallel, each of at most half a range
+// (~500 members, ~6 read units): O(|count|) (rank_rand.go). On a smaller
+// set, or when |count| draws would read about as much as the whole set
+// (|count| ≥ ZCARD/250, or a distinct count ≥ ZCARD/2), it reads all the
+// members (one Query per 1 MB) and samples. Count 0 is the GetItem alone.
 //
 // [ZRANDMEMBER]: https://redis.io/docs/latest/commands/zrandmember/
 func (c *Client) ZRandMember(ctx context.Context, key string, count int) ([]string, error) {
@@ -68,6 +73,9 @@ func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count in
 	if count == 0 {
 		_, err := c.typedMeta(ctx, key, typeZSet)
 		return nil, wrap("ZRANDMEMBER", err)
+	}
+	if zs, ok, err := c.zRandRanked(ctx, key, count); err != nil || ok {
+		return zs, wrap("ZRANDMEMBER", err)
 	}
 	var all []Z
 	for z, err := range c.ZScan(ctx, key, "") {

@@ -1,0 +1,306 @@
+package redimo
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Counting with count items (rank.go): ZRANK's count within one range,
+// ZCOUNT over many.
+
+// maxIX is the longest index value: score, 0x00, the first
+// inlineMemberLen bytes of the member.
+const maxIX = 9 + inlineMemberLen
+
+// before is the greatest index value below b (ok false when none is: b
+// is empty), so that "ix <= before(b)", which a key condition can say,
+// means "ix < b", which BETWEEN cannot: b itself, or b-1 followed by
+// 0xFF up to the longest index value.
+func before(b []byte) ([]byte, bool) {
+	n := len(b)
+	switch {
+	case n == 0:
+		return nil, false
+	case b[n-1] == 0:
+		return b[:n-1], n > 1
+	}
+	out := append(bytes.Clone(b[:n-1]), b[n-1]-1)
+	for len(out) < maxIX {
+		out = append(out, 0xFF)
+	}
+	return out, true
+}
+
+// nearHigh guesses whether x lies in the upper half of the range [lo, hi),
+// reading the bytes after the bounds' common prefix as numbers. The last
+// range (hi nil) is guessed as wide as the one before it, which starts at
+// prev (nil: none; then the count goes from lo).
+func nearHigh(prev, lo, hi, x []byte) bool {
+	a, b := lo, hi
+	if hi == nil {
+		if prev == nil {
+			return false
+		}
+		a, b = prev, lo
+	}
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	at := func(v []byte) float64 {
+		var w [8]byte
+		if p < len(v) {
+			copy(w[:], v[p:])
+		}
+		return float64(binary.BigEndian.Uint64(w[:]))
+	}
+	l, h, v := at(a), at(b), at(x)
+	if h <= l {
+		return false
+	}
+	if hi == nil { // [lo, lo + (lo - prev)): x past its middle
+		return bytes.HasPrefix(x, b[:p]) && v-h > (h-l)/2 || !bytes.HasPrefix(x, b[:p])
+	}
+	return (v-l)/(h-l) > 0.5
+}
+
+// countWithin is how many members of the range r of key have index values
+// below ix (a member's; equal of them have it): counted from r's lower
+// bound, or, when ix seems nearer r's upper end (nearHigh; prev is the
+// lower bound of the range before r, nil for the first), as r.n minus
+// those from ix up. Cost: one Query COUNT of those members, 1 read unit
+// per ~80.
+func (c *Client) countWithin(ctx context.Context, key string, prev []byte, r rankRange, ix []byte, equal int64) (int64, error) {
+	pk := bin(pkValue(key))
+	q := func(cond string, values item) (int64, error) {
+		values[":pk"] = pk
+		return c.queryCount(ctx, &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: values,
+		})
+	}
+	if nearHigh(prev, r.lo, r.hi, ix) {
+		if r.hi == nil { // the last range: to the end of the key
+			from, err := q("#ix >= :ix", item{":ix": bin(ix)})
+			return r.n - from, err
+		}
+		if last, ok := before(r.hi); ok {
+			from, err := q("#ix BETWEEN :ix AND :last", item{":ix": bin(ix), ":last": bin(last)})
+			return r.n - from, err
+		}
+	}
+	if len(r.lo) == 0 {
+		return q("#ix < :ix", item{":ix": bin(ix)})
+	}
+	// BETWEEN is inclusive: it counts the members at ix.
+	n, err := q("#ix BETWEEN :lo AND :ix", item{":lo": bin(r.lo), ":ix": bin(ix)})
+	return n - equal, err
+}
+
+// countRanked counts the members of key whose index values are in
+// [lo, hi) from the count items ranges: the ranges inside are summed, and
+// the members of the one or two ranges the bounds cut are counted (one
+// Query COUNT each, in parallel, of at most a range).
+func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange, lo, hi []byte) (int64, error) {
+	var (
+		sum  int64
+		cuts []func() (int64, error)
+	)
+	pk := bin(pkValue(key))
+	q := func(cond string, values item) (int64, error) {
+		values[":pk"] = pk
+		return c.queryCount(ctx, &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+			ExpressionAttributeValues: values,
+		})
+	}
+	// below(b): the members of range r under b, which r cuts.
+	below := func(r rankRange, b []byte) (int64, error) {
+		if len(r.lo) == 0 {
+			return q("#ix < :b", item{":b": bin(b)})
+		}
+		last, _ := before(b) // b > r.lo: not empty
+		return q("#ix BETWEEN :rlo AND :last", item{":rlo": bin(r.lo), ":last": bin(last)})
+	}
+	for _, r := range ranges {
+		if r.hi != nil && bytes.Compare(r.hi, lo) <= 0 || bytes.Compare(r.lo, hi) >= 0 {
+			continue // outside
+		}
+		r := r
+		loIn := bytes.Compare(r.lo, lo) < 0                // lo cuts r
+		hiIn := r.hi == nil || bytes.Compare(hi, r.hi) < 0 // hi cuts r
+		switch {
+		case loIn && hiIn:
+			cuts = append(cuts, func() (int64, error) {
+				last, _ := before(hi)
+				return q("#ix BETWEEN :lo AND :last", item{":lo": bin(lo), ":last": bin(last)})
+			})
+		case loIn: // r from lo up: r.n less those below lo
+			cuts = append(cuts, func() (int64, error) {
+				n, err := below(r, lo)
+				return r.n - n, err
+			})
+		case hiIn: // r up to hi
+			cuts = append(cuts, func() (int64, error) { return below(r, hi) })
+		default:
+			sum += r.n
+		}
+	}
+	counts := make([]int64, len(cuts))
+	err := c.parallel(len(cuts), func(i int) error {
+		var err error
+		counts[i], err = cuts[i]()
+		return err
+	})
+	for _, n := range counts {
+		sum += n
+	}
+	return sum, err
+}
+
+// lexCountRanked is ZLEXCOUNT from the count items of key, when the
+// Client knows it ranked and its scores are all equal (a lex range is
+// then a range of index values): ok is false otherwise, or for a bound
+// as long as a long member's stored part (the caller counts). It reads
+// the metadata item, the count items and the lowest and highest index
+// entries in parallel, then counts as countRanked.
+func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound) (n int64, ok bool, err error) {
+	if !c.belief(key).ranked || !lo.ninf && len(lo.value) >= inlineMemberLen || !hi.inf && len(hi.value) >= inlineMemberLen {
+		return 0, false, nil
+	}
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+		ends   [2][]byte
+	)
+	ctx = c.labelled(ctx)
+	err = c.parallel(4, func(i int) error {
+		var err error
+		switch i {
+		case 0:
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
+		case 1:
+			ranges, err = c.readRanges(ctx, key)
+		default:
+			in := &dynamodb.QueryInput{
+				IndexName:                 aws.String(c.opts.IndexName),
+				KeyConditionExpression:    aws.String("#pk = :pk"),
+				ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+				ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+				ScanIndexForward:          aws.Bool(i == 2),
+			}
+			for it, e := range c.query(ctx, in, 1) {
+				if err = e; e != nil || ends[i-2] != nil {
+					break
+				}
+				ends[i-2] = bytesAttr(it, attrIX)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	m := c.liveMeta(mt.Item)
+	_, ranked := mt.Item[attrRanked]
+	switch {
+	case m.typ == typeNone:
+		return 0, true, nil
+	case m.typ != typeZSet:
+		return 0, false, ErrWrongType
+	case !ranked || len(ranges) == 0 || len(ranges[0].lo) != 0 || len(ends[0]) < 9 || len(ends[1]) < 9 || !bytes.Equal(ends[0][:8], ends[1][:8]):
+		return 0, false, nil
+	}
+	at := func(v string) []byte { return append(bytes.Clone(ends[0][:9]), v...) }
+	var loIX, hiIX []byte
+	switch {
+	case lo.ninf:
+		loIX = at("")
+	case lo.excl:
+		loIX = append(at(lo.value), 0)
+	default:
+		loIX = at(lo.value)
+	}
+	switch {
+	case hi.inf:
+		hiIX = append(bytes.Clone(ends[0][:8]), 1)
+	case hi.excl:
+		hiIX = at(hi.value)
+	default:
+		hiIX = append(at(hi.value), 0)
+	}
+	if bytes.Compare(loIX, hiIX) >= 0 {
+		return 0, true, nil
+	}
+	n, err = c.countRanked(ctx, key, ranges, loIX, hiIX)
+	return n, err == nil, err
+}
+
+// zcount counts a score range (r: no exclusion) of key. It reads the
+// metadata item, the count items and the first rankMax (1,000) members of the
+// range in parallel: a range that ends there is counted; a wider one, on
+// a key with count items, is counted from them (countRanked); else the
+// count goes on.
+//
+// Cost: a GetItem, a Query of the count items (none: ~0.5 read unit) and
+// a Query COUNT of up to 1,000 members, in parallel; then, for a wider
+// range of a ranked key, at most two Queries COUNT of at most a range
+// each, in parallel.
+func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error) {
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+		n      int64
+		more   map[string]types.AttributeValue
+	)
+	ctx = c.labelled(ctx)
+	counted := *r.in
+	counted.Select = types.SelectCount
+	limit := int(c.rankMax())
+	err := c.parallel(3, func(i int) error {
+		var err error
+		switch i {
+		case 0:
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
+		case 1:
+			ranges, err = c.readRanges(ctx, key)
+		case 2:
+			for out, err := range c.queryPages(ctx, &counted, limit) {
+				if err != nil {
+					return err
+				}
+				n += int64(out.Count)
+				more = out.LastEvaluatedKey
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch m := c.liveMeta(mt.Item); {
+	case m.typ == typeNone:
+		return 0, nil
+	case m.typ != typeZSet:
+		return 0, ErrWrongType
+	case len(more) == 0:
+		return n, nil
+	}
+	if _, ok := mt.Item[attrRanked]; ok && len(ranges) > 0 && len(ranges[0].lo) == 0 {
+		values := r.in.ExpressionAttributeValues
+		return c.countRanked(ctx, key, ranges, bytesAttr(values, ":lo"), bytesAttr(values, ":hi"))
+	}
+	rest := *r.in
+	rest.ExclusiveStartKey = more
+	m, err := c.queryCount(ctx, &rest)
+	return n + m, err
+}

@@ -1,0 +1,27 @@
+package redimo
+
+import "context"
+
+// rankExec is the group of an EXEC's writes to the members of key, a
+// ranked sorted set (each write's ix and prev set), and the count-item
+// actions they need (rankWrites), from the ranges the Client knows or, when
+// it knows none, reads now (one Query). The metadata condition of EXEC
+// pins the key as read, so the writes' old index values are exact; the
+// count-item actions' conditions pin the ranges, which a split may change
+// without touching the metadata item: then EXEC runs again.
+func (c *Client) rankExec(ctx context.Context, key string, writes []*write) (*group, []*write, error) {
+	b := c.belief(key)
+	if !b.ranked || b.ranges == nil {
+		ranges, err := c.readRanges(ctx, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ranges) == 0 { // rk without count items cannot be: the conditions will tell
+			ranges = []rankRange{{}}
+		}
+		b = &rankBelief{ranked: true, ranges: ranges}
+		c.setBelief(key, b)
+	}
+	g := &group{key: key, typ: typeZSet, writes: writes, rank: b}
+	return g, c.rankWrites(g), nil
+}
