@@ -149,6 +149,18 @@ func withEntry[V any](m map[string]V, k string, v V) map[string]V {
 	return out
 }
 
+// without is a copy of m without the keys ks (actions may share their maps).
+func without[V any](m map[string]V, ks ...string) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	for _, k := range ks {
+		delete(out, k)
+	}
+	return out
+}
+
 // collides reports whether now, what a failed condition found under w's
 // sort key, is another member than w's.
 func collides(w *write, now item) bool {

@@ -858,13 +858,8 @@ func pinDelete(w *write, exp int64) *write {
 		}
 		next.unpinned = &cond
 	}
-	d.ExpressionAttributeNames = withEntry(d.ExpressionAttributeNames, "#mxPin", attrMemExp)
-	delete(d.ExpressionAttributeNames, "#mxLive")
-	if d.ExpressionAttributeValues != nil {
-		d.ExpressionAttributeValues = withEntry(d.ExpressionAttributeValues, ":mxNow", nil)
-		delete(d.ExpressionAttributeValues, ":mxNow")
-		delete(d.ExpressionAttributeValues, ":mxPin")
-	}
+	d.ExpressionAttributeNames = withEntry(without(d.ExpressionAttributeNames, "#mxLive"), "#mxPin", attrMemExp)
+	d.ExpressionAttributeValues = without(d.ExpressionAttributeValues, ":mxNow", ":mxPin")
 	pin := "attribute_not_exists(#mxPin)"
 	next.ttl = 0
 	if exp != 0 {

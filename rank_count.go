@@ -76,16 +76,7 @@ func nearHigh(prev, lo, hi, x []byte) bool {
 // those from ix up. Cost: one Query COUNT of those members, 1 read unit
 // per ~80.
 func (c *Client) countWithin(ctx context.Context, key string, prev []byte, r rankRange, ix []byte, equal int64) (int64, error) {
-	pk := bin(pkValue(key))
-	q := func(cond string, values item) (int64, error) {
-		values[":pk"] = pk
-		return c.queryCount(ctx, &dynamodb.QueryInput{
-			IndexName:                 aws.String(c.opts.IndexName),
-			KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: values,
-		})
-	}
+	q := func(cond string, values item) (int64, error) { return c.indexCount(ctx, key, cond, values) }
 	if nearHigh(prev, r.lo, r.hi, ix) {
 		if r.hi == nil { // the last range: to the end of the key
 			from, err := q("#ix >= :ix", item{":ix": bin(ix)})
@@ -104,6 +95,18 @@ func (c *Client) countWithin(ctx context.Context, key string, prev []byte, r ran
 	return n - equal, err
 }
 
+// indexCount counts the index entries of key whose ix meets cond (a key
+// condition on #ix with values). Cost: one Query COUNT per 1 MB read.
+func (c *Client) indexCount(ctx context.Context, key, cond string, values item) (int64, error) {
+	values[":pk"] = bin(pkValue(key))
+	return c.queryCount(ctx, &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeValues: values,
+	})
+}
+
 // countRanked counts the members of key whose index values are in
 // [lo, hi) from the count items ranges: the ranges inside are summed, and
 // the members of the one or two ranges the bounds cut are counted (one
@@ -113,16 +116,7 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange
 		sum  int64
 		cuts []func() (int64, error)
 	)
-	pk := bin(pkValue(key))
-	q := func(cond string, values item) (int64, error) {
-		values[":pk"] = pk
-		return c.queryCount(ctx, &dynamodb.QueryInput{
-			IndexName:                 aws.String(c.opts.IndexName),
-			KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: values,
-		})
-	}
+	q := func(cond string, values item) (int64, error) { return c.indexCount(ctx, key, cond, values) }
 	// below(b): the members of range r under b, which r cuts.
 	below := func(r rankRange, b []byte) (int64, error) {
 		if len(r.lo) == 0 {
