@@ -3,6 +3,7 @@ package redimo
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -26,28 +27,43 @@ import (
 func (c *Client) mergeable(a, b int64) bool { return a+b <= max(c.rankMax()/2, 1) }
 
 // rankMerges merges, after a committed write (ranges: the Client's belief
-// with its changes), each range the write shrank with a neighbour when
-// they are mergeable. Errors are ignored: the next writer tries again.
+// with its changes), the ranges the write shrank with their neighbours,
+// again and again while a merged range is still mergeable with the next
+// one, left to right. So after every write no range it shrank can join a
+// neighbour, and since ranges only become mergeable by shrinking, no two
+// adjacent ranges of a key are mergeable: k members take at most about
+// 2k/(rankMax/2+1)+1 ranges. Errors (and ranges changed meanwhile) stop
+// it: the next writer tries again.
 func (c *Client) rankMerges(ctx context.Context, key string, ranges []rankRange, shrunk []int) {
-	done := map[int]bool{}
+	rs := slices.Clone(ranges)
+	touched := map[string]bool{}
 	for _, i := range shrunk {
-		for _, left := range []int{i - 1, i} {
-			if left < 0 || left+1 >= len(ranges) || done[left] || done[left+1] {
-				continue
-			}
-			if c.mergeable(ranges[left].n, ranges[left+1].n) {
-				done[left], done[left+1] = true, true
-				_ = c.rankMerge(ctx, key, ranges[left].lo)
-				break
+		touched[string(rs[i].lo)] = true
+	}
+	for {
+		i := -1
+		for j := 0; j+1 < len(rs) && i < 0; j++ {
+			if (touched[string(rs[j].lo)] || touched[string(rs[j+1].lo)]) && c.mergeable(rs[j].n, rs[j+1].n) {
+				i = j
 			}
 		}
+		if i < 0 {
+			return
+		}
+		if merged, err := c.rankMerge(ctx, key, rs[i].lo); err != nil || !merged {
+			return
+		}
+		delete(touched, string(rs[i+1].lo))
+		touched[string(rs[i].lo)] = true
+		rs[i].n, rs[i].hi = rs[i].n+rs[i+1].n, rs[i+1].hi
+		rs = slices.Delete(rs, i+1, i+2)
 	}
 }
 
 // rankMerge merges the range of key that starts at lo with the next one
-// when they are mergeable (see above), reading both first. It reports
-// nothing when they changed meanwhile.
-func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) error {
+// when they are mergeable (see above), reading both first, and reports
+// whether it did (not when they changed meanwhile).
+func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) (bool, error) {
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
@@ -57,14 +73,14 @@ func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) error {
 	var rs []rankRange
 	for it, err := range c.query(ctx, in, 2) {
 		if err != nil {
-			return err
+			return false, err
 		}
 		if len(rs) < 2 {
 			rs = append(rs, decodeRange(it))
 		}
 	}
 	if len(rs) < 2 || !bytes.Equal(rs[0].lo, lo) || !bytes.Equal(rs[0].hi, rs[1].lo) || !c.mergeable(rs[0].n, rs[1].n) {
-		return nil
+		return false, nil
 	}
 	a, b := rs[0], rs[1]
 	names := map[string]string{"#n": attrCard, "#cv": attrCV, "#hi": attrHi}
@@ -90,5 +106,8 @@ func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) error {
 		}},
 	})
 	c.rankStale(key)
-	return ignoreCancelled(err)
+	if err != nil {
+		return false, ignoreCancelled(err)
+	}
+	return true, nil
 }

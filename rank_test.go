@@ -512,7 +512,12 @@ func TestRankIndexMerges(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 21, card)
 	t.Logf("%d ranges built, %d after removing all but %d members", built, left, card)
-	require.LessOrEqual(t, left, int(card)/2+2, "small ranges merged (at most 4 members each, pairs of at most 4 merged)")
+	ranges, err := c.readRanges(ctx, k)
+	require.NoError(t, err)
+	for i := range len(ranges) - 1 {
+		require.Greater(t, ranges[i].n+ranges[i+1].n, int64(4), "ranges %d and %d (of at most 4 together) were merged", i, i+1)
+	}
+	require.LessOrEqual(t, left, 2*int(card)/5+1, "no two adjacent ranges mergeable: pairs hold at least 5")
 	all, err := c.ZRange(ctx, k, 0, -1)
 	require.NoError(t, err)
 	for i, m := range all {
