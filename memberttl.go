@@ -158,7 +158,8 @@ func expiredAt(it item, now int64) bool {
 	return x != 0 && x <= now
 }
 
-// expiredQuery is the Query of key's members that have expired at now (by_exp).
+// expiredQuery is the Query of key's members that have expired at now
+// (by_exp).
 func (c *Client) expiredQuery(key string, now int64) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.ExpiryIndexName),
@@ -169,21 +170,31 @@ func (c *Client) expiredQuery(key string, now int64) *dynamodb.QueryInput {
 	}
 }
 
+// expiredSince is expiredQuery for the members whose expiry is in (after, now].
+func (c *Client) expiredSince(key string, after, now int64) *dynamodb.QueryInput {
+	in := c.expiredQuery(key, now)
+	in.KeyConditionExpression = aws.String("#pk = :pk AND #mx BETWEEN :after AND :now")
+	in.ExpressionAttributeValues[":after"] = num(after + 1)
+	return in
+}
+
 // liveCard is the number of live members of a key whose metadata item
 // reads m: m.card when no member has an expiry (no request); otherwise
 // m.card minus a COUNT of the expired ones, then the metadata item read
 // again: a changed version token means a write committed meanwhile, and
-// the count starts again from what it holds.
+// the count starts again from what it holds. A count that holds is noted
+// (seenCounts) for the next SCARD/ZCARD of the key.
 //
 // Cost with member expiries: a Query of by_exp per 1 MB of expired
 // members not yet deleted (1 read unit per 4 KB) and a GetItem (1 read unit).
 func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error) {
 	for range c.opts.MaxAttempts {
 		if m.ttls <= 0 || m.typ == typeNone {
-			c.seenVers.forget(key)
+			c.seenCounts.forget(key)
 			return m.card, nil
 		}
-		expired, err := c.queryCount(withExpired(ctx), c.expiredQuery(key, c.nowMs()))
+		now := c.nowMs()
+		expired, err := c.queryCount(withExpired(ctx), c.expiredQuery(key, now))
 		if err != nil {
 			return 0, err
 		}
@@ -192,7 +203,7 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 			return 0, err
 		}
 		if string(again.ver) == string(m.ver) && again.typ == m.typ {
-			c.seenVers.note(key, m.ver)
+			c.seenCounts.note(key, seenCount{ver: m.ver, at: now, expired: expired})
 			return m.card - expired, nil
 		}
 		m = again.live(c.nowMs())
@@ -200,30 +211,41 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 	return 0, ErrContention
 }
 
-// liveCount is SCARD/ZCARD: the live count of key, which must be of type typ.
-// For a key with member expiries whose version this Client saw last time
-// (versions), the version read before the COUNT is that earlier read, and
-// SCARD is the COUNT and one GetItem: 2 requests while the key is not
-// written. Otherwise 1 GetItem, then liveCard's.
+// liveCount is SCARD/ZCARD: the live count of key, which must be of type
+// typ. For a key with member expiries whose count this Client validated
+// last time (seenCounts: its version token v, the time t and the number e
+// of members expired at t), it counts only the members that expired since
+// t, then reads the metadata item: when it still holds v, no write
+// committed since t, so the stored members are those of t and e plus the
+// new ones are exactly the expired ones. 2 requests of one page each
+// while the key is not written, however many expired members wait to be
+// deleted (a page holds ~25,000 members expiring between two calls).
+// Otherwise 1 GetItem, then liveCard's.
 func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64, error) {
-	if ver := c.seenVers.seen(key); ver != nil {
+	if seen, ok := c.seenCounts.get(key); ok {
 		now := c.nowMs()
-		expired, err := c.queryCount(withExpired(ctx), c.expiredQuery(key, now))
-		if err != nil {
-			return 0, err
+		var newly int64
+		if now > seen.at {
+			n, err := c.queryCount(withExpired(ctx), c.expiredSince(key, seen.at, now))
+			if err != nil {
+				return 0, err
+			}
+			newly = n
 		}
 		stored, err := c.readMetaConsistent(ctx, key)
 		if err != nil {
 			return 0, err
 		}
 		m := stored.live(now)
-		if string(stored.ver) == string(ver) && (m.typ == typ || m.typ == typeNone) {
+		if now >= seen.at && string(stored.ver) == string(seen.ver) && (m.typ == typ || m.typ == typeNone) {
 			if m.typ == typeNone {
 				return 0, nil
 			}
-			return m.card - expired, nil
+			seen.at, seen.expired = now, seen.expired+newly
+			c.seenCounts.note(key, seen)
+			return m.card - seen.expired, nil
 		}
-		c.seenVers.forget(key)
+		c.seenCounts.forget(key)
 		if m.typ != typ && m.typ != typeNone {
 			if m, err = c.settle(ctx, key, m); err != nil || m.typ != typeNone {
 				return 0, errors.Join(err, ErrWrongType)
@@ -239,34 +261,43 @@ func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64,
 	return c.liveCard(ctx, key, m)
 }
 
-// versionCache is the version tokens of keys with member expiries as this
-// Client last validated them (liveCard), at most maxVersions of them.
-type versionCache struct {
-	mu   sync.Mutex
-	vers map[string][]byte
+// seenCount is a live count liveCard validated: at time at (Unix ms) the
+// key's version token was ver and expired of its stored members had
+// expired.
+type seenCount struct {
+	ver         []byte
+	at, expired int64
 }
 
-const maxVersions = 10_000
-
-func (v *versionCache) seen(key string) []byte {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.vers[key]
+// countCache is the last validated count of keys with member expiries, at
+// most maxSeenCounts of them (then it starts again).
+type countCache struct {
+	mu     sync.Mutex
+	counts map[string]seenCount
 }
 
-func (v *versionCache) note(key string, ver []byte) {
+const maxSeenCounts = 10_000
+
+func (v *countCache) get(key string) (seenCount, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.vers == nil || len(v.vers) >= maxVersions {
-		v.vers = map[string][]byte{}
+	s, ok := v.counts[key]
+	return s, ok
+}
+
+func (v *countCache) note(key string, s seenCount) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.counts == nil || len(v.counts) >= maxSeenCounts {
+		v.counts = map[string]seenCount{}
 	}
-	v.vers[key] = ver
+	v.counts[key] = s
 }
 
-func (v *versionCache) forget(key string) {
+func (v *countCache) forget(key string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	delete(v.vers, key)
+	delete(v.counts, key)
 }
 
 // settle is the live view of a key whose metadata item reads m: missing

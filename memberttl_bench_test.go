@@ -13,7 +13,8 @@ import (
 // members expire at random times within one minute (500 groups of 100,
 // each its own time). Through that minute, with no write (sweep-free),
 // SCARD is checked against the exact number of live members at 61
-// moments, and its requests and read units are counted. Then the
+// moments, and its requests and read units are counted, and those of a
+// new Client's first SCARD at the end. Then the
 // transactions of SEXPIRE of 1,000 members and of SCOLLECT of the expired
 // ones are counted.
 //
@@ -82,6 +83,15 @@ func BenchmarkSCardMemberExpiry(b *testing.B) {
 		b.ReportMetric(float64(maxReq), "max-requests/SCARD")
 		b.ReportMetric(sumRCU/61, "RCU/SCARD")
 		b.ReportMetric(maxRCU, "max-RCU/SCARD")
+		// A Client that never counted the key (another app server) counts
+		// every expired member once.
+		fresh := &counter{db: testDB}
+		fc := NewClient(fresh, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
+		if n, err := fc.SCard(ctx, k); err != nil || n != size-expiring {
+			b.Fatalf("a new Client's SCARD: %d, %v", n, err)
+		}
+		b.ReportMetric(float64(fresh.requests.Load()), "requests/SCARD-new-client")
+		b.ReportMetric(fresh.units(), "RCU/SCARD-new-client")
 		cnt.reset()
 		got, err := c.SExpire(ctx, k, time.Hour, ExpireAlways, members[:1000]...)
 		if err != nil || len(got) != 1000 {

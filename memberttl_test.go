@@ -431,6 +431,80 @@ func TestMemberExpiryTransactions(t *testing.T) {
 	checkStoredCounts(t, k)
 }
 
+// SCARD/ZCARD of a key this Client counted before, and that nobody wrote
+// since, counts only the members that expired in between: 2 requests of
+// one page, however many expired members wait to be deleted. A write by
+// another Client, or a clock that went back, makes it count them all again.
+func TestLiveCountSinceLastCount(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c.opts.Now = clock.Now
+	other := NewClient(testDB, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
+	k := p + "s"
+	ms := make([]string, 300)
+	for i := range ms {
+		ms[i] = fmt.Sprintf("m%03d", i)
+	}
+	_, err := c.SAdd(ctx, k, ms...)
+	require.NoError(t, err)
+	for i := range 30 { // 10 members expire every second from +1s to +30s
+		_, err := c.SPExpire(ctx, k, time.Duration(i+1)*time.Second, ExpireAlways, ms[i*10:i*10+10]...)
+		require.NoError(t, err)
+	}
+	want := func(k string, n int64, requests int64) {
+		t.Helper()
+		cnt.reset()
+		got, err := c.SCard(ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, n, got)
+		if requests > 0 {
+			require.EqualValues(t, requests, cnt.requests.Load(), "%s", cnt)
+		}
+	}
+	want(k, 300, 0) // counts all (none expired yet) and notes the count
+	for s := 1; s <= 12; s++ {
+		clock.Add(time.Second)
+		want(k, int64(300-10*s), 2)
+	}
+	clock.Add(500 * time.Millisecond)
+	want(k, 180, 2) // nothing expired in the last half second
+	// Another Client removes a live member and an expired one.
+	_, err = other.SRem(ctx, k, ms[200], ms[0])
+	require.NoError(t, err)
+	want(k, 179, 0)
+	clock.Add(time.Second)
+	want(k, 169, 2)
+	// The clock goes back: the members of (t-3s, t] are live again.
+	clock.Add(-3 * time.Second)
+	want(k, 199, 0)
+	clock.Add(3 * time.Second)
+	want(k, 169, 2)
+	// Another Client gives a member an expiry in the past half second:
+	// the count is taken again and holds it.
+	_, err = other.SPExpireAt(ctx, k, clock.Now().Add(-time.Millisecond), ExpireAlways, ms[250])
+	require.NoError(t, err)
+	want(k, 168, 0)
+	// A sorted set the same way.
+	z := p + "z"
+	for i := range 20 {
+		_, err := c.ZAdd(ctx, z, Z{Score: float64(i), Member: ms[i]})
+		require.NoError(t, err)
+	}
+	_, err = c.ZPExpire(ctx, z, 2*time.Second, ExpireAlways, ms[:5]...)
+	require.NoError(t, err)
+	n, err := c.ZCard(ctx, z)
+	require.NoError(t, err)
+	require.EqualValues(t, 20, n)
+	clock.Add(2 * time.Second)
+	cnt.reset()
+	n, err = c.ZCard(ctx, z)
+	require.NoError(t, err)
+	require.EqualValues(t, 15, n)
+	require.EqualValues(t, 2, cnt.requests.Load(), "%s", cnt)
+	checkStoredCounts(t, k)
+	checkStoredCounts(t, z)
+}
+
 // Concurrent writers add, remove and expire members while the clock runs:
 // the stored counts and mn stay exact, and no read ever returns a member
 // after its expiry.
