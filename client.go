@@ -126,12 +126,12 @@ type Options struct {
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.
 type Client struct {
-	db       DynamoDBAPI
-	opts     Options
-	combiner *combiner    // nil when write combining is off
-	waiters  waiters      // blocking pops waiting for members (zpop.go)
-	ranks    rankState    // what the Client knows of ranked keys (rank.go)
-	caps     *tableCaps   // what the table's indexes allow (memberttl.go)
+	db         DynamoDBAPI
+	opts       Options
+	combiner   *combiner  // nil when write combining is off
+	waiters    waiters    // blocking pops waiting for members (zpop.go)
+	ranks      rankState  // what the Client knows of ranked keys (rank.go)
+	caps       *tableCaps // what the table's indexes allow (memberttl.go)
 	seenCounts countCache // last validated live counts of keys with member expiries (memberttl.go)
 }
 
