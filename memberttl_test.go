@@ -641,3 +641,42 @@ func TestMemberExpiryOldTable(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n)
 }
+
+// SMOVE of a member with an expiry: the member leaves source (whose count
+// and mn stay exact) and joins destination as SADD adds it, with no
+// expiry; a member already in destination keeps its own.
+func TestSMoveMemberExpiry(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	src, dst := p+"src", p+"dst"
+	_, err := c.SAdd(ctx, src, "a", "b", "c")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, dst, "c")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, src, time.Minute, ExpireAlways, "a", "c")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, dst, time.Hour, ExpireAlways, "c")
+	require.NoError(t, err)
+	for _, m := range []string{"a", "c"} {
+		moved, err := c.SMove(ctx, src, dst, m)
+		require.NoError(t, err)
+		require.True(t, moved, m)
+	}
+	ttl, err := c.SPExpireTime(ctx, dst, "a", "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, clock.Now().Add(time.Hour).UnixMilli()}, ttl)
+	n, err := c.SCard(ctx, src)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	// An expired member is not in source: SMOVE moves nothing.
+	_, err = c.SExpire(ctx, src, time.Second, ExpireAlways, "b")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	moved, err := c.SMove(ctx, src, dst, "b")
+	require.NoError(t, err)
+	require.False(t, moved)
+	members, err := c.SMembers(ctx, dst)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"a", "c"}, members)
+	checkStoredCounts(t, src)
+	checkStoredCounts(t, dst)
+}

@@ -393,7 +393,10 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 // SMove moves member from the set at source to the set at destination and
 // reports whether it was moved (false when member is not in source), as
 // Redis's SMOVE: one atomic transaction removing it from source and adding
-// it to destination unless it is already there.
+// it to destination unless it is already there. With member expiries
+// (SEXPIRE), an expired member is not in source, and the member joins
+// destination as SADD adds it, with no expiry (a member already there
+// keeps its own): Redis 8.12 documents no carrying of a member's TTL.
 //
 // Cost: one TransactWriteItems of up to 4 items (8 write units); one more
 // when source becomes empty or member is already in destination.
