@@ -5,10 +5,12 @@ package redimo
 // Database 0 is the keys as every Client stores them: partition key 'k' +
 // key, and key index shard (ks) one byte. A Client of database n (1 to 15,
 // from Client.WithDB) sends every request through dbAPI, which rewrites
-// the two attributes that name a key: the partition key's first byte 'k'
-// becomes n (0x01 to 0x0f; 'K', a long key's, becomes 0x10 | n), never
-// 'k' or 'K', so no key of one database can meet
-// a key of another, whatever their bytes), and ks becomes the two bytes n,
+// the two attributes that name a key. The partition key's first byte
+// becomes another per database: 'k' becomes n (0x01 to 0x0f), 'K' (a long
+// key's) 0x10 | n, and a RateLimiter's and a ShardedSet's records have
+// theirs (dbNamespaces); none is a letter (database 0's) or another
+// database's, so no item of one database can meet one of another,
+// whatever their bytes. And ks becomes the two bytes n,
 // shard (its own partitions of the key index, so SCAN, KEYS, DBSIZE,
 // RANDOMKEY and FLUSHDB see the database's keys alone). Answers are
 // rewritten back, so the rest of redimo never knows. The partition key
@@ -89,17 +91,24 @@ func (d dbAPI) fwd(it item) item {
 	return out
 }
 
+// dbNamespaces are the first bytes of database n's partition keys, for
+// each namespace of database 0 (keys.go): the high nibble names the
+// namespace, n is the low one, so no byte of any database is another's,
+// and none is a letter (database 0's).
+var dbNamespaces = map[byte]byte{
+	nsKeys: 0x00, longNS(nsKeys): 0x10,
+	nsLimiter: 0x20, longNS(nsLimiter): 0x30,
+	nsSharded: 0x80, longNS(nsSharded): 0x90,
+}
+
 func (d dbAPI) fwdPK(v *types.AttributeValueMemberB) types.AttributeValue {
 	if len(v.Value) == 0 {
 		return v
 	}
-	switch v.Value[0] {
-	case nsKeys:
-		return bin(append([]byte{d.n}, v.Value[1:]...))
-	case longNS(nsKeys): // a long key (keys.go): 0x10 | n, apart from short keys' n
-		return bin(append([]byte{0x10 | d.n}, v.Value[1:]...))
+	if hi, ok := dbNamespaces[v.Value[0]]; ok {
+		return bin(append([]byte{hi | d.n}, v.Value[1:]...))
 	}
-	return v // not a key's item (a rate limiter's: shared by every database)
+	return v
 }
 
 func (d dbAPI) fwdKS(v *types.AttributeValueMemberB) types.AttributeValue {
@@ -112,12 +121,12 @@ func (d dbAPI) fwdKS(v *types.AttributeValueMemberB) types.AttributeValue {
 // back rewrites an item of database n to database 0's encoding, in place
 // (answers are fresh).
 func (d dbAPI) back(it item) {
-	if v, ok := it[attrPK].(*types.AttributeValueMemberB); ok && len(v.Value) > 0 {
-		switch v.Value[0] {
-		case d.n:
-			it[attrPK] = bin(append([]byte{nsKeys}, v.Value[1:]...))
-		case 0x10 | d.n:
-			it[attrPK] = bin(append([]byte{longNS(nsKeys)}, v.Value[1:]...))
+	if v, ok := it[attrPK].(*types.AttributeValueMemberB); ok && len(v.Value) > 0 && v.Value[0]&0x0f == d.n {
+		for ns, hi := range dbNamespaces {
+			if v.Value[0] == hi|d.n {
+				it[attrPK] = bin(append([]byte{ns}, v.Value[1:]...))
+				break
+			}
 		}
 	}
 	if v, ok := it[attrKS].(*types.AttributeValueMemberB); ok && len(v.Value) == 2 && v.Value[0] == d.n {

@@ -123,3 +123,45 @@ func TestDBLongKeys(t *testing.T) {
 	it[attrPK] = bin(append([]byte{0x10 | 3}, pkValue(long)[1:]...))
 	require.Equal(t, long, string(bytesAttr(rawGet(t, it), attrKey)), "database 3's metadata item of the long key, raw")
 }
+
+// A RateLimiter's slots and a ShardedSet's shard-count record belong to
+// their database, as keys do: the same name in databases 0 and 1 is two
+// limiters and two sharded sets (they were shared before), and their raw
+// items carry each database's byte.
+func TestDBLimiterAndShardedSet(t *testing.T) {
+	ctx, c0, _, p := setup(t)
+	c1, err := c0.WithDB(1)
+	require.NoError(t, err)
+	for _, c := range []*Client{c0, c1} {
+		l := c.RateLimiter(1, time.Hour)
+		got, err := l.Allow(ctx, p+"login")
+		require.NoError(t, err)
+		require.True(t, got.Allowed, "database %d's limiter is its own", c.DB())
+		got, err = l.Allow(ctx, p+"login")
+		require.NoError(t, err)
+		require.False(t, got.Allowed)
+	}
+	// Shard counts of one name differ per database: each is recorded and
+	// verified in its own.
+	s0, s1 := c0.ShardedSet(p+"visitors", 2), c1.ShardedSet(p+"visitors", 4)
+	_, err = s0.Add(ctx, "a", "b")
+	require.NoError(t, err)
+	_, err = s1.Add(ctx, "c")
+	require.NoError(t, err)
+	n0, err := c0.ShardedSet(p+"visitors", 2).Card(ctx)
+	require.NoError(t, err)
+	n1, err := c1.ShardedSet(p+"visitors", 4).Card(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []int64{2, 1}, []int64{n0, n1})
+	_, err = c1.ShardedSet(p+"visitors", 2).Card(ctx)
+	require.ErrorIs(t, err, ErrShardCount, "database 1 recorded 4 shards")
+
+	firsts := map[byte]bool{}
+	for _, it := range rawItems(t) {
+		pk := bytesAttr(it, attrPK)
+		if len(pk) > len(p) && string(pk[1:1+len(p)]) == p && !strings.HasPrefix(string(pk[1+len(p):]), "visitors{") {
+			firsts[pk[0]] = true
+		}
+	}
+	require.Equal(t, map[byte]bool{nsLimiter: true, 0x20 | 1: true, nsSharded: true, 0x80 | 1: true}, firsts)
+}
