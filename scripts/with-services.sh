@@ -55,12 +55,17 @@ apt_install() {
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# Prints a random loopback port in 20000-59999 that nothing listens on
-# (and that differs from the ports given as arguments).
+# Prints a random loopback port that nothing listens on (and that differs
+# from the ports given as arguments), below the kernel's ephemeral range
+# (32768-60999 by default): a port in it can be taken by any outgoing
+# connection between this check and the service's bind, which made two
+# runs at once fail now and then with "Address already in use".
 free_port() {
-  local p i
+  local p i low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  ((low > 20000)) || low=32768
   for ((i = 0; i < 100; i++)); do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    p=$((10000 + (RANDOM * 32768 + RANDOM) % (low - 10000)))
     [[ " $* " == *" $p "* ]] && continue
     port_in_use "$p" || { echo "$p"; return; }
   done
