@@ -21,7 +21,9 @@ package redimo
 //     stored (a COUNT Query of by_exp), checked against the metadata
 //     item's version token read again after the Query: DynamoDB serializes
 //     a GetItem with transactions, so an unchanged token means no write
-//     committed in between and the difference is that of one moment;
+//     committed in between and the difference is that of one moment. A
+//     Client remembers the last count it checked so, and while the key is
+//     not written counts only the members expired since (liveCount);
 //   - every write's condition on an existing member also requires it not
 //     to have expired; a write that meets an expired member treats it as
 //     missing and deletes or replaces it in the same transaction (the
