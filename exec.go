@@ -117,7 +117,8 @@ type txKey struct {
 	// full: every member item of orig.typ is in mem, so a member that is
 	// not there does not exist.
 	full   bool
-	expSet bool // the transaction changed the expiry
+	expSet bool  // the transaction changed the expiry
+	dmn    int64 // the change to mn (memberttl.go) of the commit's member writes
 	mem    map[memKey]*txMember
 }
 
@@ -131,6 +132,17 @@ type txMember struct {
 	ix      []byte // nil: absent now
 	score   float64
 	present bool
+	// origMX is the member's expiry when read (memberttl.go; 0: none).
+	// dropMX: the transaction removed it, so present again it is a new
+	// member, with no expiry, as after SREM and SADD outside one.
+	origMX int64
+	dropMX bool
+}
+
+// readMember is the state of a member whose item reads it (index value ix).
+func readMember(typ keyType, it item) *txMember {
+	ix := bytesAttr(it, attrIX)
+	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: memberExp(it)}
 }
 
 // TxPipelined runs fn with a Pipeline and commits what it did as one
@@ -395,8 +407,7 @@ func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyTyp
 		}
 		for _, it := range items {
 			if m, t, ok := memberOf(it); ok && t == typ {
-				ix := bytesAttr(it, attrIX)
-				k.mem[memKey{typ, m}] = &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix)}
+				k.mem[memKey{typ, m}] = readMember(typ, it)
 			}
 		}
 	}
@@ -435,8 +446,7 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 			continue
 		}
 		if _, known := k.mem[memKey{t, m}]; !known {
-			ix := bytesAttr(it, attrIX)
-			k.mem[memKey{t, m}] = &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(t, ix)}
+			k.mem[memKey{t, m}] = readMember(t, it)
 		}
 	}
 	k.full = true
@@ -478,7 +488,7 @@ func (k *txKey) remove(m *txMember) {
 	if !m.present {
 		return
 	}
-	m.present, m.ix = false, nil
+	m.present, m.ix, m.dropMX = false, nil, m.origMX != 0
 	k.card--
 	if k.card == 0 {
 		k.gone()
@@ -488,7 +498,7 @@ func (k *txKey) remove(m *txMember) {
 // gone marks the key missing: every member it had is known absent.
 func (k *txKey) gone() {
 	for _, m := range k.mem {
-		m.present, m.ix = false, nil
+		m.present, m.ix, m.dropMX = false, nil, m.dropMX || (m.present && m.origMX != 0)
 	}
 	k.typ, k.card, k.exp, k.full = typeNone, 0, 0, true
 }
@@ -1234,6 +1244,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	)
 	for _, key := range p.order {
 		k := p.keys[key]
+		k.dmn = 0
 		changed := k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
 		added := false
 		var zw []*write // the sorted-set member changes, for the count items
@@ -1246,11 +1257,21 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			case m.origIX != nil && !m.present:
 				w = p.c.deleteMember(key, mk.typ, mk.member)
 				guardLong(w) // a long member's delete requires its m (longmember.go)
-			case m.origIX != nil && string(m.origIX) != string(m.ix):
+				if m.origMX != 0 {
+					k.dmn--
+				}
+			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.dropMX):
+				// A new score keeps the member's expiry, as ZADD's outside a
+				// transaction; removed and added again, it has none.
 				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
 				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
 				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
+				if m.dropMX {
+					k.dmn--
+				} else if m.origMX != 0 {
+					w.action.Put.Item[attrMemExp] = num(m.origMX)
+				}
 			default:
 				continue
 			}
@@ -1400,6 +1421,10 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 	}
 	if removes != nil {
 		remove = " REMOVE " + strings.Join(removes, ", ")
+	}
+	if k.dmn != 0 {
+		remove += " ADD #mn :dmn"
+		names["#mn"], values[":dmn"] = attrMemTTL, num(k.dmn)
 	}
 	if !strings.Contains(set+cond, "#xt") {
 		delete(names, "#xt")

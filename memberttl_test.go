@@ -680,3 +680,64 @@ func TestSMoveMemberExpiry(t *testing.T) {
 	checkStoredCounts(t, src)
 	checkStoredCounts(t, dst)
 }
+
+// EXEC (TxPipelined) keeps member expiries as the commands outside a
+// transaction do: a new score keeps the member's expiry, a member removed
+// and added again has none, and the metadata item's mn follows the
+// members with an expiry that the transaction deletes.
+func TestMemberExpiryExec(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	z, s := p+"z", p+"s"
+	_, err := c.ZAdd(ctx, z, Z{1, "a"}, Z{2, "b"}, Z{3, "c"}, Z{4, "d"})
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, s, "x", "y", "v")
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, z, time.Hour, ExpireAlways, "a", "b", "c")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, s, time.Hour, ExpireAlways, "x", "y")
+	require.NoError(t, err)
+	at := clock.Now().Add(time.Hour).UnixMilli()
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		for _, step := range []func() error{
+			func() error { _, err := tx.ZIncrBy(ctx, z, 5, "a"); return err },
+			func() error { _, err := tx.ZRem(ctx, z, "b", "c"); return err },
+			func() error { _, err := tx.ZAdd(ctx, z, Z{3, "c"}); return err },
+			func() error { _, err := tx.SRem(ctx, s, "x", "v"); return err },
+			func() error { _, err := tx.SAdd(ctx, s, "w"); return err },
+		} {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	got, err := c.ZPExpireTime(ctx, z, "a", "b", "c", "d")
+	require.NoError(t, err)
+	require.Equal(t, []int64{at, -2, -1, -1}, got)
+	score, _, err := c.ZScore(ctx, z, "a")
+	require.NoError(t, err)
+	require.Equal(t, 6.0, score)
+	got, err = c.SPExpireTime(ctx, s, "x", "y", "v", "w")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-2, at, -2, -1}, got)
+	checkStoredCounts(t, z)
+	checkStoredCounts(t, s)
+	// The key deleted and made again in one transaction: no expiry left.
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		if _, err := tx.Del(ctx, s); err != nil {
+			return err
+		}
+		_, err := tx.SAdd(ctx, s, "n")
+		return err
+	})
+	require.NoError(t, err)
+	got, err = c.SPExpireTime(ctx, s, "n", "y")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, -2}, got)
+	checkStoredCounts(t, s)
+	clock.Add(2 * time.Hour)
+	n, err := c.ZCard(ctx, z)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n, "a expired; c and d have no expiry")
+}
