@@ -30,6 +30,16 @@ func (c *Client) getMeta(ctx context.Context, key string) (meta, error) {
 	return m.live(c.nowMs()), err
 }
 
+// liveMetaOf is getMeta of a key that exists for Redis: missing when
+// every member it stores has expired (settle, memberttl.go).
+func (c *Client) liveMetaOf(ctx context.Context, key string) (meta, error) {
+	m, err := c.getMeta(ctx, key)
+	if err != nil {
+		return meta{}, err
+	}
+	return c.settle(ctx, key, m)
+}
+
 // readMeta reads key's metadata item as stored, expired or not.
 func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
 	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
@@ -45,13 +55,10 @@ func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
 // typedMeta is getMeta failing with ErrWrongType when key holds another type than typ.
 func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, error) {
 	m, err := c.getMeta(ctx, key)
-	if err == nil && m.typ != typeNone && m.typ != typ {
-		// A key whose members have all expired is missing (memberttl.go).
-		if m, err = c.settle(ctx, key, m); err == nil && m.typ != typeNone {
-			return meta{}, ErrWrongType
-		}
+	if err != nil {
+		return meta{}, err
 	}
-	return m, err
+	return c.ofType(ctx, key, m, typ)
 }
 
 // metaItems reads the metadata items of keys with the projection given
@@ -131,13 +138,9 @@ func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyTy
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range ms {
-		ok := m.typ == typeNone
-		for _, t := range allowed {
-			ok = ok || m.typ == t
-		}
-		if !ok {
-			return nil, ErrWrongType
+	for i, m := range ms {
+		if ms[i], err = c.ofType(ctx, keys[i], m, allowed...); err != nil {
+			return nil, err
 		}
 	}
 	return ms, nil
@@ -293,10 +296,7 @@ func (c *Client) Type(ctx context.Context, key string) (string, error) {
 	if err := checkKey("TYPE", key); err != nil {
 		return "", err
 	}
-	m, err := c.getMeta(ctx, key)
-	if err == nil {
-		m, err = c.settle(ctx, key, m) // members all expired: missing
-	}
+	m, err := c.liveMetaOf(ctx, key)
 	if err != nil {
 		return "", wrap("TYPE", err)
 	}

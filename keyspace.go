@@ -388,7 +388,7 @@ func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, 
 	if err := checkKey("OBJECT", key); err != nil {
 		return "", false, err
 	}
-	m, err := c.getMeta(ctx, key)
+	m, err := c.liveMetaOf(ctx, key)
 	switch {
 	case err != nil:
 		return "", false, wrap("OBJECT", err)

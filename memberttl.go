@@ -43,6 +43,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -320,6 +321,21 @@ func (c *Client) settle(ctx context.Context, key string, m meta) (meta, error) {
 	return m, nil
 }
 
+// ofType checks that m, the metadata of key, is of one of types (or
+// missing): a key of another type whose members have all expired is a
+// missing key (settle; no request unless every member it stores has an
+// expiry), any other ErrWrongType.
+func (c *Client) ofType(ctx context.Context, key string, m meta, types ...keyType) (meta, error) {
+	if m.typ == typeNone || slices.Contains(types, m.typ) {
+		return m, nil
+	}
+	m, err := c.settle(ctx, key, m)
+	if err == nil && m.typ != typeNone {
+		err = ErrWrongType
+	}
+	return m, err
+}
+
 // exact is m with its live card: for a key with member expiries, the
 // count liveCard makes (missing when none is live); others as they are.
 func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
@@ -586,8 +602,12 @@ func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ keyType, ke
 // memberExpire sets (at > now), deletes (at ≤ now) or removes
 // (at = persistAt) the expiry of members, as decideExpiry says from what
 // each holds; replies are per argument, duplicates answered as Redis does
-// for its second occurrence.
+// for its second occurrence. Whether at is in the past is decided at the
+// command's start, as the callers' relative times are (a slow read does
+// not turn SPEXPIRE 10 into a deletion); a member that expires meanwhile
+// is found missing by its write's condition.
 func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key string, at int64, cond ExpireCondition, members []string) ([]int64, error) {
+	now := c.nowMs()
 	if err := c.checkWrite(cmd, key, members); err != nil {
 		return nil, err
 	}
@@ -602,7 +622,6 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key 
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
-	now := c.nowMs()
 	codes := make(map[string]int64, len(unique))
 	var writes []*write
 	for _, m := range unique {
@@ -667,10 +686,10 @@ func repeatCode(exp, at int64, cond ExpireCondition, now int64) int64 {
 
 // expiryDecision is the write that applies the expiry at to member, whose
 // item is cur (nil: missing), and records its reply in codes; nil when
-// nothing is to be written. Its retry decides again from what the item
-// holds then.
-func (c *Client) expiryDecision(key string, typ keyType, member string, cur item, at int64, cond ExpireCondition, now int64, codes map[string]int64) *write {
-	if cur == nil || expiredAt(cur, now) {
+// nothing is to be written; at ≤ start (the command's start) deletes it.
+// Its retry decides again from what the item holds then.
+func (c *Client) expiryDecision(key string, typ keyType, member string, cur item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *write {
+	if cur == nil || expiredAt(cur, c.nowMs()) {
 		codes[member] = MemberMissing
 		return nil
 	}
@@ -686,7 +705,7 @@ func (c *Client) expiryDecision(key string, typ keyType, member string, cur item
 	case !cond.holds(old, at):
 		codes[member] = MemberNotSet
 		return nil
-	case at <= now:
+	case at <= start:
 		codes[member] = MemberDeleted
 		w = pinDelete(c.deleteMember(key, typ, member), old)
 	default:
@@ -694,7 +713,7 @@ func (c *Client) expiryDecision(key string, typ keyType, member string, cur item
 		w = c.setMemberExpiry(key, typ, member, old, at)
 	}
 	w.retry = func(now item) (*write, error) {
-		return c.expiryDecision(key, typ, member, now, at, cond, c.nowMs(), codes), nil
+		return c.expiryDecision(key, typ, member, now, at, cond, start, codes), nil
 	}
 	return w
 }

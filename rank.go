@@ -842,12 +842,12 @@ func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item
 			mt = x
 		}
 	}
-	m := c.liveMeta(mt)
-	if m.typ != typeNone && m.typ != typeZSet {
-		return nil, nil, nil, ErrWrongType
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
+	if err != nil || m.typ == typeNone {
+		return nil, nil, nil, err
 	}
-	if m.typ == typeNone {
-		return nil, nil, nil, nil
+	if it != nil && expiredAt(it, c.nowMs()) {
+		it = nil // an expired member is a missing one (memberttl.go)
 	}
 	return it, mt, ranges, nil
 }

@@ -204,13 +204,13 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound
 	if err != nil {
 		return 0, false, err
 	}
-	m := c.liveMeta(mt.Item)
+	m, err := c.ofType(ctx, key, c.liveMeta(mt.Item), typeZSet)
 	_, ranked := mt.Item[attrRanked]
 	switch {
+	case err != nil:
+		return 0, false, err
 	case m.typ == typeNone:
 		return 0, true, nil
-	case m.typ != typeZSet:
-		return 0, false, ErrWrongType
 	case !ranked || len(ranges) == 0 || len(ranges[0].lo) != 0 || len(ends[0]) < 9 || len(ends[1]) < 9 || !bytes.Equal(ends[0][:8], ends[1][:8]):
 		return 0, false, nil
 	}
@@ -281,11 +281,11 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	switch m := c.liveMeta(mt.Item); {
+	switch m, err := c.ofType(ctx, key, c.liveMeta(mt.Item), typeZSet); {
+	case err != nil:
+		return 0, err
 	case m.typ == typeNone:
 		return 0, nil
-	case m.typ != typeZSet:
-		return 0, ErrWrongType
 	case len(more) == 0:
 		return n, nil
 	}

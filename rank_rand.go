@@ -55,12 +55,12 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 	if err != nil {
 		return nil, false, err
 	}
-	m := c.liveMeta(mt.Item)
+	m, err := c.ofType(ctx, key, c.liveMeta(mt.Item), typeZSet)
 	switch {
+	case err != nil:
+		return nil, false, err
 	case m.typ == typeNone:
 		return nil, true, nil
-	case m.typ != typeZSet:
-		return nil, false, ErrWrongType
 	}
 	n, distinct := int64(count), count > 0
 	if !distinct {

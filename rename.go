@@ -41,7 +41,7 @@ func (c *Client) rename(ctx context.Context, cmd, key, newkey string, nx bool) (
 	if err := checkKeys(cmd, key, newkey); err != nil {
 		return false, err
 	}
-	m, err := c.getMeta(ctx, key)
+	m, err := c.liveMetaOf(ctx, key)
 	switch {
 	case err != nil:
 		return false, wrap(cmd, err)
@@ -51,7 +51,7 @@ func (c *Client) rename(ctx context.Context, cmd, key, newkey string, nx bool) (
 		return !nx, nil // Redis: OK for RENAME, 0 for RENAMENX
 	}
 	if nx {
-		dst, err := c.getMeta(ctx, newkey)
+		dst, err := c.liveMetaOf(ctx, newkey)
 		if err != nil || dst.typ != typeNone {
 			return false, wrap(cmd, err)
 		}
@@ -80,6 +80,11 @@ func (c *Client) Copy(ctx context.Context, source, destination string, replace b
 		return false, argError("COPY", "destination", destination, ErrSameKey)
 	}
 	ms, err := c.metas(ctx, []string{source, destination})
+	for i, k := range []string{source, destination} {
+		if err == nil {
+			ms[i], err = c.settle(ctx, k, ms[i]) // members all expired: missing (memberttl.go)
+		}
+	}
 	switch {
 	case err != nil:
 		return false, wrap("COPY", err)

@@ -156,9 +156,9 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 			continue // an expired member is a missing one (memberttl.go)
 		}
 		if !ok {
-			mt := c.liveMeta(it)
-			if mt.typ != typeNone && mt.typ != typ {
-				return nil, ErrWrongType
+			mt, err := c.ofType(ctx, key, c.liveMeta(it), typ)
+			if err != nil {
+				return nil, err
 			}
 			alive = mt.typ == typ
 			continue
@@ -246,13 +246,13 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			}
 			m, _, ok := memberOf(it)
 			if !ok { // the metadata item comes first
-				switch mt := c.liveMeta(it); mt.typ {
-				case typeSet:
-					continue
-				case typeNone: // expired: its members are not there
+				switch mt, err := c.ofType(ctx, key, c.liveMeta(it), typeSet); {
+				case err != nil:
+					yield("", err)
 					return
-				default:
-					yield("", ErrWrongType)
+				case mt.typ == typeSet:
+					continue
+				default: // expired, or all its members: they are not there
 					return
 				}
 			}

@@ -204,8 +204,9 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 		return nil, wrap("SMISMEMBER", err)
 	}
 	found := map[string]bool{}
+	now := s.c.nowMs()
 	for _, it := range items {
-		if m, t, ok := memberOf(it); ok && t == typeSet {
+		if m, t, ok := memberOf(it); ok && t == typeSet && !expiredAt(it, now) { // member expiry: memberttl.go
 			found[m] = true
 		}
 	}
@@ -219,7 +220,8 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 // Card returns the number of members, and checks the shard count.
 //
 // Cost: one BatchGetItem of the shards' metadata items and the shard-count
-// record, 1 read unit per shard, whatever the set's size.
+// record, 1 read unit per shard, whatever the set's size; a shard whose
+// members have expiries (SEXPIRE on its key) adds SCARD's count of them.
 func (s *ShardedSet) Card(ctx context.Context) (int64, error) {
 	cards, err := s.cards(ctx)
 	var n int64
@@ -244,6 +246,10 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 		return nil, wrap("SCARD", err)
 	}
 	cards := make([]int64, s.shards)
+	metas := make([]meta, s.shards)
+	for i := range metas {
+		metas[i].typ = typeNone
+	}
 	for _, it := range items {
 		pk := bytesAttr(it, attrPK)
 		if pk[0] == nsSharded || pk[0] == longNS(nsSharded) {
@@ -252,17 +258,21 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 			}
 			continue
 		}
-		m := s.c.liveMeta(it)
-		if m.typ != typeNone && m.typ != typeSet {
-			return nil, ErrWrongType
-		}
 		for i := range s.shards {
 			if string(pk) == string(pkValue(s.shard(i))) {
-				cards[i] = m.card
+				metas[i] = s.c.liveMeta(it)
 			}
 		}
 	}
-	return cards, nil
+	// A shard whose members have expiries counts its live ones (memberttl.go).
+	err = s.c.parallel(s.shards, func(i int) error {
+		m, err := s.c.ofType(ctx, s.shard(i), metas[i], typeSet)
+		if err == nil && m.typ == typeSet {
+			cards[i], err = s.c.liveCard(ctx, s.shard(i), m)
+		}
+		return err
+	})
+	return cards, err
 }
 
 // Members returns an iterator over all members, shard by shard; shards are

@@ -165,7 +165,11 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, 
 		}
 		at := -1
 		for i, m := range ms {
-			if m.typ != typeNone {
+			// A key whose members all expired is missing (memberttl.go).
+			if ms[i], err = c.settle(ctx, keys[i], m); err != nil {
+				return true, wrap(cmd, err)
+			}
+			if ms[i].typ != typeNone {
 				at = i
 				break
 			}
