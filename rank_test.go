@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -66,6 +65,24 @@ func checkRankItems(t *testing.T, c *Client, key string) int {
 
 // rankedClient is a test client whose ranges split beyond max members and
 // whose rank reads build count items from min members.
+// buildRanked adds n members m000, m001, ... to the sorted set k, member i
+// with score i%mod (mod n: all distinct), builds its count items (ZRANK)
+// and returns how many there are, checked against a recount
+// (checkRankItems).
+func buildRanked(t *testing.T, c *Client, k string, n, mod int) int {
+	t.Helper()
+	ctx := context.Background()
+	zs := make([]Z, n)
+	for i := range zs {
+		zs[i] = Z{Score: float64(i % mod), Member: fmt.Sprintf("m%03d", i)}
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = c.ZRank(ctx, k, "m000") // builds
+	require.NoError(t, err)
+	return checkRankItems(t, c, k)
+}
+
 func rankedClient(t *testing.T, max, min int, optFns ...func(*Options)) (*Client, *counter, string) {
 	c, cnt, p := newTestClient(t, optFns...)
 	c.ranks.max, c.ranks.min = max, min
@@ -239,46 +256,32 @@ func TestRankIndexConcurrent(t *testing.T) {
 	b, _, _ := rankedClient(t, 10, 40, func(o *Options) { o.DisableWriteCombining = true })
 	ctx := context.Background()
 	k := p + "hot"
-	var zs []Z
-	for i := range 200 {
-		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
-	}
-	_, err := a.ZAdd(ctx, k, zs...)
-	require.NoError(t, err)
-	_, _, err = a.ZRank(ctx, k, "m000") // builds
-	require.NoError(t, err)
-	require.Positive(t, checkRankItems(t, a, k))
-	var wg sync.WaitGroup
-	for g := range 8 {
+	require.Positive(t, buildRanked(t, a, k, 200, 3))
+	runWorkers(8, func(g int) {
 		c := a
 		if g%2 == 1 {
 			c = b
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(g), 7))
-			for range 25 {
-				m := fmt.Sprintf("m%03d", r.IntN(260))
-				var err error
-				switch r.IntN(4) {
-				case 0:
-					_, err = c.ZIncrBy(ctx, k, float64(r.IntN(3)), m)
-				case 1:
-					_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
-				case 2:
-					_, err = c.ZRem(ctx, k, m)
-				case 3:
-					_, _, err = c.ZRank(ctx, k, m)
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
+		r := rand.New(rand.NewPCG(uint64(g), 7))
+		for range 25 {
+			m := fmt.Sprintf("m%03d", r.IntN(260))
+			var err error
+			switch r.IntN(4) {
+			case 0:
+				_, err = c.ZIncrBy(ctx, k, float64(r.IntN(3)), m)
+			case 1:
+				_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
+			case 2:
+				_, err = c.ZRem(ctx, k, m)
+			case 3:
+				_, _, err = c.ZRank(ctx, k, m)
 			}
-		}()
-	}
-	wg.Wait()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
 	require.Positive(t, checkRankItems(t, a, k))
 	checkStoredCounts(t, p)
 }
@@ -477,15 +480,8 @@ func TestRankIndexMerges(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 20)
 	ctx := context.Background()
 	k := p + "z"
-	var zs []Z
-	for i := range 240 {
-		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
-	}
-	_, err := c.ZAdd(ctx, k, zs...)
-	require.NoError(t, err)
-	_, _, err = c.ZRank(ctx, k, "m000")
-	require.NoError(t, err)
-	built := checkRankItems(t, c, k)
+	var err error
+	built := buildRanked(t, c, k, 240, 3)
 	require.GreaterOrEqual(t, built, 60, "ranges of 4")
 	// One at a time: every member but one in ten.
 	for i := range 120 {
