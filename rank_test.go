@@ -96,11 +96,10 @@ func rankedClient(t *testing.T, max, min int, optFns ...func(*Options)) (*Client
 // ZRANK/ZREVRANK (WITHSCORE) and ZRevRankAround against redis and the
 // count items against the raw table.
 func TestRankIndexAgainstRedis(t *testing.T) {
-	rdb := zRedis(t)
 	c, cnt, p := rankedClient(t, 8, 40)
 	ctx := context.Background()
 	k := p + "board"
-	redisDel(t, rdb, k)
+	rdb := zRedisKey(t, k)
 	r := rand.New(rand.NewPCG(13, 13))
 	var zs []Z
 	for i := range 400 {
@@ -529,11 +528,10 @@ func TestRankIndexMerges(t *testing.T) {
 // the count items (ranges of at most 8, so most ranges are wide), as
 // redis-server does; with unequal scores it counts as before.
 func TestRankIndexLexCount(t *testing.T) {
-	rdb := zRedis(t)
 	c, cnt, p := rankedClient(t, 8, 20)
 	ctx := context.Background()
 	k := p + "lex"
-	redisDel(t, rdb, k)
+	rdb := zRedisKey(t, k)
 	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", inlineMemberLen+5)}
 	for i := range 150 {
 		members = append(members, fmt.Sprintf("m%03d", i*7%150))

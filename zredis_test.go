@@ -30,6 +30,15 @@ func zRedis(t *testing.T) *redis.Client {
 	return rdb
 }
 
+// zRedisKey is zRedis for a test of the one key k, deleted from
+// redis-server when the test ends.
+func zRedisKey(t *testing.T, k string) *redis.Client {
+	t.Helper()
+	rdb := zRedis(t)
+	redisDel(t, rdb, k)
+	return rdb
+}
+
 // zrangeFlags appends a's BYSCORE, BYLEX and REV to a ZRANGE-like
 // command.
 func zrangeFlags(cmd []any, a ZRangeArgs) []any {
