@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -25,12 +24,11 @@ import (
 func checkRankItems(t *testing.T, c *Client, key string) int {
 	t.Helper()
 	ctx := context.Background()
-	out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: metaKey(key), ConsistentRead: aws.Bool(true)})
-	require.NoError(t, err)
-	if _, ok := out.Item[attrRanked]; !ok {
+	mt := rawGet(t, metaKey(key))
+	if _, ok := mt[attrRanked]; !ok {
 		return 0
 	}
-	m := decodeMeta(out.Item)
+	m := decodeMeta(mt)
 	ranges, err := c.readRanges(ctx, key)
 	require.NoError(t, err)
 	require.NotEmpty(t, ranges)
