@@ -15,11 +15,10 @@ import (
 // redis-server, on a set whose scores tie in runs (ties are ordered by
 // member), at both ends and in the middle.
 func TestRankAroundAgainstRedis(t *testing.T) {
-	rdb := zRedis(t)
 	c, cnt, p := newTestClient(t)
 	ctx := context.Background()
 	k := p + "board"
-	redisDel(t, rdb, k)
+	rdb := zRedisKey(t, k)
 	var zs []Z
 	for i := range 300 {
 		zs = append(zs, Z{Score: float64(i % 17), Member: fmt.Sprintf("p%03d", (i*7919)%300)})

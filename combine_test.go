@@ -203,16 +203,8 @@ func TestCombiningRankedKey(t *testing.T) {
 	c.ranks.max, c.ranks.min = 12, 40
 	ctx := context.Background()
 	k := p + "board"
-	var zs []Z
-	for i := range 120 {
-		zs = append(zs, Z{Score: float64(i % 4), Member: fmt.Sprintf("m%03d", i)})
-	}
-	_, err := c.ZAdd(ctx, k, zs...)
-	require.NoError(t, err)
-	_, _, err = c.ZRank(ctx, k, "m000") // builds
-	require.NoError(t, err)
+	require.Positive(t, buildRanked(t, c, k, 120, 4))
 	require.True(t, c.belief(k).ranked)
-	require.Positive(t, checkRankItems(t, c, k))
 	const writers, each = 24, 6
 
 	// Sharing: ZINCRBYs of distinct members of another key, each staying
@@ -220,15 +212,7 @@ func TestCombiningRankedKey(t *testing.T) {
 	// that all apply at their first try: their count-item actions (ADD 0
 	// to 20 ranges of 6) merge.
 	spread := p + "spread"
-	zs = zs[:0]
-	for i := range 120 {
-		zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("m%03d", i)})
-	}
-	_, err = c.ZAdd(ctx, spread, zs...)
-	require.NoError(t, err)
-	_, _, err = c.ZRank(ctx, spread, "m000") // builds
-	require.NoError(t, err)
-	require.Equal(t, 20, checkRankItems(t, c, spread))
+	require.Equal(t, 20, buildRanked(t, c, spread, 120, 120))
 	s.txs.Store(0)
 	runWorkers(writers, func(w int) {
 		for i := range each {

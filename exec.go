@@ -1100,10 +1100,7 @@ func (p *Pipeline) ZMPop(ctx context.Context, order PopOrder, count int64, keys 
 
 // Del is Client.Del inside the transaction: each key is read whole.
 func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
-	if len(keys) == 0 {
-		return 0, argError("DEL", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("DEL", keys...); err != nil {
+	if err := checkKeyList("DEL", keys); err != nil {
 		return 0, err
 	}
 	var n int64
@@ -1130,10 +1127,7 @@ func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
 
 // Exists is Client.Exists inside the transaction.
 func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
-	if len(keys) == 0 {
-		return 0, argError("EXISTS", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("EXISTS", keys...); err != nil {
+	if err := checkKeyList("EXISTS", keys); err != nil {
 		return 0, err
 	}
 	var n int64

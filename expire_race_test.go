@@ -228,30 +228,25 @@ func TestExpiryRaceUnderFaults(t *testing.T) {
 			for round := range rounds {
 				keys := []string{p + fmt.Sprint(round, "s"), p + fmt.Sprint(round, "z")}
 				var stop atomic.Bool
-				var wg sync.WaitGroup
 				// epoch counts the expiries set; a member written in an
 				// epoch must never be read back after the key expired.
-				for w := range 8 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for i := 0; !stop.Load(); i++ {
-							m := fmt.Sprintf("w%d-%d", w, i%12)
-							var err error
-							switch rand.IntN(5) {
-							case 0, 1:
-								_, err = c.SAdd(ctx, keys[0], m, m+"x")
-							case 2:
-								_, err = c.SRem(ctx, keys[0], m)
-							case 3:
-								_, err = c.ZAdd(ctx, keys[1], Z{Score: float64(i), Member: m})
-							case 4:
-								_, err = c.ZIncrBy(ctx, keys[1], 1, m)
-							}
-							require.NoError(t, err)
+				wait := startWorkers(8, func(w int) {
+					for i := 0; !stop.Load(); i++ {
+						m := fmt.Sprintf("w%d-%d", w, i%12)
+						var err error
+						switch rand.IntN(5) {
+						case 0, 1:
+							_, err = c.SAdd(ctx, keys[0], m, m+"x")
+						case 2:
+							_, err = c.SRem(ctx, keys[0], m)
+						case 3:
+							_, err = c.ZAdd(ctx, keys[1], Z{Score: float64(i), Member: m})
+						case 4:
+							_, err = c.ZIncrBy(ctx, keys[1], 1, m)
 						}
-					}()
-				}
+						require.NoError(t, err)
+					}
+				})
 				for range 6 {
 					time.Sleep(time.Duration(5+rand.IntN(20)) * time.Millisecond)
 					for _, k := range keys {
@@ -261,7 +256,7 @@ func TestExpiryRaceUnderFaults(t *testing.T) {
 				}
 				time.Sleep(40 * time.Millisecond)
 				stop.Store(true)
-				wg.Wait()
+				wait()
 				checkStoredCounts(t, keys[0])
 				checkStoredCounts(t, keys[1])
 				for _, k := range keys {

@@ -587,32 +587,26 @@ func TestDeadlines(t *testing.T) {
 	f := &faulty{next: http.DefaultTransport, mode: slow, share: 0.5}
 	slowClient := faultyClient(t, f)
 	set, zset := p+"set", p+"zset"
-	var wg sync.WaitGroup
 	var cut atomic.Int64
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 30 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+(i*37)%120)*time.Millisecond)
-				var err error
-				switch i % 3 {
-				case 0:
-					_, err = slowClient.SAdd(ctx, set, fmt.Sprint(w, "-", i), fmt.Sprint("shared", i%5))
-				case 1:
-					_, err = slowClient.ZAdd(ctx, zset, Z{Score: float64(i), Member: fmt.Sprint(w, "-", i)}, Z{Score: 1, Member: fmt.Sprint("shared", i%5)})
-				default:
-					_, err = slowClient.SRem(ctx, set, fmt.Sprint("shared", i%5))
-				}
-				cancel()
-				if err != nil {
-					cut.Add(1)
-					require.True(t, errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline") || strings.Contains(err.Error(), "canceled"), err.Error())
-				}
+	runWorkers(8, func(w int) {
+		for i := range 30 {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(5+(i*37)%120)*time.Millisecond)
+			var err error
+			switch i % 3 {
+			case 0:
+				_, err = slowClient.SAdd(ctx, set, fmt.Sprint(w, "-", i), fmt.Sprint("shared", i%5))
+			case 1:
+				_, err = slowClient.ZAdd(ctx, zset, Z{Score: float64(i), Member: fmt.Sprint(w, "-", i)}, Z{Score: 1, Member: fmt.Sprint("shared", i%5)})
+			default:
+				_, err = slowClient.SRem(ctx, set, fmt.Sprint("shared", i%5))
 			}
-		}()
-	}
-	wg.Wait()
+			cancel()
+			if err != nil {
+				cut.Add(1)
+				require.True(t, errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline") || strings.Contains(err.Error(), "canceled"), err.Error())
+			}
+		}
+	})
 	ctx := context.Background()
 	members, err := c.SMembers(ctx, set)
 	require.NoError(t, err)

@@ -207,10 +207,7 @@ func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string
 //
 // [DEL]: https://redis.io/docs/latest/commands/del/
 func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
-	if len(keys) == 0 { // Redis: wrong number of arguments
-		return 0, argError("DEL", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("DEL", keys...); err != nil {
+	if err := checkKeyList("DEL", keys); err != nil {
 		return 0, err
 	}
 	var n int64
@@ -264,10 +261,7 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 //
 // [EXISTS]: https://redis.io/docs/latest/commands/exists/
 func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
-	if len(keys) == 0 { // Redis: wrong number of arguments
-		return 0, argError("EXISTS", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("EXISTS", keys...); err != nil {
+	if err := checkKeyList("EXISTS", keys); err != nil {
 		return 0, err
 	}
 	ms, err := c.metas(ctx, keys)

@@ -16,10 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-
-	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // redisGlob is Redis 7.0's stringmatchlen(pattern, s, nocase=0) ported
@@ -186,15 +183,12 @@ func randomPattern(r *rand.Rand) string {
 	return b.String()
 }
 
-var redisAddr = testenv.RedisAddr
-
 // TestGlobMatchRedis runs SSCAN MATCH on a real redis-server for thousands
 // of random patterns over a set of candidate members: the port must agree
 // with the server on every one, and globMatch with the port except for the
 // named differences.
 func TestGlobMatchRedis(t *testing.T) {
-	rdb := redis.NewClient(&redis.Options{Addr: redisAddr(t), Protocol: 2})
-	defer rdb.Close()
+	rdb := zRedis(t)
 	ctx := context.Background()
 	key := "glob:" + randomHex(4)
 	long := strings.Repeat("a", 1010)

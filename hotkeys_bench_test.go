@@ -292,19 +292,12 @@ func benchHotKeysModel(b *testing.B, combine bool) {
 			return 1, nil
 		})
 		add(scenarios[2], m.Stats())
-		zs, err := c.ZRangeWithScores(ctx, board, 0, -1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var sum float64
-		for _, z := range zs {
-			sum += z.Score
-		}
+		sum, members := scoreSum(ctx, b, c, board)
 		distinct := 0
 		players.Range(func(any, any) bool { distinct++; return true })
-		if sum != float64(incrs.Load()) || len(zs) != distinct {
+		if sum != float64(incrs.Load()) || members != distinct {
 			b.Errorf("zincrby: scores sum to %v over %d members, but %d increments of %d members succeeded",
-				sum, len(zs), incrs.Load(), distinct)
+				sum, members, incrs.Load(), distinct)
 		}
 		mergeHot(&scenarios[2].res, &r)
 	}
@@ -376,18 +369,24 @@ func BenchmarkHotRankedBoardModel(b *testing.B) {
 				incrs.Add(1)
 				return 1, nil
 			})
-			all, err := c.ZRangeWithScores(ctx, board, 0, -1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var sum float64
-			for _, z := range all {
-				sum += z.Score
-			}
+			sum, _ := scoreSum(ctx, b, c, board)
 			if base := float64(players/50) * (49 * 50 / 2); sum-base != float64(incrs.Load()) {
 				b.Errorf("ranked=%v: scores grew by %v, but %d increments succeeded", ranked, sum-base, incrs.Load())
 			}
 			r.report(b, map[bool]string{false: "unranked", true: "ranked"}[ranked])
 		}
 	}
+}
+
+// scoreSum returns the sum of the scores of the sorted set key and its
+// number of members.
+func scoreSum(ctx context.Context, b *testing.B, c *Client, key string) (sum float64, n int) {
+	zs, err := c.ZRangeWithScores(ctx, key, 0, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, z := range zs {
+		sum += z.Score
+	}
+	return sum, len(zs)
 }

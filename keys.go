@@ -371,6 +371,16 @@ func checkMember(cmd, member string) error {
 	return nil
 }
 
+// checkKeyList validates the keys of a command that takes one or more: none
+// is a syntax error (Redis: wrong number of arguments), and each must be a
+// valid key.
+func checkKeyList(cmd string, keys []string) error {
+	if len(keys) == 0 {
+		return argError(cmd, "keys", "", ErrSyntax)
+	}
+	return checkKeys(cmd, keys...)
+}
+
 func checkKeys(cmd string, keys ...string) error {
 	for _, k := range keys {
 		if err := checkKey(cmd, k); err != nil {

@@ -350,6 +350,12 @@ func numbered(format string, n int) []string {
 
 // runWorkers runs work(0) … work(n-1) concurrently and waits for them all.
 func runWorkers(n int, work func(w int)) {
+	startWorkers(n, work)()
+}
+
+// startWorkers starts work(0) … work(n-1) concurrently and returns a
+// function that waits for them all.
+func startWorkers(n int, work func(w int)) (wait func()) {
 	var wg sync.WaitGroup
 	for w := range n {
 		wg.Add(1)
@@ -358,5 +364,5 @@ func runWorkers(n int, work func(w int)) {
 			work(w)
 		}()
 	}
-	wg.Wait()
+	return wg.Wait
 }

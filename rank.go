@@ -542,6 +542,29 @@ func sameBounds(a, b []rankRange) bool {
 	})
 }
 
+// metaAndRanges reads key's metadata item (strongly consistent when
+// consistent says so) and its count items in parallel, and alongside them
+// the extra reads of a caller, as more(0) ... more(extra-1).
+func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (*dynamodb.GetItemOutput, []rankRange, error) {
+	var (
+		mt     *dynamodb.GetItemOutput
+		ranges []rankRange
+	)
+	err := c.parallel(2+extra, func(i int) error {
+		var err error
+		switch i {
+		case 0:
+			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: consistent})
+		case 1:
+			ranges, err = c.readRanges(ctx, key)
+		default:
+			err = more(i - 2)
+		}
+		return err
+	})
+	return mt, ranges, err
+}
+
 // readRanges reads key's count items, in order.
 func (c *Client) readRanges(ctx context.Context, key string) ([]rankRange, error) {
 	in := &dynamodb.QueryInput{
@@ -880,20 +903,7 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 // Cost: one GetItem of the metadata item and one Query of the count items,
 // in parallel.
 func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
-	var (
-		mt     *dynamodb.GetItemOutput
-		ranges []rankRange
-	)
-	ctx = c.labelled(ctx)
-	err := c.parallel(2, func(i int) error {
-		var err error
-		if i == 0 {
-			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
-		} else {
-			ranges, err = c.readRanges(ctx, key)
-		}
-		return err
-	})
+	mt, ranges, err := c.metaAndRanges(c.labelled(ctx), key, c.consistent(), 0, nil)
 	if err != nil {
 		return err
 	}

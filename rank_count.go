@@ -171,33 +171,21 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound
 	if !c.belief(key).ranked || !lo.ninf && len(lo.value) >= inlineMemberLen || !hi.inf && len(hi.value) >= inlineMemberLen {
 		return 0, false, nil
 	}
-	var (
-		mt     *dynamodb.GetItemOutput
-		ranges []rankRange
-		ends   [2][]byte
-	)
+	var ends [2][]byte // the lowest and the highest index entries
 	ctx = c.labelled(ctx)
-	err = c.parallel(4, func(i int) error {
-		var err error
-		switch i {
-		case 0:
-			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
-		case 1:
-			ranges, err = c.readRanges(ctx, key)
-		default:
-			in := &dynamodb.QueryInput{
-				IndexName:                 aws.String(c.opts.IndexName),
-				KeyConditionExpression:    aws.String("#pk = :pk"),
-				ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-				ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
-				ScanIndexForward:          aws.Bool(i == 2),
+	mt, ranges, err := c.metaAndRanges(ctx, key, c.consistent(), 2, func(i int) (err error) {
+		in := &dynamodb.QueryInput{
+			IndexName:                 aws.String(c.opts.IndexName),
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+			ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+			ScanIndexForward:          aws.Bool(i == 0),
+		}
+		for it, e := range c.query(ctx, in, 1) {
+			if err = e; e != nil || ends[i] != nil {
+				break
 			}
-			for it, e := range c.query(ctx, in, 1) {
-				if err = e; e != nil || ends[i-2] != nil {
-					break
-				}
-				ends[i-2] = bytesAttr(it, attrIX)
-			}
+			ends[i] = bytesAttr(it, attrIX)
 		}
 		return err
 	})
@@ -251,32 +239,22 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound
 // each, in parallel.
 func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error) {
 	var (
-		mt     *dynamodb.GetItemOutput
-		ranges []rankRange
-		n      int64
-		more   map[string]types.AttributeValue
+		n    int64
+		more map[string]types.AttributeValue
 	)
 	ctx = c.labelled(ctx)
 	counted := *r.in
 	counted.Select = types.SelectCount
 	limit := int(c.rankMax())
-	err := c.parallel(3, func(i int) error {
-		var err error
-		switch i {
-		case 0:
-			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent()})
-		case 1:
-			ranges, err = c.readRanges(ctx, key)
-		case 2:
-			for out, err := range c.queryPages(ctx, &counted, limit) {
-				if err != nil {
-					return err
-				}
-				n += int64(out.Count)
-				more = out.LastEvaluatedKey
+	mt, ranges, err := c.metaAndRanges(ctx, key, c.consistent(), 1, func(int) error {
+		for out, err := range c.queryPages(ctx, &counted, limit) {
+			if err != nil {
+				return err
 			}
+			n += int64(out.Count)
+			more = out.LastEvaluatedKey
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return 0, err

@@ -38,20 +38,8 @@ type rangeReader func(ctx context.Context, key string, r rankRange, offsets []in
 // Query per range the draws fall in, in parallel, each of at most half a
 // range (~500 members, ~6 read units; ~3 on average).
 func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []Z, ok bool, err error) {
-	var (
-		mt     *dynamodb.GetItemOutput
-		ranges []rankRange
-	)
 	ctx = c.labelled(ctx)
-	err = c.parallel(2, func(i int) error {
-		var err error
-		if i == 0 {
-			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true)})
-		} else {
-			ranges, err = c.readRanges(ctx, key)
-		}
-		return err
-	})
+	mt, ranges, err := c.metaAndRanges(ctx, key, aws.Bool(true), 0, nil)
 	if err != nil {
 		return nil, false, err
 	}

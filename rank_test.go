@@ -9,11 +9,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -26,12 +24,11 @@ import (
 func checkRankItems(t *testing.T, c *Client, key string) int {
 	t.Helper()
 	ctx := context.Background()
-	out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: metaKey(key), ConsistentRead: aws.Bool(true)})
-	require.NoError(t, err)
-	if _, ok := out.Item[attrRanked]; !ok {
+	mt := rawGet(t, metaKey(key))
+	if _, ok := mt[attrRanked]; !ok {
 		return 0
 	}
-	m := decodeMeta(out.Item)
+	m := decodeMeta(mt)
 	ranges, err := c.readRanges(ctx, key)
 	require.NoError(t, err)
 	require.NotEmpty(t, ranges)
@@ -66,6 +63,24 @@ func checkRankItems(t *testing.T, c *Client, key string) int {
 
 // rankedClient is a test client whose ranges split beyond max members and
 // whose rank reads build count items from min members.
+// buildRanked adds n members m000, m001, ... to the sorted set k, member i
+// with score i%mod (mod n: all distinct), builds its count items (ZRANK)
+// and returns how many there are, checked against a recount
+// (checkRankItems).
+func buildRanked(t *testing.T, c *Client, k string, n, mod int) int {
+	t.Helper()
+	ctx := context.Background()
+	zs := make([]Z, n)
+	for i := range zs {
+		zs[i] = Z{Score: float64(i % mod), Member: fmt.Sprintf("m%03d", i)}
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, _, err = c.ZRank(ctx, k, "m000") // builds
+	require.NoError(t, err)
+	return checkRankItems(t, c, k)
+}
+
 func rankedClient(t *testing.T, max, min int, optFns ...func(*Options)) (*Client, *counter, string) {
 	c, cnt, p := newTestClient(t, optFns...)
 	c.ranks.max, c.ranks.min = max, min
@@ -79,11 +94,10 @@ func rankedClient(t *testing.T, max, min int, optFns ...func(*Options)) (*Client
 // ZRANK/ZREVRANK (WITHSCORE) and ZRevRankAround against redis and the
 // count items against the raw table.
 func TestRankIndexAgainstRedis(t *testing.T) {
-	rdb := zRedis(t)
 	c, cnt, p := rankedClient(t, 8, 40)
 	ctx := context.Background()
 	k := p + "board"
-	redisDel(t, rdb, k)
+	rdb := zRedisKey(t, k)
 	r := rand.New(rand.NewPCG(13, 13))
 	var zs []Z
 	for i := range 400 {
@@ -239,46 +253,32 @@ func TestRankIndexConcurrent(t *testing.T) {
 	b, _, _ := rankedClient(t, 10, 40, func(o *Options) { o.DisableWriteCombining = true })
 	ctx := context.Background()
 	k := p + "hot"
-	var zs []Z
-	for i := range 200 {
-		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
-	}
-	_, err := a.ZAdd(ctx, k, zs...)
-	require.NoError(t, err)
-	_, _, err = a.ZRank(ctx, k, "m000") // builds
-	require.NoError(t, err)
-	require.Positive(t, checkRankItems(t, a, k))
-	var wg sync.WaitGroup
-	for g := range 8 {
+	require.Positive(t, buildRanked(t, a, k, 200, 3))
+	runWorkers(8, func(g int) {
 		c := a
 		if g%2 == 1 {
 			c = b
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(g), 7))
-			for range 25 {
-				m := fmt.Sprintf("m%03d", r.IntN(260))
-				var err error
-				switch r.IntN(4) {
-				case 0:
-					_, err = c.ZIncrBy(ctx, k, float64(r.IntN(3)), m)
-				case 1:
-					_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
-				case 2:
-					_, err = c.ZRem(ctx, k, m)
-				case 3:
-					_, _, err = c.ZRank(ctx, k, m)
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
+		r := rand.New(rand.NewPCG(uint64(g), 7))
+		for range 25 {
+			m := fmt.Sprintf("m%03d", r.IntN(260))
+			var err error
+			switch r.IntN(4) {
+			case 0:
+				_, err = c.ZIncrBy(ctx, k, float64(r.IntN(3)), m)
+			case 1:
+				_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
+			case 2:
+				_, err = c.ZRem(ctx, k, m)
+			case 3:
+				_, _, err = c.ZRank(ctx, k, m)
 			}
-		}()
-	}
-	wg.Wait()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
 	require.Positive(t, checkRankItems(t, a, k))
 	checkStoredCounts(t, p)
 }
@@ -477,15 +477,8 @@ func TestRankIndexMerges(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 20)
 	ctx := context.Background()
 	k := p + "z"
-	var zs []Z
-	for i := range 240 {
-		zs = append(zs, Z{Score: float64(i % 3), Member: fmt.Sprintf("m%03d", i)})
-	}
-	_, err := c.ZAdd(ctx, k, zs...)
-	require.NoError(t, err)
-	_, _, err = c.ZRank(ctx, k, "m000")
-	require.NoError(t, err)
-	built := checkRankItems(t, c, k)
+	var err error
+	built := buildRanked(t, c, k, 240, 3)
 	require.GreaterOrEqual(t, built, 60, "ranges of 4")
 	// One at a time: every member but one in ten.
 	for i := range 120 {
@@ -533,11 +526,10 @@ func TestRankIndexMerges(t *testing.T) {
 // the count items (ranges of at most 8, so most ranges are wide), as
 // redis-server does; with unequal scores it counts as before.
 func TestRankIndexLexCount(t *testing.T) {
-	rdb := zRedis(t)
 	c, cnt, p := rankedClient(t, 8, 20)
 	ctx := context.Background()
 	k := p + "lex"
-	redisDel(t, rdb, k)
+	rdb := zRedisKey(t, k)
 	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", inlineMemberLen+5)}
 	for i := range 150 {
 		members = append(members, fmt.Sprintf("m%03d", i*7%150))

@@ -472,10 +472,7 @@ func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (i
 // metadata (one BatchGetItem per 100 keys), failing with ErrWrongType when
 // one holds another type.
 func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]meta, error) {
-	if len(keys) == 0 {
-		return nil, argError(cmd, "keys", "", ErrSyntax)
-	}
-	if err := checkKeys(cmd, keys...); err != nil {
+	if err := checkKeyList(cmd, keys); err != nil {
 		return nil, err
 	}
 	ms, err := c.typedMetas(ctx, keys, typeSet)

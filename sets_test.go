@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +44,7 @@ func sorted(s []string) []string {
 		return nil
 	}
 	s = slices.Clone(s)
-	sort.Strings(s)
+	slices.Sort(s)
 	return s
 }
 

@@ -57,10 +57,7 @@ func (c *Client) WatchKeys(ctx context.Context, keys ...string) (*Watch, error) 
 //
 // Cost: as WatchKeys.
 func (w *Watch) Add(ctx context.Context, keys ...string) error {
-	if len(keys) == 0 {
-		return argError("WATCH", "keys", "", ErrSyntax)
-	}
-	if err := checkKeys("WATCH", keys...); err != nil {
+	if err := checkKeyList("WATCH", keys); err != nil {
 		return err
 	}
 	vs, err := w.c.versions(ctx, keys)

@@ -115,10 +115,7 @@ func (c *Client) BZMPop(ctx context.Context, timeout time.Duration, order PopOrd
 }
 
 func (c *Client) bzpop(ctx context.Context, cmd string, timeout time.Duration, rev bool, keys []string) (ZWithKey, bool, error) {
-	if len(keys) == 0 {
-		return ZWithKey{}, false, argError(cmd, "keys", "", ErrSyntax)
-	}
-	if err := checkKeys(cmd, keys...); err != nil {
+	if err := checkKeyList(cmd, keys); err != nil {
 		return ZWithKey{}, false, err
 	}
 	if err := checkTimeout(cmd, timeout); err != nil {

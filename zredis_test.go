@@ -20,13 +20,26 @@ import (
 	"github.com/redimo-go/redimo/internal/testenv"
 )
 
+// redisAddr is the address of the redis-server to compare with, or skips
+// (fails under REDIMO_TEST_REQUIRE=1).
+var redisAddr = testenv.RedisAddr
+
 // zRedis connects to the redis-server to compare with, or skips (fails
 // under REDIMO_TEST_REQUIRE=1).
 func zRedis(t *testing.T) *redis.Client {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: testenv.RedisAddr(t), Protocol: 2})
+	rdb := redis.NewClient(&redis.Options{Addr: redisAddr(t), Protocol: 2})
 	t.Cleanup(func() { _ = rdb.Close() })
 	require.NoError(t, rdb.Ping(context.Background()).Err())
+	return rdb
+}
+
+// zRedisKey is zRedis for a test of the one key k, deleted from
+// redis-server when the test ends.
+func zRedisKey(t *testing.T, k string) *redis.Client {
+	t.Helper()
+	rdb := zRedis(t)
+	redisDel(t, rdb, k)
 	return rdb
 }
 

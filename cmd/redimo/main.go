@@ -35,13 +35,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/chzyer/readline"
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/connect"
+	"github.com/redimo-go/redimo/internal/cost"
 	"github.com/redimo-go/redimo/internal/resp"
 	"github.com/redimo-go/redimo/internal/server"
 )
@@ -280,35 +280,21 @@ func arity(n int) string {
 }
 
 // tally sums what commands cost in DynamoDB (redimo.Options.Metrics).
-type tally struct {
-	mu       sync.Mutex
-	requests int
-	rcu, wcu float64
-	reported float64 // the WCU DynamoDB reported, when wcu differs
-}
+type tally struct{ cost.Tally }
 
 func (t *tally) add(ctx context.Context, r redimo.Request) {
 	server.Record(ctx, r) // INFO commandstats
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.requests++
-	t.rcu += r.ReadUnits
-	// DynamoDB Local reports one item's units for a whole transaction:
-	// count DynamoDB's price of it when that is more.
-	t.wcu += max(r.WriteUnits, r.TransactWriteUnits)
-	t.reported += r.WriteUnits
+	t.Add(ctx, r)
 }
 
 // take returns the sums since the last take ("1 DynamoDB request, 0 RCU,
 // 6 WCU") and zeroes them.
 func (t *tally) take() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := fmt.Sprintf("%d DynamoDB request%s, %g RCU, %g WCU", t.requests, plural(t.requests), t.rcu, t.wcu)
-	if t.reported != t.wcu {
-		s += fmt.Sprintf(" (%g reported)", t.reported)
+	c := t.Take()
+	s := fmt.Sprintf("%d DynamoDB request%s, %g RCU, %g WCU", c.Requests, plural(c.Requests), c.RCU, c.WCU)
+	if c.Reported != c.WCU {
+		s += fmt.Sprintf(" (%g reported)", c.Reported)
 	}
-	t.requests, t.rcu, t.wcu, t.reported = 0, 0, 0, 0
 	return s
 }
 

@@ -12,13 +12,14 @@ import (
 	"log"
 	"os"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo"
+	"github.com/redimo-go/redimo/internal/cost"
 	"github.com/redimo-go/redimo/internal/local"
 )
 
@@ -58,7 +59,7 @@ func runWalk(ctx context.Context, endpoint string, out io.Writer) error {
 	w := &walk{ctx: ctx, out: out, clock: &clock{}}
 	w.rdb = redimo.NewClient(db, func(o *redimo.Options) {
 		o.TableName = Table
-		o.Metrics = w.cost.add // what each request cost, as DynamoDB reports it
+		o.Metrics = w.cost.Add // what each request cost, as DynamoDB reports it
 		o.Now = w.clock.Now
 	})
 	if err := w.rdb.CreateTable(ctx); err != nil {
@@ -90,7 +91,7 @@ Next: the same commands over the Redis protocol, redimo-server driven by
 redis-cli (below in `+"`make demo`"+`; alone: `+"`make server-demo`"+`). Then add redimo to your module
 with `+"`go get github.com/redimo-go/redimo`"+` and start from README.md ("Use with
 DynamoDB Local").
-`, w.commands, &w.total)
+`, w.commands, costText(w.total))
 	return nil
 }
 
@@ -113,21 +114,18 @@ type walk struct {
 	rdb      *redimo.Client
 	out      io.Writer
 	clock    *clock
-	cost     cost // of the step running
-	total    cost
+	cost     cost.Tally // of the step running
+	total    cost.Sum
 	commands int
 }
 
 // do prints the command and what it does, runs it, and prints its reply
 // and cost.
 func (w *walk) do(command, what string, f func() (any, error)) any {
-	w.cost.reset()
+	w.cost.Take()
 	reply, err := f()
-	c := w.cost.reset()
-	w.total.requests += c.requests
-	w.total.rcu += c.rcu
-	w.total.wcu += c.wcu
-	w.total.reported += c.reported
+	c := w.cost.Take()
+	w.total = w.total.Plus(c)
 	w.commands++
 	fmt.Fprintf(w.out, "  > %s\n", command)
 	if what != "" {
@@ -138,9 +136,9 @@ func (w *walk) do(command, what string, f func() (any, error)) any {
 		text = "error: " + err.Error()
 	}
 	if len(text) > 40 { // the cost on its own line
-		fmt.Fprintf(w.out, "    reply: %s\n    %-47s cost: %s\n", text, "", c)
+		fmt.Fprintf(w.out, "    reply: %s\n    %-47s cost: %s\n", text, "", costText(c))
 	} else {
-		fmt.Fprintf(w.out, "    reply: %-40s cost: %s\n", text, c)
+		fmt.Fprintf(w.out, "    reply: %-40s cost: %s\n", text, costText(c))
 	}
 	return reply
 }
@@ -169,41 +167,16 @@ func quoteAll(s []string) []string {
 	return out
 }
 
-// cost sums the requests of a step, as Options.Metrics reports them.
-type cost struct {
-	mu       sync.Mutex
-	requests int
-	rcu, wcu float64
-	reported float64 // the WCU DynamoDB Local reported, when wcu differs
-}
-
-func (c *cost) add(_ context.Context, r redimo.Request) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.requests++
-	c.rcu += r.ReadUnits
-	// DynamoDB Local under-reports transactions: DynamoDB's price instead.
-	c.wcu += max(r.WriteUnits, r.TransactWriteUnits)
-	c.reported += r.WriteUnits
-}
-
-// reset returns the sums so far and zeroes them.
-func (c *cost) reset() *cost {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := &cost{requests: c.requests, rcu: c.rcu, wcu: c.wcu, reported: c.reported}
-	c.requests, c.rcu, c.wcu, c.reported = 0, 0, 0, 0
-	return out
-}
-
-func (c *cost) String() string {
+// costText is what a step cost ("1 request, 0.5 RCU, 0 WCU"); DynamoDB
+// Local's own WCU follow when they differ (transactions).
+func costText(c cost.Sum) string {
 	s := "s"
-	if c.requests == 1 {
+	if c.Requests == 1 {
 		s = ""
 	}
-	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.requests, s, c.rcu, c.wcu)
-	if c.reported != c.wcu {
-		text += fmt.Sprintf(" (Local reported %g)", c.reported)
+	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.Requests, s, c.RCU, c.WCU)
+	if c.Reported != c.WCU {
+		text += fmt.Sprintf(" (Local reported %g)", c.Reported)
 	}
 	return text
 }
@@ -211,18 +184,13 @@ func (c *cost) String() string {
 // clock is the walk-through's clock (Options.Now): real time, moved
 // forward by advance instead of sleeping.
 type clock struct {
-	mu     sync.Mutex
-	offset time.Duration
+	offset atomic.Int64 // a time.Duration
 }
 
 func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
+	return time.Now().Add(time.Duration(c.offset.Load()))
 }
 
 func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
+	c.offset.Add(int64(d))
 }
