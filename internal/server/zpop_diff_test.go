@@ -63,8 +63,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 var renameScript = []string{
 	"SADD {a} x y", "ZADD {b} 1 m 2 n", "RENAME {a} {c}", "EXISTS {a}", "~SMEMBERS {c}", "RENAME {none} {c}",
 	"RENAME {c} {c}", "RENAME {none} {none}", "RENAMENX {c} {b}", "RENAMENX {c} {d}", "RENAMENX {d} {d}",
-	"RENAMENX {none} {x}", "EXPIRE {d} 1000", "RENAME {d} {e}", "TTL {e}", "COPY {e} {b}", "COPY {e} {b} REPLACE",
-	"TYPE {b}", "TTL {b}", "~SMEMBERS {b}", "COPY {e} {e}", "COPY {none} {f}", "COPY {e} {f} DB 0", "~SMEMBERS {f}",
+	"RENAMENX {none} {x}", "EXPIRE {d} 1000", "RENAME {d} {e}", "≈TTL {e}", "COPY {e} {b}", "COPY {e} {b} REPLACE",
+	"TYPE {b}", "≈TTL {b}", "~SMEMBERS {b}", "COPY {e} {e}", "COPY {none} {f}", "COPY {e} {f} DB 0", "~SMEMBERS {f}",
 	"COPY {e} {g} DB x", "COPY {e} {g} FOO", "COPY {e} {g} DB", "COPY {e} {g} REPLACE REPLACE", "COPY {e}", "RENAME {e}",
 	"RENAMENX {e}", "TOUCH {e} {none} {e}", "OBJECT ENCODING {none}", "ZADD {z} 3 q", "RENAME {z} {e}", "ZRANGE {e} 0 -1 WITHSCORES",
 	"DEL {b} {c} {e} {f} {g}",
