@@ -1,0 +1,830 @@
+package redimo
+
+// Review of member expiry (memberttl.go). Tests named TestReview*; each
+// finding's comment says what Redis 8.12 answers and what redimo answers.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// allExpiredSet makes key a set whose only members expire 1 s from now,
+// then moves the clock past them: a missing key for Redis.
+func allExpiredSet(t *testing.T, ctx context.Context, c *Client, clock *fakeClock, key string, members ...string) {
+	t.Helper()
+	_, err := c.SAddEx(ctx, key, time.Second, false, members...)
+	require.NoError(t, err)
+	clock.Add(2 * time.Second)
+}
+
+// allExpiredZSet is allExpiredSet for a sorted set.
+func allExpiredZSet(t *testing.T, ctx context.Context, c *Client, clock *fakeClock, key string, members ...string) {
+	t.Helper()
+	for i, m := range members {
+		_, err := c.ZAdd(ctx, key, Z{Score: float64(i), Member: m})
+		require.NoError(t, err)
+	}
+	_, err := c.ZExpire(ctx, key, time.Second, ExpireAlways, members...)
+	require.NoError(t, err)
+	clock.Add(2 * time.Second)
+}
+
+// FINDING. MULTI; SREM k a; EXEC where a is a live member with an expiry:
+// the member item goes but the metadata's mn (members with an expiry) is
+// not decremented: exec.go's commit/metaWrite never write mn. Redis: SREM
+// returns 1 (redimo does too), and the stored counts must stay exact
+// (checkStoredCounts: stored mn 1, 0 member items with an expiry).
+func TestReviewExecSRemMemberWithExpiry(t *testing.T) {
+	ctx, c, p, _ := setupClocked(t)
+	k := p + "s"
+	_, err := c.SAdd(ctx, k, "a", "b")
+	require.NoError(t, err)
+	got, err := c.SExpire(ctx, k, time.Minute, ExpireAlways, "a")
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, got)
+	var removed int64
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		var err error
+		removed, err = tx.SRem(ctx, k, "a")
+		return err
+	})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, removed)
+	checkStoredCounts(t, k)
+}
+
+// FINDING. MULTI; ZADD k 5 a; EXEC on a member a with an expiry changes
+// its score by a Put of a whole new item (exec.go commit: putMember with
+// "#ix = :old"), which drops mx: the member loses its expiry while mn
+// still counts it. The same ZADD outside MULTI keeps the expiry (ZTTL 60).
+// Expected: EXEC acts as the direct command (ZTTL a = 60) and the stored
+// mn matches; redimo: ZTTL a = -1 and stored mn 1 with 0 members with mx.
+func TestReviewExecZAddKeepsMemberExpiry(t *testing.T) {
+	ctx, c, p, _ := setupClocked(t)
+	direct, viaExec := p+"direct", p+"exec"
+	for _, k := range []string{direct, viaExec} {
+		_, err := c.ZAdd(ctx, k, Z{Score: 1, Member: "a"}, Z{Score: 2, Member: "b"})
+		require.NoError(t, err)
+		got, err := c.ZExpire(ctx, k, time.Minute, ExpireAlways, "a")
+		require.NoError(t, err)
+		require.Equal(t, []int64{1}, got)
+	}
+	_, err := c.ZAdd(ctx, direct, Z{Score: 5, Member: "a"})
+	require.NoError(t, err)
+	want, err := c.ZTTL(ctx, direct, "a")
+	require.NoError(t, err)
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		_, err := tx.ZAdd(ctx, viaExec, Z{Score: 5, Member: "a"})
+		return err
+	})
+	require.NoError(t, err)
+	got, err := c.ZTTL(ctx, viaExec, "a")
+	require.NoError(t, err)
+	require.Equal(t, want, got, "ZTTL after ZADD of a new score: direct vs inside MULTI/EXEC")
+	checkStoredCounts(t, p)
+}
+
+// FINDING. MULTI; ZINCRBY k 1 a; ZREM k b; EXEC: the same mn leak through
+// EXEC's ZINCRBY (score change by Put) and ZREM (delete) of members with
+// an expiry.
+func TestReviewExecZIncrByZRemMemberExpiry(t *testing.T) {
+	ctx, c, p, _ := setupClocked(t)
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, Z{Score: 1, Member: "a"}, Z{Score: 2, Member: "b"}, Z{Score: 3, Member: "c"})
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, k, time.Minute, ExpireAlways, "a", "b")
+	require.NoError(t, err)
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		if _, err := tx.ZIncrBy(ctx, k, 1, "a"); err != nil {
+			return err
+		}
+		_, err := tx.ZRem(ctx, k, "b")
+		return err
+	})
+	require.NoError(t, err)
+	checkStoredCounts(t, k)
+}
+
+// FINDING. A sorted set whose every member expired is a missing key, so
+// SISMEMBER/SMISMEMBER/STTL on it answer as on a missing key (0, [0],
+// [-2]). redimo: WRONGTYPE, from probe (sets.go:160), which checks the
+// metadata's type without settle (memberttl.go: settle) as typedMeta does.
+func TestReviewProbeWrongTypeAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "z"
+	allExpiredZSet(t, ctx, c, clock, k, "a")
+	typ, err := c.Type(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, "none", typ)
+	in, err := c.SIsMember(ctx, k, "a")
+	require.NoError(t, err, "SISMEMBER on a key whose members all expired")
+	require.False(t, in)
+	ins, err := c.SMIsMember(ctx, k, "a", "b")
+	require.NoError(t, err, "SMISMEMBER")
+	require.Equal(t, []bool{false, false}, ins)
+	ttl, err := c.STTL(ctx, k, "a")
+	require.NoError(t, err, "STTL")
+	require.Equal(t, []int64{-2}, ttl)
+}
+
+// FINDING. The same through the sorted-set reads: a set whose members all
+// expired, ZSCORE/ZMSCORE/ZTTL on it. Redis: nil, [nil], [-2]; redimo:
+// WRONGTYPE (probe, sets.go:160).
+func TestReviewZScoreWrongTypeAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	allExpiredSet(t, ctx, c, clock, k, "a")
+	_, ok, err := c.ZScore(ctx, k, "a")
+	require.NoError(t, err, "ZSCORE on a key whose members all expired")
+	require.False(t, ok)
+	_, oks, err := c.ZMScore(ctx, k, "a")
+	require.NoError(t, err, "ZMSCORE")
+	require.Equal(t, []bool{false}, oks)
+	ttl, err := c.ZTTL(ctx, k, "a")
+	require.NoError(t, err, "ZTTL")
+	require.Equal(t, []int64{-2}, ttl)
+}
+
+// FINDING. Set algebra with a source that is a sorted set whose members
+// all expired (a missing key): SUNION s z = members of s, SINTERCARD 0 s z
+// = 0, SDIFF s z = members of s. redimo: WRONGTYPE, from typedMetas
+// (generic.go:129, used by setMetas sets.go:481) which does not settle
+// before checking the type.
+func TestReviewSetAlgebraWrongTypeAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	s, z := p+"s", p+"z"
+	_, err := c.SAdd(ctx, s, "x", "y")
+	require.NoError(t, err)
+	allExpiredZSet(t, ctx, c, clock, z, "x")
+	u, err := c.SUnion(ctx, s, z)
+	require.NoError(t, err, "SUNION with a key whose members all expired")
+	sort.Strings(u)
+	require.Equal(t, []string{"x", "y"}, u)
+	d, err := c.SDiff(ctx, s, z)
+	require.NoError(t, err, "SDIFF")
+	sort.Strings(d)
+	require.Equal(t, []string{"x", "y"}, d)
+	n, err := c.SInterCard(ctx, 0, s, z)
+	require.NoError(t, err, "SINTERCARD")
+	require.Zero(t, n)
+}
+
+// FINDING. COPY from a source whose members all expired (a missing key):
+// Redis returns 0 and leaves destination alone. redimo returns true and
+// deletes destination: Copy (rename.go:82) reads metas without settle, so
+// the source looks like a set, and copyKey deletes destination then
+// copies no (live) member.
+func TestReviewCopyFromAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	src, dst := p+"src", p+"dst"
+	_, err := c.SAdd(ctx, dst, "q")
+	require.NoError(t, err)
+	allExpiredSet(t, ctx, c, clock, src, "a")
+	ok, err := c.Copy(ctx, src, dst, true)
+	require.NoError(t, err)
+	require.False(t, ok, "COPY of a missing source")
+	members, err := c.SMembers(ctx, dst)
+	require.NoError(t, err)
+	require.Equal(t, []string{"q"}, members, "destination untouched")
+	checkStoredCounts(t, p)
+}
+
+// FINDING. COPY (no REPLACE) onto a destination whose members all expired
+// (a missing key): Redis copies and returns 1. redimo returns false and
+// copies nothing (rename.go:86: ms[1].typ != typeNone without settle).
+func TestReviewCopyOntoAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	src, dst := p+"src", p+"dst"
+	_, err := c.SAdd(ctx, src, "a")
+	require.NoError(t, err)
+	allExpiredZSet(t, ctx, c, clock, dst, "q")
+	ok, err := c.Copy(ctx, src, dst, false)
+	require.NoError(t, err)
+	require.True(t, ok, "COPY onto a missing destination")
+	members, err := c.SMembers(ctx, dst)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a"}, members)
+	checkStoredCounts(t, p)
+}
+
+// FINDING. RENAME of a key whose members all expired: Redis "ERR no such
+// key", newkey untouched. redimo: OK, and newkey deleted (rename.go:44
+// getMeta without settle; copyKey deletes newkey and copies nothing).
+func TestReviewRenameAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k, nk := p+"k", p+"nk"
+	_, err := c.SAdd(ctx, nk, "q")
+	require.NoError(t, err)
+	allExpiredSet(t, ctx, c, clock, k, "a")
+	err = c.Rename(ctx, k, nk)
+	require.ErrorIs(t, err, ErrNoSuchKey, "RENAME of a missing key")
+	members, err := c.SMembers(ctx, nk)
+	require.NoError(t, err)
+	require.Equal(t, []string{"q"}, members, "newkey untouched")
+}
+
+// FINDING. RENAMENX onto a newkey whose members all expired (missing):
+// Redis renames and returns 1. redimo returns false (rename.go:53 getMeta
+// of newkey without settle).
+func TestReviewRenameNXOntoAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k, nk := p+"k", p+"nk"
+	_, err := c.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	allExpiredSet(t, ctx, c, clock, nk, "q")
+	ok, err := c.RenameNX(ctx, k, nk)
+	require.NoError(t, err)
+	require.True(t, ok, "RENAMENX onto a missing key")
+	members, err := c.SMembers(ctx, nk)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a"}, members)
+	checkStoredCounts(t, p)
+}
+
+// FINDING. ZRANK/ZREVRANK (and WITHSCORE) of an expired, not yet deleted
+// member: Redis answers nil (the member is missing). redimo answers a rank
+// (ok true) and its old score: rankProbe (rank.go:838) takes the member
+// item from its BatchGetItem without checking expiredAt, as probe does
+// (sets.go:155).
+func TestReviewZRankOfExpiredMember(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, Z{1, "a"}, Z{2, "b"}, Z{3, "c"})
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, "b")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	_, ok, err := c.ZScore(ctx, k, "b")
+	require.NoError(t, err)
+	require.False(t, ok, "ZSCORE agrees the member is gone")
+	rk, ok, err := c.ZRank(ctx, k, "b")
+	require.NoError(t, err)
+	require.False(t, ok, "ZRANK of an expired member: nil (got rank %d)", rk)
+	rk, ok, err = c.ZRevRank(ctx, k, "b")
+	require.NoError(t, err)
+	require.False(t, ok, "ZREVRANK of an expired member: nil (got rank %d)", rk)
+	rs, ok, err := c.ZRankWithScore(ctx, k, "b")
+	require.NoError(t, err)
+	require.False(t, ok, "ZRANK WITHSCORE of an expired member: nil (got %+v)", rs)
+}
+
+// FINDING. ZRANK on a set whose members all expired (a missing key):
+// Redis nil; redimo WRONGTYPE (rank.go:846, no settle).
+func TestReviewZRankWrongTypeAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	allExpiredSet(t, ctx, c, clock, k, "a")
+	_, ok, err := c.ZRank(ctx, k, "a")
+	require.NoError(t, err, "ZRANK on a key whose members all expired")
+	require.False(t, ok)
+}
+
+// Reads of sorted-set members through many paths, with a third of the
+// members expired and not yet deleted.
+func TestReviewZReadsSkipExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "z"
+	var zs []Z
+	var expiring []string
+	for i := range 12 {
+		m := fmt.Sprintf("m%02d", i)
+		zs = append(zs, Z{Score: float64(i), Member: m})
+		if i%3 == 0 {
+			expiring = append(expiring, m)
+		}
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, expiring...)
+	require.NoError(t, err)
+	clock.Add(time.Second) // expiry == now: expired
+	live := []string{"m01", "m02", "m04", "m05", "m07", "m08", "m10", "m11"}
+	rev := append([]string(nil), live...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+
+	n, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 8, n)
+	r, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, live, r)
+	r, err = c.ZRange(ctx, k, 2, 4)
+	require.NoError(t, err)
+	require.Equal(t, live[2:5], r)
+	r, err = c.ZRevRange(ctx, k, 0, 2)
+	require.NoError(t, err)
+	require.Equal(t, rev[:3], r)
+	r, err = c.ZRangeByScore(ctx, k, &ZRangeBy{Min: "-inf", Max: "+inf", Offset: 1, Count: 3})
+	require.NoError(t, err)
+	require.Equal(t, live[1:4], r)
+	r, err = c.ZRevRangeByScore(ctx, k, &ZRangeBy{Min: "0", Max: "9", Offset: 1, Count: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"m07", "m05"}, r)
+	_, err = c.ZAdd(ctx, p+"lex", Z{Member: "a"}, Z{Member: "b"}, Z{Member: "c"}, Z{Member: "d"}, Z{Member: "e"})
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, p+"lex", time.Second, ExpireAlways, "b", "d")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	r, err = c.ZRangeByLex(ctx, p+"lex", &ZRangeBy{Min: "-", Max: "+", Offset: 1, Count: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"c", "e"}, r)
+	r, err = c.ZRevRangeByLex(ctx, p+"lex", &ZRangeBy{Min: "-", Max: "+", Offset: 0, Count: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"e", "c"}, r)
+	n, err = c.ZLexCount(ctx, p+"lex", "[a", "[d")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	n, err = c.ZCount(ctx, k, "0", "6")
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n)
+	rk, ok, err := c.ZRank(ctx, k, "m05")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 3, rk)
+	rk, ok, err = c.ZRevRank(ctx, k, "m05")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 4, rk)
+	sc, oks, err := c.ZMScore(ctx, k, "m00", "m01", "m03")
+	require.NoError(t, err)
+	require.Equal(t, []bool{false, true, false}, oks)
+	require.Equal(t, 1.0, sc[1])
+	for _, cnt := range []int{-20, 20, 3, -3} {
+		rm, err := c.ZRandMember(ctx, k, cnt)
+		require.NoError(t, err)
+		for _, m := range rm {
+			require.Contains(t, live, m, "ZRANDMEMBER %d", cnt)
+		}
+		switch {
+		case cnt == 20:
+			require.Len(t, rm, 8)
+		case cnt < 0:
+			require.Len(t, rm, -cnt)
+		}
+	}
+	var scanned []string
+	for z, err := range c.ZScan(ctx, k, "") {
+		require.NoError(t, err)
+		scanned = append(scanned, z.Member)
+	}
+	sort.Strings(scanned)
+	require.Equal(t, live, scanned)
+	u, err := c.ZUnionWithScores(ctx, ZStore{Keys: []string{k}, Weights: []float64{2}})
+	require.NoError(t, err)
+	require.Len(t, u, 8)
+	n, err = c.ZInterCard(ctx, 3, k, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	n, err = c.ZInterCard(ctx, 0, k, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 8, n)
+	n, err = c.ZRangeStore(ctx, p+"rs", ZRangeArgs{Key: k, Start: "0", Stop: "-1"})
+	require.NoError(t, err)
+	require.EqualValues(t, 8, n)
+	n, err = c.ZUnionStore(ctx, p+"us", &ZStore{Keys: []string{k, p + "lex"}, Weights: []float64{1, 2}})
+	require.NoError(t, err)
+	require.EqualValues(t, 11, n)
+	checkStoredCounts(t, p)
+
+	// Pops: count greater than the live members.
+	popped, err := c.ZPopMin(ctx, k, 3)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{1, "m01"}, {2, "m02"}, {4, "m04"}}, popped)
+	popped, err = c.ZPopMax(ctx, k, 100)
+	require.NoError(t, err)
+	require.Len(t, popped, 5)
+	require.Equal(t, "m11", popped[0].Member)
+	n, err = c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	ex, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, ex)
+	checkStoredCounts(t, p)
+}
+
+// ZREMRANGEBYRANK/BYSCORE/BYLEX across expired members count only live ones.
+func TestReviewZRemRangeAcrossExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "z"
+	var zs []Z
+	for i := range 10 {
+		zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("m%d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, "m0", "m2", "m5", "m9")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	// live: m1 m3 m4 m6 m7 m8
+	n, err := c.ZRemRangeByRank(ctx, k, 0, 1) // m1 m3
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	n, err = c.ZRemRangeByScore(ctx, k, "4", "5") // m4
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZRemRangeByRank(ctx, k, -1, -1) // m8
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	r, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m6", "m7"}, r)
+	n, err = c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	checkStoredCounts(t, k)
+}
+
+// Writes meeting expired sorted-set members treat them as missing.
+func TestReviewZWritesOnExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, Z{5, "a"}, Z{5, "b"}, Z{5, "c"}, Z{5, "d"}, Z{5, "live"})
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, "a", "b", "c", "d")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	// GT without XX adds a missing member (Redis: GT/LT only restrict updates).
+	n, err := c.ZAddArgs(ctx, k, ZAddArgs{GT: true, Members: []Z{{1, "a"}}})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "ZADD GT of an expired member adds it")
+	s, ok, err := c.ZScore(ctx, k, "a")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 1.0, s)
+	n, err = c.ZAddArgs(ctx, k, ZAddArgs{XX: true, Ch: true, Members: []Z{{9, "b"}}})
+	require.NoError(t, err)
+	require.Zero(t, n, "ZADD XX ignores an expired member")
+	_, ok, err = c.ZScore(ctx, k, "b")
+	require.NoError(t, err)
+	require.False(t, ok)
+	f, err := c.ZIncrBy(ctx, k, 2, "c")
+	require.NoError(t, err)
+	require.Equal(t, 2.0, f, "ZINCRBY starts from 0")
+	n, err = c.ZAddArgs(ctx, k, ZAddArgs{NX: true, Members: []Z{{7, "d"}}})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n)
+	got, err := c.ZTTL(ctx, k, "a", "b", "c", "d", "live")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, -2, -1, -1, -1}, got)
+	checkStoredCounts(t, k)
+}
+
+// Expiry replies: == now deletes (2), past EXPIREAT (2), GT/LT with no
+// expiry (GT: none is infinite, never greater → 0; LT: sets → 1), NX/XX.
+func TestReviewExpiryReplies(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	_, err := c.SAdd(ctx, k, "a", "b", "c", "d", "e")
+	require.NoError(t, err)
+	now := clock.Now()
+	got, err := c.SPExpireAt(ctx, k, now, ExpireAlways, "a")
+	require.NoError(t, err)
+	require.Equal(t, []int64{2}, got, "expiry == now deletes")
+	got, err = c.SPExpireAt(ctx, k, now.Add(-time.Hour), ExpireAlways, "b", "zz")
+	require.NoError(t, err)
+	require.Equal(t, []int64{2, -2}, got)
+	got, err = c.SExpire(ctx, k, time.Minute, ExpireGT, "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{0}, got)
+	got, err = c.SExpire(ctx, k, time.Minute, ExpireLT, "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, got)
+	got, err = c.SExpire(ctx, k, time.Minute, ExpireXX, "d")
+	require.NoError(t, err)
+	require.Equal(t, []int64{0}, got)
+	got, err = c.SExpire(ctx, k, 2*time.Minute, ExpireXX, "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, got)
+	got, err = c.SExpire(ctx, k, time.Minute, ExpireGT, "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{0}, got)
+	got, err = c.SPExpireAt(ctx, k, now.Add(-time.Hour), ExpireGT, "c") // condition fails first
+	require.NoError(t, err)
+	require.Equal(t, []int64{0}, got)
+	got, err = c.SPExpireAt(ctx, k, now.Add(-time.Hour), ExpireLT, "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{2}, got)
+	got, err = c.SExpireTime(ctx, k, "c", "d", "e")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-2, -1, -1}, got)
+	n, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	checkStoredCounts(t, k)
+	// SADDEX KEEPTTL on an existing member without expiry keeps none.
+	added, err := c.SAddEx(ctx, k, time.Minute, true, "d")
+	require.NoError(t, err)
+	require.Zero(t, added)
+	got, err = c.STTL(ctx, k, "d")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1}, got)
+	checkStoredCounts(t, k)
+}
+
+// Sets: random picks, pops, scans, algebra *STORE onto a key with member
+// expiries, DEL then re-create.
+func TestReviewSetPathsSkipExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	var all []string
+	for i := range 20 {
+		all = append(all, fmt.Sprintf("m%02d", i))
+	}
+	_, err := c.SAdd(ctx, k, all...)
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, k, time.Second, ExpireAlways, all[:17]...)
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	live := all[17:]
+	for _, cnt := range []int64{-10, 10, 2} {
+		rm, err := c.SRandMemberN(ctx, k, cnt)
+		require.NoError(t, err)
+		for _, m := range rm {
+			require.Contains(t, live, m, "SRANDMEMBER %d", cnt)
+		}
+		if cnt == 10 {
+			require.Len(t, rm, 3)
+		}
+		if cnt < 0 {
+			require.Len(t, rm, int(-cnt))
+		}
+	}
+	var scanned []string
+	for m, err := range c.SScan(ctx, k, "") {
+		require.NoError(t, err)
+		scanned = append(scanned, m)
+	}
+	sort.Strings(scanned)
+	require.Equal(t, live, scanned)
+
+	other := p + "o"
+	_, err = c.SAdd(ctx, other, "m00", "m18", "m19", "x")
+	require.NoError(t, err)
+	n, err := c.SInterCard(ctx, 1, k, other)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.SUnionCard(ctx, 0, k, other)
+	require.NoError(t, err)
+	require.EqualValues(t, 5, n)
+	n, err = c.SDiffCard(ctx, 0, other, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+
+	// SINTERSTORE onto a key with live and expired member expiries.
+	dst := p + "dst"
+	_, err = c.SAddEx(ctx, dst, time.Minute, false, "m18", "y")
+	require.NoError(t, err)
+	_, err = c.SAddEx(ctx, dst, time.Second, false, "m19", "z")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	n, err = c.SInterStore(ctx, dst, k, other)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	got, err := c.STTL(ctx, dst, "m18", "m19", "y", "z")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, -1, -2, -2}, got)
+	checkStoredCounts(t, p)
+
+	popped, err := c.SPopN(ctx, k, 10)
+	require.NoError(t, err)
+	sort.Strings(popped)
+	require.Equal(t, live, popped)
+	ex, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, ex)
+	checkStoredCounts(t, p)
+
+	// DEL of a key with member expiries, then re-create: no stale expiry.
+	_, err = c.SAddEx(ctx, k, time.Minute, false, "a", "b")
+	require.NoError(t, err)
+	_, err = c.Del(ctx, k)
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	got, err = c.STTL(ctx, k, "a")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1}, got)
+	checkStoredCounts(t, p)
+}
+
+// COPY with member expiries: the copy keeps live expiries, not expired
+// members; a key expiry together with member expiries.
+func TestReviewCopyAndKeyExpiry(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	src, dst := p+"src", p+"dst"
+	_, err := c.SAdd(ctx, src, "a", "b", "c")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, src, 10*time.Second, ExpireAlways, "a")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, src, time.Second, ExpireAlways, "b")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	ok, err := c.Copy(ctx, src, dst, false)
+	require.NoError(t, err)
+	require.True(t, ok)
+	got, err := c.SPTTL(ctx, dst, "a", "b", "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{9000, -2, -1}, got)
+	n, err := c.SCard(ctx, dst)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	checkStoredCounts(t, p)
+
+	ok, err = c.Expire(ctx, dst, 5*time.Second)
+	require.NoError(t, err)
+	require.True(t, ok)
+	clock.Add(5 * time.Second)
+	ex, err := c.Exists(ctx, dst)
+	require.NoError(t, err)
+	require.Zero(t, ex)
+	added, err := c.SAdd(ctx, dst, "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, added)
+	got, err = c.STTL(ctx, dst, "a")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1}, got)
+	n, err = c.SCard(ctx, dst)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	checkStoredCounts(t, p)
+
+	err = c.Rename(ctx, src, p+"ren")
+	require.NoError(t, err)
+	got, err = c.SPTTL(ctx, p+"ren", "a", "b", "c")
+	require.NoError(t, err)
+	require.Equal(t, []int64{4000, -2, -1}, got)
+	checkStoredCounts(t, p)
+}
+
+// A ranked sorted set (count items built by a rank read) that then gets a
+// member expiry: ranks, counts and ranges skip the expired member.
+func TestReviewRankedKeyMemberExpiry(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	c.ranks.min = 20
+	c.ranks.max = 8
+	k := p + "z"
+	var zs []Z
+	for i := range 40 {
+		zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("m%02d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	rk, ok, err := c.ZRank(ctx, k, "m30") // builds the count items
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 30, rk)
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, "m01", "m02", "m03")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	rk, ok, err = c.ZRank(ctx, k, "m30")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 27, rk)
+	rk, ok, err = c.ZRevRank(ctx, k, "m00")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 36, rk)
+	r, err := c.ZRange(ctx, k, 1, 2)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m04", "m05"}, r)
+	n, err := c.ZCount(ctx, k, "0", "10")
+	require.NoError(t, err)
+	require.EqualValues(t, 8, n)
+	n, err = c.ZRemRangeByRank(ctx, k, 0, 1)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	r, err = c.ZRange(ctx, k, 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m05"}, r)
+	checkStoredCounts(t, k)
+}
+
+// Long members (> 1015 bytes) with an expiry.
+func TestReviewLongMemberExpiry(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	long1 := string(make([]byte, 1100)) + "1"
+	long2 := string(make([]byte, 1100)) + "2"
+	_, err := c.SAdd(ctx, k, long1, long2, "short")
+	require.NoError(t, err)
+	got, err := c.SExpire(ctx, k, time.Second, ExpireAlways, long1)
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, got)
+	clock.Add(time.Second)
+	in, err := c.SMIsMember(ctx, k, long1, long2)
+	require.NoError(t, err)
+	require.Equal(t, []bool{false, true}, in)
+	n, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	added, err := c.SAdd(ctx, k, long1)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, added)
+	checkStoredCounts(t, k)
+	removed, err := c.SRem(ctx, k, long2)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, removed)
+	checkStoredCounts(t, k)
+}
+
+var _ = errors.Is
+
+// FINDING (each failing subtest). Every command of one type on a key of
+// the other type whose members all expired acts as on a missing key (the
+// promise: "a wrong-type command on it acts as on a missing key"): Redis
+// answers as for a missing key; redimo answers WRONGTYPE on the failing
+// subtests. Each subtest is one command on fresh keys (a write sweeps the
+// key, which would hide the read paths' behaviour from later subtests).
+func TestReviewWrongTypeAllExpiredCommands(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	type keys struct{ s, z, live, zlive, dst string }
+	mk := func(name string) keys {
+		k := keys{s: p + name + ":s", z: p + name + ":z", live: p + name + ":live", zlive: p + name + ":zlive", dst: p + name + ":dst"}
+		_, err := c.SAddEx(ctx, k.s, time.Second, false, "a", "b")
+		require.NoError(t, err)
+		_, err = c.ZAdd(ctx, k.z, Z{1, "a"}, Z{2, "b"})
+		require.NoError(t, err)
+		_, err = c.ZExpire(ctx, k.z, time.Second, ExpireAlways, "a", "b")
+		require.NoError(t, err)
+		clock.Add(2 * time.Second)
+		_, err = c.SAdd(ctx, k.live, "a")
+		require.NoError(t, err)
+		_, err = c.ZAdd(ctx, k.zlive, Z{1, "a"})
+		require.NoError(t, err)
+		return k
+	}
+	drain := func(seq func(func(Z, error) bool)) error {
+		for _, err := range seq {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	drainS := func(seq func(func(string, error) bool)) error {
+		for _, err := range seq {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cases := []struct {
+		name string
+		f    func(k keys) error
+	}{
+		{"ZCARD set", func(k keys) error { _, err := c.ZCard(ctx, k.s); return err }},
+		{"SCARD zset", func(k keys) error { _, err := c.SCard(ctx, k.z); return err }},
+		{"ZRANGE set", func(k keys) error { _, err := c.ZRange(ctx, k.s, 0, -1); return err }},
+		{"ZRANGEBYSCORE set", func(k keys) error {
+			_, err := c.ZRangeByScore(ctx, k.s, &ZRangeBy{Min: "-inf", Max: "+inf"})
+			return err
+		}},
+		{"ZRANGEBYLEX set", func(k keys) error { _, err := c.ZRangeByLex(ctx, k.s, &ZRangeBy{Min: "-", Max: "+"}); return err }},
+		{"ZCOUNT set", func(k keys) error { _, err := c.ZCount(ctx, k.s, "-inf", "+inf"); return err }},
+		{"ZLEXCOUNT set", func(k keys) error { _, err := c.ZLexCount(ctx, k.s, "-", "+"); return err }},
+		{"ZRANDMEMBER set", func(k keys) error { _, err := c.ZRandMember(ctx, k.s, -3); return err }},
+		{"ZPOPMIN set", func(k keys) error { _, err := c.ZPopMin(ctx, k.s, 2); return err }},
+		{"ZREMRANGEBYRANK set", func(k keys) error { _, err := c.ZRemRangeByRank(ctx, k.s, 0, -1); return err }},
+		{"ZREM set", func(k keys) error { _, err := c.ZRem(ctx, k.s, "a"); return err }},
+		{"ZSCAN set", func(k keys) error { return drain(c.ZScan(ctx, k.s, "")) }},
+		{"ZEXPIRE set", func(k keys) error { _, err := c.ZExpire(ctx, k.s, time.Minute, ExpireAlways, "a"); return err }},
+		{"ZPERSIST set", func(k keys) error { _, err := c.ZPersist(ctx, k.s, "a"); return err }},
+		{"SMEMBERS zset", func(k keys) error { _, err := c.SMembers(ctx, k.z); return err }},
+		{"SRANDMEMBER zset", func(k keys) error { _, err := c.SRandMemberN(ctx, k.z, -3); return err }},
+		{"SPOP zset", func(k keys) error { _, err := c.SPopN(ctx, k.z, 2); return err }},
+		{"SREM zset", func(k keys) error { _, err := c.SRem(ctx, k.z, "a"); return err }},
+		{"SSCAN zset", func(k keys) error { return drainS(c.SScan(ctx, k.z, "")) }},
+		{"SEXPIRE zset", func(k keys) error { _, err := c.SExpire(ctx, k.z, time.Minute, ExpireAlways, "a"); return err }},
+		{"SMOVE zset→set", func(k keys) error { _, err := c.SMove(ctx, k.z, k.live, "a"); return err }},
+		{"SMOVE set→zset", func(k keys) error { _, err := c.SMove(ctx, k.live, k.z, "a"); return err }},
+		{"SINTERCARD set,zset", func(k keys) error { _, err := c.SInterCard(ctx, 0, k.live, k.z); return err }},
+		{"SUNIONSTORE set,zset", func(k keys) error { _, err := c.SUnionStore(ctx, k.dst, k.live, k.z); return err }},
+		{"ZUNION zset,set", func(k keys) error { _, err := c.ZUnion(ctx, ZStore{Keys: []string{k.zlive, k.s}}); return err }},
+		{"ZINTERCARD zset,set", func(k keys) error { _, err := c.ZInterCard(ctx, 0, k.zlive, k.s); return err }},
+		{"ZDIFF zset,set", func(k keys) error { _, err := c.ZDiff(ctx, k.zlive, k.s); return err }},
+		{"ZRANGESTORE from set", func(k keys) error {
+			_, err := c.ZRangeStore(ctx, k.dst, ZRangeArgs{Key: k.s, Start: "0", Stop: "-1"})
+			return err
+		}},
+		{"ZMPOP set,zset", func(k keys) error { _, _, err := c.ZMPop(ctx, PopMin, 1, k.s, k.zlive); return err }},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := mk(fmt.Sprint(i))
+			require.NoError(t, tc.f(k), "%s on a key whose members all expired: as on a missing key", tc.name)
+		})
+	}
+}
