@@ -828,3 +828,157 @@ func TestReviewWrongTypeAllExpiredCommands(t *testing.T) {
 		})
 	}
 }
+
+// Writes that delete or rewrite live members that carry an expiry keep
+// the stored count and mn exact: pops, range removals, SMOVE, *STORE onto
+// a destination that is also a source, ZINCRBY.
+func TestReviewWritesOnLiveExpiringMembers(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	z := p + "z"
+	var zs []Z
+	var names []string
+	for i := range 10 {
+		m := fmt.Sprintf("m%d", i)
+		zs = append(zs, Z{float64(i), m})
+		names = append(names, m)
+	}
+	_, err := c.ZAdd(ctx, z, zs...)
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, z, time.Minute, ExpireAlways, names[:8]...)
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, z, time.Second, ExpireAlways, "m8")
+	require.NoError(t, err)
+	clock.Add(time.Second) // m8 expired; m0..m7 live with expiry; m9 none
+	popped, err := c.ZPopMin(ctx, z, 2)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{0, "m0"}, {1, "m1"}}, popped)
+	checkStoredCounts(t, z)
+	popped, err = c.ZPopMax(ctx, z, 2)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{9, "m9"}, {7, "m7"}}, popped)
+	checkStoredCounts(t, z)
+	n, err := c.ZRemRangeByScore(ctx, z, "2", "3")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	checkStoredCounts(t, z)
+	f, err := c.ZIncrBy(ctx, z, 10, "m4")
+	require.NoError(t, err)
+	require.Equal(t, 14.0, f)
+	got, err := c.ZTTL(ctx, z, "m4")
+	require.NoError(t, err)
+	require.Equal(t, []int64{59}, got, "ZINCRBY keeps the member's expiry")
+	checkStoredCounts(t, z)
+	// ZUNIONSTORE onto z itself with WEIGHTS: members lose their expiry.
+	other := p + "o"
+	_, err = c.ZAdd(ctx, other, Z{100, "m5"}, Z{1, "x"})
+	require.NoError(t, err)
+	n, err = c.ZUnionStore(ctx, z, &ZStore{Keys: []string{z, other}, Weights: []float64{2, 1}})
+	require.NoError(t, err)
+	require.EqualValues(t, 4, n) // m4 m5 m6 x
+	got, err = c.ZTTL(ctx, z, "m4", "m5", "m6", "m8", "x")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, -1, -1, -2, -1}, got)
+	sc, _, err := c.ZScore(ctx, z, "m5")
+	require.NoError(t, err)
+	require.Equal(t, 110.0, sc)
+	checkStoredCounts(t, p)
+
+	// Sets: SPOP, SMOVE, SINTERSTORE onto a source with expiries.
+	s := p + "s"
+	_, err = c.SAddEx(ctx, s, time.Minute, false, "a", "b", "c", "d")
+	require.NoError(t, err)
+	_, err = c.SAddEx(ctx, s, time.Second, false, "e")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	one, ok, err := c.SPop(ctx, s)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NotEqual(t, "e", one)
+	checkStoredCounts(t, p)
+	left, err := c.SMembers(ctx, s)
+	require.NoError(t, err)
+	require.Len(t, left, 3)
+	moved, err := c.SMove(ctx, s, p+"s2", left[0])
+	require.NoError(t, err)
+	require.True(t, moved)
+	checkStoredCounts(t, p)
+	_, err = c.SAdd(ctx, p+"s3", left[1], left[2], "zz")
+	require.NoError(t, err)
+	n, err = c.SInterStore(ctx, s, s, p+"s3")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	got, err = c.STTL(ctx, s, left[1], left[2], "e")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, -1, -2}, got)
+	checkStoredCounts(t, p)
+	// *STORE with an empty result onto a key with only expired members.
+	_, err = c.SAddEx(ctx, p+"gone", time.Second, false, "q")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	n, err = c.SDiffStore(ctx, p+"gone", p+"s3", p+"s3")
+	require.NoError(t, err)
+	require.Zero(t, n)
+	checkStoredCounts(t, p)
+	ex, err := c.Exists(ctx, p+"gone")
+	require.NoError(t, err)
+	require.Zero(t, ex)
+}
+
+// SCARD's validated count (seenCounts) across writes by another client,
+// clock moves, SCOLLECT, a key expiry, DEL and re-create.
+func TestReviewLiveCountCache(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	c2, _, _, _ := newClockedClient(t, func(o *Options) { o.Now = clock.Now })
+	k := p + "s"
+	_, err := c.SAdd(ctx, k, "a", "b", "c", "d", "e", "f")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, k, time.Second, ExpireAlways, "a")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, k, 2*time.Second, ExpireAlways, "b")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, k, 3*time.Second, ExpireAlways, "c")
+	require.NoError(t, err)
+	card := func(want int64) {
+		t.Helper()
+		for _, cl := range []*Client{c, c2} {
+			n, err := cl.SCard(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, want, n)
+		}
+	}
+	card(6)
+	clock.Add(time.Second)
+	card(5)
+	clock.Add(time.Second)
+	card(4)
+	_, err = c2.SAddEx(ctx, k, time.Second, false, "g")
+	require.NoError(t, err)
+	card(5)
+	require.NoError(t, c2.SCollect(ctx, k))
+	card(5)
+	clock.Add(time.Second) // c, g expire
+	card(3)
+	_, err = c2.SRem(ctx, k, "d")
+	require.NoError(t, err)
+	card(2)
+	_, err = c2.Del(ctx, k)
+	require.NoError(t, err)
+	card(0)
+	_, err = c2.SAddEx(ctx, k, time.Second, false, "x", "y")
+	require.NoError(t, err)
+	card(2)
+	clock.Add(500 * time.Millisecond)
+	card(2)
+	_, err = c2.Expire(ctx, k, 100*time.Millisecond)
+	require.NoError(t, err)
+	clock.Add(100 * time.Millisecond)
+	card(0)
+	_, err = c2.ZAdd(ctx, k, Z{1, "z"})
+	require.NoError(t, err)
+	n, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	_, err = c.SCard(ctx, k)
+	require.ErrorIs(t, err, ErrWrongType)
+	checkStoredCounts(t, k)
+}
