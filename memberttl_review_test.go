@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"math/rand/v2"
 	"net/http"
 	"sort"
@@ -1152,4 +1153,58 @@ func TestReviewShardedSetMemberExpiry(t *testing.T) {
 	}
 	require.Equal(t, view{1, []bool{false, true}, []string{b}}, view{n, in, members},
 		"ShardedSet reads of a shard member that expired")
+}
+
+// slowReadDB moves a fake clock on by step during every BatchGetItem: a
+// read that takes step.
+type slowReadDB struct {
+	DynamoDBAPI
+	clock *fakeClock
+	step  time.Duration
+}
+
+func (s *slowReadDB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	out, err := s.DynamoDBAPI.BatchGetItem(ctx, in, o...)
+	s.clock.Add(s.step)
+	return out, err
+}
+
+// FINDING (low severity: replies only). SPEXPIRE k 10 MEMBERS 1 a (a
+// positive relative time): Redis sets the expiry and replies 1; it never
+// replies 2 (deleted) to a time that is not in the past when the command
+// runs. redimo computes the expiry before its read of the member
+// (memberttl.go SPExpire: c.nowMs()+d) and decides after it, with a later
+// now (memberExpire: now := c.nowMs() after probe): when the read takes
+// longer than d (here 20 ms for a 10 ms expiry) it replies 2 and deletes
+// the member. The server computes the time the same way before the call
+// (internal/server/memberttl.go expire), so SPEXPIRE with small values
+// replies 2 on a slow round trip.
+func TestReviewRelativeExpirySlowRead(t *testing.T) {
+	needDB(t)
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	db := &slowReadDB{DynamoDBAPI: testDB, clock: clock}
+	c := NewClient(db, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
+	ctx := context.Background()
+	k := t.Name() + ":" + randomHex(3) + ":s"
+	_, err := c.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	db.step = 20 * time.Millisecond
+	got, err := c.SPExpire(ctx, k, 10*time.Millisecond, ExpireAlways, "a")
+	require.NoError(t, err)
+	require.Equal(t, []int64{1}, got, "a positive relative expiry is set, not a deletion")
+}
+
+// FINDING. OBJECT ENCODING of a key whose members all expired (a missing
+// key): Redis answers nil (redis-server: "ERR no such key"); redimo
+// "hashtable", ok true (keyspace.go ObjectEncoding: getMeta without settle).
+func TestReviewObjectEncodingAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	allExpiredSet(t, ctx, c, clock, k, "a")
+	ex, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, ex)
+	enc, ok, err := c.ObjectEncoding(ctx, k)
+	require.NoError(t, err)
+	require.False(t, ok, "OBJECT ENCODING of a missing key (got %q)", enc)
 }
