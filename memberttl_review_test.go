@@ -1208,3 +1208,146 @@ func TestReviewObjectEncodingAllExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, "OBJECT ENCODING of a missing key (got %q)", enc)
 }
+
+// Random picks and pops on a set where most members expired (300 stored,
+// 10 live); ZRANGESTORE onto its own source; SMOVE into a destination
+// whose copy of the member expired.
+func TestReviewMostlyExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k, z := p+"s", p+"z"
+	var all []string
+	var zs []Z
+	for i := range 300 {
+		m := fmt.Sprintf("m%03d", i)
+		all = append(all, m)
+		zs = append(zs, Z{float64(i), m})
+	}
+	_, err := c.SAdd(ctx, k, all...)
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, z, zs...)
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, k, time.Second, ExpireAlways, all[:290]...)
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, z, time.Second, ExpireAlways, all[5:295]...)
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	liveS := all[290:]
+	liveZ := append(append([]string(nil), all[:5]...), all[295:]...)
+	rm, err := c.SRandMemberN(ctx, k, 5)
+	require.NoError(t, err)
+	require.Len(t, rm, 5)
+	for _, m := range rm {
+		require.Contains(t, liveS, m)
+	}
+	zr, err := c.ZRandMember(ctx, z, 7)
+	require.NoError(t, err)
+	require.Len(t, zr, 7)
+	for _, m := range zr {
+		require.Contains(t, liveZ, m)
+	}
+	zr, err = c.ZRandMember(ctx, z, -30)
+	require.NoError(t, err)
+	require.Len(t, zr, 30)
+	for _, m := range zr {
+		require.Contains(t, liveZ, m)
+	}
+	popped, err := c.SPopN(ctx, k, 4)
+	require.NoError(t, err)
+	require.Len(t, popped, 4)
+	for _, m := range popped {
+		require.Contains(t, liveS, m)
+	}
+	n, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 6, n)
+	checkStoredCounts(t, p)
+
+	// ZRANGESTORE z z 0 -1: the live members, none with an expiry.
+	_, err = c.ZExpire(ctx, z, time.Hour, ExpireAlways, all[0])
+	require.NoError(t, err)
+	n, err = c.ZRangeStore(ctx, z, ZRangeArgs{Key: z, Start: "0", Stop: "-1"})
+	require.NoError(t, err)
+	require.EqualValues(t, 10, n)
+	got, err := c.ZTTL(ctx, z, all[0], all[1], all[100])
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1, -1, -2}, got)
+	checkStoredCounts(t, p)
+
+	// SMOVE into a destination whose copy of the member expired.
+	src, dst := p+"src", p+"dst"
+	_, err = c.SAdd(ctx, src, "a")
+	require.NoError(t, err)
+	_, err = c.SAddEx(ctx, dst, time.Second, false, "a", "b")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, dst, "c")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	moved, err := c.SMove(ctx, src, dst, "a")
+	require.NoError(t, err)
+	require.True(t, moved)
+	members, err := c.SMembers(ctx, dst)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "c"}, members)
+	n, err = c.SCard(ctx, dst)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	got, err = c.STTL(ctx, dst, "a")
+	require.NoError(t, err)
+	require.Equal(t, []int64{-1}, got)
+	checkStoredCounts(t, p)
+}
+
+// MULTI/EXEC on keys with expired members: reads inside the transaction
+// skip them, a key whose members all expired is missing (another type
+// may be written to it), and the stored counts stay exact.
+func TestReviewExecReadsExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	s, z := p+"s", p+"z"
+	_, err := c.SAdd(ctx, s, "a", "b", "c")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, s, time.Second, ExpireAlways, "a", "b")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, z, Z{1, "a"})
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, z, time.Second, ExpireAlways, "a")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	var (
+		card          int64
+		in            []bool
+		members       []string
+		added, zadded int64
+		typ           string
+	)
+	err = c.TxPipelined(ctx, func(tx Pipeliner) error {
+		var err error
+		if card, err = tx.SCard(ctx, s); err != nil {
+			return err
+		}
+		if in, err = tx.SMIsMember(ctx, s, "a", "c"); err != nil {
+			return err
+		}
+		if members, err = tx.SMembers(ctx, s); err != nil {
+			return err
+		}
+		if added, err = tx.SAdd(ctx, s, "a"); err != nil {
+			return err
+		}
+		if typ, err = tx.Type(ctx, z); err != nil {
+			return err
+		}
+		zadded, err = tx.SAdd(ctx, z, "x") // z is missing: becomes a set
+		return err
+	})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, card)
+	require.Equal(t, []bool{false, true}, in)
+	require.Equal(t, []string{"c"}, members)
+	require.EqualValues(t, 1, added)
+	require.Equal(t, "none", typ)
+	require.EqualValues(t, 1, zadded)
+	n, err := c.SCard(ctx, s)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	checkStoredCounts(t, p)
+}
