@@ -1351,3 +1351,100 @@ func TestReviewExecReadsExpired(t *testing.T) {
 	require.EqualValues(t, 2, n)
 	checkStoredCounts(t, p)
 }
+
+// A second client that saw the key ranked (its belief) reads ranks and
+// deep rank ranges after the first gave members an expiry (which unranks
+// the key): expired members are skipped.
+func TestReviewRankedBeliefOtherClient(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	c2, _, _, _ := newClockedClient(t, func(o *Options) { o.Now = clock.Now })
+	for _, cl := range []*Client{c, c2} {
+		cl.ranks.min, cl.ranks.max = 20, 8
+	}
+	k := p + "z"
+	var zs []Z
+	for i := range 60 {
+		zs = append(zs, Z{float64(i), fmt.Sprintf("m%02d", i)})
+	}
+	_, err := c.ZAdd(ctx, k, zs...)
+	require.NoError(t, err)
+	for _, cl := range []*Client{c, c2} {
+		rk, ok, err := cl.ZRank(ctx, k, "m50")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 50, rk)
+		r, err := cl.ZRange(ctx, k, 40, 41)
+		require.NoError(t, err)
+		require.Equal(t, []string{"m40", "m41"}, r)
+		n, err := cl.ZCount(ctx, k, "10", "49")
+		require.NoError(t, err)
+		require.EqualValues(t, 40, n)
+	}
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, "m01", "m02", "m03", "m04", "m05")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	rk, ok, err := c2.ZRank(ctx, k, "m50")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 45, rk)
+	r, err := c2.ZRange(ctx, k, 40, 41)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m45", "m46"}, r)
+	r, err = c2.ZRevRange(ctx, k, 54, -1)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m00"}, r)
+	n, err := c2.ZCount(ctx, k, "0", "49")
+	require.NoError(t, err)
+	require.EqualValues(t, 45, n)
+	zr, err := c2.ZRandMember(ctx, k, -200)
+	require.NoError(t, err)
+	for _, m := range zr {
+		require.NotContains(t, []string{"m01", "m02", "m03", "m04", "m05"}, m)
+	}
+	n, err = c2.ZRemRangeByRank(ctx, k, 0, 1) // m00 m06
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	r, err = c2.ZRange(ctx, k, 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"m07"}, r)
+	checkStoredCounts(t, k)
+}
+
+// SCAN/SCAN TYPE/KEYS/RANDOMKEY-style listings leave out a key whose
+// members all expired.
+func TestReviewKeyListingsAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	allExpiredSet(t, ctx, c, clock, k, "a", "b")
+	z := p + "z"
+	allExpiredZSet(t, ctx, c, clock, z, "a")
+	keys, err := c.Keys(ctx, p+"*")
+	require.NoError(t, err)
+	require.Empty(t, keys)
+	var all []string
+	cursor := uint64(0)
+	for {
+		got, next, err := c.ScanType(ctx, cursor, p+"*", 1000, "set")
+		require.NoError(t, err)
+		all = append(all, got...)
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	require.Empty(t, all)
+	cursor = 0
+	for {
+		got, next, err := c.ScanType(ctx, cursor, p+"*", 1000, "zset")
+		require.NoError(t, err)
+		all = append(all, got...)
+		if next == 0 {
+			break
+		}
+		cursor = next
+	}
+	require.Empty(t, all)
+	n, err := c.Touch(ctx, k, z)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
