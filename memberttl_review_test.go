@@ -1448,3 +1448,60 @@ func TestReviewKeyListingsAllExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 }
+
+// FINDING. ZMPOP/BZPOPMIN/BZPOPMAX/BZMPOP on a sorted set whose members
+// all expired (a missing key). Redis: ZMPOP → nil; ZMPOP z live → pops
+// from live; BZPOPMIN z 0.3 → nil after the timeout. redimo: ErrContention
+// ("too many conflicting concurrent writes") for each: mpop (zpop.go:160)
+// reads the keys' metadata without settle, takes z as the first existing
+// key, pop finds no live member, and the loop "another client emptied
+// the key: look again" repeats until MaxAttempts. (BZPOPMAX on a set whose
+// members all expired: WRONGTYPE, zpop.go:177.)
+func TestReviewZMPopAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	z, live := p+"z", p+"live"
+	allExpiredZSet(t, ctx, c, clock, z, "a", "b")
+	_, err := c.ZAdd(ctx, live, Z{1, "x"})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	type result struct {
+		Key string
+		Zs  []Z
+		Err string
+	}
+	es := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	var got []result
+	key, zs, err := c.ZMPop(ctx, PopMin, 2, z)
+	got = append(got, result{key, zs, es(err)})
+	key, zs, err = c.ZMPop(ctx, PopMin, 2, z, live)
+	got = append(got, result{key, zs, es(err)})
+	zk, _, err := c.BZPopMin(ctx, 300*time.Millisecond, z)
+	got = append(got, result{zk.Key, nil, es(err)})
+	key, zs, err = c.BZMPop(ctx, 300*time.Millisecond, PopMax, 1, z)
+	got = append(got, result{key, zs, es(err)})
+	require.Equal(t, []result{{}, {live, []Z{{1, "x"}}, ""}, {}, {}}, got,
+		"ZMPOP z; ZMPOP z live; BZPOPMIN z 0.3; BZMPOP 0.3 1 z MAX")
+}
+
+// FINDING (same cause as TestReviewWrongTypeAllExpiredCommands). BZPOPMAX
+// s z where s is a set whose members all expired: Redis treats s as
+// missing (waits on z, times out: nil); redimo WRONGTYPE.
+func TestReviewBZPopSetAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	s, z := p+"s", p+"z"
+	allExpiredSet(t, ctx, c, clock, s, "a")
+	_, err := c.ZAdd(ctx, z, Z{1, "x"})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	got, ok, err := c.BZPopMax(ctx, 300*time.Millisecond, s, z)
+	require.NoError(t, err, "BZPOPMAX on a set whose members all expired: a missing key")
+	require.True(t, ok)
+	require.Equal(t, ZWithKey{Z: Z{1, "x"}, Key: z}, got)
+}
