@@ -1505,3 +1505,79 @@ func TestReviewBZPopSetAllExpired(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, ZWithKey{Z: Z{1, "x"}, Key: z}, got)
 }
+
+// Commands of a key's own type on a key whose members all expired act as
+// on a missing key. Each subtest on fresh keys.
+func TestReviewOwnTypeAllExpiredCommands(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	type keys struct{ s, z, live, dst string }
+	mk := func(name string) keys {
+		k := keys{s: p + name + ":s", z: p + name + ":z", live: p + name + ":live", dst: p + name + ":dst"}
+		_, err := c.SAddEx(ctx, k.s, time.Second, false, "a", "b")
+		require.NoError(t, err)
+		_, err = c.ZAdd(ctx, k.z, Z{1, "a"}, Z{2, "b"})
+		require.NoError(t, err)
+		_, err = c.ZExpire(ctx, k.z, time.Second, ExpireAlways, "a", "b")
+		require.NoError(t, err)
+		clock.Add(2 * time.Second)
+		_, err = c.SAdd(ctx, k.live, "a")
+		require.NoError(t, err)
+		return k
+	}
+	cases := []struct {
+		name string
+		f    func(k keys) (any, error)
+		want any
+	}{
+		{"SCARD", func(k keys) (any, error) { return c.SCard(ctx, k.s) }, int64(0)},
+		{"ZCARD", func(k keys) (any, error) { return c.ZCard(ctx, k.z) }, int64(0)},
+		{"SPOP 3", func(k keys) (any, error) { return c.SPopN(ctx, k.s, 3) }, []string(nil)},
+		{"SRANDMEMBER -3", func(k keys) (any, error) { return c.SRandMemberN(ctx, k.s, -3) }, []string(nil)},
+		{"ZPOPMIN 3", func(k keys) (any, error) { return c.ZPopMin(ctx, k.z, 3) }, []Z(nil)},
+		{"ZRANDMEMBER -3", func(k keys) (any, error) { return c.ZRandMember(ctx, k.z, -3) }, []string(nil)},
+		{"ZRANGE -2 -1", func(k keys) (any, error) { return c.ZRange(ctx, k.z, -2, -1) }, []string(nil)},
+		{"ZCOUNT", func(k keys) (any, error) { return c.ZCount(ctx, k.z, "-inf", "+inf") }, int64(0)},
+		{"SMOVE s live a", func(k keys) (any, error) { return c.SMove(ctx, k.s, k.live, "a") }, false},
+		{"SINTERSTORE dst s live", func(k keys) (any, error) { return c.SInterStore(ctx, k.dst, k.s, k.live) }, int64(0)},
+		{"SUNIONCARD s live", func(k keys) (any, error) { return c.SUnionCard(ctx, 0, k.s, k.live) }, int64(1)},
+		{"ZUNIONSTORE dst z live", func(k keys) (any, error) {
+			return c.ZUnionStore(ctx, k.dst, &ZStore{Keys: []string{k.z, k.live}})
+		}, int64(1)},
+		{"ZREMRANGEBYRANK z 0 -1", func(k keys) (any, error) { return c.ZRemRangeByRank(ctx, k.z, 0, -1) }, int64(0)},
+		{"DEL s z", func(k keys) (any, error) { return c.Del(ctx, k.s, k.z) }, int64(0)},
+		{"SADD s a (then TYPE)", func(k keys) (any, error) {
+			if _, err := c.SAdd(ctx, k.s, "a"); err != nil {
+				return nil, err
+			}
+			return c.SMembers(ctx, k.s)
+		}, []string{"a"}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := mk(fmt.Sprint(i))
+			got, err := tc.f(k)
+			require.NoError(t, err)
+			if v := reflectValueOf(got); v != nil {
+				got = v
+			}
+			require.Equal(t, tc.want, got)
+			checkStoredCounts(t, p+fmt.Sprint(i)+":")
+		})
+	}
+}
+
+// reflectValueOf turns empty non-nil slices into typed nil ones, so that
+// [] and nil compare equal.
+func reflectValueOf(v any) any {
+	switch x := v.(type) {
+	case []string:
+		if len(x) == 0 {
+			return []string(nil)
+		}
+	case []Z:
+		if len(x) == 0 {
+			return []Z(nil)
+		}
+	}
+	return nil
+}
