@@ -1581,3 +1581,29 @@ func reflectValueOf(v any) any {
 	}
 	return nil
 }
+
+// ZADD ... INCR on expired members: XX → nil; GT/NX → starts from 0.
+func TestReviewZAddIncrOnExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, Z{5, "a"}, Z{5, "b"}, Z{5, "c"}, Z{9, "live"})
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, k, time.Second, ExpireAlways, "a", "b", "c")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	_, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: []Z{{2, "a"}}})
+	require.NoError(t, err)
+	require.False(t, ok, "ZADD XX INCR of an expired member: nil")
+	f, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{GT: true, Members: []Z{{-3, "b"}}})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, -3.0, f, "ZADD GT INCR of an expired member starts from 0")
+	f, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{NX: true, Members: []Z{{4, "c"}}})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 4.0, f)
+	n, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	checkStoredCounts(t, k)
+}
