@@ -1607,3 +1607,39 @@ func TestReviewZAddIncrOnExpired(t *testing.T) {
 	require.EqualValues(t, 3, n)
 	checkStoredCounts(t, k)
 }
+
+// Replies of the member-expiry commands stay exact when DynamoDB applies
+// a transaction and its answer is lost (or is a 500): NX sets (1, not 0
+// from a re-run), PERSIST removes (1), a time in the past deletes (2, not
+// -2), SADDEX adds (1).
+func TestReviewExpiryRepliesUnderFaults(t *testing.T) {
+	for _, mode := range []faultMode{dropResponse, appliedThen5, serverError, conflicts} {
+		t.Run(string(mode), func(t *testing.T) {
+			needDB(t)
+			c := faultyClient(t, &faulty{next: http.DefaultTransport, mode: mode, share: 0.4})
+			ctx := context.Background()
+			p := t.Name() + ":" + randomHex(3) + ":"
+			for i := range 15 {
+				k := fmt.Sprintf("%sk%d", p, i)
+				_, err := c.SAdd(ctx, k, "a", "b", "c")
+				require.NoError(t, err)
+				got, err := c.SExpire(ctx, k, time.Hour, ExpireNX, "a", "b")
+				require.NoError(t, err)
+				require.Equal(t, []int64{1, 1}, got, "SEXPIRE NX")
+				got, err = c.SPersist(ctx, k, "a")
+				require.NoError(t, err)
+				require.Equal(t, []int64{1}, got, "SPERSIST")
+				got, err = c.SExpire(ctx, k, 0, ExpireAlways, "b")
+				require.NoError(t, err)
+				require.Equal(t, []int64{2}, got, "SEXPIRE 0")
+				n, err := c.SAddEx(ctx, k, time.Hour, false, "d", "a")
+				require.NoError(t, err)
+				require.EqualValues(t, 1, n, "SADDEX")
+				got, err = c.ZExpire(ctx, k+"z", time.Hour, ExpireAlways, "x")
+				require.NoError(t, err)
+				require.Equal(t, []int64{-2}, got)
+			}
+			checkStoredCounts(t, p)
+		})
+	}
+}
