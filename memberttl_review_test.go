@@ -1643,3 +1643,55 @@ func TestReviewExpiryRepliesUnderFaults(t *testing.T) {
 		})
 	}
 }
+
+// FINDING. Key-level expiry commands on a key whose members all expired
+// (a missing key). Redis: TTL → -2, PEXPIRETIME → -2, PERSIST → 0,
+// EXPIRE → 0. redimo: TTL -1, PEXPIRETIME -1 (expire.go:278 pttl and
+// expire.go:306 PExpireTime read getMeta without settle) and EXPIRE true
+// (expire.go:157, same), which also writes an expiry onto the missing key.
+func TestReviewKeyExpiryOnAllExpired(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	allExpiredSet(t, ctx, c, clock, k, "a")
+	type view struct {
+		Expire, Persist bool
+		TTL             time.Duration
+		ExpireTime      int64
+		Errs            []string
+	}
+	var v view
+	var err error
+	note := func(err error) {
+		if err != nil {
+			v.Errs = append(v.Errs, err.Error())
+		}
+	}
+	v.TTL, err = c.TTL(ctx, k)
+	note(err)
+	v.ExpireTime, err = c.PExpireTime(ctx, k)
+	note(err)
+	v.Persist, err = c.Persist(ctx, k)
+	note(err)
+	v.Expire, err = c.Expire(ctx, k, time.Hour)
+	note(err)
+	require.Equal(t, view{TTL: -2, ExpireTime: -2}, v, "EXPIRE, PERSIST, TTL, PEXPIRETIME of a missing key")
+}
+
+// FINDING (low severity, API edge). SAddEx with a time to live under a
+// millisecond (d > 0 passes its check) stores the member with expiry =
+// now (d.Milliseconds() is 0: memberttl.go SAddEx at := c.nowMs() +
+// d.Milliseconds()), so it replies 1 (added) for a member that is
+// already expired and invisible. Expected: refuse it as d <= 0 is refused
+// (ErrOutOfRange), or round up to 1 ms so that the member exists.
+func TestReviewSAddExSubMillisecond(t *testing.T) {
+	ctx, c, p, _ := setupClocked(t)
+	k := p + "s"
+	n, err := c.SAddEx(ctx, k, 500*time.Microsecond, false, "a")
+	if err != nil {
+		require.ErrorIs(t, err, ErrOutOfRange) // refusing it is fine too
+		return
+	}
+	in, err := c.SIsMember(ctx, k, "a")
+	require.NoError(t, err)
+	require.Equal(t, []any{int64(1), true}, []any{n, in}, "SADDEX 0.5 ms: reply 1, yet the member is already gone")
+}
