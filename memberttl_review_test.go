@@ -1695,3 +1695,38 @@ func TestReviewSAddExSubMillisecond(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []any{int64(1), true}, []any{n, in}, "SADDEX 0.5 ms: reply 1, yet the member is already gone")
 }
+
+// Sorted-set algebra with a plain set source (score 1) whose members
+// partly expired; ZDIFF/ZINTER/ZUNION skip them, with WEIGHTS and stores.
+func TestReviewZAlgebraWithSetSource(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	z, s := p+"z", p+"s"
+	_, err := c.ZAdd(ctx, z, Z{1, "a"}, Z{2, "b"}, Z{3, "c"})
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, s, "a", "b", "c", "d")
+	require.NoError(t, err)
+	_, err = c.SExpire(ctx, s, time.Second, ExpireAlways, "b", "d")
+	require.NoError(t, err)
+	_, err = c.ZExpire(ctx, z, time.Second, ExpireAlways, "c")
+	require.NoError(t, err)
+	clock.Add(time.Second)
+	inter, err := c.ZInterWithScores(ctx, &ZStore{Keys: []string{z, s}, Weights: []float64{10, 1}})
+	require.NoError(t, err)
+	require.Equal(t, []Z{{11, "a"}}, inter)
+	union, err := c.ZUnionWithScores(ctx, ZStore{Keys: []string{z, s}})
+	require.NoError(t, err)
+	require.Equal(t, []Z{{1, "c"}, {2, "a"}, {2, "b"}}, union)
+	diff, err := c.ZDiffWithScores(ctx, s, z)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{1, "c"}}, diff)
+	n, err := c.ZInterCard(ctx, 0, z, s)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZDiffStore(ctx, p+"d", s, z)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.ZInterStore(ctx, z, &ZStore{Keys: []string{z, s}})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	checkStoredCounts(t, p)
+}
