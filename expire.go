@@ -154,7 +154,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	default:
 		return false, argError(cmd, "condition", string(cond), ErrSyntax)
 	}
-	m, err := c.getMeta(ctx, key)
+	m, err := c.liveMetaOf(ctx, key)
 	if err != nil || m.typ == typeNone {
 		return false, wrap(cmd, err)
 	}
@@ -275,7 +275,7 @@ func (c *Client) pttl(ctx context.Context, cmd, key string) (time.Duration, erro
 	if err := checkKey(cmd, key); err != nil {
 		return 0, err
 	}
-	m, err := c.getMeta(ctx, key)
+	m, err := c.liveMetaOf(ctx, key)
 	switch {
 	case err != nil:
 		return 0, wrap(cmd, err)
@@ -303,7 +303,7 @@ func (c *Client) PExpireTime(ctx context.Context, key string) (int64, error) {
 	if err := checkKey("PEXPIRETIME", key); err != nil {
 		return 0, err
 	}
-	m, err := c.getMeta(ctx, key)
+	m, err := c.liveMetaOf(ctx, key)
 	switch {
 	case err != nil:
 		return 0, wrap("PEXPIRETIME", err)

@@ -388,12 +388,12 @@ const (
 //
 // [SEXPIRE]: https://redis.io/docs/latest/commands/sexpire/
 func (c *Client) SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SEXPIRE", typeSet, key, c.nowMs()+d.Milliseconds(), cond, members)
+	return c.memberExpire(ctx, "SEXPIRE", typeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SPExpire is SExpire, as Redis's SPEXPIRE (milliseconds).
 func (c *Client) SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SPEXPIRE", typeSet, key, c.nowMs()+d.Milliseconds(), cond, members)
+	return c.memberExpire(ctx, "SPEXPIRE", typeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SExpireAt is SExpire to the time t, as Redis's SEXPIREAT.
@@ -409,12 +409,12 @@ func (c *Client) SPExpireAt(ctx context.Context, key string, t time.Time, cond E
 // ZExpire is SExpire for members of the sorted set at key, as Garnet's
 // ZEXPIRE.
 func (c *Client) ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZEXPIRE", typeZSet, key, c.nowMs()+d.Milliseconds(), cond, members)
+	return c.memberExpire(ctx, "ZEXPIRE", typeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZPExpire is ZExpire, as Garnet's ZPEXPIRE (milliseconds).
 func (c *Client) ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZPEXPIRE", typeZSet, key, c.nowMs()+d.Milliseconds(), cond, members)
+	return c.memberExpire(ctx, "ZPEXPIRE", typeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZExpireAt is ZExpire to the time t, as Garnet's ZEXPIREAT.
@@ -501,7 +501,7 @@ func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTT
 	if err := c.requireMemberTTL(ctx, "SADDEX"); err != nil {
 		return 0, err
 	}
-	at := c.nowMs() + d.Milliseconds()
+	at := c.expiryIn(d)
 	members = dedupe(members)
 	writes := make([]*write, len(members))
 	for i, m := range members {
@@ -586,6 +586,17 @@ func (c *Client) sweepWrite(key string, typ keyType, sk []byte, exp int64) *writ
 			ExpressionAttributeValues: item{":mx": num(exp)},
 		}},
 	}
+}
+
+// expiryIn is the expiry, in Unix ms, of a time to live d from now: a
+// positive d under a whole millisecond rounds up, so that a member given
+// 0.5 ms exists for that long rather than being added already expired.
+func (c *Client) expiryIn(d time.Duration) int64 {
+	ms := d.Milliseconds()
+	if d > 0 && d%time.Millisecond != 0 {
+		ms++
+	}
+	return c.nowMs() + ms
 }
 
 // persistAt is the expiry memberExpire sets to remove one (PERSIST).
