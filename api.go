@@ -292,16 +292,6 @@ func (a *api) setupError(ctx context.Context, err error) error {
 // command inherit (see labelled).
 type commandKey struct{}
 
-// labelled returns ctx carrying the name of the command running, for the
-// requests of goroutines it starts: their own stacks no longer show it.
-// It does nothing without Options.Metrics.
-func (c *Client) labelled(ctx context.Context) context.Context {
-	if c.opts.Metrics == nil || ctx.Value(commandKey{}) != nil {
-		return ctx
-	}
-	return context.WithValue(ctx, commandKey{}, commandOf(ctx))
-}
-
 // commandOf is the command a request belongs to: the one ctx carries, else
 // the outermost exported method of this package on the call stack
 // ("SAdd", "ShardedSet.Add"; an iterator's closure counts as its method).

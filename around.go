@@ -49,7 +49,7 @@ func (c *Client) ZRevRankAround(ctx context.Context, key, member string, n int64
 }
 
 func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, rev bool) (Around, bool, error) {
-	if err := c.checkWrite(cmd, key, []string{member}); err != nil {
+	if err := c.checkKeyMembers(cmd, key, []string{member}); err != nil {
 		return Around{}, false, err
 	}
 	if n < 0 || n > MaxAround {

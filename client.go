@@ -126,8 +126,7 @@ type Options struct {
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.
 type Client struct {
-	db         DynamoDBAPI
-	opts       Options
+	store                 // the table: what sends the requests (storage.go)
 	combiner   *combiner  // nil when write combining is off
 	waiters    waiters    // blocking pops waiting for members (zpop.go)
 	ranks      rankState  // what the Client knows of ranked keys (rank.go)
@@ -169,7 +168,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o, caps: capsOf(o.TableName)}
+	c := &Client{store: store{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o}, caps: capsOf(o.TableName)}
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
 	}
@@ -178,10 +177,6 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 
 // Options returns the client's options, defaults filled in.
 func (c *Client) Options() Options { return c.opts }
-
-func (c *Client) table() *string { return aws.String(c.opts.TableName) }
-
-func (c *Client) consistent() *bool { return aws.Bool(!c.opts.EventuallyConsistent) }
 
 // schema is the table redimo needs: see doc.go.
 func (c *Client) schema() *dynamodb.CreateTableInput {
@@ -245,11 +240,11 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 //
 // Cost: one DescribeTable (no capacity units).
 func (c *Client) CheckTable(ctx context.Context) error {
-	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
+	desc, err := c.describeTable(ctx)
 	if err != nil {
 		return wrap("CheckTable", err)
 	}
-	return c.checkSchema(desc.Table)
+	return c.checkSchema(desc)
 }
 
 // CreateTable creates the table and its index (on-demand billing) and waits
@@ -260,14 +255,14 @@ func (c *Client) CheckTable(ctx context.Context) error {
 // Cost: one DescribeTable, plus CreateTable and DescribeTable polls when the
 // table is new.
 func (c *Client) CreateTable(ctx context.Context) error {
-	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
+	desc, err := c.describeTable(ctx)
 	switch {
 	case err == nil:
-		return c.checkSchema(desc.Table)
+		return c.checkSchema(desc)
 	case !errors.Is(err, ErrTableNotFound):
 		return wrap("CreateTable", err)
 	}
-	if _, err := c.db.CreateTable(ctx, c.schema()); err != nil {
+	if err := c.createTable(ctx, c.schema()); err != nil {
 		var inUse *types.ResourceInUseException
 		if !errors.As(err, &inUse) { // a concurrent CreateTable won the race
 			return wrap("CreateTable", err)
@@ -275,11 +270,7 @@ func (c *Client) CreateTable(ctx context.Context) error {
 	} else {
 		c.caps.set(true)
 	}
-	w := dynamodb.NewTableExistsWaiter(c.db, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay = 100 * time.Millisecond
-		o.MaxDelay = 2 * time.Second
-	})
-	return wrap("CreateTable", w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: c.table()}, 5*time.Minute))
+	return wrap("CreateTable", c.waitActive(ctx))
 }
 
 func (c *Client) checkSchema(t *types.TableDescription) error {

@@ -33,7 +33,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -301,29 +300,7 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
 func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
-	var found []item
-	for len(keys) > 0 {
-		n := min(len(keys), 100)
-		req := map[string]types.KeysAndAttributes{p.c.opts.TableName: {Keys: keys[:n], ConsistentRead: aws.Bool(true)}}
-		keys = keys[n:]
-		for attempt := 0; len(req) > 0; attempt++ {
-			if attempt >= p.c.opts.MaxAttempts {
-				return nil, ErrContention
-			}
-			if attempt > 0 {
-				if err := sleep(ctx, attempt); err != nil {
-					return nil, err
-				}
-			}
-			out, err := p.c.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return nil, err
-			}
-			found = append(found, out.Responses[p.c.opts.TableName]...)
-			req = out.UnprocessedKeys
-		}
-	}
-	return found, nil
+	return p.c.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
@@ -350,11 +327,10 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 		} else if err := p.c.purge(ctx, key, m); err != nil {
 			return err
 		}
-		out, err := p.c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: p.c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true)})
-		if err != nil {
+		var err error
+		if raw, err = p.c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
-		raw = out.Item
 	}
 	return ErrContention
 }
@@ -368,9 +344,9 @@ func (p *Pipeline) key(ctx context.Context, key string) *txKey {
 	if p.err != nil {
 		return nil
 	}
-	out, err := p.c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: p.c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true)})
+	raw, err := p.c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
-		err = p.use(ctx, key, out.Item)
+		err = p.use(ctx, key, raw)
 	}
 	if err != nil {
 		p.err = err
@@ -505,7 +481,7 @@ func (k *txKey) gone() {
 
 // SAdd is Client.SAdd inside the transaction.
 func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkWrite("SADD", key, members); err != nil {
+	if err := p.c.checkKeyMembers("SADD", key, members); err != nil {
 		return 0, err
 	}
 	k, err := p.typed(ctx, "SADD", key, typeSet)
@@ -528,7 +504,7 @@ func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int
 
 // SRem is Client.SRem inside the transaction.
 func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkWrite("SREM", key, members); err != nil {
+	if err := p.c.checkKeyMembers("SREM", key, members); err != nil {
 		return 0, err
 	}
 	return p.remove(ctx, "SREM", key, typeSet, members)
@@ -536,7 +512,7 @@ func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int
 
 // ZRem is Client.ZRem inside the transaction.
 func (p *Pipeline) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkWrite("ZREM", key, members); err != nil {
+	if err := p.c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
 	}
 	return p.remove(ctx, "ZREM", key, typeZSet, members)
@@ -590,7 +566,7 @@ func (p *Pipeline) SIsMember(ctx context.Context, key, member string) (bool, err
 
 // SMIsMember is Client.SMIsMember inside the transaction.
 func (p *Pipeline) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
-	if err := p.c.checkWrite("SMISMEMBER", key, members); err != nil {
+	if err := p.c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
 		return nil, err
 	}
 	k, err := p.typed(ctx, "SMISMEMBER", key, typeSet)
@@ -649,7 +625,7 @@ func (p *Pipeline) SMembers(ctx context.Context, key string) ([]string, error) {
 
 // SMove is Client.SMove inside the transaction.
 func (p *Pipeline) SMove(ctx context.Context, source, destination, member string) (bool, error) {
-	if err := p.c.checkWrite("SMOVE", source, []string{member}); err != nil {
+	if err := p.c.checkKeyMembers("SMOVE", source, []string{member}); err != nil {
 		return false, err
 	}
 	if err := checkKey("SMOVE", destination); err != nil {
@@ -705,7 +681,7 @@ func (p *Pipeline) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) 
 
 // ZIncrBy is Client.ZIncrBy inside the transaction.
 func (p *Pipeline) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
-	if err := p.c.checkWrite("ZINCRBY", key, []string{member}); err != nil {
+	if err := p.c.checkKeyMembers("ZINCRBY", key, []string{member}); err != nil {
 		return 0, err
 	}
 	if math.IsNaN(increment) {
@@ -777,7 +753,7 @@ func (p *Pipeline) ZScore(ctx context.Context, key, member string) (float64, boo
 
 // ZMScore is Client.ZMScore inside the transaction.
 func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error) {
-	if err := p.c.checkWrite("ZMSCORE", key, members); err != nil {
+	if err := p.c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
 	k, err := p.typed(ctx, "ZMSCORE", key, typeZSet)
@@ -939,7 +915,7 @@ func (p *Pipeline) ZRevRankWithScore(ctx context.Context, key, member string) (R
 }
 
 func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	if err := p.c.checkWrite("ZRANK", key, []string{member}); err != nil {
+	if err := p.c.checkKeyMembers("ZRANK", key, []string{member}); err != nil {
 		return RankScore{}, false, err
 	}
 	k, err := p.typed(ctx, "ZRANK", key, typeZSet)

@@ -167,7 +167,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		return n > 0, wrap(cmd, err)
 	}
 	tok := token()
-	_, err = c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
 		UpdateExpression:                    aws.String("SET #x = :at, #xt = :tok"),
 		ConditionExpression:                 aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
@@ -227,7 +227,7 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // also when the key is missing or expired).
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 	tok := token()
-	_, err := c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
 		UpdateExpression:                    aws.String("REMOVE #x SET #xt = :tok"),
 		ConditionExpression:                 aws.String("attribute_exists(#t) AND #x > :now"),

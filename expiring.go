@@ -55,7 +55,7 @@ func (e *ExpiringSet) now() float64 { return float64(e.c.opts.Now().UnixMilli())
 // TransactWriteItems as ZAdd (the expired members' deletions ride in the
 // first one); members already present cost one more TransactWriteItems.
 func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...string) (int64, error) {
-	if err := e.c.checkWrite("EXPADD", e.key, members); err != nil {
+	if err := e.c.checkKeyMembers("EXPADD", e.key, members); err != nil {
 		return 0, err
 	}
 	if ttl <= 0 {
@@ -135,7 +135,7 @@ func (e *ExpiringSet) live(now float64) *dynamodb.QueryInput {
 //
 // Cost: as Add.
 func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error) {
-	if err := e.c.checkWrite("EXPREM", e.key, members); err != nil {
+	if err := e.c.checkKeyMembers("EXPREM", e.key, members); err != nil {
 		return 0, err
 	}
 	now := e.now()
@@ -192,7 +192,7 @@ func (e *ExpiringSet) IsMember(ctx context.Context, member string) (bool, error)
 // TTL returns the time member has left; ok is false when it is not a live
 // member. Cost: as IsMember.
 func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bool, error) {
-	if err := e.c.checkWrite("EXPTTL", e.key, []string{member}); err != nil {
+	if err := e.c.checkKeyMembers("EXPTTL", e.key, []string{member}); err != nil {
 		return 0, false, err
 	}
 	found, err := e.c.probe(ctx, e.key, typeZSet, []string{member}, true)
@@ -221,7 +221,7 @@ func (e *ExpiringSet) Card(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	m, err := e.c.withMeta(ctx, e.key, typeZSet, func() (bool, error) {
+	m, err := e.c.typedRead(ctx, e.key, typeZSet, func() (bool, error) {
 		var err error
 		n, err = e.c.queryCount(ctx, e.live(e.now()))
 		return n > 0, err

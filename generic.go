@@ -42,14 +42,11 @@ func (c *Client) liveMetaOf(ctx context.Context, key string) (meta, error) {
 
 // readMeta reads key's metadata item as stored, expired or not.
 func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
-	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: c.table(), Key: metaKey(key), ConsistentRead: c.consistent(),
-		ProjectionExpression: metaProjection.expr, ExpressionAttributeNames: metaProjection.names,
-	})
+	it, err := c.getItem(ctx, metaKey(key), nil, metaProjection.expr, metaProjection.names)
 	if err != nil {
 		return meta{}, err
 	}
-	return decodeMeta(out.Item), nil
+	return decodeMeta(it), nil
 }
 
 // typedMeta is getMeta failing with ErrWrongType when key holds another type than typ.
@@ -92,13 +89,13 @@ func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
 	return mapSlice(items, c.liveMeta), err // a nil item: typeNone
 }
 
-// withMeta runs read while it reads key's metadata item, in parallel (one
+// typedRead runs read while it reads key's metadata item, in parallel (one
 // more request, no more latency), for reads that do not otherwise see the
 // metadata: the type and the key's expiry decide what read found. When the
 // key is missing or expired, m.typ is typeNone and read's outcome must be
 // ignored by the caller. read reports whether it found members: with
 // Options.DisableKeyExpiry, the metadata is read only when it found none.
-func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
+func (c *Client) typedRead(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
 	if c.opts.DisableKeyExpiry {
 		found, err := read()
 		if err != nil || found {
@@ -106,13 +103,13 @@ func (c *Client) withMeta(ctx context.Context, key string, typ keyType, read fun
 		}
 		return c.typedMeta(ctx, key, typ)
 	}
-	return c.alongMeta(ctx, key, typ, read)
+	return c.typedReadParallel(ctx, key, typ, read)
 }
 
-// alongMeta is withMeta reading the metadata item in parallel whatever the
+// typedReadParallel is typedRead reading the metadata item in parallel whatever the
 // options: for reads that cannot see the type of what they found (a Select
 // COUNT query of the index counts set members as well).
-func (c *Client) alongMeta(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
+func (c *Client) typedReadParallel(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
 	done := make(chan struct{})
 	var merr error
 	ctx = c.labelled(ctx)

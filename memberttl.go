@@ -85,11 +85,11 @@ func (c *Client) memberTTL(ctx context.Context) (bool, error) {
 	if known {
 		return ok, nil
 	}
-	desc, err := c.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: c.table()})
+	desc, err := c.describeTable(ctx)
 	if err != nil {
 		return false, err
 	}
-	_ = c.checkSchema(desc.Table) // records the capability; other mismatches show elsewhere
+	_ = c.checkSchema(desc) // records the capability; other mismatches show elsewhere
 	c.caps.mu.Lock()
 	defer c.caps.mu.Unlock()
 	return c.caps.memberTTL, nil
@@ -356,14 +356,11 @@ func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
 // readMetaConsistent reads key's metadata item as stored, strongly
 // consistent whatever the options.
 func (c *Client) readMetaConsistent(ctx context.Context, key string) (meta, error) {
-	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true),
-		ProjectionExpression: metaProjection.expr, ExpressionAttributeNames: metaProjection.names,
-	})
+	it, err := c.getItem(ctx, metaKey(key), aws.Bool(true), metaProjection.expr, metaProjection.names)
 	if err != nil {
 		return meta{}, err
 	}
-	return decodeMeta(out.Item), nil
+	return decodeMeta(it), nil
 }
 
 // Replies of the member-expiry commands, per member, as Redis's HEXPIRE
@@ -492,7 +489,7 @@ func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([
 //
 // Cost: as SAdd, plus the by_exp index entry of each member written.
 func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error) {
-	if err := c.checkWrite("SADDEX", key, members); err != nil {
+	if err := c.checkKeyMembers("SADDEX", key, members); err != nil {
 		return 0, err
 	}
 	if d <= 0 {
@@ -619,7 +616,7 @@ func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ keyType, ke
 // is found missing by its write's condition.
 func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key string, at int64, cond ExpireCondition, members []string) ([]int64, error) {
 	now := c.nowMs()
-	if err := c.checkWrite(cmd, key, members); err != nil {
+	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
 	}
 	if !cond.valid() {
@@ -831,7 +828,7 @@ func expSeconds(exp, _ int64) int64   { return exp / 1000 }
 func expMillis(exp, _ int64) int64    { return exp }
 
 func (c *Client) memberTTLs(ctx context.Context, cmd string, typ keyType, key string, members []string, f func(exp, now int64) int64) ([]int64, error) {
-	if err := c.checkWrite(cmd, key, members); err != nil {
+	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
 	}
 	found, err := c.probe(ctx, key, typ, dedupe(members), true)

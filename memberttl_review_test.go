@@ -746,7 +746,6 @@ func TestReviewLongMemberExpiry(t *testing.T) {
 	checkStoredCounts(t, k)
 }
 
-
 // FINDING (each failing subtest). Every command of one type on a key of
 // the other type whose members all expired acts as on a missing key (the
 // promise: "a wrong-type command on it acts as on a missing key"): Redis

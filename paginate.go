@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"iter"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -41,7 +40,7 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 			if limit > 0 { // past the limit (a held run): one item at a time
 				page.Limit = aws.Int32(int32(min(max(limit-seen, 1), 1<<20)))
 			}
-			out, err := c.db.Query(ctx, &page)
+			out, err := c.queryPage(ctx, &page)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -112,85 +111,6 @@ func (c *Client) queryCount(ctx context.Context, in *dynamodb.QueryInput) (int64
 		n += int64(out.Count)
 	}
 	return n, nil
-}
-
-// batchGet reads items by primary key with BatchGetItem: 100 keys a
-// request, up to Options.Parallelism requests at once, unprocessed keys
-// asked again at once after a response that read some (it reached its
-// size limit), with backoff after one that read none (throttling), at
-// most Options.MaxAttempts times in a row (then ErrContention, retry.go).
-// Missing items are absent from the result, which is in no particular
-// order.
-func (c *Client) batchGet(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
-	var (
-		mu    sync.Mutex
-		found []item
-	)
-	ctx = c.labelled(ctx) // for Options.Metrics: the chunks' goroutines do not show the command
-	err := c.parallel((len(keys)+99)/100, func(i int) error {
-		items, err := c.batchGetChunk(ctx, keys[i*100:min((i+1)*100, len(keys))], projection, names)
-		mu.Lock()
-		defer mu.Unlock()
-		found = append(found, items...)
-		return err
-	})
-	return found, err
-}
-
-// parallel runs f(0) ... f(n-1), Options.Parallelism at a time, and
-// returns the first error.
-func (c *Client) parallel(n int, f func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		slots = make(chan struct{}, c.opts.Parallelism)
-	)
-	for i := range n {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			if err := f(i); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return first
-}
-
-func (c *Client) batchGetChunk(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
-	req := map[string]types.KeysAndAttributes{c.opts.TableName: {
-		Keys:                     keys,
-		ConsistentRead:           c.consistent(),
-		ProjectionExpression:     projection,
-		ExpressionAttributeNames: names,
-	}}
-	var found []item
-	for len(req) > 0 {
-		// Nothing read is throttling: back off (retry.go). Some read and
-		// some left is a response that reached its size limit (long
-		// members): go on at once.
-		err := c.attempts(ctx, true, func() (bool, error) {
-			out, err := c.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return false, err
-			}
-			got := out.Responses[c.opts.TableName]
-			found = append(found, got...)
-			req = out.UnprocessedKeys
-			return len(got) > 0 || len(req) == 0, nil
-		})
-		if err != nil {
-			return found, err
-		}
-	}
-	return found, nil
 }
 
 // queryMembers returns the members that in reads (Query's limit: see

@@ -545,16 +545,16 @@ func sameBounds(a, b []rankRange) bool {
 // metaAndRanges reads key's metadata item (strongly consistent when
 // consistent says so) and its count items in parallel, and alongside them
 // the extra reads of a caller, as more(0) ... more(extra-1).
-func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (*dynamodb.GetItemOutput, []rankRange, error) {
+func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (item, []rankRange, error) {
 	var (
-		mt     *dynamodb.GetItemOutput
+		mt     item
 		ranges []rankRange
 	)
 	err := c.parallel(2+extra, func(i int) error {
 		var err error
 		switch i {
 		case 0:
-			mt, err = c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: c.table(), Key: metaKey(key), ConsistentRead: consistent})
+			mt, err = c.getItem(ctx, metaKey(key), consistent, nil, nil)
 		case 1:
 			ranges, err = c.readRanges(ctx, key)
 		default:
@@ -598,13 +598,11 @@ func decodeRange(it item) rankRange {
 // than the bound (see the file comment). It reports nothing when the range
 // changed meanwhile: the next one to see it big splits it.
 func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
-	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: c.table(), Key: itemKey(key, rankSK(lo)), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil || out.Item == nil {
+	it, err := c.getItem(ctx, itemKey(key, rankSK(lo)), aws.Bool(true), nil, nil)
+	if err != nil || it == nil {
 		return err
 	}
-	r := decodeRange(out.Item)
+	r := decodeRange(it)
 	if r.n <= c.rankMax() {
 		return nil
 	}
@@ -671,21 +669,19 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 // unranked sorted set of at least the build minimum, and reports whether
 // it is ranked now.
 func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
-	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: c.table(), Key: metaKey(key), ConsistentRead: aws.Bool(true),
-	})
+	mt, err := c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
 		return false, err
 	}
-	m := c.liveMeta(out.Item)
-	if _, ok := out.Item[attrRanked]; ok {
+	m := c.liveMeta(mt)
+	if _, ok := mt[attrRanked]; ok {
 		c.setBelief(key, &rankBelief{ranked: true})
 		return true, nil
 	}
 	if m.typ != typeZSet || m.card < c.rankMin() || m.exp > 0 || m.ttls > 0 {
 		return false, nil
 	}
-	ver := bytesAttr(out.Item, attrVer)
+	ver := bytesAttr(mt, attrVer)
 	if ver == nil {
 		return false, nil
 	}
@@ -907,7 +903,7 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := mt.Item[attrRanked]; !ok || len(ranges) == 0 {
+	if _, ok := mt[attrRanked]; !ok || len(ranges) == 0 {
 		return nil
 	}
 	if r.rev {

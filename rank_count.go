@@ -192,8 +192,8 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound
 	if err != nil {
 		return 0, false, err
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt.Item), typeZSet)
-	_, ranked := mt.Item[attrRanked]
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
+	_, ranked := mt[attrRanked]
 	switch {
 	case err != nil:
 		return 0, false, err
@@ -259,7 +259,7 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	switch m, err := c.ofType(ctx, key, c.liveMeta(mt.Item), typeZSet); {
+	switch m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet); {
 	case err != nil:
 		return 0, err
 	case m.typ == typeNone:
@@ -267,7 +267,7 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 	case len(more) == 0:
 		return n, nil
 	}
-	if _, ok := mt.Item[attrRanked]; ok && len(ranges) > 0 && len(ranges[0].lo) == 0 {
+	if _, ok := mt[attrRanked]; ok && len(ranges) > 0 && len(ranges[0].lo) == 0 {
 		values := r.in.ExpressionAttributeValues
 		return c.countRanked(ctx, key, ranges, bytesAttr(values, ":lo"), bytesAttr(values, ":hi"))
 	}

@@ -43,7 +43,7 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 	if err != nil {
 		return nil, false, err
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt.Item), typeZSet)
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
 	switch {
 	case err != nil:
 		return nil, false, err
@@ -57,7 +57,7 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 	if distinct && n*2 >= m.card || n*c.rankMax()/4 >= m.card {
 		return nil, false, nil // most of the set, or as dear as all of it
 	}
-	if _, ranked := mt.Item[attrRanked]; !ranked {
+	if _, ranked := mt[attrRanked]; !ranked {
 		if m.card < c.rankMin() {
 			return nil, false, nil
 		}

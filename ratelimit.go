@@ -113,7 +113,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	// its condition on the slot we already hold.
 	claim := token()
 	for i, slot := range free {
-		_, err := l.c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		_, err := l.c.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           l.c.table(),
 			Key:                                 item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
 			UpdateExpression:                    aws.String("SET #at = :now, #cl = :claim"),

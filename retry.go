@@ -46,13 +46,13 @@ import (
 // attempts calls try for attempt 1, 2, ... until it reports done or fails,
 // at most Options.MaxAttempts times, then returns ErrContention. With
 // backoff set it sleeps before every attempt after the first.
-func (c *Client) attempts(ctx context.Context, backoff bool, try func() (done bool, err error)) error {
+func (s *store) attempts(ctx context.Context, backoff bool, try func() (done bool, err error)) error {
 	for attempt := 1; ; attempt++ {
 		done, err := try()
 		if done || err != nil {
 			return err
 		}
-		if attempt >= c.opts.MaxAttempts {
+		if attempt >= s.opts.MaxAttempts {
 			return ErrContention
 		}
 		if backoff {
@@ -66,8 +66,8 @@ func (c *Client) attempts(ctx context.Context, backoff bool, try func() (done bo
 // retryConflicts runs op until it does not fail with a transaction
 // conflict or throttling (retryable), backing off between attempts, at
 // most Options.MaxAttempts times (then ErrContention).
-func (c *Client) retryConflicts(ctx context.Context, op func() error) error {
-	return c.attempts(ctx, true, func() (bool, error) {
+func (s *store) retryConflicts(ctx context.Context, op func() error) error {
+	return s.attempts(ctx, true, func() (bool, error) {
 		err := op()
 		if retryable(err) {
 			return false, nil

@@ -27,7 +27,7 @@ import (
 //
 // [SADD]: https://redis.io/docs/latest/commands/sadd/
 func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := c.checkWrite("SADD", key, members); err != nil {
+	if err := c.checkKeyMembers("SADD", key, members); err != nil {
 		return 0, err
 	}
 	members = dedupe(members)
@@ -49,7 +49,7 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 //
 // [SREM]: https://redis.io/docs/latest/commands/srem/
 func (c *Client) SRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := c.checkWrite("SREM", key, members); err != nil {
+	if err := c.checkKeyMembers("SREM", key, members); err != nil {
 		return 0, err
 	}
 	return c.remove(ctx, "SREM", key, typeSet, members)
@@ -66,8 +66,9 @@ func (c *Client) remove(ctx context.Context, cmd, key string, typ keyType, membe
 	return counted(applied), wrap(cmd, err)
 }
 
-// checkWrite validates the key and a non-empty list of members.
-func (c *Client) checkWrite(cmd, key string, members []string) error {
+// checkKeyMembers validates the key and a non-empty list of members (for
+// reads and writes alike).
+func (c *Client) checkKeyMembers(cmd, key string, members []string) error {
 	if len(members) == 0 {
 		return argError(cmd, "members", "", ErrSyntax)
 	}
@@ -100,7 +101,7 @@ func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
 //
 // [SISMEMBER]: https://redis.io/docs/latest/commands/sismember/
 func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error) {
-	if err := c.checkWrite("SISMEMBER", key, []string{member}); err != nil {
+	if err := c.checkKeyMembers("SISMEMBER", key, []string{member}); err != nil {
 		return false, err
 	}
 	found, err := c.probe(ctx, key, typeSet, []string{member}, true)
@@ -116,7 +117,7 @@ func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error
 //
 // [SMISMEMBER]: https://redis.io/docs/latest/commands/smismember/
 func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
-	if err := c.checkWrite("SMISMEMBER", key, members); err != nil {
+	if err := c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
 		return nil, err
 	}
 	found, err := c.probe(ctx, key, typeSet, dedupe(members), true)
@@ -403,7 +404,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 //
 // [SMOVE]: https://redis.io/docs/latest/commands/smove/
 func (c *Client) SMove(ctx context.Context, source, destination, member string) (bool, error) {
-	if err := c.checkWrite("SMOVE", source, []string{member}); err != nil {
+	if err := c.checkKeyMembers("SMOVE", source, []string{member}); err != nil {
 		return false, err
 	}
 	if err := checkKey("SMOVE", destination); err != nil {

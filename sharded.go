@@ -82,7 +82,7 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 	if s.verified {
 		return nil
 	}
-	_, err := s.c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: s.c.table(), Key: descriptorKey(s.key),
 		UpdateExpression:                    aws.String("SET #sh = :sh"),
 		ConditionExpression:                 aws.String("attribute_not_exists(#sh) OR #sh = :sh"),

@@ -252,27 +252,6 @@ func (c *Client) sendAttempt(a *attempt) txOutcome {
 	return out
 }
 
-// sendTx sends one TransactWriteItems with a fresh idempotency token, and
-// sends the identical request again, with the same token, while DynamoDB
-// answers with a transaction conflict or throttling (a
-// TransactionConflictException, or a cancellation for those reasons
-// alone), backing off between tries, at most Options.MaxAttempts times
-// (then ErrContention). The SDK's own retries (a lost response, a 500)
-// reuse the token too. So a transaction that was applied but whose answer
-// was lost is never taken for a failure: DynamoDB answers an identical
-// request with a token it has applied with success and applies nothing,
-// where a new token would re-run the conditions against the transaction's
-// own effects (an SADD that added its member would reply 0). Any other
-// answer, a cancellation with a failed condition included, is returned:
-// the caller changes the request, which then takes a new token.
-func (c *Client) sendTx(ctx context.Context, actions []types.TransactWriteItem) error {
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
-	return c.retryConflicts(ctx, func() error {
-		_, err := c.db.TransactWriteItems(ctx, in)
-		return err
-	})
-}
-
 // adds reports whether g's writes add members to its key.
 func (g *group) adds() bool {
 	for _, w := range g.writes {
@@ -470,7 +449,7 @@ const deadExp = 1
 // TransactWriteItems (2 write units per item).
 func (c *Client) purge(ctx context.Context, key string, m meta) error {
 	err := c.retryConflicts(ctx, func() error {
-		_, err := c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: c.table(), Key: metaKey(key),
 			UpdateExpression:          aws.String("SET #x = :dead"),
 			ConditionExpression:       aws.String("#x = :x OR #x = :dead"),

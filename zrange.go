@@ -157,14 +157,14 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 		return nil, err
 	}
 	var out []Z
-	withMeta := c.withMeta
+	typed := c.typedRead
 	if r.checked {
-		withMeta = func(_ context.Context, _ string, typ keyType, read func() (bool, error)) (meta, error) {
+		typed = func(_ context.Context, _ string, typ keyType, read func() (bool, error)) (meta, error) {
 			_, err := read()
 			return meta{typ: typ}, err
 		}
 	}
-	m, err := withMeta(ctx, key, typeZSet, func() (bool, error) {
+	m, err := typed(ctx, key, typeZSet, func() (bool, error) {
 		in := *r.in
 		in.ScanIndexForward = aws.Bool(!r.rev)
 		limit := 0
@@ -455,14 +455,14 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 		}
 		return n > 0, nil
 	}
-	withMeta := c.withMeta
+	typed := c.typedRead
 	if r.in.IndexName != nil {
 		// Set members are in the index too, and a count cannot tell them
 		// apart: the metadata item must tell the type even when members
 		// were counted.
-		withMeta = c.alongMeta
+		typed = c.typedReadParallel
 	}
-	m, err := withMeta(ctx, key, typeZSet, read)
+	m, err := typed(ctx, key, typeZSet, read)
 	if err != nil || m.typ == typeNone {
 		return 0, err
 	}
@@ -575,7 +575,7 @@ func (c *Client) ZRevRankWithScore(ctx context.Context, key, member string) (Ran
 }
 
 func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (RankScore, bool, error) {
-	if err := c.checkWrite(cmd, key, []string{member}); err != nil {
+	if err := c.checkKeyMembers(cmd, key, []string{member}); err != nil {
 		return RankScore{}, false, err
 	}
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)

@@ -108,7 +108,7 @@ func (c *Client) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (s
 //
 // [ZINCRBY]: https://redis.io/docs/latest/commands/zincrby/
 func (c *Client) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
-	if err := c.checkWrite("ZINCRBY", key, []string{member}); err != nil {
+	if err := c.checkKeyMembers("ZINCRBY", key, []string{member}); err != nil {
 		return 0, err
 	}
 	if math.IsNaN(increment) {
@@ -277,7 +277,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 //
 // [ZREM]: https://redis.io/docs/latest/commands/zrem/
 func (c *Client) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := c.checkWrite("ZREM", key, members); err != nil {
+	if err := c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
 	}
 	return c.remove(ctx, "ZREM", key, typeZSet, members)
@@ -320,7 +320,7 @@ func (c *Client) ZScore(ctx context.Context, key, member string) (score float64,
 //
 // [ZMSCORE]: https://redis.io/docs/latest/commands/zmscore/
 func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (scores []float64, oks []bool, err error) {
-	if err := c.checkWrite("ZMSCORE", key, members); err != nil {
+	if err := c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
 	found, err := c.probe(ctx, key, typeZSet, dedupe(members), true)
