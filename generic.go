@@ -42,7 +42,12 @@ func (c *Client) liveMetaOf(ctx context.Context, key string) (meta, error) {
 
 // readMeta reads key's metadata item as stored, expired or not.
 func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
-	it, err := c.getItem(ctx, metaKey(key), nil, metaProjection.expr, metaProjection.names)
+	return c.readMetaAs(ctx, key, nil)
+}
+
+// readMetaAs is readMeta with the consistency given (nil: as Options say).
+func (c *Client) readMetaAs(ctx context.Context, key string, consistent *bool) (meta, error) {
+	it, err := c.getItem(ctx, metaKey(key), consistent, metaProjection.expr, metaProjection.names)
 	if err != nil {
 		return meta{}, err
 	}

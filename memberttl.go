@@ -353,14 +353,9 @@ func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
 	return m, nil
 }
 
-// readMetaConsistent reads key's metadata item as stored, strongly
-// consistent whatever the options.
+// readMetaConsistent is readMeta strongly consistent whatever the options.
 func (c *Client) readMetaConsistent(ctx context.Context, key string) (meta, error) {
-	it, err := c.getItem(ctx, metaKey(key), aws.Bool(true), metaProjection.expr, metaProjection.names)
-	if err != nil {
-		return meta{}, err
-	}
-	return decodeMeta(it), nil
+	return c.readMetaAs(ctx, key, aws.Bool(true))
 }
 
 // Replies of the member-expiry commands, per member, as Redis's HEXPIRE
