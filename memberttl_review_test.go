@@ -994,112 +994,101 @@ func TestReviewLiveCountCache(t *testing.T) {
 // KEEPTTL, expiries in the past), with and without faults: stored counts
 // and mn exact, counts equal to the members read.
 func TestReviewConcurrentWide(t *testing.T) {
-	for _, mode := range []faultMode{"", dropResponse, appliedThen5, conflicts} {
-		t.Run("faults="+string(mode), func(t *testing.T) {
-			needDB(t)
-			var c *Client
-			if mode == "" {
-				c, _, _ = newTestClient(t)
-			} else {
-				c = faultyClient(t, &faulty{next: http.DefaultTransport, mode: mode, share: 0.15})
-			}
-			ctx := context.Background()
-			p := t.Name() + ":" + randomHex(3) + ":"
-			sets := []string{p + "s1", p + "s2"}
-			zsets := []string{p + "z1", p + "z2"}
-			var wg sync.WaitGroup
-			stop := time.Now().Add(3 * time.Second)
-			errs := make(chan error, 100)
-			for w := range 6 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := rand.New(rand.NewPCG(uint64(w), 7))
-					for time.Now().Before(stop) {
-						s, z := sets[r.IntN(2)], zsets[r.IntN(2)]
-						m := fmt.Sprintf("m%d", r.IntN(8))
-						d := time.Duration(r.IntN(80)-10) * time.Millisecond
-						var err error
-						switch r.IntN(16) {
-						case 0:
-							_, err = c.SAdd(ctx, s, m, "x"+m)
-						case 1:
-							_, err = c.SRem(ctx, s, m)
-						case 2:
-							_, err = c.SPExpire(ctx, s, max(d, 0), ExpireCondition([]string{"", "NX", "XX", "GT", "LT"}[r.IntN(5)]), m, "x"+m)
-						case 3:
-							_, err = c.SPersist(ctx, s, m)
-						case 4:
-							_, err = c.SAddEx(ctx, s, time.Duration(1+r.IntN(60))*time.Millisecond, r.IntN(2) == 0, m)
-						case 5:
-							_, err = c.SMove(ctx, sets[0], sets[1], m)
-						case 6:
-							_, err = c.SPopN(ctx, s, 2)
-						case 7:
-							_, err = c.SUnionStore(ctx, s, sets[0], sets[1])
-						case 8:
-							_, err = c.ZAddArgs(ctx, z, ZAddArgs{GT: r.IntN(2) == 0, Members: []Z{{float64(r.IntN(5)), m}}})
-						case 9:
-							_, err = c.ZRem(ctx, z, m)
-						case 10:
-							_, err = c.ZPExpire(ctx, z, max(d, 0), ExpireAlways, m)
-						case 11:
-							_, err = c.ZPersist(ctx, z, m)
-						case 12:
-							_, err = c.ZPopMin(ctx, z, 2)
-						case 13:
-							_, err = c.ZRemRangeByScore(ctx, z, "1", "2")
-						case 14:
-							_, err = c.ZIncrBy(ctx, z, 1, m)
-						case 15:
-							if r.IntN(4) == 0 {
-								_, err = c.Del(ctx, s, z)
-							} else {
-								_, err = c.ZInterStore(ctx, z, &ZStore{Keys: []string{zsets[0], zsets[1]}, Aggregate: "MAX"})
-							}
-						}
-						if err != nil && !errors.Is(err, ErrContention) {
-							select {
-							case errs <- fmt.Errorf("op on %s/%s: %w", s, z, err):
-							default:
-							}
-							return
+	underFaults(t, func(t *testing.T, ctx context.Context, c *Client, p string) {
+		sets := []string{p + "s1", p + "s2"}
+		zsets := []string{p + "z1", p + "z2"}
+		var wg sync.WaitGroup
+		stop := time.Now().Add(3 * time.Second)
+		errs := make(chan error, 100)
+		for w := range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 7))
+				for time.Now().Before(stop) {
+					s, z := sets[r.IntN(2)], zsets[r.IntN(2)]
+					m := fmt.Sprintf("m%d", r.IntN(8))
+					d := time.Duration(r.IntN(80)-10) * time.Millisecond
+					var err error
+					switch r.IntN(16) {
+					case 0:
+						_, err = c.SAdd(ctx, s, m, "x"+m)
+					case 1:
+						_, err = c.SRem(ctx, s, m)
+					case 2:
+						_, err = c.SPExpire(ctx, s, max(d, 0), ExpireCondition([]string{"", "NX", "XX", "GT", "LT"}[r.IntN(5)]), m, "x"+m)
+					case 3:
+						_, err = c.SPersist(ctx, s, m)
+					case 4:
+						_, err = c.SAddEx(ctx, s, time.Duration(1+r.IntN(60))*time.Millisecond, r.IntN(2) == 0, m)
+					case 5:
+						_, err = c.SMove(ctx, sets[0], sets[1], m)
+					case 6:
+						_, err = c.SPopN(ctx, s, 2)
+					case 7:
+						_, err = c.SUnionStore(ctx, s, sets[0], sets[1])
+					case 8:
+						_, err = c.ZAddArgs(ctx, z, ZAddArgs{GT: r.IntN(2) == 0, Members: []Z{{float64(r.IntN(5)), m}}})
+					case 9:
+						_, err = c.ZRem(ctx, z, m)
+					case 10:
+						_, err = c.ZPExpire(ctx, z, max(d, 0), ExpireAlways, m)
+					case 11:
+						_, err = c.ZPersist(ctx, z, m)
+					case 12:
+						_, err = c.ZPopMin(ctx, z, 2)
+					case 13:
+						_, err = c.ZRemRangeByScore(ctx, z, "1", "2")
+					case 14:
+						_, err = c.ZIncrBy(ctx, z, 1, m)
+					case 15:
+						if r.IntN(4) == 0 {
+							_, err = c.Del(ctx, s, z)
+						} else {
+							_, err = c.ZInterStore(ctx, z, &ZStore{Keys: []string{zsets[0], zsets[1]}, Aggregate: "MAX"})
 						}
 					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				require.NoError(t, err)
-			}
-			checkStoredCounts(t, p)
-			time.Sleep(100 * time.Millisecond)
-			for _, k := range append(append([]string(nil), sets...), zsets...) {
-				var n int64
-				var err error
-				var members []string
-				if k == sets[0] || k == sets[1] {
-					n, err = c.SCard(ctx, k)
-					require.NoError(t, err)
-					members, err = c.SMembers(ctx, k)
-				} else {
-					n, err = c.ZCard(ctx, k)
-					require.NoError(t, err)
-					members, err = c.ZRange(ctx, k, 0, -1)
+					if err != nil && !errors.Is(err, ErrContention) {
+						select {
+						case errs <- fmt.Errorf("op on %s/%s: %w", s, z, err):
+						default:
+						}
+						return
+					}
 				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		checkStoredCounts(t, p)
+		time.Sleep(100 * time.Millisecond)
+		for _, k := range append(append([]string(nil), sets...), zsets...) {
+			var n int64
+			var err error
+			var members []string
+			if k == sets[0] || k == sets[1] {
+				n, err = c.SCard(ctx, k)
 				require.NoError(t, err)
-				require.EqualValues(t, len(members), n, "key %q: count and members", k)
+				members, err = c.SMembers(ctx, k)
+			} else {
+				n, err = c.ZCard(ctx, k)
+				require.NoError(t, err)
+				members, err = c.ZRange(ctx, k, 0, -1)
 			}
-			for _, k := range zsets {
-				require.NoError(t, c.ZCollect(ctx, k))
-			}
-			for _, k := range sets {
-				require.NoError(t, c.SCollect(ctx, k))
-			}
-			checkStoredCounts(t, p)
-		})
-	}
+			require.NoError(t, err)
+			require.EqualValues(t, len(members), n, "key %q: count and members", k)
+		}
+		for _, k := range zsets {
+			require.NoError(t, c.ZCollect(ctx, k))
+		}
+		for _, k := range sets {
+			require.NoError(t, c.SCollect(ctx, k))
+		}
+		checkStoredCounts(t, p)
+	})
 }
 
 // FINDING. A ShardedSet's shards are plain set keys (sharded.go: "Shard i

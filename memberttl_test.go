@@ -505,10 +505,11 @@ func TestLiveCountSinceLastCount(t *testing.T) {
 	checkStoredCounts(t, z)
 }
 
-// Concurrent writers add, remove and expire members while the clock runs:
-// the stored counts and mn stay exact, and no read ever returns a member
-// after its expiry.
-func TestMemberExpiryConcurrent(t *testing.T) {
+// underFaults runs f as a subtest without faults and under each fault mode
+// a member-expiry workload is tried with (lost responses, applied then
+// 500, transaction conflicts on 15% of requests), each with a client and a
+// key prefix of its own.
+func underFaults(t *testing.T, f func(t *testing.T, ctx context.Context, c *Client, p string)) {
 	for _, mode := range []faultMode{"", dropResponse, appliedThen5, conflicts} {
 		t.Run("faults="+string(mode), func(t *testing.T) {
 			needDB(t)
@@ -518,92 +519,99 @@ func TestMemberExpiryConcurrent(t *testing.T) {
 			} else {
 				c = faultyClient(t, &faulty{next: http.DefaultTransport, mode: mode, share: 0.15})
 			}
-			ctx := context.Background()
-			p := t.Name() + ":" + randomHex(3) + ":"
-			keys := []string{p + "s", p + "z"}
-			var (
-				mu    sync.Mutex
-				reads int
-			)
-			var wg sync.WaitGroup
-			stop := time.Now().Add(3 * time.Second)
-			for w := range 6 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := rand.New(rand.NewPCG(uint64(w), 1))
-					for time.Now().Before(stop) {
-						k := keys[r.IntN(2)]
-						m := fmt.Sprintf("m%d", r.IntN(10))
-						var err error
-						switch r.IntN(6) {
-						case 0:
-							if k == keys[0] {
-								_, err = c.SAdd(ctx, k, m)
-							} else {
-								_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
-							}
-						case 1:
-							if k == keys[0] {
-								_, err = c.SRem(ctx, k, m)
-							} else {
-								_, err = c.ZIncrBy(ctx, k, 1, m)
-							}
-						case 2, 3:
-							if k == keys[0] {
-								_, err = c.SPExpire(ctx, k, time.Duration(r.IntN(60))*time.Millisecond, ExpireAlways, m)
-							} else {
-								_, err = c.ZPExpire(ctx, k, time.Duration(r.IntN(60))*time.Millisecond, ExpireAlways, m)
-							}
-						case 4:
-							if k == keys[0] {
-								_, err = c.SAddEx(ctx, k, time.Duration(1+r.IntN(60))*time.Millisecond, false, m)
-							} else {
-								err = c.ZCollect(ctx, k)
-							}
-						case 5:
-							// No member returned by a read has an expiry in the past.
-							before := time.Now().UnixMilli()
-							var items []item
-							for it, err := range c.memberItems(ctx, k, map[bool]keyType{true: typeSet, false: typeZSet}[k == keys[0]], "") {
-								require.NoError(t, err)
-								items = append(items, it)
-							}
-							for _, it := range items {
-								x := memberExp(it)
-								require.True(t, x == 0 || x > before, "a member that expired before the read began was read")
-							}
-							mu.Lock()
-							reads++
-							mu.Unlock()
-						}
-						require.NoError(t, err)
-					}
-				}()
-			}
-			wg.Wait()
-			require.Positive(t, reads)
-			for _, k := range keys {
-				checkStoredCounts(t, k)
-				// SCARD/ZCARD equal what the members read show.
-				time.Sleep(70 * time.Millisecond) // every expiry set has passed or not: stable
-				var n int64
-				var err error
-				var members []string
-				if k == keys[0] {
-					n, err = c.SCard(ctx, k)
-					require.NoError(t, err)
-					members, err = c.SMembers(ctx, k)
-				} else {
-					n, err = c.ZCard(ctx, k)
-					require.NoError(t, err)
-					members, err = c.ZRange(ctx, k, 0, -1)
-				}
-				require.NoError(t, err)
-				require.EqualValues(t, len(members), n, "key %q: count and members", k)
-			}
+			f(t, context.Background(), c, t.Name()+":"+randomHex(3)+":")
 		})
 	}
+}
+
+// Concurrent writers add, remove and expire members while the clock runs:
+// the stored counts and mn stay exact, and no read ever returns a member
+// after its expiry.
+func TestMemberExpiryConcurrent(t *testing.T) {
+	underFaults(t, func(t *testing.T, ctx context.Context, c *Client, p string) {
+		keys := []string{p + "s", p + "z"}
+		var (
+			mu    sync.Mutex
+			reads int
+		)
+		var wg sync.WaitGroup
+		stop := time.Now().Add(3 * time.Second)
+		for w := range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 1))
+				for time.Now().Before(stop) {
+					k := keys[r.IntN(2)]
+					m := fmt.Sprintf("m%d", r.IntN(10))
+					var err error
+					switch r.IntN(6) {
+					case 0:
+						if k == keys[0] {
+							_, err = c.SAdd(ctx, k, m)
+						} else {
+							_, err = c.ZAdd(ctx, k, Z{Score: float64(r.IntN(3)), Member: m})
+						}
+					case 1:
+						if k == keys[0] {
+							_, err = c.SRem(ctx, k, m)
+						} else {
+							_, err = c.ZIncrBy(ctx, k, 1, m)
+						}
+					case 2, 3:
+						if k == keys[0] {
+							_, err = c.SPExpire(ctx, k, time.Duration(r.IntN(60))*time.Millisecond, ExpireAlways, m)
+						} else {
+							_, err = c.ZPExpire(ctx, k, time.Duration(r.IntN(60))*time.Millisecond, ExpireAlways, m)
+						}
+					case 4:
+						if k == keys[0] {
+							_, err = c.SAddEx(ctx, k, time.Duration(1+r.IntN(60))*time.Millisecond, false, m)
+						} else {
+							err = c.ZCollect(ctx, k)
+						}
+					case 5:
+						// No member returned by a read has an expiry in the past.
+						before := time.Now().UnixMilli()
+						var items []item
+						for it, err := range c.memberItems(ctx, k, map[bool]keyType{true: typeSet, false: typeZSet}[k == keys[0]], "") {
+							require.NoError(t, err)
+							items = append(items, it)
+						}
+						for _, it := range items {
+							x := memberExp(it)
+							require.True(t, x == 0 || x > before, "a member that expired before the read began was read")
+						}
+						mu.Lock()
+						reads++
+						mu.Unlock()
+					}
+					require.NoError(t, err)
+				}
+			}()
+		}
+		wg.Wait()
+		require.Positive(t, reads)
+		for _, k := range keys {
+			checkStoredCounts(t, k)
+			// SCARD/ZCARD equal what the members read show.
+			time.Sleep(70 * time.Millisecond) // every expiry set has passed or not: stable
+			var n int64
+			var err error
+			var members []string
+			if k == keys[0] {
+				n, err = c.SCard(ctx, k)
+				require.NoError(t, err)
+				members, err = c.SMembers(ctx, k)
+			} else {
+				n, err = c.ZCard(ctx, k)
+				require.NoError(t, err)
+				members, err = c.ZRange(ctx, k, 0, -1)
+			}
+			require.NoError(t, err)
+			require.EqualValues(t, len(members), n, "key %q: count and members", k)
+		}
+	})
 }
 
 // A table made before member expiry: the commands that set one fail with
