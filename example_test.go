@@ -316,6 +316,272 @@ func ExampleOptions_metrics() {
 	// SCard: GetItem, 1 RCU, 0 WCU
 }
 
+// Sorted-set examples: a game's leaderboard.
+
+// addScores fills the leaderboard game:1 of the examples below.
+func addScores(rdb *redimo.Client) {
+	must(rdb.ZAdd(context.Background(), "game:1",
+		redimo.Z{Score: 120, Member: "ann"},
+		redimo.Z{Score: 80, Member: "bob"},
+		redimo.Z{Score: 95, Member: "cyd"},
+		redimo.Z{Score: 60, Member: "dee"}))
+}
+
+func ExampleClient_ZAdd() {
+	ctx := context.Background()
+	rdb := newClient()
+	added, err := rdb.ZAdd(ctx, "game:1",
+		redimo.Z{Score: 120, Member: "ann"},
+		redimo.Z{Score: 95, Member: "cyd"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(added)
+	// Output: 2
+}
+
+func ExampleClient_ZAddArgs() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	// Keep each player's best score: GT only raises; Ch counts raised
+	// scores too, not only new members.
+	changed, err := rdb.ZAddArgs(ctx, "game:1", redimo.ZAddArgs{
+		GT: true, Ch: true,
+		Members: []redimo.Z{{Score: 130, Member: "ann"}, {Score: 10, Member: "bob"}, {Score: 5, Member: "eve"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(changed) // ann raised, eve added; bob kept 80
+	// Output: 2
+}
+
+func ExampleClient_ZIncrBy() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	// Concurrent increments of one member add up exactly.
+	score, err := rdb.ZIncrBy(ctx, "game:1", 50, "bob")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(score)
+	// Output: 130
+}
+
+func ExampleClient_ZRevRangeWithScores() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	// The top 3: one Query of the score index reading 3 entries.
+	top, err := rdb.ZRevRangeWithScores(ctx, "game:1", 0, 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, z := range top {
+		fmt.Printf("%d. %s %v\n", i+1, z.Member, z.Score)
+	}
+	// Output:
+	// 1. ann 120
+	// 2. cyd 95
+	// 3. bob 80
+}
+
+func ExampleClient_ZRevRank() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	for _, player := range []string{"cyd", "zed"} {
+		rank, ok, err := rdb.ZRevRank(ctx, "game:1", player)
+		switch {
+		case err != nil:
+			log.Fatal(err)
+		case !ok: // Redis's nil reply
+			fmt.Println(player, "has not played")
+		default:
+			fmt.Println(player, "is number", rank+1)
+		}
+	}
+	// Output:
+	// cyd is number 2
+	// zed has not played
+}
+
+func ExampleClient_ZRangeByScore() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	// Scores from 80 (inclusive) to 120 (exclusive: "("), at most 10.
+	players, err := rdb.ZRangeByScore(ctx, "game:1", &redimo.ZRangeBy{Min: "80", Max: "(120", Count: 10})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(players)
+	// Output: [bob cyd]
+}
+
+func ExampleClient_ZRangeArgs() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	// ZRANGE game:1 +inf 70 BYSCORE REV LIMIT 0 2: with Rev, Start is the
+	// greater bound, as in Redis.
+	members, err := rdb.ZRangeArgs(ctx, redimo.ZRangeArgs{
+		Key: "game:1", Start: "+inf", Stop: "70", ByScore: true, Rev: true, Count: 2,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(members)
+	// Output: [ann cyd]
+}
+
+func ExampleClient_ZUnionStore() {
+	ctx := context.Background()
+	rdb := newClient()
+	addScores(rdb)
+	must(rdb.ZAdd(ctx, "game:2", redimo.Z{Score: 10, Member: "ann"}, redimo.Z{Score: 300, Member: "eve"}))
+	// A season's total over two games.
+	n, err := rdb.ZUnionStore(ctx, "season", &redimo.ZStore{
+		Keys:      []string{"game:1", "game:2"},
+		Aggregate: redimo.AggregateSum,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	top, err := rdb.ZRevRangeWithScores(ctx, "season", 0, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "players; top 2:", top)
+	// Output: 5 players; top 2: [{300 eve} {130 ann}]
+}
+
+// A leaderboard page for one player: their rank from the top and the two
+// players just above and below them.
+func ExampleClient_ZRevRankAround() {
+	ctx := context.Background()
+	rdb := newClient()
+	for i, name := range []string{"ann", "bob", "cyd", "dee", "eve", "fay", "gus"} {
+		must(rdb.ZAdd(ctx, "season:7", redimo.Z{Score: float64(100 + 10*i), Member: name}))
+	}
+	me, ok, err := rdb.ZRevRankAround(ctx, "season:7", "cyd", 2)
+	if err != nil || !ok {
+		log.Fatal(err, ok)
+	}
+	fmt.Printf("cyd is #%d\n", me.Rank+1)
+	for i, z := range me.Members {
+		fmt.Printf("#%d %s %g\n", me.First+int64(i)+1, z.Member, z.Score)
+	}
+	// Output:
+	// cyd is #5
+	// #3 eve 140
+	// #4 dee 130
+	// #5 cyd 120
+	// #6 bob 110
+	// #7 ann 100
+}
+
+// Transactions: Redis's MULTI/EXEC and WATCH, and SELECT's databases.
+
+// ExampleClient_TxPipelined moves a job from a queue to a worker's set and
+// counts it, as Redis's MULTI/EXEC: each command sees the earlier ones'
+// writes, and all the writes commit together, in one TransactWriteItems,
+// or not at all.
+func ExampleClient_TxPipelined() {
+	ctx := context.Background()
+	rdb := newClient()
+	if _, err := rdb.ZAdd(ctx, "jobs", redimo.Z{Score: 1, Member: "job-1"}, redimo.Z{Score: 2, Member: "job-2"}); err != nil {
+		log.Fatal(err)
+	}
+	var next []redimo.Z
+	var left int64
+	err := rdb.TxPipelined(ctx, func(p redimo.Pipeliner) error {
+		var err error
+		if next, err = p.ZPopMin(ctx, "jobs"); err != nil || len(next) == 0 {
+			return err
+		}
+		if _, err = p.SAdd(ctx, "worker:1", next[0].Member); err != nil {
+			return err
+		}
+		left, err = p.ZCard(ctx, "jobs")
+		return err
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	running, err := rdb.SMembers(ctx, "worker:1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(next[0].Member, left, running)
+	// Output: job-1 1 [job-1]
+}
+
+// ExampleClient_Watch doubles a score unless another client changed it
+// between the read and the write, the WATCH retry loop of Redis: the
+// check is part of the write's own transaction.
+func ExampleClient_Watch() {
+	ctx := context.Background()
+	rdb := newClient()
+	if _, err := rdb.ZAdd(ctx, "scores", redimo.Z{Score: 10, Member: "alice"}); err != nil {
+		log.Fatal(err)
+	}
+	for {
+		err := rdb.Watch(ctx, func(tx *redimo.Tx) error {
+			score, _, err := tx.ZScore(ctx, "scores", "alice")
+			if err != nil {
+				return err
+			}
+			return tx.TxPipelined(ctx, func(p redimo.Pipeliner) error {
+				_, err := p.ZAdd(ctx, "scores", redimo.Z{Score: score * 2, Member: "alice"})
+				return err
+			})
+		}, "scores")
+		if errors.Is(err, redimo.ErrTxFailed) {
+			continue // alice's score changed meanwhile: read it again
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		break
+	}
+	score, _, err := rdb.ZScore(ctx, "scores", "alice")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(score)
+	// Output: 20
+}
+
+// ExampleClient_WithDB uses database 1, Redis's SELECT 1: the same key
+// name is another key there.
+func ExampleClient_WithDB() {
+	ctx := context.Background()
+	rdb := newClient()
+	db1, err := rdb.WithDB(1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := rdb.SAdd(ctx, "tags", "a"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := db1.SAdd(ctx, "tags", "x", "y"); err != nil {
+		log.Fatal(err)
+	}
+	n0, err := rdb.SCard(ctx, "tags")
+	if err != nil {
+		log.Fatal(err)
+	}
+	n1, err := db1.SCard(ctx, "tags")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n0, n1)
+	// Output: 1 2
+}
+
 // newClient returns a client on a fresh table of the DynamoDB Local at
 // REDIMO_TEST_ENDPOINT: in your program, the client of ExampleNewClient.
 func newClient(optFns ...func(*redimo.Options)) *redimo.Client {
