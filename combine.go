@@ -30,6 +30,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"iter"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -153,23 +154,21 @@ func newBatchState() *batchState {
 
 // add puts a's actions in st (fits said yes).
 func (st *batchState) add(a *attempt) {
-	for i, g := range a.owners {
+	for _, g := range a.owners {
 		if _, ok := st.types[g.key]; !ok {
 			st.types[g.key], st.ranked[g.key] = g.typ, isRanked(g)
 			st.n++
 		}
-		w := a.writes[i]
-		if w == nil {
-			continue
-		}
-		sk := g.key + "\x00" + string(writeSK(w))
+	}
+	for g, w := range a.itemWrites() {
+		id := itemID(g, w)
 		if w.rankItem {
-			if _, ok := st.counts[sk]; ok {
+			if _, ok := st.counts[id]; ok {
 				continue // merged into the batch's action on that count item
 			}
-			st.counts[sk] = rankCond(w)
+			st.counts[id] = rankCond(w)
 		} else {
-			st.members[sk] = true
+			st.members[id] = true
 		}
 		st.n++
 		st.size += writeBytes(g.key, w)
@@ -187,30 +186,29 @@ func (st *batchState) add(a *attempt) {
 func (cb *combiner) fits(a *attempt, st *batchState) bool {
 	added, bytes := 0, 0
 	seen := map[string]bool{}
-	for i, g := range a.owners {
+	for _, g := range a.owners {
 		if cb.busy[g.key] || st.blocked[g.key] {
 			return false
 		}
-		if t, ok := st.types[g.key]; ok && (t != g.typ || st.ranked[g.key] != isRanked(g)) {
+		t, ok := st.types[g.key]
+		if ok && (t != g.typ || st.ranked[g.key] != isRanked(g)) {
 			return false
 		}
-		if _, ok := st.types[g.key]; !ok && !seen[g.key] {
+		if !ok && !seen[g.key] {
 			seen[g.key] = true
 			added++
 		}
-		w := a.writes[i]
-		if w == nil {
-			continue
-		}
-		sk := g.key + "\x00" + string(writeSK(w))
+	}
+	for g, w := range a.itemWrites() {
+		id := itemID(g, w)
 		if w.rankItem {
-			if cond, ok := st.counts[sk]; ok {
+			if cond, ok := st.counts[id]; ok {
 				if cond != rankCond(w) {
 					return false
 				}
-				continue
+				continue // shares the batch's action on that count item
 			}
-		} else if st.members[sk] {
+		} else if st.members[id] {
 			return false
 		}
 		added++
@@ -239,6 +237,22 @@ func (cb *combiner) run(batch []*attempt) {
 		go cb.run(b)
 	}
 }
+
+// itemWrites yields each of a's member and count item actions (not its
+// metadata actions) as its key's group and its write.
+func (a *attempt) itemWrites() iter.Seq2[*group, *write] {
+	return func(yield func(*group, *write) bool) {
+		for i, w := range a.writes {
+			if w != nil && !yield(a.owners[i], w) {
+				return
+			}
+		}
+	}
+}
+
+// itemID names the item w changes among the items of every key: key,
+// 0x00, sort key.
+func itemID(g *group, w *write) string { return g.key + "\x00" + string(writeSK(w)) }
 
 // writeSK is the sort key of the member item a write changes.
 func writeSK(w *write) []byte {
@@ -272,11 +286,11 @@ func (c *Client) sendShared(batch []*attempt) {
 		a.at = make([]int, len(a.actions))
 		for i, g := range a.owners {
 			if w := a.writes[i]; w != nil && w.rankItem {
-				sk := g.key + "\x00" + string(writeSK(w))
-				at, ok := countAt[sk]
+				id := itemID(g, w)
+				at, ok := countAt[id]
 				if !ok {
 					at = len(all)
-					countAt[sk] = at
+					countAt[id] = at
 					all = append(all, a.actions[i])
 				}
 				countWs[at] = append(countWs[at], w)

@@ -1108,11 +1108,10 @@ func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
 	}
 	var n int64
 	for _, key := range keys {
-		k := p.key(ctx, key)
-		if k == nil {
+		switch k := p.key(ctx, key); {
+		case k == nil:
 			return 0, wrap("EXISTS", p.err)
-		}
-		if k.typ != typeNone {
+		case k.typ != typeNone:
 			n++
 		}
 	}

@@ -212,7 +212,9 @@ func (cond ExpireCondition) holds(exp, at int64) bool {
 // Persist removes key's expiry and reports whether it had one, as Redis's
 // PERSIST.
 //
-// Cost: one conditional UpdateItem (1 write unit).
+// Cost: one conditional UpdateItem (1 write unit). A key with an expiry
+// whose members all have expiries of their own is also counted first (as
+// SCARD), since if none is live the key is missing and PERSIST answers 0.
 //
 // [PERSIST]: https://redis.io/docs/latest/commands/persist/
 func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
@@ -225,21 +227,48 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 
 // persist removes a live key's expiry and reports whether it had one (false
 // also when the key is missing or expired).
+//
+// A key whose members all have an expiry of their own may have none live
+// left: a missing key, where Redis answers 0 and keeps nothing to remove.
+// Only such a key is read first (settle); a key with a member without an
+// expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
+	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
+	if err != nil || removed || m.typ == typeNone || m.expired(c.nowMs()) || m.exp == 0 || m.ttls < m.card {
+		return removed, err
+	}
+	if m, err = c.settle(ctx, key, m); err != nil || m.typ == typeNone {
+		return false, err
+	}
+	removed, _, err = c.removeExpiry(ctx, key, "")
+	return removed, err
+}
+
+// removeExpiry removes key's expiry on condition that the key exists, has
+// an expiry to come, and cond holds (none when ""). It reports whether it
+// did, and otherwise the metadata item as the refusal found it.
+func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, meta, error) {
 	tok := token()
+	names := map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok}
+	expr := "attribute_exists(#t) AND #x > :now"
+	if cond != "" {
+		expr += " AND " + cond
+		names["#mn"], names["#n"] = attrMemTTL, attrCard
+	}
 	_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
 		UpdateExpression:                    aws.String("REMOVE #x SET #xt = :tok"),
-		ConditionExpression:                 aws.String("attribute_exists(#t) AND #x > :now"),
-		ExpressionAttributeNames:            map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok},
+		ConditionExpression:                 aws.String(expr),
+		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           item{":now": num(c.nowMs()), ":tok": str(tok)},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
-		return ownUpdate(failed.Item, tok), nil // ours when the SDK resent it after a lost response
+		// Ours when the SDK resent it after a lost response.
+		return ownUpdate(failed.Item, tok), decodeMeta(failed.Item), nil
 	}
-	return err == nil, err
+	return err == nil, meta{}, err
 }
 
 // Special TTL and PTTL replies, as go-redis returns them.

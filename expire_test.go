@@ -215,3 +215,50 @@ func TestExpireAtRange(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, -2, ms)
 }
+
+// PERSIST of a key whose members all expired answers 0, as Redis's on a
+// missing key, and leaves the key's expiry; a key with a member that has
+// no expiry of its own is live, and PERSIST stays one UpdateItem there.
+func TestPersistMemberExpiries(t *testing.T) {
+	c, cnt, p, clock := newClockedClient(t)
+	ctx := t.Context()
+	gone, some, mixed, dest := p+"gone", p+"some", p+"mixed", p+"dest"
+	for _, k := range []string{gone, some, dest} {
+		_, err := c.SAddEx(ctx, k, time.Second, false, "a")
+		require.NoError(t, err)
+	}
+	_, err := c.SAddEx(ctx, some, time.Hour, false, "b")
+	require.NoError(t, err)
+	_, err = c.SAddEx(ctx, mixed, time.Second, false, "a")
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, mixed, "b")
+	require.NoError(t, err)
+	for _, k := range []string{gone, some, mixed, dest} {
+		ok, err := c.Expire(ctx, k, time.Hour)
+		require.NoError(t, err)
+		require.True(t, ok, k)
+	}
+	clock.Add(2 * time.Second) // every "a" expires
+
+	for _, k := range []string{gone, some, mixed} {
+		cnt.reset()
+		removed, err := c.Persist(ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, k != gone, removed, "PERSIST %s", k)
+		if k == mixed {
+			require.EqualValues(t, 1, cnt.requests.Load(), "PERSIST of a key with a member without expiry: %s", cnt)
+		}
+	}
+	ms, err := c.PTTL(ctx, gone)
+	require.NoError(t, err)
+	require.Equal(t, TTLMissing, ms, "a key whose members all expired is missing")
+	// A STORE's new value has no expiry, as in Redis, also where its
+	// destination's members had all expired.
+	_, err = c.SUnionStore(ctx, dest, mixed)
+	require.NoError(t, err)
+	for _, k := range []string{some, mixed, dest} {
+		ms, err := c.PTTL(ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, TTLPersistent, ms, k)
+	}
+}

@@ -845,7 +845,7 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 		return err
 	}
 	if m.exp > 0 { // the new value has no expiry, as in Redis
-		if _, err := c.persist(ctx, key); err != nil {
+		if _, _, err := c.removeExpiry(ctx, key, ""); err != nil {
 			return err
 		}
 	}

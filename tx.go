@@ -347,20 +347,21 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 			ReturnValuesOnConditionCheckFailure: onFail,
 		}}
 	}
+	// A deletion or a condition check writes no attribute: it keeps only
+	// the placeholders its condition uses.
+	bare := func(cond string) (*string, map[string]string, item) {
+		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
+		return aws.String(cond + live), names, values
+	}
 	switch {
 	case d > 0:
 		values[":d"] = num(d)
 		return update("SET #t = :t, #v = :v"+index+" ADD #n :d"+adds, "(attribute_not_exists(#t) OR #t = :t)")
 	case d < 0 && g.known && g.now.card == -d:
 		values[":k"] = num(-d)
-		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
-		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: key,
-			ConditionExpression:                 aws.String("#t = :t AND #n = :k" + live),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: onFail,
-		}}
+		del := &types.Delete{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
+		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = bare("#t = :t AND #n = :k")
+		return types.TransactWriteItem{Delete: del}
 	case d < 0:
 		values[":d"], values[":k"] = num(d), num(-d)
 		return update("SET #v = :v"+index+" ADD #n :d"+adds, "#t = :t AND #n > :k")
@@ -375,14 +376,9 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 		return update("SET #v = :v"+index, "(attribute_not_exists(#t) OR #t = :t)")
 	default:
 		delete(names, "#n")
-		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: key,
-			ConditionExpression:                 aws.String("(attribute_not_exists(#t) OR #t = :t)" + live),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: onFail,
-		}}
+		check := &types.ConditionCheck{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
+		check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = bare("(attribute_not_exists(#t) OR #t = :t)")
+		return types.TransactWriteItem{ConditionCheck: check}
 	}
 }
 
