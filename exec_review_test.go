@@ -164,7 +164,9 @@ func xzrange(name string, z ZRangeArgs) xop {
 
 func xzall(name, k string) xop {
 	return xop{name,
-		func(ctx context.Context, tx redis.Pipeliner) func() string { return rzsl(tx.ZRangeWithScores(ctx, k, 0, -1)) },
+		func(ctx context.Context, tx redis.Pipeliner) func() string {
+			return rzsl(tx.ZRangeWithScores(ctx, k, 0, -1))
+		},
 		func(ctx context.Context, tx Pipeliner) string {
 			return xzs(tx.ZRangeArgsWithScores(ctx, ZRangeArgs{Key: k, Start: "0", Stop: "-1"}))
 		}}
@@ -252,7 +254,9 @@ func TestExecReviewZAddFlagsSequence(t *testing.T) {
 			xzrange("ZREVRANGEBYLEX", ZRangeArgs{Key: k, Start: "[f", Stop: "-", ByLex: true, Rev: true}),
 			xint("ZREMRANGEBYSCORE", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
 				return tx.ZRemRangeByScore(ctx, k, "-inf", "(0")
-			}, func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByScore(ctx, k, "-inf", "(0") }),
+			}, func(ctx context.Context, tx Pipeliner) (int64, error) {
+				return tx.ZRemRangeByScore(ctx, k, "-inf", "(0")
+			}),
 			xint("ZREMRANGEBYRANK", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
 				return tx.ZRemRangeByRank(ctx, k, -1, -1)
 			}, func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByRank(ctx, k, -1, -1) }),
@@ -315,7 +319,9 @@ func TestExecReviewSetSequence(t *testing.T) {
 			return xint(name, r, dd)
 		}
 		return []xop{
-			i("SADD", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SAdd(ctx, s, "a", "b", "c", "a") },
+			i("SADD", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
+				return tx.SAdd(ctx, s, "a", "b", "c", "a")
+			},
 				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SAdd(ctx, s, "a", "b", "c", "a") }),
 			i("SREM", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SRem(ctx, s, "a", "x", "a") },
 				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SRem(ctx, s, "a", "x", "a") }),
@@ -328,7 +334,9 @@ func TestExecReviewSetSequence(t *testing.T) {
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SMove(ctx, s, z, "nope")) }},
 			xop{"SMOVE s d", func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.SMove(ctx, s, d, "b")) },
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SMove(ctx, s, d, "b")) }},
-			xop{"EXPIRE d", func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.Expire(ctx, d, time.Hour)) },
+			xop{"EXPIRE d", func(ctx context.Context, tx redis.Pipeliner) func() string {
+				return rbool(tx.Expire(ctx, d, time.Hour))
+			},
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.Expire(ctx, d, time.Hour)) }},
 			i("DEL d d", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.Del(ctx, d, d) },
 				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.Del(ctx, d, d) }),
@@ -1141,7 +1149,9 @@ func randomTxOp(r *rand.Rand, p string) xop {
 		}}
 	case 24:
 		m := mem()
-		return xint("ZADD l 0 "+m, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZAdd(ctx, p+"l", redis.Z{Member: m}) },
+		return xint("ZADD l 0 "+m, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
+			return tx.ZAdd(ctx, p+"l", redis.Z{Member: m})
+		},
 			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZAdd(ctx, p+"l", Z{0, m}) })
 	case 25:
 		z := ZRangeArgs{Key: p + "l", Start: lex(), Stop: lex(), ByLex: true, Rev: r.IntN(2) == 0}
@@ -1155,7 +1165,9 @@ func randomTxOp(r *rand.Rand, p string) xop {
 		}
 		if r.IntN(3) == 0 {
 			lo, hi := z.Start, z.Stop
-			return xint("ZREMRANGEBYLEX l "+lo+" "+hi, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZRemRangeByLex(ctx, p+"l", lo, hi) },
+			return xint("ZREMRANGEBYLEX l "+lo+" "+hi, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
+				return tx.ZRemRangeByLex(ctx, p+"l", lo, hi)
+			},
 				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByLex(ctx, p+"l", lo, hi) })
 		}
 		return xzrange(fmt.Sprintf("ZRANGE %+v", z), z)
@@ -1176,7 +1188,9 @@ func randomTxOp(r *rand.Rand, p string) xop {
 	case 28:
 		k := key()
 		if r.IntN(2) == 0 {
-			return xop{"EXPIRE " + k, func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.Expire(ctx, k, time.Hour)) },
+			return xop{"EXPIRE " + k, func(ctx context.Context, tx redis.Pipeliner) func() string {
+				return rbool(tx.Expire(ctx, k, time.Hour))
+			},
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.Expire(ctx, k, time.Hour)) }}
 		}
 		return xop{"PERSIST " + k, func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.Persist(ctx, k)) },
