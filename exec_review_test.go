@@ -1350,3 +1350,96 @@ func TestExecReviewPrefetchLongKey(t *testing.T) {
 	})
 	require.NoError(t, err, "SADD after Prefetch")
 }
+
+// CHECKED (passes). Key expiry around transactions, against the same
+// commands run one by one through the Client: EXPIRE inside a
+// transaction, the expiry passing between transactions (the key is
+// missing: EXISTS 0, SADD makes a new key with no expiry), EXPIREAT in
+// the past deleting a key made in the same transaction, PERSIST, the GT
+// and NX conditions, and PEXPIRETIME after each.
+func TestExecReviewKeyExpiryAcrossTransactions(t *testing.T) {
+	run := func(inTx bool) []string {
+		ctx, c, p, clock := setupClocked(t)
+		k, o := p+"k", p+"o"
+		var out []string
+		step := func(body func(x Pipeliner) []string) {
+			if !inTx {
+				out = append(out, body(c)...)
+				return
+			}
+			require.NoError(t, c.TxPipelined(ctx, func(x Pipeliner) error {
+				out = append(out, body(x)...)
+				return nil
+			}))
+		}
+		step(func(x Pipeliner) []string {
+			return []string{
+				xfmt(x.SAdd(ctx, k, "a", "b")),
+				xfmt(x.Expire(ctx, k, time.Second)),
+				xfmt(x.ExpireAtWith(ctx, k, clock.Now().Add(time.Hour), ExpireNX)),
+				xfmt(x.ExpireAtWith(ctx, k, clock.Now().Add(2*time.Second), ExpireGT)),
+				xfmt(x.PExpireTime(ctx, k)),
+			}
+		})
+		clock.Add(2500 * time.Millisecond)
+		step(func(x Pipeliner) []string {
+			return []string{
+				xfmt(x.Exists(ctx, k)),
+				xfmt(x.Persist(ctx, k)),
+				xfmt(x.SAdd(ctx, k, "c")),
+				xfmt(x.SCard(ctx, k)),
+				xfmt(x.PExpireTime(ctx, k)),
+				xfmt(x.ZAdd(ctx, o, Z{1, "m"})),
+				xfmt(x.Expire(ctx, o, time.Minute)),
+				xfmt(x.Persist(ctx, o)),
+				xfmt(x.ExpireAtWith(ctx, o, clock.Now().Add(-time.Second), ExpireAlways)),
+				xfmt(x.Exists(ctx, o, k)),
+				xfmt(x.Type(ctx, o)),
+			}
+		})
+		clock.Add(time.Hour)
+		step(func(x Pipeliner) []string {
+			return []string{xfmt(x.SMembers(ctx, k)), xfmt(x.PExpireTime(ctx, o))}
+		})
+		checkStoredCounts(t, p)
+		return out
+	}
+	require.Equal(t, run(false), run(true))
+}
+
+// FINDING (wrong reply/expiry, minor). EXPIRE with a sub-millisecond
+// remainder, on a clock between two milliseconds (now = T + 0.5 ms):
+// Client.Expire computes nowMs() + d.Milliseconds() (expire.go:62), as
+// go-redis sends PEXPIRE with d truncated to ms: EXPIRE k 0.7ms is
+// PEXPIRE k 0, which deletes the key (reply true, EXISTS 0), and
+// EXPIRE k 1.6ms expires at T + 1. Pipeline.Expire computes
+// Now().Add(d) truncated (exec.go:1135): T + 1.2 ms → T + 1, later than
+// now, so the key is kept with an expiry (EXISTS 1), and 1.6 ms expires
+// at T + 2. The same command answers and stores differently inside and
+// outside a transaction.
+func TestExecReviewExpireSubMillisecond(t *testing.T) {
+	run := func(inTx bool) []string {
+		ctx, c, p, clock := setupClocked(t)
+		clock.Add(500 * time.Microsecond)
+		k, o := p+"k", p+"o"
+		_, err := c.SAdd(ctx, k, "a")
+		require.NoError(t, err)
+		_, err = c.SAdd(ctx, o, "a")
+		require.NoError(t, err)
+		var out []string
+		body := func(x Pipeliner) error {
+			out = append(out, xfmt(x.Expire(ctx, k, 700*time.Microsecond)), xfmt(x.Exists(ctx, k)),
+				xfmt(x.Expire(ctx, o, 1600*time.Microsecond)), xfmt(x.PExpireTime(ctx, o)))
+			return nil
+		}
+		if inTx {
+			require.NoError(t, c.TxPipelined(ctx, body))
+		} else {
+			require.NoError(t, body(c))
+		}
+		return out
+	}
+	outside := run(false)
+	require.Equal(t, []string{"true", "0", "true", "1800000000001"}, outside, "Client, outside a transaction")
+	require.Equal(t, outside, run(true), "inside TxPipelined")
+}
