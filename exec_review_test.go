@@ -393,26 +393,36 @@ func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 // EXEC's touchWatched (exec.go:249) reads it through use, which sweeps
 // the expired members first (exec.go:315): the sweep deletes the key, the
 // version read is now "" and EXEC fails with ErrTxFailed, a write of the
-// transaction's own making reported as another client's.
+// transaction's own making reported as another client's. The same for a
+// key with one live member and one expired (second case): any watched key
+// holding an expired member not swept yet aborts the first EXEC.
 func TestExecReviewWatchAllExpiredMembers(t *testing.T) {
 	ctx, c, p, clock := setupClocked(t)
 	k := p + "s"
 	allExpiredSet(t, ctx, c, clock, k, "a", "b")
 	err := c.Watch(ctx, func(tx *Tx) error {
-		n, err := tx.SCard(ctx, k)
-		if err != nil {
-			return err
-		}
-		require.Zero(t, n, "SCARD of a key whose members all expired")
 		return tx.TxPipelined(ctx, func(p Pipeliner) error {
 			_, err := p.SAdd(ctx, k, "x")
 			return err
 		})
 	}, k)
-	require.NoError(t, err, "EXEC after WATCH of a key missing throughout")
-	got, err := c.SMembers(ctx, k)
+	assert.NoError(t, err, "EXEC after WATCH of a key missing throughout")
+
+	// The same with one member expired and one live: the key is {live}
+	// when watched and at EXEC.
+	k2 := p + "s2"
+	_, err = c.SAdd(ctx, k2, "live")
 	require.NoError(t, err)
-	require.Equal(t, []string{"x"}, got)
+	_, err = c.SAddEx(ctx, k2, time.Second, false, "gone")
+	require.NoError(t, err)
+	clock.Add(2 * time.Second)
+	err = c.Watch(ctx, func(tx *Tx) error {
+		return tx.TxPipelined(ctx, func(p Pipeliner) error {
+			_, err := p.SAdd(ctx, k2, "x")
+			return err
+		})
+	}, k2)
+	assert.NoError(t, err, "EXEC after WATCH of a key unchanged throughout")
 }
 
 // CHECKED (passes). WATCH semantics: a key whose expiry passes between
@@ -631,6 +641,8 @@ func TestExecReviewRankedOverflowUnranks(t *testing.T) {
 		_, err := tx.ZAdd(ctx, k, zs...)
 		return err
 	}))
+	_, ranked := rawGet(t, metaKey(k))[attrRanked]
+	require.False(t, ranked, "unranked: no room for its count items")
 	_, err := c2.ZAdd(ctx, k, Z{-5, "late"})
 	require.NoError(t, err)
 	_, err = c2.ZRem(ctx, k, "m100")
