@@ -549,7 +549,7 @@ func TestExecReviewMemberExpiryAcrossRewrites(t *testing.T) {
 	require.Equal(t, run(false), run(true))
 }
 
-// rankTruth checks every member's ZRANK and ZREVRANK through c against
+// rankTruth checks every member's ZRANK (and every fifth's ZREVRANK) through c against
 // truth (member → score), ordered as Redis orders them.
 func rankTruth(t *testing.T, c *Client, k string, truth map[string]float64, step string) {
 	t.Helper()
@@ -567,6 +567,9 @@ func rankTruth(t *testing.T, c *Client, k string, truth map[string]float64, step
 		require.NoError(t, err)
 		require.True(t, ok, "%s: %s", step, z.Member)
 		require.EqualValues(t, i, r, "%s: ZRANK %s", step, z.Member)
+		if i%5 != 0 {
+			continue
+		}
 		r, ok, err = c.ZRevRank(ctx, k, z.Member)
 		require.NoError(t, err)
 		require.True(t, ok)
