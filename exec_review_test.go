@@ -1458,3 +1458,49 @@ func TestExecReviewExpireSubMillisecond(t *testing.T) {
 	require.Equal(t, []string{"true", "0", "true", "1800000000001"}, outside, "Client, outside a transaction")
 	require.Equal(t, outside, run(true), "inside TxPipelined")
 }
+
+// FINDING (spurious ErrTxFailed). Two transactions in one Watch function:
+// Redis's EXEC unwatches every key (go-redis's Tx then sends the second
+// MULTI/EXEC unconditioned, checked here on redis-server), so the second
+// commits. redimo's Tx keeps comparing the watched keys with their state
+// at WATCH (exec.go:249 touchWatched; the Watch's seen map is never
+// reset after a commit), so the transaction's own first EXEC, which wrote
+// the watched key, makes the second fail with ErrTxFailed; a retry loop
+// around Watch then repeats the first EXEC's writes.
+func TestExecReviewSecondExecAfterWatch(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	rdb := zRedis(t)
+	rk := p + "redis"
+	redisDel(t, rdb, rk)
+	t.Cleanup(func() { redisDel(t, rdb, rk) })
+	err := rdb.Watch(ctx, func(tx *redis.Tx) error {
+		for _, m := range []string{"a", "b"} {
+			if _, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.SAdd(ctx, rk, m)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, rk)
+	require.NoError(t, err, "redis-server")
+	require.EqualValues(t, 2, rdb.SCard(ctx, rk).Val())
+
+	k := p + "k"
+	err = c.Watch(ctx, func(tx *Tx) error {
+		for _, m := range []string{"a", "b"} {
+			if err := tx.TxPipelined(ctx, func(p Pipeliner) error {
+				_, err := p.SAdd(ctx, k, m)
+				return err
+			}); err != nil {
+				return fmt.Errorf("EXEC adding %s: %w", m, err)
+			}
+		}
+		return nil
+	}, k)
+	require.NoError(t, err)
+	n, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+}
