@@ -361,10 +361,10 @@ func TestExecReviewSetSequence(t *testing.T) {
 
 // FINDING (key invisible to KEYS/SCAN). A key longer than inlineKeyLen
 // (2047 bytes) keeps its whole self in its metadata item's kk, which
-// KEYS and SCAN read to name it (keyspace.go:66 longKeys, which leaves
+// KEYS and SCAN read to name it (keyspace.go:67 longKeys, which leaves
 // out a long key without kk). SADD outside a transaction writes kk
 // (tx.go:323); the same SADD inside TxPipelined creates the metadata item
-// with exec.go:1363-1366 metaWrite's SET, which has no kk: KEYS answers
+// with exec.go:1371 metaWrite's SET, which has no kk: KEYS answers
 // [] where Redis (and the Client's SADD) answer [key].
 func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 	ctx, c, _, p := setup(t)
