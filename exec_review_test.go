@@ -399,8 +399,10 @@ func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 func TestExecReviewWatchAllExpiredMembers(t *testing.T) {
 	ctx, c, p, clock := setupClocked(t)
 	k := p + "s"
-	allExpiredSet(t, ctx, c, clock, k, "a", "b")
-	err := c.Watch(ctx, func(tx *Tx) error {
+	_, err := c.SAddEx(ctx, k, time.Second, false, "a", "b")
+	require.NoError(t, err)
+	clock.Add(2 * time.Second) // a and b expire: a missing key for Redis
+	err = c.Watch(ctx, func(tx *Tx) error {
 		return tx.TxPipelined(ctx, func(p Pipeliner) error {
 			_, err := p.SAdd(ctx, k, "x")
 			return err
