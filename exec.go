@@ -117,6 +117,10 @@ type txKey struct {
 	// not there does not exist.
 	full   bool
 	expSet bool  // the transaction changed the expiry
+	// touched: a command of the transaction changed the key, which stores
+	// a new version token (WATCH) even when the changes cancel out, as
+	// Redis's watched keys see every write (SREM a then SADD a).
+	touched bool
 	dmn    int64 // the change to mn (memberttl.go) of the commit's member writes
 	mem    map[memKey]*txMember
 }
@@ -214,7 +218,10 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 	return c.runTx(ctx, w, fn)
 }
 
-// runTx is the loop of TxPipelined.
+// runTx is the loop of TxPipelined. Once it reaches EXEC (the watched keys
+// found changed, or a commit sent), w's keys are no longer watched, as
+// Redis's EXEC unwatches them: a second TxPipelined in one Watch function
+// is not conditioned on them.
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
 		p := &Pipeline{c: c, watch: w, keys: map[string]*txKey{}}
@@ -224,6 +231,7 @@ func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error
 			case err != nil:
 				return wrap("EXEC", err)
 			case changed:
+				w.unwatch()
 				return ErrTxFailed
 			}
 		}
@@ -235,6 +243,9 @@ func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error
 		}
 		retry, err := p.commit(ctx)
 		if err != nil || !retry {
+			if w != nil {
+				w.unwatch()
+			}
 			return err
 		}
 		if err := sleep(ctx, 1); err != nil {
@@ -271,27 +282,22 @@ func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
 // BatchGetItem per 100 keys, instead of one GetItem each when first
 // used. redimo-server calls it with every key of the queued commands.
 func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
-	var want []item
 	var names []string
 	for _, k := range dedupe(keys) {
 		if _, ok := p.keys[k]; ok || checkKey("EXEC", k) != nil {
 			continue
 		}
-		want, names = append(want, metaKey(k)), append(names, k)
+		names = append(names, k)
 	}
-	if len(want) == 0 {
+	if len(names) == 0 {
 		return nil
 	}
-	items, err := p.strongGet(ctx, want)
+	items, err := p.c.metaItemsWith(ctx, names, aws.Bool(true), nil, nil)
 	if err != nil {
 		return err
 	}
-	byKey := map[string]item{}
-	for _, it := range items {
-		byKey[string(bytesAttr(it, attrPK)[1:])] = it
-	}
-	for _, k := range names {
-		if err := p.use(ctx, k, byKey[k]); err != nil {
+	for i, k := range names {
+		if err := p.use(ctx, k, items[i]); err != nil {
 			return err
 		}
 	}
@@ -456,6 +462,7 @@ func (k *txKey) add(typ keyType, m *txMember, ix []byte) {
 			ix = m.origIX // a set member removed and added again is left as it was
 		}
 	}
+	k.touched = k.touched || !m.present || string(m.ix) != string(ix)
 	m.present, m.ix, m.score = true, ix, scoreIfZ(typ, ix)
 }
 
@@ -466,6 +473,7 @@ func (k *txKey) remove(m *txMember) {
 	}
 	m.present, m.ix, m.dropMX = false, nil, m.origMX != 0
 	k.card--
+	k.touched = true
 	if k.card == 0 {
 		k.gone()
 	}
@@ -476,7 +484,7 @@ func (k *txKey) gone() {
 	for _, m := range k.mem {
 		m.present, m.ix, m.dropMX = false, nil, m.dropMX || (m.present && m.origMX != 0)
 	}
-	k.typ, k.card, k.exp, k.full = typeNone, 0, 0, true
+	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
 }
 
 // SAdd is Client.SAdd inside the transaction.
@@ -777,7 +785,7 @@ func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) (
 // ZRangeArgs is Client.ZRangeArgs inside the transaction: the whole
 // sorted set is read.
 func (p *Pipeline) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
-	zs, err := p.zrange(ctx, z)
+	zs, err := p.zrange(ctx, "ZRANGE", z)
 	return members(zs), err
 }
 
@@ -787,13 +795,13 @@ func (p *Pipeline) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z,
 	if z.ByLex {
 		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
 	}
-	return p.zrange(ctx, z)
+	return p.zrange(ctx, "ZRANGE", z)
 }
 
 // zrange is ZRANGE's selection, as Redis's zrangeGenericCommand, on the
-// members in memory.
-func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
-	const cmd = "ZRANGE"
+// members in memory, for cmd (ZRANGE, or the ZCOUNT, ZLEXCOUNT and
+// ZREMRANGEBY* that select as it does).
+func (p *Pipeline) zrange(ctx context.Context, cmd string, z ZRangeArgs) ([]Z, error) {
 	if err := checkKey(cmd, z.Key); err != nil {
 		return nil, err
 	}
@@ -862,6 +870,12 @@ func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
 		}
 		return all[start : min(stop, n-1)+1], nil
 	}
+	// LIMIT as zrange.limit: a negative offset selects nothing, a negative
+	// count everything from offset; offset 0 and count 0 is no LIMIT.
+	limited := z.Offset != 0 || z.Count != 0
+	if limited && z.Offset < 0 {
+		return nil, nil
+	}
 	var out []Z
 	skip := z.Offset
 	for _, x := range all {
@@ -872,7 +886,7 @@ func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
 			skip--
 			continue
 		}
-		if z.Count > 0 && int64(len(out)) == z.Count {
+		if limited && z.Count >= 0 && int64(len(out)) == z.Count {
 			break
 		}
 		out = append(out, x)
@@ -882,13 +896,13 @@ func (p *Pipeline) zrange(ctx context.Context, z ZRangeArgs) ([]Z, error) {
 
 // ZCount is Client.ZCount inside the transaction.
 func (p *Pipeline) ZCount(ctx context.Context, key, min, max string) (int64, error) {
-	zs, err := p.zrange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
+	zs, err := p.zrange(ctx, "ZCOUNT", ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
 	return int64(len(zs)), err
 }
 
 // ZLexCount is Client.ZLexCount inside the transaction.
 func (p *Pipeline) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
-	zs, err := p.zrange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
+	zs, err := p.zrange(ctx, "ZLEXCOUNT", ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
 	return int64(len(zs)), err
 }
 
@@ -939,21 +953,21 @@ func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (Rank
 
 // ZRemRangeByScore is Client.ZRemRangeByScore inside the transaction.
 func (p *Pipeline) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
-	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
+	return p.removeRange(ctx, "ZREMRANGEBYSCORE", ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
 }
 
 // ZRemRangeByRank is Client.ZRemRangeByRank inside the transaction.
 func (p *Pipeline) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
-	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: fmt.Sprint(start), Stop: fmt.Sprint(stop)})
+	return p.removeRange(ctx, "ZREMRANGEBYRANK", ZRangeArgs{Key: key, Start: fmt.Sprint(start), Stop: fmt.Sprint(stop)})
 }
 
 // ZRemRangeByLex is Client.ZRemRangeByLex inside the transaction.
 func (p *Pipeline) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
-	return p.removeRange(ctx, ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
+	return p.removeRange(ctx, "ZREMRANGEBYLEX", ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
 }
 
-func (p *Pipeline) removeRange(ctx context.Context, z ZRangeArgs) (int64, error) {
-	zs, err := p.zrange(ctx, z)
+func (p *Pipeline) removeRange(ctx context.Context, cmd string, z ZRangeArgs) (int64, error) {
+	zs, err := p.zrange(ctx, cmd, z)
 	if err != nil || len(zs) == 0 {
 		return 0, err
 	}
@@ -1132,31 +1146,36 @@ func (p *Pipeline) Type(ctx context.Context, key string) (string, error) {
 
 // Expire is Client.Expire inside the transaction.
 func (p *Pipeline) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
-	return p.ExpireAtWith(ctx, key, p.c.opts.Now().Add(d), ExpireAlways)
+	return p.expireAt(ctx, "EXPIRE", key, p.c.nowMs()+d.Milliseconds(), ExpireAlways)
 }
 
 // ExpireAtWith is Client.ExpireAtWith inside the transaction; a time in
 // the past deletes the key (reading it whole).
 func (p *Pipeline) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	if err := checkKey("EXPIRE", key); err != nil {
+	at, ok := unixMilli(t)
+	if !ok {
+		return false, argError("EXPIREAT", "time", t.String(), ErrOutOfRange)
+	}
+	return p.expireAt(ctx, "EXPIREAT", key, at, cond)
+}
+
+// expireAt is Client.expireAt inside the transaction.
+func (p *Pipeline) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
+	if err := checkKey(cmd, key); err != nil {
 		return false, err
 	}
 	if p.c.opts.DisableKeyExpiry {
 		return false, ErrKeyExpiryDisabled
 	}
-	at, ok := unixMilli(t)
-	if !ok {
-		return false, argError("EXPIREAT", "time", t.String(), ErrOutOfRange)
-	}
 	switch cond {
 	case ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT, ExpireXXLT:
 	default:
-		return false, argError("EXPIRE", "condition", string(cond), ErrSyntax)
+		return false, argError(cmd, "condition", string(cond), ErrSyntax)
 	}
 	k := p.key(ctx, key)
 	switch {
 	case k == nil:
-		return false, wrap("EXPIRE", p.err)
+		return false, wrap(cmd, p.err)
 	case k.typ == typeNone, !cond.holds(k.exp, at):
 		return false, nil
 	case at <= p.c.nowMs():
@@ -1214,7 +1233,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	for _, key := range p.order {
 		k := p.keys[key]
 		k.dmn = 0
-		changed := k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
+		changed := k.touched || k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
 		added := false
 		var zw []*write // the sorted-set member changes, for the count items
 		for mk, m := range k.mem {
@@ -1360,15 +1379,14 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	}
-	ks, kh := keyIndexValues(key)
-	for n, a := range map[string]string{"#t": attrType, "#n": attrCard, "#v": attrVer, "#ks": attrKS, "#kh": attrKH, "#x": attrExp, "#xt": attrExpTok} {
+	for n, a := range map[string]string{"#t": attrType, "#n": attrCard, "#v": attrVer, "#x": attrExp, "#xt": attrExpTok} {
 		names[n] = a
 	}
 	if values == nil {
 		values = item{}
 	}
-	values[":nt"], values[":nn"], values[":nv"], values[":ks"], values[":kh"] = str(string(k.typ)), num(k.card), bin(versionToken()), ks, kh
-	set := "SET #t = :nt, #n = :nn, #v = :nv, #ks = :ks, #kh = :kh"
+	values[":nt"], values[":nn"], values[":nv"] = str(string(k.typ)), num(k.card), bin(versionToken())
+	set := "SET #t = :nt, #n = :nn, #v = :nv, " + keyIndexSet(key, names, values)
 	remove := ""
 	if k.expSet || k.exp != k.orig.exp {
 		set += ", #xt = :nxt"

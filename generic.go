@@ -67,12 +67,17 @@ func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, 
 // (BatchGetItem: 100 keys a request, in parallel); result[i] is keys[i]'s,
 // nil when it has none.
 func (c *Client) metaItems(ctx context.Context, keys []string, projection *string, names map[string]string) ([]item, error) {
+	return c.metaItemsWith(ctx, keys, c.consistent(), projection, names)
+}
+
+// metaItemsWith is metaItems with the consistency given.
+func (c *Client) metaItemsWith(ctx context.Context, keys []string, consistent *bool, projection *string, names map[string]string) ([]item, error) {
 	unique := dedupe(keys)
 	req := make([]item, len(unique))
 	for i, k := range unique {
 		req[i] = metaKey(k)
 	}
-	items, err := c.batchGet(ctx, req, projection, names)
+	items, err := c.batchGetWith(ctx, req, consistent, projection, names)
 	if err != nil {
 		return nil, err
 	}

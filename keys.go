@@ -429,3 +429,18 @@ func keyIndexValues(key string) (ks, kh *types.AttributeValueMemberB) {
 	h := keyHash(key)
 	return bin([]byte{shardOf(h)}), bin(binary.BigEndian.AppendUint64(nil, h))
 }
+
+// keyIndexSet is the part of an UpdateExpression's SET that writes key's
+// key index attributes (ks, kh) and, for a long key, its whole self (kk),
+// with the placeholders it uses added to names and values. Every update of
+// a metadata item writes them: unchanged values cost no index write, and a
+// key written before the index existed gets into it.
+func keyIndexSet(key string, names map[string]string, values item) string {
+	names["#ks"], names["#kh"] = attrKS, attrKH
+	values[":ks"], values[":kh"] = keyIndexValues(key)
+	if len(key) <= inlineKeyLen {
+		return "#ks = :ks, #kh = :kh"
+	}
+	names["#kk"], values[":kk"] = attrKey, bin([]byte(key))
+	return "#ks = :ks, #kh = :kh, #kk = :kk"
+}

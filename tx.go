@@ -313,17 +313,10 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	const live = " AND (attribute_not_exists(#x) OR #x > :now)"
 	// Every action that changes the key also stores a fresh version
 	// token, which WATCH compares (watch.go).
-	// Updates also (re)write the key index attributes (ks, kh): unchanged
-	// values cost no index write, and a key written before the index
-	// existed gets into it.
-	ks, kh := keyIndexValues(g.key)
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer, "#ks": attrKS, "#kh": attrKH}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken()), ":ks": ks, ":kh": kh}
-	index := ", #ks = :ks, #kh = :kh"
-	if len(g.key) > inlineKeyLen { // a long key keeps its whole self (keys.go)
-		index += ", #kk = :kk"
-		names["#kk"], values[":kk"] = attrKey, bin([]byte(g.key))
-	}
+	// Updates also (re)write the key index attributes (keyIndexSet).
+	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
+	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
+	index := ", " + keyIndexSet(g.key, names, values)
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
 	// Members given or rid of an expiry change mn (memberttl.go); a key

@@ -10,6 +10,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,8 +33,8 @@ type Watch struct {
 var versionProjection = struct {
 	expr  *string
 	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #v, #xt"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard,
-	"#x": attrExp, "#v": attrVer, "#xt": attrExpTok}}
+}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard,
+	"#x": attrExp, "#v": attrVer, "#xt": attrExpTok, "#mn": attrMemTTL}}
 
 // WatchKeys starts watching keys, as Redis's WATCH: Watch.Changed then
 // reports whether any of them was written since (members added, removed
@@ -44,7 +45,9 @@ var versionProjection = struct {
 // left to compare. With Options.EventuallyConsistent, the version reads are
 // eventually consistent too: a write of the last second can be missed.
 //
-// Cost: one BatchGetItem per 100 keys, 1 read unit per key.
+// Cost: one BatchGetItem per 100 keys, 1 read unit per key. A key with
+// member expiries first has its expired members deleted, as SCOLLECT (a
+// Query, then a transaction per 99 expired members), and is read again.
 //
 // [WATCH]: https://redis.io/docs/latest/commands/watch/
 func (c *Client) WatchKeys(ctx context.Context, keys ...string) (*Watch, error) {
@@ -60,7 +63,7 @@ func (w *Watch) Add(ctx context.Context, keys ...string) error {
 	if err := checkKeyList("WATCH", keys); err != nil {
 		return err
 	}
-	vs, err := w.c.versions(ctx, keys)
+	vs, err := w.c.sweptVersions(ctx, keys)
 	if err != nil {
 		return wrap("WATCH", err)
 	}
@@ -102,6 +105,43 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// sweptVersions is versions after sweeping the expired members of the keys
+// with member expiries (memberttl.go), as EXEC does before reading a key:
+// EXEC's sweep then finds only members that expired since WATCH, and its
+// new version token is not taken for another client's write.
+func (c *Client) sweptVersions(ctx context.Context, keys []string) ([]string, error) {
+	items, err := c.metaItems(ctx, keys, versionProjection.expr, versionProjection.names)
+	if err != nil {
+		return nil, err
+	}
+	var swept []int
+	for i, it := range items {
+		if m := c.liveMeta(it); m.ttls > 0 && !slices.Contains(keys[:i], keys[i]) {
+			if err := c.sweep(ctx, keys[i], m.typ); err != nil {
+				return nil, err
+			}
+			swept = append(swept, i)
+		}
+	}
+	if len(swept) > 0 {
+		again, err := c.metaItems(ctx, mapSlice(swept, func(i int) string { return keys[i] }), versionProjection.expr, versionProjection.names)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range swept {
+			items[i] = again[j]
+		}
+	}
+	return mapSlice(items, c.versionOf), nil
+}
+
+// unwatch forgets every watched key, as Redis's EXEC and UNWATCH.
+func (w *Watch) unwatch() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	clear(w.seen)
 }
 
 // versions reads the version of each key: its tokens, "" when missing or
