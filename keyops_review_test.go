@@ -1,0 +1,450 @@
+package redimo
+
+// An adversarial review of whole-key operations (COPY, RENAME, DEL, key
+// expiry and its purge, FLUSHDB, the STORE commands, databases), written
+// as tests. A test named FINDING in its comment fails on the code it was
+// written against: the comment says what Redis answers or stores, what
+// redimo does, and where the cause is. The others are risky paths checked
+// and found right.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// txCut is the test table's API with one TransactWriteItems cut: the
+// first one cut picks never reaches DynamoDB and fails, as when the
+// caller's context ends or its process dies between two requests of a
+// command that takes several.
+type txCut struct {
+	DynamoDBAPI
+	mu  sync.Mutex
+	cut func(*dynamodb.TransactWriteItemsInput) bool
+}
+
+func (f *txCut) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	f.mu.Lock()
+	cut := f.cut != nil && f.cut(in)
+	if cut {
+		f.cut = nil
+	}
+	f.mu.Unlock()
+	if cut {
+		return nil, context.Canceled
+	}
+	return f.DynamoDBAPI.TransactWriteItems(ctx, in, o...)
+}
+
+// purgeLast picks the purge's last transaction when it deletes no member:
+// the lone Delete of the metadata item on condition that it counts 0.
+func purgeLast(in *dynamodb.TransactWriteItemsInput) bool {
+	if len(in.TransactItems) != 1 || in.TransactItems[0].Delete == nil {
+		return false
+	}
+	d := in.TransactItems[0].Delete
+	k, ok := d.ExpressionAttributeValues[":k"].(*types.AttributeValueMemberN)
+	return ok && k.Value == "0" && strings.Contains(*d.ConditionExpression, "#x = :dead")
+}
+
+// FINDING (lost data: a key that can never be written again). The purge
+// of an expired key (tx.go:446) deletes its members in transactions of 99
+// that each subtract what they delete from the stored count, and deletes
+// the metadata item in a last transaction (tx.go:469-475). A key of
+// exactly 99 members (or any multiple) has its count brought to 0 by the
+// chunk before the last one, which then deletes no member. When that
+// last transaction does not happen (the caller's context ends, its
+// process dies: cut here), the metadata item stays with n = 0 and the
+// dead expiry x = 1. decodeMeta reads n = 0 as a missing key
+// (keys.go:238-240), so nothing ever purges it again (del: generic.go:
+// 225-228; transact: a failed metadata condition on an item that decodes
+// as typeNone is neither expired nor of another type, tx.go:179-196), and
+// every write's metadata condition requires x > now (tx.go:324): each
+// write is retried until ErrContention. Redis: the key expired; SADD
+// creates it anew (1), and DBSIZE does not count it. The comment on purge
+// says "a purge cut short leaves a dead key (invisible to reads) that the
+// next write to it purges again": not when it was cut at that point.
+func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	k := p + "s"
+	returns(t, int64(99))(c.SAdd(ctx, k, numbered("m%02d", 99)...))
+	returns(t, true)(c.Expire(ctx, k, time.Second))
+	clock.Add(2 * time.Second)
+	dying := NewClient(&txCut{DynamoDBAPI: testDB, cut: purgeLast}, func(o *Options) {
+		o.TableName, o.Now = testTable, clock.Now
+	})
+	_, err := dying.Del(ctx, k) // the purge: 99 deleted, then cut
+	require.ErrorIs(t, err, context.Canceled)
+
+	returns(t, int64(0))(c.Exists(ctx, k))
+	added, err := c.SAdd(ctx, k, "x")
+	assert.NoError(t, err, "SADD of an expired key (Redis: 1)")
+	assert.EqualValues(t, 1, added)
+	_, err = c.ZAdd(ctx, k, Z{Score: 1, Member: "x"})
+	assert.False(t, errors.Is(err, ErrContention), "ZADD of an expired key: %v", err)
+	checkStoredCounts(t, k)
+}
+
+// FINDING (leak of items). A ranked sorted set's count items (rank.go)
+// stay in the table after the key goes: RENAME (rename.go:58 deletes the
+// source with del, generic.go:219, which deletes member items only),
+// DEL, and the purge of an expired key (tx.go:490 lists members only,
+// 's'/'z' sort keys: the 0xFF count items are never listed). rank.go:60
+// accepts it ("stay behind, ignored ... until the key is built again"),
+// but a key that is not written again as a big sorted set keeps them
+// forever. Redis frees everything a deleted key holds. The destination's
+// ranks are right (checked here too).
+func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	c, _, p := rankedClient(t, 4, 8, func(o *Options) { o.Now = clock.Now })
+	ctx := context.Background()
+	src, dst, del, exp := p+"src", p+"dst", p+"del", p+"exp"
+	for _, k := range []string{src, del, exp} {
+		require.Greater(t, buildRanked(t, c, k, 40, 40), 1)
+	}
+	want, err := c.ZRangeWithScores(ctx, src, 0, -1)
+	require.NoError(t, err)
+
+	require.NoError(t, c.Rename(ctx, src, dst))
+	returns(t, want)(c.ZRangeWithScores(ctx, dst, 0, -1))
+	returns(t, want[25:28])(c.ZRangeWithScores(ctx, dst, 25, 27))
+	r, ok, err := c.ZRevRank(ctx, dst, "m030")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 9, r)
+
+	returns(t, int64(1))(c.Del(ctx, del))
+	returns(t, true)(c.Expire(ctx, exp, time.Second))
+	clock.Add(2 * time.Second)
+	returns(t, int64(0))(c.Del(ctx, exp)) // expired: purged
+	for _, k := range []string{src, del, exp} {
+		assert.Empty(t, rawPartition(t, pkValue(k)), "items left under %q", k)
+	}
+}
+
+// FINDING (leak of items; wrong reply). FLUSHDB deletes the keys the key
+// index lists, one by one as DEL (keyspace.go:342-365), and nothing else
+// of the database: a ranked sorted set's count items stay (as after DEL),
+// and so does a ShardedSet's shard-count record (pk 'h' + key,
+// sharded.go:67: not in the key index). Its doc says "every item of the
+// table is read and deleted". Redis: FLUSHDB leaves the database empty.
+// The record outliving its shards makes a new ShardedSet of the same name
+// with another shard count fail with ErrShardCount after the FLUSHDB.
+func TestKeyOpsReviewFlushDBLeavesItems(t *testing.T) {
+	c0, _, p := newTestClient(t)
+	c, err := c0.WithDB(9)
+	require.NoError(t, err)
+	c.ranks.max, c.ranks.min = 4, 8
+	ctx := context.Background()
+	var zs []Z
+	for i := range 40 {
+		zs = append(zs, Z{Score: float64(i), Member: fmt.Sprint("m", i)})
+	}
+	returns(t, int64(40))(c.ZAdd(ctx, p+"z", zs...))
+	r, ok, err := c.ZRevRank(ctx, p+"z", "m14") // builds the count items
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 25, r)
+	returns(t, int64(3))(c.ShardedSet(p+"sh", 3).Add(ctx, "a", "b", "c"))
+	returns(t, int64(2))(c.SAdd(ctx, p+"s", "a", "b"))
+
+	require.NoError(t, c.FlushDB(ctx))
+	returns(t, int64(0))(c.DBSize(ctx))
+	var left []string
+	for _, it := range rawItems(t) {
+		pk := bytesAttr(it, attrPK)
+		if slices.Contains([]byte{0x09, 0x19, 0x29, 0x39, 0x89, 0x99}, pk[0]) && strings.Contains(string(pk), p) {
+			left = append(left, fmt.Sprintf("%x %q sk=%x", pk[0], pk[1:], bytesAttr(it, attrSK)))
+		}
+	}
+	assert.Empty(t, left, "items of database 9 after FLUSHDB")
+	_, err = c.ShardedSet(p+"sh", 5).Add(ctx, "a")
+	assert.NoError(t, err, "a new sharded set after FLUSHDB")
+}
+
+// Checked, right: COPY and RENAME carry member expiries (mx, and mn on
+// the destination), as Redis 8 keeps hash-field TTLs on COPY and RENAME;
+// a member expired but not yet swept is not carried; long members (> 1015
+// bytes) and long keys (> 2047 bytes) go through, and SCAN/KEYS/EXISTS
+// see exactly the live keys after.
+func TestKeyOpsReviewCopyRenameMemberExpiry(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	long := strings.Repeat("L", 1500) + "x"
+	s, z, z2 := p+"s", p+"z", p+"z2"
+	longKey := p + strings.Repeat("K", 2100)
+	returns(t, int64(4))(c.SAdd(ctx, s, "a", "b", "c", long))
+	returns(t, []int64{1, 1})(c.SExpire(ctx, s, 10*time.Second, ExpireAlways, "a", long))
+	returns(t, []int64{1})(c.SExpire(ctx, s, time.Second, ExpireAlways, "b"))
+	returns(t, int64(3))(c.ZAdd(ctx, z, Z{1, "a"}, Z{2, long}, Z{3, "c"}))
+	returns(t, []int64{1, 1})(c.ZExpire(ctx, z, 10*time.Second, ExpireAlways, "a", long))
+	returns(t, true)(c.Expire(ctx, z, time.Hour))
+	clock.Add(2 * time.Second) // b expired, not swept
+
+	returns(t, true)(c.Copy(ctx, s, longKey, false))
+	returns(t, []int64{8, 8, -2, -1})(c.STTL(ctx, longKey, "a", long, "b", "c"))
+	returns(t, int64(3))(c.SCard(ctx, longKey))
+	require.NoError(t, c.Rename(ctx, z, z2))
+	returns(t, []int64{8, 8, -1})(c.ZTTL(ctx, z2, "a", long, "c"))
+	returns(t, []string{"a", long, "c"})(c.ZRange(ctx, z2, 0, -1))
+	ttl, err := c.TTL(ctx, z2)
+	require.NoError(t, err)
+	require.InDelta(t, (time.Hour - 2*time.Second).Seconds(), ttl.Seconds(), 1)
+	require.NoError(t, c.Rename(ctx, longKey, p+"short"))
+	returns(t, []int64{8, 8, -1})(c.STTL(ctx, p+"short", "a", long, "c"))
+	checkStoredCounts(t, p)
+	keys, err := c.Keys(ctx, globEscape(p)+"*")
+	require.NoError(t, err)
+	slices.Sort(keys)
+	require.Equal(t, []string{p + "s", p + "short", p + "z2"}, keys)
+	returns(t, int64(0))(c.Exists(ctx, z, longKey))
+
+	clock.Add(9 * time.Second) // a and long expire: only c is left in each
+	returns(t, true)(c.Copy(ctx, z2, p+"z3", false))
+	returns(t, []string{"c"})(c.ZRange(ctx, p+"z3", 0, -1))
+	checkStoredCounts(t, p)
+}
+
+// Checked against redis-server, right: what COPY, RENAME, RENAMENX and
+// the STORE commands do to the destination's expiry and type.
+func TestKeyOpsReviewExpiryAgainstRedis(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	rdb := zRedis(t)
+	k := func(n string) string { return p + n }
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	all := mapSlice(names, k)
+	rdb.Del(ctx, all...)
+	redisDel(t, rdb, all...)
+	type step struct {
+		name   string
+		redimo func() error
+		redis  func() error
+	}
+	steps := []step{
+		{"SADD a; EXPIRE a 100", func() error {
+			_, err := c.SAdd(ctx, k("a"), "1", "2")
+			if err == nil {
+				_, err = c.Expire(ctx, k("a"), 100*time.Second)
+			}
+			return err
+		}, func() error {
+			rdb.SAdd(ctx, k("a"), "1", "2")
+			return rdb.Expire(ctx, k("a"), 100*time.Second).Err()
+		}},
+		{"SADD b; EXPIRE b 200; RENAME a b", func() error {
+			_, err := c.SAdd(ctx, k("b"), "x")
+			if err == nil {
+				_, err = c.Expire(ctx, k("b"), 200*time.Second)
+			}
+			if err == nil {
+				err = c.Rename(ctx, k("a"), k("b"))
+			}
+			return err
+		}, func() error {
+			rdb.SAdd(ctx, k("b"), "x")
+			rdb.Expire(ctx, k("b"), 200*time.Second)
+			return rdb.Rename(ctx, k("a"), k("b")).Err()
+		}},
+		{"ZADD c; EXPIRE c 300; COPY b c REPLACE", func() error {
+			_, err := c.ZAdd(ctx, k("c"), Z{1, "m"})
+			if err == nil {
+				_, err = c.Expire(ctx, k("c"), 300*time.Second)
+			}
+			if err == nil {
+				_, err = c.Copy(ctx, k("b"), k("c"), true)
+			}
+			return err
+		}, func() error {
+			rdb.ZAdd(ctx, k("c"), redis.Z{Score: 1, Member: "m"})
+			rdb.Expire(ctx, k("c"), 300*time.Second)
+			return rdb.Copy(ctx, k("b"), k("c"), 0, true).Err()
+		}},
+		{"ZADD d; SADD e; EXPIRE e 300; COPY d e REPLACE", func() error {
+			_, err := c.ZAdd(ctx, k("d"), Z{1, "m"})
+			if err == nil {
+				_, err = c.SAdd(ctx, k("e"), "y")
+			}
+			if err == nil {
+				_, err = c.Expire(ctx, k("e"), 300*time.Second)
+			}
+			if err == nil {
+				_, err = c.Copy(ctx, k("d"), k("e"), true)
+			}
+			return err
+		}, func() error {
+			rdb.ZAdd(ctx, k("d"), redis.Z{Score: 1, Member: "m"})
+			rdb.SAdd(ctx, k("e"), "y")
+			rdb.Expire(ctx, k("e"), 300*time.Second)
+			return rdb.Copy(ctx, k("d"), k("e"), 0, true).Err()
+		}},
+		{"SADD f; EXPIRE f 300; SINTERSTORE f b", func() error {
+			_, err := c.SAdd(ctx, k("f"), "1")
+			if err == nil {
+				_, err = c.Expire(ctx, k("f"), 300*time.Second)
+			}
+			if err == nil {
+				_, err = c.SInterStore(ctx, k("f"), k("b"))
+			}
+			return err
+		}, func() error {
+			rdb.SAdd(ctx, k("f"), "1")
+			rdb.Expire(ctx, k("f"), 300*time.Second)
+			return rdb.SInterStore(ctx, k("f"), k("b")).Err()
+		}},
+		{"SADD g; EXPIRE g 300; ZRANGESTORE g d 0 -1", func() error {
+			_, err := c.SAdd(ctx, k("g"), "1")
+			if err == nil {
+				_, err = c.Expire(ctx, k("g"), 300*time.Second)
+			}
+			if err == nil {
+				_, err = c.ZRangeStore(ctx, k("g"), ZRangeArgs{Key: k("d"), Start: "0", Stop: "-1"})
+			}
+			return err
+		}, func() error {
+			rdb.SAdd(ctx, k("g"), "1")
+			rdb.Expire(ctx, k("g"), 300*time.Second)
+			return rdb.ZRangeStore(ctx, k("g"), redis.ZRangeArgs{Key: k("d"), Start: "0", Stop: "-1"}).Err()
+		}},
+		{"RENAME b b; RENAMENX c c", func() error {
+			err := c.Rename(ctx, k("b"), k("b"))
+			if err == nil {
+				_, err = c.RenameNX(ctx, k("c"), k("c"))
+			}
+			return err
+		}, func() error {
+			rdb.Rename(ctx, k("b"), k("b"))
+			return rdb.RenameNX(ctx, k("c"), k("c")).Err()
+		}},
+		{"SADD h; EXPIRE h 50; SDIFFSTORE h b b (empty: deletes h)", func() error {
+			_, err := c.SAdd(ctx, k("h"), "1")
+			if err == nil {
+				_, err = c.Expire(ctx, k("h"), 50*time.Second)
+			}
+			if err == nil {
+				_, err = c.SDiffStore(ctx, k("h"), k("b"), k("b"))
+			}
+			return err
+		}, func() error {
+			rdb.SAdd(ctx, k("h"), "1")
+			rdb.Expire(ctx, k("h"), 50*time.Second)
+			return rdb.SDiffStore(ctx, k("h"), k("b"), k("b")).Err()
+		}},
+	}
+	for _, s := range steps {
+		require.NoError(t, s.redimo(), s.name)
+		require.NoError(t, s.redis(), s.name)
+		for _, n := range names {
+			typ, err := c.Type(ctx, k(n))
+			require.NoError(t, err)
+			require.Equal(t, rdb.Type(ctx, k(n)).Val(), typ, "after %s: TYPE %s", s.name, n)
+			ttl, err := c.TTL(ctx, k(n))
+			require.NoError(t, err)
+			want := rdb.TTL(ctx, k(n)).Val()
+			if want < 0 {
+				want /= time.Second // go-redis: -1 and -2 as Durations of ns
+			}
+			require.InDelta(t, want.Seconds(), ttl.Seconds(), 2, "after %s: TTL %s", s.name, n)
+		}
+	}
+}
+
+// Checked, right: a copy or rename onto a ranked sorted set of the other
+// type and back leaves the destination's ranks exact, for the client that
+// knew the old count items and for a fresh one; a ranked source renamed
+// onto a ranked destination too.
+func TestKeyOpsReviewRankedDestination(t *testing.T) {
+	c, _, p := rankedClient(t, 4, 8)
+	fresh, _, _ := rankedClient(t, 4, 8)
+	ctx := context.Background()
+	a, b, s := p+"a", p+"b", p+"s"
+	require.Greater(t, buildRanked(t, c, a, 40, 40), 1)
+	returns(t, int64(2))(c.SAdd(ctx, s, "x", "y"))
+	require.NoError(t, c.Rename(ctx, s, a)) // a: a set now
+	returns(t, "set")(c.Type(ctx, a))
+	var zs []Z
+	for i := range 30 {
+		zs = append(zs, Z{Score: float64(100 - i), Member: fmt.Sprintf("n%02d", i)})
+	}
+	returns(t, int64(30))(c.ZAdd(ctx, b, zs...))
+	returns(t, true)(c.Copy(ctx, b, a, true)) // a: a zset again, unranked
+	for _, cl := range []*Client{c, fresh} {
+		r, ok, err := cl.ZRank(ctx, a, "n05") // score 95: rank 24
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 24, r)
+		returns(t, []string{"n07", "n06", "n05"})(cl.ZRange(ctx, a, 22, 24))
+	}
+	checkRankItems(t, c, a)
+	require.Greater(t, buildRanked(t, c, p+"r", 40, 40), 1)
+	require.Greater(t, buildRanked(t, c, b, 40, 40), 1) // b: 70 members
+	require.NoError(t, c.Rename(ctx, p+"r", a))         // ranked onto ranked
+	require.NoError(t, c.Rename(ctx, b, p+"r"))
+	returns(t, int64(40))(c.ZCard(ctx, a))
+	for _, cl := range []*Client{c, fresh} {
+		r, ok, err := cl.ZRank(ctx, a, "m033")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 33, r)
+	}
+	returns(t, int64(1))(c.ZAdd(ctx, a, Z{Score: 0.5, Member: "new"}))
+	r, ok, err := fresh.ZRank(ctx, a, "m033")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, 34, r)
+	checkRankItems(t, c, a)
+	checkStoredCounts(t, p)
+}
+
+// Checked, right: COPY, RENAME, DEL and FLUSHDB in database 1 touch none
+// of database 0's items of the same names.
+func TestKeyOpsReviewDatabases(t *testing.T) {
+	ctx, c0, _, p := setup(t)
+	c1, err := c0.WithDB(1)
+	require.NoError(t, err)
+	a, b := p+"a", p+"b"
+	for _, c := range []*Client{c0, c1} {
+		returns(t, int64(2))(c.SAdd(ctx, a, "x", "y"))
+		returns(t, int64(1))(c.ZAdd(ctx, b, Z{1, "m"}))
+	}
+	returns(t, true)(c1.Copy(ctx, a, b, true))
+	require.NoError(t, c1.Rename(ctx, b, p+"c"))
+	returns(t, int64(1))(c1.Del(ctx, a))
+	returns(t, []string{"x", "y"})(c0.SMembers(ctx, a))
+	returns(t, []string{"m"})(c0.ZRange(ctx, b, 0, -1))
+	returns(t, int64(0))(c0.Exists(ctx, p+"c"))
+	returns(t, []string{"x", "y"})(c1.SMembers(ctx, p+"c"))
+	checkStoredCounts(t, p)
+}
+
+// Checked, right: COPY and RENAME of keys of 150 members (two chunks),
+// some with member expiries, under lost responses, applied-then-500 and
+// conflicts: the copy holds the members, the counts and mn stay exact.
+func TestKeyOpsReviewCopyRenameUnderFaults(t *testing.T) {
+	underFaults(t, func(t *testing.T, ctx context.Context, c *Client, p string) {
+		z := p + "z"
+		var zs []Z
+		for i := range 150 {
+			zs = append(zs, Z{Score: float64(i % 7), Member: fmt.Sprint("m", i)})
+		}
+		returns(t, int64(150))(c.ZAdd(ctx, z, zs...))
+		returns(t, []int64{1, 1, 1})(c.ZExpire(ctx, z, time.Hour, ExpireAlways, "m1", "m2", "m140"))
+		want, err := c.ZRangeWithScores(ctx, z, 0, -1)
+		require.NoError(t, err)
+		returns(t, true)(c.Copy(ctx, z, p+"c", false))
+		require.NoError(t, c.Rename(ctx, z, p+"r"))
+		returns(t, want)(c.ZRangeWithScores(ctx, p+"c", 0, -1))
+		returns(t, want)(c.ZRangeWithScores(ctx, p+"r", 0, -1))
+		returns(t, int64(0))(c.Exists(ctx, z))
+		checkStoredCounts(t, p)
+	})
+}
