@@ -140,7 +140,9 @@ func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 // sharded.go:67: not in the key index). Its doc says "every item of the
 // table is read and deleted". Redis: FLUSHDB leaves the database empty.
 // The record outliving its shards makes a new ShardedSet of the same name
-// with another shard count fail with ErrShardCount after the FLUSHDB.
+// with another shard count fail with ErrShardCount after the FLUSHDB. (A
+// RateLimiter's slot, pk 'r' + key, stays too: arguably its own
+// namespace, but a limiter kept in Redis keys is reset by FLUSHDB.)
 func TestKeyOpsReviewFlushDBLeavesItems(t *testing.T) {
 	c0, _, p := newTestClient(t)
 	c, err := c0.WithDB(9)
@@ -158,6 +160,9 @@ func TestKeyOpsReviewFlushDBLeavesItems(t *testing.T) {
 	require.EqualValues(t, 25, r)
 	returns(t, int64(3))(c.ShardedSet(p+"sh", 3).Add(ctx, "a", "b", "c"))
 	returns(t, int64(2))(c.SAdd(ctx, p+"s", "a", "b"))
+	got, err := c.RateLimiter(1, time.Hour).Allow(ctx, p+"login")
+	require.NoError(t, err)
+	require.True(t, got.Allowed)
 
 	require.NoError(t, c.FlushDB(ctx))
 	returns(t, int64(0))(c.DBSize(ctx))
@@ -539,4 +544,77 @@ func errOrZero(v int64, err error) int64 {
 		return 0
 	}
 	return v
+}
+
+// Checked, right: inside MULTI/EXEC (TxPipelined), DEL of a ranked sorted
+// set and ZADD of new members to it keep its count items exact; DEL alone
+// then a ZADD outside leaves no stale rank; DEL of a key with member
+// expiries leaves no member item behind.
+func TestKeyOpsReviewExecDelRanked(t *testing.T) {
+	c, _, p := rankedClient(t, 4, 8)
+	fresh, _, _ := rankedClient(t, 4, 8)
+	ctx := context.Background()
+	z, y, s := p+"z", p+"y", p+"s"
+	require.Greater(t, buildRanked(t, c, z, 30, 30), 1)
+	require.Greater(t, buildRanked(t, c, y, 30, 30), 1)
+	returns(t, int64(3))(c.SAdd(ctx, s, "a", "b", "c"))
+	returns(t, []int64{1})(c.SExpire(ctx, s, time.Hour, ExpireAlways, "a"))
+	var news []Z
+	for i := range 12 {
+		news = append(news, Z{Score: float64(-i), Member: fmt.Sprintf("n%02d", i)})
+	}
+	require.NoError(t, c.TxPipelined(ctx, func(pl Pipeliner) error {
+		if _, err := pl.Del(ctx, z, s); err != nil {
+			return err
+		}
+		_, err := pl.ZAdd(ctx, z, news...)
+		return err
+	}))
+	require.NoError(t, c.TxPipelined(ctx, func(pl Pipeliner) error {
+		_, err := pl.Del(ctx, y)
+		return err
+	}))
+	returns(t, int64(3))(c.ZAdd(ctx, y, Z{1, "a"}, Z{2, "b"}, Z{3, "c"}))
+	for _, cl := range []*Client{c, fresh} {
+		r, ok, err := cl.ZRank(ctx, z, "n02") // scores -11 … 0: n02 is -2, rank 9
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 9, r)
+		returns(t, []string{"n03", "n02", "n01"})(cl.ZRange(ctx, z, 8, 10))
+		r, ok, err = cl.ZRevRank(ctx, y, "a")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 2, r)
+	}
+	checkRankItems(t, c, z)
+	checkStoredCounts(t, p)
+	assert.Empty(t, rawPartition(t, pkValue(s)))
+}
+
+// Checked, right: RENAME of a ranked sorted set onto another ranked one,
+// and DEL, under lost responses, applied-then-500 and conflicts: the
+// destination's ranks and deep ranges are exact afterwards.
+func TestKeyOpsReviewRankedRenameUnderFaults(t *testing.T) {
+	underFaults(t, func(t *testing.T, ctx context.Context, c *Client, p string) {
+		c.ranks.max, c.ranks.min = 4, 8
+		a, b := p+"a", p+"b"
+		require.Greater(t, buildRanked(t, c, a, 40, 40), 1)
+		require.Greater(t, buildRanked(t, c, b, 40, 10), 1)
+		want, err := c.ZRangeWithScores(ctx, a, 0, -1)
+		require.NoError(t, err)
+		require.NoError(t, c.Rename(ctx, a, b))
+		returns(t, want)(c.ZRangeWithScores(ctx, b, 0, -1))
+		returns(t, want[30:33])(c.ZRangeWithScores(ctx, b, 30, 32))
+		r, ok, err := c.ZRank(ctx, b, "m031")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 31, r)
+		returns(t, int64(1))(c.ZAdd(ctx, b, Z{Score: 30.5, Member: "x"}))
+		r, ok, err = c.ZRevRank(ctx, b, "m031")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.EqualValues(t, 8, r)
+		checkRankItems(t, c, b)
+		checkStoredCounts(t, p)
+	})
 }
