@@ -59,20 +59,22 @@ func purgeLast(in *dynamodb.TransactWriteItemsInput) bool {
 }
 
 // FINDING (lost data: a key that can never be written again). The purge
-// of an expired key (tx.go:446) deletes its members in transactions of 99
-// that each subtract what they delete from the stored count, and deletes
-// the metadata item in a last transaction (tx.go:469-475). A key of
-// exactly 99 members (or any multiple) has its count brought to 0 by the
-// chunk before the last one, which then deletes no member. When that
-// last transaction does not happen (the caller's context ends, its
-// process dies: cut here), the metadata item stays with n = 0 and the
-// dead expiry x = 1. decodeMeta reads n = 0 as a missing key
-// (keys.go:238-240), so nothing ever purges it again (del: generic.go:
-// 225-228; transact: a failed metadata condition on an item that decodes
-// as typeNone is neither expired nor of another type, tx.go:179-196), and
-// every write's metadata condition requires x > now (tx.go:324): each
-// write is retried until ErrContention. Redis: the key expired; SADD
-// creates it anew (1), and DBSIZE does not count it. The comment on purge
+// of an expired key (tx.go:446) deletes its members in transactions of 99,
+// each subtracting what it deletes from the stored count (tx.go:467-473),
+// and deletes the metadata item in a last transaction (tx.go:475-481,
+// sent after the listing). A key of exactly 99 members (or any multiple)
+// has its count brought to 0 by the chunk before the last one, and the
+// last one then deletes no member. When that last transaction does not
+// happen (the caller's context ends, its process dies, throttling outlasts
+// the retries: cut here), the metadata item stays with n = 0 and the dead
+// expiry x = 1. decodeMeta reads n = 0 as a missing key (keys.go:298), so
+// nothing purges it again: DEL returns at once (generic.go:230), and a
+// write's failed metadata condition on an item that decodes as typeNone is
+// neither an expired key nor one of another type (tx.go:172-191), while
+// every write requires x > now (tx.go:313): the write is resent
+// unchanged until ErrContention. SADD, ZADD, COPY/RENAME onto the key and
+// the STORE commands all fail so for ever; DBSIZE counts the key for ever.
+// Redis: the key expired; SADD creates it anew (1). The purge's comment
 // says "a purge cut short leaves a dead key (invisible to reads) that the
 // next write to it purges again": not when it was cut at that point.
 func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
@@ -97,13 +99,15 @@ func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
 }
 
 // FINDING (leak of items). A ranked sorted set's count items (rank.go)
-// stay in the table after the key goes: RENAME (rename.go:58 deletes the
-// source with del, generic.go:219, which deletes member items only),
-// DEL, and the purge of an expired key (tx.go:490 lists members only,
-// 's'/'z' sort keys: the 0xFF count items are never listed). rank.go:60
+// stay in the table after the key goes: RENAME (rename.go:62 deletes the
+// source with del, generic.go:228, which deletes member items only),
+// DEL, and the purge of an expired key (tx.go:492 lists the members only,
+// 's'/'z' sort keys: the 0xFF count items are never listed). After DEL
+// and RENAME they hold n = 0 (merged into one); after the purge, which
+// does not update them, every range with its old count. rank.go:62
 // accepts it ("stay behind, ignored ... until the key is built again"),
-// but a key that is not written again as a big sorted set keeps them
-// forever. Redis frees everything a deleted key holds. The destination's
+// but a key that is not written again as a big sorted set keeps them for
+// ever. Redis frees everything a deleted key holds. The destination's
 // ranks are right (checked here too).
 func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
