@@ -95,6 +95,9 @@ func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
 	assert.EqualValues(t, 1, added)
 	_, err = c.ZAdd(ctx, k, Z{Score: 1, Member: "x"})
 	assert.False(t, errors.Is(err, ErrContention), "ZADD of an expired key: %v", err)
+	returns(t, int64(1))(c.SAdd(ctx, p+"src", "y"))
+	_, err = c.Copy(ctx, p+"src", k, true)
+	assert.NoError(t, err, "COPY REPLACE onto an expired key")
 	checkStoredCounts(t, k)
 }
 
@@ -621,4 +624,43 @@ func TestKeyOpsReviewRankedRenameUnderFaults(t *testing.T) {
 		checkRankItems(t, c, b)
 		checkStoredCounts(t, p)
 	})
+}
+
+// Checked, right: writes meeting a key while another client purges it
+// (DEL of the expired key, a purge of 7 chunks) wait for the purge or
+// finish it, and start the key afresh: SADD answers 1, COPY REPLACE onto
+// it copies, no old member is seen again, the counts stay exact.
+func TestKeyOpsReviewWritesDuringPurge(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	other, _, _ := newTestClient(t)
+	a, b := p+"a", p+"b"
+	for _, k := range []string{a, b} {
+		returns(t, int64(600))(c.SAdd(ctx, k, numbered("m%03d", 600)...))
+		returns(t, true)(c.PExpire(ctx, k, 20*time.Millisecond))
+	}
+	returns(t, int64(1))(c.SAdd(ctx, p+"src", "copied"))
+	time.Sleep(40 * time.Millisecond)
+	var added int64
+	var copied bool
+	var errs [4]error
+	runWorkers(4, func(w int) {
+		switch w {
+		case 0:
+			_, errs[w] = c.Del(ctx, a)
+		case 1:
+			time.Sleep(30 * time.Millisecond)
+			added, errs[w] = other.SAdd(ctx, a, "new")
+		case 2:
+			_, errs[w] = c.Del(ctx, b)
+		case 3:
+			time.Sleep(30 * time.Millisecond)
+			copied, errs[w] = other.Copy(ctx, p+"src", b, true)
+		}
+	})
+	require.NoError(t, errors.Join(errs[:]...))
+	require.EqualValues(t, 1, added)
+	require.True(t, copied)
+	returns(t, []string{"new"})(c.SMembers(ctx, a))
+	returns(t, []string{"copied"})(c.SMembers(ctx, b))
+	checkStoredCounts(t, p)
 }
