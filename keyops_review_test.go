@@ -136,7 +136,11 @@ func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	clock.Add(2 * time.Second)
 	returns(t, int64(0))(c.Del(ctx, exp)) // expired: purged
 	for _, k := range []string{src, del, exp} {
-		assert.Empty(t, rawPartition(t, pkValue(k)), "items left under %q", k)
+		var left []string
+		for _, it := range rawPartition(t, pkValue(k)) {
+			left = append(left, fmt.Sprintf("sk=%x n=%d", bytesAttr(it, attrSK), decodeMeta(it).card))
+		}
+		assert.Empty(t, left, "items left under %q", k)
 	}
 }
 
@@ -527,8 +531,11 @@ func TestKeyOpsReviewPurgeUnderFaults(t *testing.T) {
 // Its doc says "As in Redis, keys that expired but were not deleted yet
 // are counted"; but Redis deletes expired keys itself (its active expire
 // cycle, ten times a second), so its DBSIZE drops to 0 soon after a key
-// expires, where redimo's counts the key for ever. Redis: DBSIZE 0, INFO
-// keyspace without the key; redimo: 1 and 1.
+// expires, where redimo's counts the key for ever. Likewise a key whose
+// members have all expired (memberttl.go): Redis 8 deletes a hash when its
+// last field expires, and SCAN/KEYS/EXISTS here already leave such a key
+// out (dropEmptied, keyspace.go:136), DBSIZE does not. Redis: DBSIZE 0,
+// INFO keyspace without the keys; redimo: 2, and Keys 2 Expires 1.
 func TestKeyOpsReviewDBSizeCountsExpiredKeys(t *testing.T) {
 	c0, _, p, clock := newClockedClient(t)
 	c, err := c0.WithDB(10)
@@ -536,13 +543,15 @@ func TestKeyOpsReviewDBSizeCountsExpiredKeys(t *testing.T) {
 	ctx := context.Background()
 	returns(t, int64(1))(c.SAdd(ctx, p+"s", "a"))
 	returns(t, true)(c.Expire(ctx, p+"s", time.Second))
+	returns(t, int64(1))(c.SAdd(ctx, p+"m", "a"))
+	returns(t, []int64{1})(c.SExpire(ctx, p+"m", time.Second, ExpireAlways, "a"))
 	clock.Add(time.Minute)
-	returns(t, int64(0))(c.Exists(ctx, p+"s"))
+	returns(t, int64(0))(c.Exists(ctx, p+"s", p+"m"))
 	returns(t, []string{})(c.Keys(ctx, "*"))
-	assert.EqualValues(t, 0, errOrZero(c.DBSize(ctx)), "DBSIZE a minute after the only key expired")
+	assert.EqualValues(t, 0, errOrZero(c.DBSize(ctx)), "DBSIZE a minute after both keys expired")
 	st, err := c.Keyspace(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, KeyspaceStats{}, st, "INFO keyspace a minute after the only key expired")
+	assert.Equal(t, KeyspaceStats{}, st, "INFO keyspace a minute after both keys expired")
 }
 
 // errOrZero is v, or 0 after an error.
