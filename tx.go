@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -174,6 +175,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				g.known, g.now = true, decodeMeta(r.Item)
 				if g.now.expired(c.nowMs()) {
 					return txResult{}, &expiredKeyError{key: g.key, m: g.now}
+				}
+				if m, ok := emptiedByPurge(r.Item); ok {
+					return txResult{}, &expiredKeyError{key: g.key, m: m}
 				}
 				if g.now.typ != typeNone && g.now.typ != g.typ {
 					// A key whose members have all expired is missing
@@ -422,6 +426,21 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*group) (re
 // of slipping a member in between the purge's listing and its last delete.
 const deadExp = 1
 
+// emptiedByPurge reports whether it is a metadata item a purge marked dead
+// and emptied but did not delete (an older purge cut between its last
+// chunk and the final delete left such an item). It reads as missing, so
+// nothing purges it; a write that meets it must, before it can write.
+func emptiedByPurge(it item) (meta, bool) {
+	m := meta{typ: typeNone}
+	if v, ok := it[attrType].(*types.AttributeValueMemberS); ok {
+		m.typ = keyType(v.Value)
+	}
+	if v, ok := it[attrExp].(*types.AttributeValueMemberN); ok {
+		m.exp, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	return m, m.typ != typeNone && m.exp == deadExp && decodeMeta(it).typ == typeNone
+}
+
 // purge deletes every item of an expired key. First it marks the metadata
 // item dead (deadExp), on condition that it still holds the expiry m.exp
 // (so a purge never touches a key created or persisted after it was seen
@@ -486,16 +505,20 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 		if err != nil {
 			return err
 		}
-		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: item{attrPK: it[attrPK], attrSK: it[attrSK]},
-			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-		}})
+		// A full chunk goes only once another member follows it, so that
+		// the last members always go with the metadata item: a count that
+		// reached 0 before the final delete would leave an item that reads
+		// as missing (decodeMeta) and that no later purge would find.
 		if len(batch) == maxTxItems-1 {
 			if err := flush(false); err != nil {
 				return ignoreCancelled(err)
 			}
 		}
+		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
+			TableName: c.table(), Key: item{attrPK: it[attrPK], attrSK: it[attrSK]},
+			ConditionExpression:      aws.String("attribute_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+		}})
 	}
 	return ignoreCancelled(flush(true))
 }
