@@ -116,13 +116,13 @@ type txKey struct {
 	// full: every member item of orig.typ is in mem, so a member that is
 	// not there does not exist.
 	full   bool
-	expSet bool  // the transaction changed the expiry
+	expSet bool // the transaction changed the expiry
 	// touched: a command of the transaction changed the key, which stores
 	// a new version token (WATCH) even when the changes cancel out, as
 	// Redis's watched keys see every write (SREM a then SADD a).
 	touched bool
-	dmn    int64 // the change to mn (memberttl.go) of the commit's member writes
-	mem    map[memKey]*txMember
+	dmn     int64 // the change to mn (memberttl.go) of the commit's member writes
+	mem     map[memKey]*txMember
 }
 
 type memKey struct {

@@ -15,7 +15,7 @@ import (
 var metaProjection = struct {
 	expr  *string
 	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp, "#mn": attrMemTTL, "#v": attrVer}}
+}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp, "#mn": attrMemTTL, "#v": attrVer, "#rk": attrRanked}}
 
 // nowMs is the clock (Options.Now) in Unix milliseconds.
 func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
@@ -257,6 +257,9 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 		}
 	}
 	applied, err := c.transactChunksFrom(ctx, key, m.typ, writes, m)
+	if err == nil && m.ranked {
+		err = c.rankDrop(ctx, key)
+	}
 	return counted(applied) > 0, err
 }
 

@@ -263,6 +263,8 @@ type meta struct {
 	// until they are deleted, so reads that count subtract them.
 	ttls int64
 	ver  []byte // the version token (attrVer)
+	// ranked: the sorted set has count items (rank.go; attrRanked).
+	ranked bool
 }
 
 // live is m as seen at now (Unix milliseconds): an expired key is missing.
@@ -295,6 +297,7 @@ func decodeMeta(it item) meta {
 		m.ttls, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	m.ver = bytesAttr(it, attrVer)
+	_, m.ranked = it[attrRanked]
 	if m.card <= 0 {
 		return meta{typ: typeNone}
 	}

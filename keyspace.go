@@ -109,13 +109,7 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 				return nil, 0, err
 			}
 			last = binary.BigEndian.Uint64(bytesAttr(it, attrKH))
-			s := scanned{m: decodeMeta(withCard(it))}
-			if pk := bytesAttr(it, attrPK); isLongPK(pk) {
-				s.pk = pk
-			} else {
-				s.key = string(pk[1:])
-			}
-			out = append(out, s)
+			out = append(out, decodeScanned(it))
 		}
 		if len(out) >= count {
 			if last == ^uint64(0) {
@@ -162,6 +156,17 @@ func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, e
 		}
 	}
 	return kept, nil
+}
+
+// decodeScanned decodes an entry of the key index.
+func decodeScanned(it item) scanned {
+	s := scanned{m: decodeMeta(withCard(it))}
+	if pk := bytesAttr(it, attrPK); isLongPK(pk) {
+		s.pk = pk
+	} else {
+		s.key = string(pk[1:])
+	}
+	return s
 }
 
 // withCard marks an index entry as a live key for decodeMeta (the index
@@ -254,39 +259,20 @@ func (c *Client) Keys(ctx context.Context, pattern string) ([]string, error) {
 	}
 }
 
-// DBSize returns the number of keys, as Redis's DBSIZE. As in Redis, keys
-// that expired but were not deleted yet are counted; and the count is
+// DBSize returns the number of keys, as Redis's DBSIZE: the keys SCAN
+// lists. Keys that expired are not counted (Redis deletes them in the
+// background), nor keys whose members all expired. The count is
 // eventually consistent, as Scan.
 //
-// Cost: 16 Query COUNTs of the key index in parallel: ~1 read unit per
-// 100 keys (DynamoDB charges for what a COUNT reads).
+// Cost: as Keyspace.
 //
 // [DBSIZE]: https://redis.io/docs/latest/commands/dbsize/
 func (c *Client) DBSize(ctx context.Context) (int64, error) {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		total int64
-		first error
-	)
-	for shard := range byte(keyShards) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n, err := c.queryCount(ctx, c.keyIndexQuery(shard, uint64(shard)<<60))
-			mu.Lock()
-			defer mu.Unlock()
-			total += n
-			if first == nil {
-				first = err
-			}
-		}()
+	st, err := c.keyStats(ctx)
+	if err != nil {
+		return 0, wrap("DBSIZE", err)
 	}
-	wg.Wait()
-	if first != nil {
-		return 0, wrap("DBSIZE", first)
-	}
-	return total, nil
+	return st.Keys, nil
 }
 
 // RandomKey returns a random key; ok is false when there is none, as
@@ -335,8 +321,12 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 // table created by a redimo older than the key index, never written
 // since, are not deleted.
 //
+// A RateLimiter's slots and a ShardedSet's shard-count record are not
+// keys and stay (a ShardedSet whose shards are all gone takes any shard
+// count again).
+//
 // Cost: the key listing of Keys, then DEL's cost for every key: every
-// item of the table is read and deleted.
+// item of the database's keys is read and deleted.
 //
 // [FLUSHDB]: https://redis.io/docs/latest/commands/flushdb/
 func (c *Client) FlushDB(ctx context.Context) error {
@@ -407,45 +397,64 @@ type KeyspaceStats struct {
 }
 
 // Keyspace returns the number of keys and of keys with an expiry, as the
-// db0 line of Redis's INFO keyspace (Redis's avg_ttl is not computed).
-// Eventually consistent and counting keys expired but not deleted yet, as
-// DBSize.
+// db0 line of Redis's INFO keyspace (Redis's avg_ttl is not computed),
+// counting the keys DBSize counts. Eventually consistent, as Scan.
 //
 // Cost: 16 Queries of the key index in parallel, reading every entry
-// (~40 bytes each): ~1 read unit per 100 keys.
+// (~40 bytes each): ~1 read unit per 100 keys. Keys with member expiries
+// are read as Scan reads them, to leave out those whose members all
+// expired: one BatchGetItem per 100, and SCARD's count for those whose
+// every member has an expiry.
 //
 // [INFO]: https://redis.io/docs/latest/commands/info/
 func (c *Client) Keyspace(ctx context.Context) (KeyspaceStats, error) {
-	var (
-		mu    sync.Mutex
-		st    KeyspaceStats
-		shard = make([]byte, keyShards)
-	)
-	for i := range shard {
-		shard[i] = byte(i)
-	}
-	err := c.parallel(keyShards, func(i int) error {
-		in := c.keyIndexQuery(shard[i], uint64(shard[i])<<60)
-		in.ProjectionExpression = aws.String("#x")
-		in.ExpressionAttributeNames["#x"] = attrExp
-		var keys, expires int64
-		for it, err := range c.query(ctx, in, 0) {
-			if err != nil {
-				return err
-			}
-			keys++
-			if _, ok := it[attrExp]; ok {
-				expires++
-			}
-		}
-		mu.Lock()
-		st.Keys += keys
-		st.Expires += expires
-		mu.Unlock()
-		return nil
-	})
+	st, err := c.keyStats(ctx)
 	if err != nil {
 		return KeyspaceStats{}, wrap("INFO", err)
 	}
 	return st, nil
+}
+
+// keyStats counts the live keys of the key index, and those with an
+// expiry, shard by shard in parallel.
+func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
+	var (
+		mu     sync.Mutex
+		st     KeyspaceStats
+		unsure []scanned // keys with member expiries: maybe all expired
+	)
+	now := c.nowMs()
+	err := c.parallel(keyShards, func(i int) error {
+		shard := byte(i)
+		var part KeyspaceStats
+		var maybe []scanned
+		for it, err := range c.query(ctx, c.keyIndexQuery(shard, uint64(shard)<<60), 0) {
+			if err != nil {
+				return err
+			}
+			switch s := decodeScanned(it); {
+			case s.m.live(now).typ == typeNone:
+			case s.m.ttls > 0:
+				maybe = append(maybe, s)
+			default:
+				part.Keys++
+				part.Expires += min(s.m.exp, 1)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		st.Keys, st.Expires, unsure = st.Keys+part.Keys, st.Expires+part.Expires, append(unsure, maybe...)
+		return nil
+	})
+	if err == nil {
+		unsure, err = c.longKeys(ctx, unsure)
+	}
+	if err == nil {
+		unsure, err = c.dropEmptied(ctx, unsure)
+	}
+	for _, s := range unsure {
+		st.Keys++
+		st.Expires += min(s.m.exp, 1)
+	}
+	return st, err
 }

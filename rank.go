@@ -59,9 +59,10 @@ package redimo
 // Until built, ranks are counted as before (O(rank)): never a wrong
 // answer.
 //
-// Count items of a key that is deleted stay behind, ignored (the new
-// metadata item has no rk) until the key is built again, which deletes
-// them.
+// Count items of a key that is deleted go after it (rankDrop: DEL,
+// RENAME's source, a purge); any left behind (a deletion cut short, a key
+// unranked by EXEC) are ignored, as the new metadata item has no rk,
+// until the key is built again, which deletes them.
 //
 // Readers: ZRANK/ZREVRANK and ZRankAround (rankByIndex, counting within
 // one range from its nearer end: rank_count.go), ZRANGE/ZREVRANGE/
@@ -563,6 +564,45 @@ func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool
 		return err
 	})
 	return mt, ranges, err
+}
+
+// rankDrop deletes the count items of a key that was deleted (DEL,
+// RENAME's source, a purge), as Redis frees all a deleted key holds. Each
+// delete requires the count item as read (cv) and the key not ranked
+// (no rk, or no metadata item): a key written and built again meanwhile
+// keeps its new count items, and a transaction cancelled so is left
+// alone (the next build replaces what stays).
+//
+// Cost: a Query of the count items, a TransactWriteItems per 99.
+func (c *Client) rankDrop(ctx context.Context, key string) error {
+	ranges, err := c.readRanges(ctx, key)
+	if err != nil {
+		return err
+	}
+	guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: c.table(), Key: metaKey(key),
+		ConditionExpression:      aws.String("attribute_not_exists(#rk)"),
+		ExpressionAttributeNames: map[string]string{"#rk": attrRanked},
+	}}
+	for chunk := range slices.Chunk(ranges, maxTxItems-1) {
+		actions := []types.TransactWriteItem{guard}
+		for _, r := range chunk {
+			del := &types.Delete{
+				TableName: c.table(), Key: itemKey(key, rankSK(r.lo)),
+				ConditionExpression:      aws.String("attribute_not_exists(#cv)"),
+				ExpressionAttributeNames: map[string]string{"#cv": attrCV},
+			}
+			if r.cv != nil {
+				del.ConditionExpression = aws.String("#cv = :cv")
+				del.ExpressionAttributeValues = item{":cv": bin(r.cv)}
+			}
+			actions = append(actions, types.TransactWriteItem{Delete: del})
+		}
+		if err := ignoreCancelled(c.sendTx(ctx, actions)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readRanges reads key's count items, in order.

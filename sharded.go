@@ -36,7 +36,9 @@ var ErrShardCount = errors.New("redimo: sharded set opened with another shard co
 //
 // Shard i is the plain set key Key+"{i}" (SMEMBERS "visitors{3}" shows it).
 // The shard count is recorded under Key at first use, and a handle with
-// another count fails with ErrShardCount instead of splitting members.
+// another count fails with ErrShardCount instead of splitting members,
+// unless every shard key is missing (the set is empty): then its count
+// replaces the recorded one.
 // Commands are exact per shard, so exact as a whole; an Add or Rem whose
 // members fall in several shards writes the shards in parallel, each
 // atomically, the whole not atomically.
@@ -95,14 +97,41 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 		recorded := "?"
 		if v, ok := failed.Item[attrShards].(*types.AttributeValueMemberN); ok {
 			recorded = v.Value
+			if n, _ := strconv.Atoi(v.Value); n >= 1 && n <= MaxShards {
+				err = s.recount(ctx, n)
+			}
 		}
-		return fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, recorded, s.shards)
+		if err != nil {
+			return fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, recorded, s.shards)
+		}
 	}
 	if err != nil {
 		return wrap(cmd, err)
 	}
 	s.verified = true
 	return nil
+}
+
+// recount records the handle's shard count over a recorded count of old
+// when none of old's shard keys exists: the set is empty (deleted, or
+// FLUSHDB), so no member can be split, as Redis has nothing left of it.
+// One transaction checks the shards and changes the record.
+func (s *ShardedSet) recount(ctx context.Context, old int) error {
+	actions := []types.TransactWriteItem{{Update: &types.Update{
+		TableName: s.c.table(), Key: descriptorKey(s.key),
+		UpdateExpression:          aws.String("SET #sh = :sh"),
+		ConditionExpression:       aws.String("#sh = :old"),
+		ExpressionAttributeNames:  map[string]string{"#sh": attrShards},
+		ExpressionAttributeValues: item{":sh": num(int64(s.shards)), ":old": num(int64(old))},
+	}}}
+	for i := range old {
+		actions = append(actions, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: s.c.table(), Key: metaKey(s.shard(i)),
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+		}})
+	}
+	return s.c.sendTx(ctx, actions)
 }
 
 // byShard groups members by shard.

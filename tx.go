@@ -453,6 +453,8 @@ func emptiedByPurge(it item) (meta, bool) {
 // finds another one ahead stops, and a purge cut short leaves a dead key
 // (invisible to reads) that the next write to it purges again.
 //
+// A ranked sorted set's count items go after it (rankDrop).
+//
 // Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
 // TransactWriteItems (2 write units per item).
 func (c *Client) purge(ctx context.Context, key string, m meta) error {
@@ -520,7 +522,10 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
 		}})
 	}
-	return ignoreCancelled(flush(true))
+	if err := ignoreCancelled(flush(true)); err != nil || !m.ranked {
+		return err
+	}
+	return c.rankDrop(ctx, key)
 }
 
 // ignoreCancelled is nil for a cancelled purge transaction: another purge
