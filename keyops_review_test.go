@@ -130,8 +130,8 @@ func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
 // accepts it ("stay behind, ignored ... until the key is built again"),
 // but a key that is not written again as a big sorted set keeps them for
 // ever. Redis frees everything a deleted key holds. The destination's
-// Fixed: DEL, RENAME and the purge delete them (rankDrop).
 // ranks are right (checked here too).
+// Fixed: DEL, RENAME and the purge delete them (rankDrop).
 func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
 	c, _, p := rankedClient(t, 4, 8, func(o *Options) { o.Now = clock.Now })
