@@ -387,5 +387,5 @@ func (c *Client) ZDiffStore(ctx context.Context, destination string, keys ...str
 //
 // [ZRANGESTORE]: https://redis.io/docs/latest/commands/zrangestore/
 func (c *Client) ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error) {
-	return c.zstore(ctx, "ZRANGESTORE", dst, func() ([]Z, error) { return c.zRangeArgs(ctx, "ZRANGESTORE", z) })
+	return c.zstore(ctx, "ZRANGESTORE", dst, func() ([]Z, error) { return c.zRangeArgs(ctx, "ZRANGESTORE", z, false) })
 }

@@ -392,19 +392,21 @@ func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) 
 //
 // [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
 func (c *Client) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
-	zs, err := c.zRangeArgs(ctx, "ZRANGE", z)
+	zs, err := c.zRangeArgs(ctx, "ZRANGE", z, false)
 	return members(zs), err
 }
 
 // ZRangeArgsWithScores is ZRangeArgs with scores (not with ByLex, as Redis).
 func (c *Client) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
-	if z.ByLex {
-		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
-	}
-	return c.zRangeArgs(ctx, "ZRANGE", z)
+	return c.zRangeArgs(ctx, "ZRANGE", z, true)
 }
 
-func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs) ([]Z, error) {
+// zRangeArgs is ZRANGE's selection for cmd; withScores refuses BYLEX, as
+// Redis's WITHSCORES does.
+func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs, withScores bool) ([]Z, error) {
+	if withScores && z.ByLex {
+		return nil, argError(cmd, "WITHSCORES", "BYLEX", ErrSyntax)
+	}
 	lo, hi := z.Start, z.Stop
 	if z.Rev && (z.ByScore || z.ByLex) {
 		lo, hi = hi, lo
