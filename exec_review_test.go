@@ -2,10 +2,10 @@ package redimo
 
 // An adversarial review of the MULTI/EXEC engine (exec.go): each test
 // compares a command inside TxPipelined with the same command outside a
-// transaction (the Client method) and/or with redis-server 7.0 inside
-// MULTI/EXEC. Tests marked FINDING fail on the code they were written
-// against; those marked CHECKED pass and pin a risky path that was found
-// right.
+// transaction (the Client method) and/or with redis-server inside
+// MULTI/EXEC. A FINDING failed on the code it was written against (its
+// comment says what Redis answers and what redimo did); a CHECKED test
+// passed then and pins a risky path that was found right.
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +38,12 @@ func xerr(err error) string {
 	return ""
 }
 
-func xfmt(v any, err error) string { return fmt.Sprint(v) + xerr(err) }
+func xfmt[T any](v T, err error) string { return fmt.Sprint(v) + xerr(err) }
+
+// later formats a go-redis reply by f once EXEC has run.
+func later[T any](c interface{ Result() (T, error) }, f func(T, error) string) func() string {
+	return func() string { return f(c.Result()) }
+}
 
 func xzs(zs []Z, err error) string {
 	parts := make([]string, len(zs))
@@ -79,7 +83,8 @@ func rzsl(c *redis.ZSliceCmd) func() string {
 	return func() string { return rzs(c.Result()) }
 }
 
-// rincr is a ZADD INCR / ZINCRBY reply: the score, or "nil" (redis.Nil).
+// rincr is a ZADD INCR / ZINCRBY / ZSCORE reply: the score, or "nil"
+// (redis.Nil); dincr is the same for redimo's.
 func rincr(c *redis.FloatCmd) func() string {
 	return func() string {
 		v, err := c.Result()
@@ -172,10 +177,99 @@ func xzall(name, k string) xop {
 		}}
 }
 
-func xint(name string, r func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd, d func(ctx context.Context, tx Pipeliner) (int64, error)) xop {
-	return xop{name,
-		func(ctx context.Context, tx redis.Pipeliner) func() string { return rint(r(ctx, tx)) },
-		func(ctx context.Context, tx Pipeliner) string { return xfmt(d(ctx, tx)) }}
+// xcmd is a command with an integer reply, given as its words: sent as
+// they are to redis-server (Do), and run on the Pipeliner by pint.
+func xcmd(cmd, key string, args ...string) xop {
+	words := append([]string{cmd, key}, args...)
+	return xop{strings.Join(words, " "),
+		func(ctx context.Context, tx redis.Pipeliner) func() string {
+			c := tx.Do(ctx, mapSlice(words, func(w string) any { return w })...)
+			return func() string { return xfmt(c.Int64()) }
+		},
+		func(ctx context.Context, tx Pipeliner) string { return xfmt(pint(ctx, tx, words)) }}
+}
+
+// pint runs the command words on tx (for xcmd).
+func pint(ctx context.Context, tx Pipeliner, words []string) (int64, error) {
+	k, args := words[1], words[2:]
+	num := func(i int) (v float64) {
+		if _, err := fmt.Sscan(args[i], &v); err != nil {
+			panic(err)
+		}
+		return v
+	}
+	cmds := map[string]func() (int64, error){
+		"SADD":             func() (int64, error) { return tx.SAdd(ctx, k, args...) },
+		"SREM":             func() (int64, error) { return tx.SRem(ctx, k, args...) },
+		"SCARD":            func() (int64, error) { return tx.SCard(ctx, k) },
+		"ZADD":             func() (int64, error) { return tx.ZAdd(ctx, k, Z{num(0), args[1]}) },
+		"ZREM":             func() (int64, error) { return tx.ZRem(ctx, k, args...) },
+		"ZCARD":            func() (int64, error) { return tx.ZCard(ctx, k) },
+		"ZCOUNT":           func() (int64, error) { return tx.ZCount(ctx, k, args[0], args[1]) },
+		"ZLEXCOUNT":        func() (int64, error) { return tx.ZLexCount(ctx, k, args[0], args[1]) },
+		"ZREMRANGEBYSCORE": func() (int64, error) { return tx.ZRemRangeByScore(ctx, k, args[0], args[1]) },
+		"ZREMRANGEBYLEX":   func() (int64, error) { return tx.ZRemRangeByLex(ctx, k, args[0], args[1]) },
+		"ZREMRANGEBYRANK":  func() (int64, error) { return tx.ZRemRangeByRank(ctx, k, int64(num(0)), int64(num(1))) },
+		"DEL":              func() (int64, error) { return tx.Del(ctx, words[1:]...) },
+		"EXISTS":           func() (int64, error) { return tx.Exists(ctx, words[1:]...) },
+	}
+	return cmds[words[0]]()
+}
+
+// redisKeys is redis-server with the keys deleted, now and after the test.
+func redisKeys(t *testing.T, keys ...string) *redis.Client {
+	rdb := zRedis(t)
+	redisDel(t, rdb, keys...)
+	t.Cleanup(func() { redisDel(t, rdb, keys...) })
+	return rdb
+}
+
+// sameKeys requires the same TYPE and members (or members and scores) of
+// the keys p+k on redis-server and through c, outside a transaction.
+func sameKeys(t *testing.T, ctx context.Context, rdb *redis.Client, c *Client, p string, keys []string, where string) {
+	t.Helper()
+	for _, k := range keys {
+		typ, err := rdb.Type(ctx, p+k).Result()
+		require.NoError(t, err)
+		dtyp, err := c.Type(ctx, p+k)
+		require.NoError(t, err)
+		require.Equal(t, typ, dtyp, "%s: TYPE %s", where, k)
+		switch typ {
+		case "set":
+			rm, err := rdb.SMembers(ctx, p+k).Result()
+			require.NoError(t, err)
+			dm, err := c.SMembers(ctx, p+k)
+			require.NoError(t, err)
+			require.ElementsMatch(t, rm, dm, "%s: %s", where, k)
+		case "zset":
+			rz, err := rdb.ZRangeWithScores(ctx, p+k, 0, -1).Result()
+			require.NoError(t, err)
+			require.Equal(t, rzs(rz, nil), xzs(c.ZRangeWithScores(ctx, p+k, 0, -1)), "%s: %s", where, k)
+		}
+	}
+}
+
+// inOrder runs steps until one fails.
+func inOrder(steps ...func() error) error {
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchAdd runs WATCH watched; before(); MULTI; SADD k m; EXEC on c.
+func watchAdd(ctx context.Context, c *Client, watched string, before func(), k, m string) error {
+	return c.Watch(ctx, func(tx *Tx) error {
+		if before != nil {
+			before()
+		}
+		return tx.TxPipelined(ctx, func(p Pipeliner) error {
+			_, err := p.SAdd(ctx, k, m)
+			return err
+		})
+	}, watched)
 }
 
 // runDiff runs the ops made by ops (given the key prefix) in one MULTI/EXEC
@@ -185,38 +279,10 @@ func xint(name string, r func(ctx context.Context, tx redis.Pipeliner) *redis.In
 func runDiff(t *testing.T, ops func(p string) []xop, keys ...string) (*Client, string) {
 	t.Helper()
 	ctx, c, _, p := setup(t)
-	rdb := zRedis(t)
-	for _, k := range keys {
-		redisDel(t, rdb, p+k)
-	}
-	t.Cleanup(func() {
-		for _, k := range keys {
-			redisDel(t, rdb, p+k)
-		}
-	})
+	rdb := redisKeys(t, mapSlice(keys, func(k string) string { return p + k })...)
 	want, got := diffTx(t, ctx, rdb, c, ops(p))
 	require.Equal(t, want, got)
-	for _, k := range keys {
-		typ, err := rdb.Type(ctx, p+k).Result()
-		require.NoError(t, err)
-		dtyp, err := c.Type(ctx, p+k)
-		require.NoError(t, err)
-		require.Equal(t, typ, dtyp, k)
-		switch typ {
-		case "set":
-			rm, err := rdb.SMembers(ctx, p+k).Result()
-			require.NoError(t, err)
-			dm, err := c.SMembers(ctx, p+k)
-			require.NoError(t, err)
-			require.ElementsMatch(t, rm, dm, k)
-		case "zset":
-			rz, err := rdb.ZRangeWithScores(ctx, p+k, 0, -1).Result()
-			require.NoError(t, err)
-			dz, err := c.ZRangeWithScores(ctx, p+k, 0, -1)
-			require.NoError(t, err)
-			require.Equal(t, rzs(rz, nil), xzs(dz, nil), k)
-		}
-	}
+	sameKeys(t, ctx, rdb, c, p, keys, "end state")
 	checkStoredCounts(t, p)
 	return c, p
 }
@@ -243,8 +309,7 @@ func TestExecReviewZAddFlagsSequence(t *testing.T) {
 			xop{"ZINCRBY", func(ctx context.Context, tx redis.Pipeliner) func() string {
 				return rincr(tx.ZIncrBy(ctx, k, 2, "a"))
 			}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ZIncrBy(ctx, k, 2, "a")) }},
-			xint("ZREM", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZRem(ctx, k, "a", "nope") },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRem(ctx, k, "a", "nope") }),
+			xcmd("ZREM", k, "a", "nope"),
 			xop{"ZINCRBY after ZREM", func(ctx context.Context, tx redis.Pipeliner) func() string {
 				return rincr(tx.ZIncrBy(ctx, k, 2.5, "a"))
 			}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ZIncrBy(ctx, k, 2.5, "a")) }},
@@ -252,18 +317,11 @@ func TestExecReviewZAddFlagsSequence(t *testing.T) {
 			xzall("ZRANGE all", k),
 			xzrange("ZRANGEBYSCORE LIMIT", ZRangeArgs{Key: k, Start: "(2", Stop: "+inf", ByScore: true, Offset: 1, Count: 2}),
 			xzrange("ZREVRANGEBYLEX", ZRangeArgs{Key: k, Start: "[f", Stop: "-", ByLex: true, Rev: true}),
-			xint("ZREMRANGEBYSCORE", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-				return tx.ZRemRangeByScore(ctx, k, "-inf", "(0")
-			}, func(ctx context.Context, tx Pipeliner) (int64, error) {
-				return tx.ZRemRangeByScore(ctx, k, "-inf", "(0")
-			}),
-			xint("ZREMRANGEBYRANK", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-				return tx.ZRemRangeByRank(ctx, k, -1, -1)
-			}, func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByRank(ctx, k, -1, -1) }),
+			xcmd("ZREMRANGEBYSCORE", k, "-inf", "(0"),
+			xcmd("ZREMRANGEBYRANK", k, "-1", "-1"),
 			xop{"ZPOPMIN 2", func(ctx context.Context, tx redis.Pipeliner) func() string { return rzsl(tx.ZPopMin(ctx, k, 2)) },
 				func(ctx context.Context, tx Pipeliner) string { return xzs(tx.ZPopMin(ctx, k, 2)) }},
-			xint("ZCARD", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZCard(ctx, k) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZCard(ctx, k) }),
+			xcmd("ZCARD", k),
 			xzall("ZRANGE end", k),
 		}
 	}, "z")
@@ -271,12 +329,11 @@ func TestExecReviewZAddFlagsSequence(t *testing.T) {
 
 // FINDING (wrong reply). ZRANGEBYSCORE with a LIMIT whose offset is
 // negative, or whose count is 0, answers an empty array in Redis, inside
-// MULTI/EXEC as outside; Client.ZRangeArgs answers [] too (zrange.go:141
-// limit: offset < 0 is empty, count 0 reads nothing). Inside TxPipelined
-// redimo answers every member in range: exec.go:866-876 (zrange's LIMIT
-// loop) skips nothing for a negative offset and takes "Count > 0" as the
-// only limit, so LIMIT -1 5 answers [a b c] and LIMIT 1 0 answers [b c].
-// ZREVRANGEBYLEX with the same LIMIT goes through the same loop.
+// MULTI/EXEC as outside, and so does Client.ZRangeArgs. Inside
+// TxPipelined redimo answered every member in range (its LIMIT loop
+// skipped nothing for a negative offset and took Count > 0 as the only
+// limit): LIMIT -1 5 answered [a b c], LIMIT 1 0 [b c]. ZREVRANGEBYLEX
+// with the same LIMIT went through the same loop.
 func TestExecReviewZRangeLimitEdges(t *testing.T) {
 	ranges := func(p string) []ZRangeArgs {
 		k := p + "z"
@@ -295,8 +352,7 @@ func TestExecReviewZRangeLimitEdges(t *testing.T) {
 	}
 	require.Equal(t, []string{"[]", "[]", "[]"}, outside, "Client.ZRangeArgs, outside a transaction")
 
-	rdb := zRedisKey(t, p+"z")
-	t.Cleanup(func() { redisDel(t, rdb, p+"z") })
+	rdb := redisKeys(t, p+"z")
 	require.NoError(t, rdb.ZAdd(ctx, p+"z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 3, Member: "c"}).Err())
 	var ops []xop
 	for i, z := range ranges(p) {
@@ -315,18 +371,10 @@ func TestExecReviewZRangeLimitEdges(t *testing.T) {
 func TestExecReviewSetSequence(t *testing.T) {
 	runDiff(t, func(p string) []xop {
 		s, d, z := p+"s", p+"d", p+"z"
-		i := func(name string, r func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd, dd func(ctx context.Context, tx Pipeliner) (int64, error)) xop {
-			return xint(name, r, dd)
-		}
 		return []xop{
-			i("SADD", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-				return tx.SAdd(ctx, s, "a", "b", "c", "a")
-			},
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SAdd(ctx, s, "a", "b", "c", "a") }),
-			i("SREM", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SRem(ctx, s, "a", "x", "a") },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SRem(ctx, s, "a", "x", "a") }),
-			i("SCARD", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SCard(ctx, s) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SCard(ctx, s) }),
+			xcmd("SADD", s, "a", "b", "c", "a"),
+			xcmd("SREM", s, "a", "x", "a"),
+			xcmd("SCARD", s),
 			xzadd("ZADD z", z, false, false, false, false, false, Z{1, "m"}),
 			xop{"SMOVE s s", func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.SMove(ctx, s, s, "b")) },
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SMove(ctx, s, s, "b")) }},
@@ -338,34 +386,27 @@ func TestExecReviewSetSequence(t *testing.T) {
 				return rbool(tx.Expire(ctx, d, time.Hour))
 			},
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.Expire(ctx, d, time.Hour)) }},
-			i("DEL d d", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.Del(ctx, d, d) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.Del(ctx, d, d) }),
-			i("SADD d", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SAdd(ctx, d, "b") },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SAdd(ctx, d, "b") }),
+			xcmd("DEL", d, d),
+			xcmd("SADD", d, "b"),
 			xop{"PEXPIRETIME d", func(ctx context.Context, tx redis.Pipeliner) func() string {
 				cmd := tx.Do(ctx, "pexpiretime", d)
 				return func() string { return xfmt(cmd.Int64()) }
 			}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.PExpireTime(ctx, d)) }},
 			xop{"SPOP s 5", func(ctx context.Context, tx redis.Pipeliner) func() string { return rstrs(tx.SPopN(ctx, s, 5)) },
 				func(ctx context.Context, tx Pipeliner) string { return dstrs(tx.SPopN(ctx, s, 5)) }},
-			i("EXISTS s d s", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.Exists(ctx, s, d, s) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.Exists(ctx, s, d, s) }),
-			i("DEL z", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.Del(ctx, z) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.Del(ctx, z) }),
-			i("SADD z", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SAdd(ctx, z, "m") },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SAdd(ctx, z, "m") }),
+			xcmd("EXISTS", s, d, s),
+			xcmd("DEL", z),
+			xcmd("SADD", z, "m"),
 			xzadd("ZADD s (was a set, now missing)", s, false, false, false, false, false, Z{2, "c"}),
 		}
 	}, "s", "d", "z")
 }
 
 // FINDING (key invisible to KEYS/SCAN). A key longer than inlineKeyLen
-// (2047 bytes) keeps its whole self in its metadata item's kk, which
-// KEYS and SCAN read to name it (keyspace.go:67 longKeys, which leaves
-// out a long key without kk). SADD outside a transaction writes kk
-// (tx.go:323); the same SADD inside TxPipelined creates the metadata item
-// with exec.go:1371 metaWrite's SET, which has no kk: KEYS answers
-// [] where Redis (and the Client's SADD) answer [key].
+// (2047 bytes) keeps its whole self in its metadata item's kk, which KEYS
+// and SCAN read to name it. SADD outside a transaction writes kk; the
+// same SADD inside TxPipelined created the metadata item without it:
+// KEYS answered [] where Redis (and the Client's SADD) answer [key].
 func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	outside := p + "out" + strings.Repeat("k", inlineKeyLen+10)
@@ -387,28 +428,20 @@ func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 // FINDING (spurious ErrTxFailed). WATCH a set whose members all expired
 // (SADDEX 1 s, 2 s ago): for Redis (and every Client command) the key is
 // missing when watched and still missing at EXEC, nobody wrote it, so
-// EXEC commits (the Redis 7.0 analogue: a key already expired when
-// watched does not abort EXEC). WatchKeys reads the metadata item, whose
-// stored count still includes the expired members (version "v..."), then
-// EXEC's touchWatched (exec.go:249) reads it through use, which sweeps
-// the expired members first (exec.go:315): the sweep deletes the key, the
-// version read is now "" and EXEC fails with ErrTxFailed, a write of the
-// transaction's own making reported as another client's. The same for a
-// key with one live member and one expired (second case): any watched key
-// holding an expired member not swept yet aborts the first EXEC.
+// EXEC commits (as in Redis 7.0 for a key already expired when watched).
+// WatchKeys read the metadata item, whose stored count still included
+// the expired members; EXEC's touchWatched then read it through use,
+// which swept the expired members first and so deleted the key: the
+// version changed and EXEC failed with ErrTxFailed, a write of its own
+// making reported as another client's. The same for a key with one live
+// member and one expired (second case).
 func TestExecReviewWatchAllExpiredMembers(t *testing.T) {
 	ctx, c, p, clock := setupClocked(t)
 	k := p + "s"
 	_, err := c.SAddEx(ctx, k, time.Second, false, "a", "b")
 	require.NoError(t, err)
 	clock.Add(2 * time.Second) // a and b expire: a missing key for Redis
-	err = c.Watch(ctx, func(tx *Tx) error {
-		return tx.TxPipelined(ctx, func(p Pipeliner) error {
-			_, err := p.SAdd(ctx, k, "x")
-			return err
-		})
-	}, k)
-	assert.NoError(t, err, "EXEC after WATCH of a key missing throughout")
+	assert.NoError(t, watchAdd(ctx, c, k, nil, k, "x"), "EXEC after WATCH of a key missing throughout")
 
 	// The same with one member expired and one live: the key is {live}
 	// when watched and at EXEC.
@@ -418,13 +451,7 @@ func TestExecReviewWatchAllExpiredMembers(t *testing.T) {
 	_, err = c.SAddEx(ctx, k2, time.Second, false, "gone")
 	require.NoError(t, err)
 	clock.Add(2 * time.Second)
-	err = c.Watch(ctx, func(tx *Tx) error {
-		return tx.TxPipelined(ctx, func(p Pipeliner) error {
-			_, err := p.SAdd(ctx, k2, "x")
-			return err
-		})
-	}, k2)
-	assert.NoError(t, err, "EXEC after WATCH of a key unchanged throughout")
+	assert.NoError(t, watchAdd(ctx, c, k2, nil, k2, "x"), "EXEC after WATCH of a key unchanged throughout")
 }
 
 // CHECKED (passes). WATCH semantics: a key whose expiry passes between
@@ -433,10 +460,8 @@ func TestExecReviewWatchAllExpiredMembers(t *testing.T) {
 // watched key only read by the transaction commits when untouched.
 func TestExecReviewWatchExpiryAndWrites(t *testing.T) {
 	ctx, c, p, clock := setupClocked(t)
-	rdb := zRedis(t)
 	rk := p + "redis"
-	redisDel(t, rdb, rk)
-	t.Cleanup(func() { redisDel(t, rdb, rk) })
+	rdb := redisKeys(t, rk, rk+"other")
 	require.NoError(t, rdb.SAdd(ctx, rk, "a").Err())
 	require.NoError(t, rdb.PExpire(ctx, rk, 100*time.Millisecond).Err())
 	err := rdb.Watch(ctx, func(tx *redis.Tx) error {
@@ -448,33 +473,19 @@ func TestExecReviewWatchExpiryAndWrites(t *testing.T) {
 		return err
 	}, rk)
 	require.ErrorIs(t, err, redis.TxFailedErr, "redis-server: a watched key that expired aborts EXEC")
-	redisDel(t, rdb, rk+"other")
 
 	k, o := p+"k", p+"o"
 	_, err = c.SAdd(ctx, k, "a")
 	require.NoError(t, err)
 	_, err = c.Expire(ctx, k, time.Second)
 	require.NoError(t, err)
-	err = c.Watch(ctx, func(tx *Tx) error {
-		clock.Add(2 * time.Second)
-		return tx.TxPipelined(ctx, func(p Pipeliner) error {
-			_, err := p.SAdd(ctx, o, "x")
-			return err
-		})
-	}, k)
+	err = watchAdd(ctx, c, k, func() { clock.Add(2 * time.Second) }, o, "x")
 	require.ErrorIs(t, err, ErrTxFailed, "key expired between WATCH and EXEC")
 
 	_, err = c.SAdd(ctx, k, "a")
 	require.NoError(t, err)
 	other, _, _ := newTestClient(t, func(o *Options) { o.TableName = c.opts.TableName; o.Now = clock.Now })
-	err = c.Watch(ctx, func(tx *Tx) error {
-		_, err := other.SAdd(ctx, k, "b")
-		require.NoError(t, err)
-		return tx.TxPipelined(ctx, func(p Pipeliner) error {
-			_, err := p.SAdd(ctx, o, "y")
-			return err
-		})
-	}, k)
+	err = watchAdd(ctx, c, k, func() { require.NoError(t, errOf(other.SAdd(ctx, k, "b"))) }, o, "y")
 	require.ErrorIs(t, err, ErrTxFailed, "another client wrote the watched key")
 
 	err = c.Watch(ctx, func(tx *Tx) error {
@@ -515,20 +526,15 @@ func TestExecReviewMemberExpiryAcrossRewrites(t *testing.T) {
 		_, err = c.ZExpire(ctx, z, time.Minute, ExpireAlways, "a", "b")
 		require.NoError(t, err)
 		body := func(tx Pipeliner) error {
-			for _, step := range []func() error{
-				func() error { _, err := tx.SMove(ctx, s, d, "c"); return err },
-				func() error { _, err := tx.Del(ctx, s); return err },
-				func() error { _, err := tx.SAdd(ctx, s, "a", "x"); return err },
-				func() error { _, err := tx.ZRem(ctx, z, "a"); return err },
-				func() error { _, err := tx.ZAdd(ctx, z, Z{1, "a"}); return err },
-				func() error { _, err := tx.ZIncrBy(ctx, z, 5, "b"); return err },
-				func() error { _, err := tx.ZAddArgs(ctx, z, ZAddArgs{GT: true, Members: []Z{{0, "b"}}}); return err },
-			} {
-				if err := step(); err != nil {
-					return err
-				}
-			}
-			return nil
+			return inOrder(
+				func() error { return errOf(tx.SMove(ctx, s, d, "c")) },
+				func() error { return errOf(tx.Del(ctx, s)) },
+				func() error { return errOf(tx.SAdd(ctx, s, "a", "x")) },
+				func() error { return errOf(tx.ZRem(ctx, z, "a")) },
+				func() error { return errOf(tx.ZAdd(ctx, z, Z{1, "a"})) },
+				func() error { return errOf(tx.ZIncrBy(ctx, z, 5, "b")) },
+				func() error { return errOf(tx.ZAddArgs(ctx, z, ZAddArgs{GT: true, Members: []Z{{0, "b"}}})) },
+			)
 		}
 		if inTx {
 			require.NoError(t, c.TxPipelined(ctx, body))
@@ -579,6 +585,21 @@ func rankTruth(t *testing.T, c *Client, k string, truth map[string]float64, step
 	}
 }
 
+// rankedRight checks k's ranks through each client against truth
+// (rankTruth), then its count items and stored counts through c.
+func rankedRight(t *testing.T, c *Client, k string, truth map[string]float64, step string, through ...*Client) {
+	t.Helper()
+	for _, cl := range through {
+		who := "writer"
+		if cl != c {
+			who = "other client"
+		}
+		rankTruth(t, cl, k, truth, step+", "+who)
+	}
+	checkRankItems(t, c, k)
+	checkStoredCounts(t, k)
+}
+
 // rankedPair is a ranked sorted set k of n members m000... (score i) with
 // count items built, and two clients on it that both know its ranges.
 func rankedPair(t *testing.T, n int) (c, c2 *Client, k string, truth map[string]float64) {
@@ -603,29 +624,21 @@ func TestExecReviewRankedWrittenInExec(t *testing.T) {
 	ctx := context.Background()
 	c, c2, k, truth := rankedPair(t, 120)
 	require.NoError(t, c.TxPipelined(ctx, func(tx Pipeliner) error {
-		for _, step := range []func() error{
-			func() error { _, err := tx.ZAdd(ctx, k, Z{-1, "new0"}, Z{55.5, "new1"}, Z{500, "new2"}); return err },
-			func() error { _, err := tx.ZRemRangeByRank(ctx, k, 10, 14); return err },
-			func() error { _, err := tx.ZRemRangeByScore(ctx, k, "(80", "83"); return err },
-			func() error { _, err := tx.ZIncrBy(ctx, k, 100, "m003"); return err },
-			func() error { _, err := tx.ZPopMax(ctx, k); return err },
-			func() error { _, err := tx.Expire(ctx, k, time.Hour); return err },
-		} {
-			if err := step(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return inOrder(
+			func() error { return errOf(tx.ZAdd(ctx, k, Z{-1, "new0"}, Z{55.5, "new1"}, Z{500, "new2"})) },
+			func() error { return errOf(tx.ZRemRangeByRank(ctx, k, 10, 14)) },
+			func() error { return errOf(tx.ZRemRangeByScore(ctx, k, "(80", "83")) },
+			func() error { return errOf(tx.ZIncrBy(ctx, k, 100, "m003")) },
+			func() error { return errOf(tx.ZPopMax(ctx, k)) },
+			func() error { return errOf(tx.Expire(ctx, k, time.Hour)) },
+		)
 	}))
 	truth["new0"], truth["new1"] = -1, 55.5
 	for _, m := range []string{"m009", "m010", "m011", "m012", "m013", "m081", "m082", "m083"} {
 		delete(truth, m)
 	}
 	truth["m003"] = 103
-	rankTruth(t, c, k, truth, "after EXEC, writer")
-	rankTruth(t, c2, k, truth, "after EXEC, other client")
-	checkRankItems(t, c, k)
-	checkStoredCounts(t, k)
+	rankedRight(t, c, k, truth, "after EXEC", c, c2)
 }
 
 // CHECKED (passes). A ranked sorted set whose EXEC has no room for its
@@ -654,29 +667,22 @@ func TestExecReviewRankedOverflowUnranks(t *testing.T) {
 	require.NoError(t, err)
 	truth["late"] = -5
 	delete(truth, "m100")
-	rankTruth(t, c2, k, truth, "other client, after the unranking EXEC")
-	rankTruth(t, c, k, truth, "writer")
-	checkRankItems(t, c, k)
-	checkStoredCounts(t, k)
+	rankedRight(t, c, k, truth, "after the unranking EXEC", c2, c)
 }
 
 // FINDING (WATCH misses a write). Another client's transaction that
 // removes a member and adds it back (MULTI; SREM s a; SADD s a; EXEC), or
 // re-scores one and back (ZADD z 5 a; ZADD z 1 a), writes the watched key
-// twice: Redis aborts the watcher's EXEC (each command signals the key
-// modified; checked here on redis-server), and so does redimo when the
-// same commands run one by one outside a transaction (each stores a new
-// version token). Inside one TxPipelined the net change is nil, so the
-// commit writes no member item (exec.go:456 keeps a re-added set member's
-// index value; zsetIX is the same for the same score) and only a
-// ConditionCheck on the metadata item (exec.go:1217 changed is false,
-// exec.go:1352): no new version, and the watcher's EXEC commits.
+// twice: Redis aborts the watcher's EXEC (checked here on redis-server),
+// and so does redimo when the same commands run one by one outside a
+// transaction (each stores a new version token). Inside one TxPipelined
+// the net change is nil, so the commit wrote no member item and only a
+// ConditionCheck on the metadata item: no new version, and the watcher's
+// EXEC committed.
 func TestExecReviewWatchSeesNetZeroExec(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	rdb := zRedis(t)
 	rs := p + "redis"
-	redisDel(t, rdb, rs)
-	t.Cleanup(func() { redisDel(t, rdb, rs, rs+"o") })
+	rdb := redisKeys(t, rs, rs+"o")
 	require.NoError(t, rdb.SAdd(ctx, rs, "a").Err())
 	rdb2 := zRedis(t)
 	err := rdb.Watch(ctx, func(tx *redis.Tx) error {
@@ -701,20 +707,11 @@ func TestExecReviewWatchSeesNetZeroExec(t *testing.T) {
 	require.NoError(t, err)
 	other, _, _ := newTestClient(t)
 	watchAcross := func(key string, write func() error) error {
-		return c.Watch(ctx, func(tx *Tx) error {
-			require.NoError(t, write())
-			return tx.TxPipelined(ctx, func(p Pipeliner) error {
-				_, err := p.SAdd(ctx, o, "x")
-				return err
-			})
-		}, key)
+		return watchAdd(ctx, c, key, func() { require.NoError(t, write()) }, o, "x")
 	}
 	err = watchAcross(s, func() error {
-		if _, err := other.SRem(ctx, s, "a"); err != nil {
-			return err
-		}
-		_, err := other.SAdd(ctx, s, "a")
-		return err
+		return inOrder(func() error { return errOf(other.SRem(ctx, s, "a")) },
+			func() error { return errOf(other.SAdd(ctx, s, "a")) })
 	})
 	require.ErrorIs(t, err, ErrTxFailed, "SREM then SADD outside a transaction")
 	for _, c := range []struct {
@@ -722,18 +719,12 @@ func TestExecReviewWatchSeesNetZeroExec(t *testing.T) {
 		write func(tx Pipeliner) error
 	}{
 		{"SREM s a; SADD s a", func(tx Pipeliner) error {
-			if _, err := tx.SRem(ctx, s, "a"); err != nil {
-				return err
-			}
-			_, err := tx.SAdd(ctx, s, "a")
-			return err
+			return inOrder(func() error { return errOf(tx.SRem(ctx, s, "a")) },
+				func() error { return errOf(tx.SAdd(ctx, s, "a")) })
 		}},
 		{"ZADD z 5 a; ZADD z 1 a", func(tx Pipeliner) error {
-			if _, err := tx.ZAdd(ctx, z, Z{5, "a"}); err != nil {
-				return err
-			}
-			_, err := tx.ZAdd(ctx, z, Z{1, "a"})
-			return err
+			return inOrder(func() error { return errOf(tx.ZAdd(ctx, z, Z{5, "a"})) },
+				func() error { return errOf(tx.ZAdd(ctx, z, Z{1, "a"})) })
 		}},
 	} {
 		key := s
@@ -764,16 +755,13 @@ func TestExecReviewLongMembers(t *testing.T) {
 					return xfmt(r, err)
 				}},
 			xzrange("ZRANGEBYLEX", ZRangeArgs{Key: z, Start: "(" + shared, Stop: "[" + l2, ByLex: true}),
-			xint("ZREM", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZRem(ctx, z, l1, l1+"no") },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRem(ctx, z, l1, l1+"no") }),
-			xint("SADD", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SAdd(ctx, s, l1, l2, l3) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SAdd(ctx, s, l1, l2, l3) }),
+			xcmd("ZREM", z, l1, l1+"no"),
+			xcmd("SADD", s, l1, l2, l3),
 			xop{"SMOVE", func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.SMove(ctx, s, d, l2)) },
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SMove(ctx, s, d, l2)) }},
 			xop{"SISMEMBER", func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.SIsMember(ctx, s, l2)) },
 				func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SIsMember(ctx, s, l2)) }},
-			xint("SREM", func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SRem(ctx, s, l1) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SRem(ctx, s, l1) }),
+			xcmd("SREM", s, l1),
 			xop{"SPOP", func(ctx context.Context, tx redis.Pipeliner) func() string { return rstrs(tx.SPopN(ctx, s, 3)) },
 				func(ctx context.Context, tx Pipeliner) string { return dstrs(tx.SPopN(ctx, s, 3)) }},
 			xzall("ZRANGE", z),
@@ -848,22 +836,18 @@ func TestExecReviewRankedDeletedInExec(t *testing.T) {
 		return err
 	}))
 	truth = map[string]float64{"x": 3, "y": 1, "m000": 2, "m030": 30}
-	rankTruth(t, c2, k, truth, "deleted and refilled in one EXEC")
-	checkRankItems(t, c, k)
-	checkStoredCounts(t, k)
+	rankedRight(t, c, k, truth, "deleted and refilled in one EXEC", c2)
 }
 
 // FINDING (wrong error, minor). Bad input inside a transaction is
 // refused before anything is read or written, as outside it; but the
-// error names another command than the Client's twin: ZCOUNT,
-// ZLEXCOUNT, ZREMRANGEBYSCORE and ZREMRANGEBYLEX inside TxPipelined go
-// through zrange (exec.go:796, const cmd = "ZRANGE") and answer
-// "ZRANGE ..." ArgErrors where Client.ZCount answers "ZCOUNT ..."
-// (zrange.go:484) and so on; ZREMRANGEBYRANK is right. ExpireAtWith
-// with a bad condition answers "EXPIRE ..." (exec.go:1154) where the
-// Client's answers "EXPIREAT ..." (expire.go:78). The other bad
-// inputs (flags, NaN, counts, pop orders, conditions) answer as the
-// Client does, and nothing is written (the transaction sends nothing).
+// error named another command than the Client's twin: ZCOUNT, ZLEXCOUNT,
+// ZREMRANGEBYSCORE and ZREMRANGEBYLEX inside TxPipelined went through
+// zrange and answered "ZRANGE ..." ArgErrors where Client.ZCount answers
+// "ZCOUNT ..." and so on (ZREMRANGEBYRANK was right); ExpireAtWith with
+// a bad condition answered "EXPIRE ..." where the Client's answers
+// "EXPIREAT ...". The other bad inputs (flags, NaN, counts, pop orders,
+// conditions) answer as the Client does, and nothing is written.
 func TestExecReviewBadInputErrors(t *testing.T) {
 	ctx, c, cnt, p := setup(t)
 	k := p + "z"
@@ -983,61 +967,39 @@ func randomTxOp(r *rand.Rand, p string) xop {
 		return out
 	}
 	score := func() float64 { return float64(r.IntN(9)-4) / 2 }
-	bound := func() string {
+	// edge is a range bound: either end, or v() open or closed.
+	edge := func(minus, plus, closed string, v func() string) string {
 		switch r.IntN(6) {
 		case 0:
-			return "-inf"
+			return minus
 		case 1:
-			return "+inf"
+			return plus
 		case 2:
-			return "(" + fmt.Sprint(score())
+			return "(" + v()
 		}
-		return fmt.Sprint(score())
+		return closed + v()
 	}
-	lex := func() string {
-		switch r.IntN(6) {
-		case 0:
-			return "-"
-		case 1:
-			return "+"
-		case 2:
-			return "(" + mem()
-		}
-		return "[" + mem()
-	}
-	sortedStrs := func(v []string, err error) string {
-		if v == nil {
-			v = []string{}
-		}
-		v = append([]string(nil), v...)
-		slices.Sort(v)
-		return xfmt(v, err)
-	}
+	bound := func() string { return edge("-inf", "+inf", "", func() string { return fmt.Sprint(score()) }) }
+	lex := func() string { return edge("-", "+", "[", mem) }
+	sortedStrs := func(v []string, err error) string { return dstrs(sorted(v), err) }
 	switch r.IntN(30) {
-	case 0, 1:
-		k, ms := set(), mems()
-		return xint("SADD "+k+fmt.Sprint(ms), func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SAdd(ctx, k, anys(ms)...) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SAdd(ctx, k, ms...) })
-	case 2:
-		k, ms := set(), mems()
-		return xint("SREM "+k+fmt.Sprint(ms), func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SRem(ctx, k, anys(ms)...) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SRem(ctx, k, ms...) })
+	case 0, 1, 2: // SADD twice as often as SREM
+		return xcmd([]string{"SADD", "SADD", "SREM"}[r.IntN(3)], set(), mems()...)
 	case 3:
-		k := set()
-		return xint("SCARD "+k, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.SCard(ctx, k) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.SCard(ctx, k) })
+		return xcmd("SCARD", set())
 	case 4:
 		k, ms := set(), mems()
-		return xop{"SMISMEMBER " + k + fmt.Sprint(ms), func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.SMIsMember(ctx, k, anys(ms)...)
-			return func() string { return xfmt(c.Result()) }
-		}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SMIsMember(ctx, k, ms...)) }}
+		return xop{"SMISMEMBER " + k + fmt.Sprint(ms),
+			func(ctx context.Context, tx redis.Pipeliner) func() string {
+				return later(tx.SMIsMember(ctx, k, anys(ms)...), xfmt)
+			},
+			func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.SMIsMember(ctx, k, ms...)) }}
 	case 5:
 		k := set()
 		return xop{"SMEMBERS " + k, func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.SMembers(ctx, k)
-			return func() string { return sortedStrs(c.Result()) }
-		}, func(ctx context.Context, tx Pipeliner) string { return sortedStrs(tx.SMembers(ctx, k)) }}
+			return later(tx.SMembers(ctx, k), sortedStrs)
+		},
+			func(ctx context.Context, tx Pipeliner) string { return sortedStrs(tx.SMembers(ctx, k)) }}
 	case 6:
 		src, dst, m := set(), set(), mem()
 		return xop{"SMOVE " + src + " " + dst + " " + m, func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.SMove(ctx, src, dst, m)) },
@@ -1045,9 +1007,9 @@ func randomTxOp(r *rand.Rand, p string) xop {
 	case 7:
 		k := set()
 		return xop{"SPOP all " + k, func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.SPopN(ctx, k, 10)
-			return func() string { return sortedStrs(c.Result()) }
-		}, func(ctx context.Context, tx Pipeliner) string { return sortedStrs(tx.SPopN(ctx, k, 10)) }}
+			return later(tx.SPopN(ctx, k, 10), sortedStrs)
+		},
+			func(ctx context.Context, tx Pipeliner) string { return sortedStrs(tx.SPopN(ctx, k, 10)) }}
 	case 8, 9, 10:
 		k := zkey()
 		var zs []Z
@@ -1067,25 +1029,13 @@ func randomTxOp(r *rand.Rand, p string) xop {
 		return xop{fmt.Sprintf("ZINCRBY %s %g %s", k, by, m), func(ctx context.Context, tx redis.Pipeliner) func() string { return rincr(tx.ZIncrBy(ctx, k, by, m)) },
 			func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ZIncrBy(ctx, k, by, m)) }}
 	case 13:
-		k, ms := zkey(), mems()
-		return xint("ZREM "+k+fmt.Sprint(ms), func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZRem(ctx, k, anys(ms)...) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRem(ctx, k, ms...) })
+		return xcmd("ZREM", zkey(), mems()...)
 	case 14:
-		k := zkey()
-		return xint("ZCARD "+k, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZCard(ctx, k) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZCard(ctx, k) })
+		return xcmd("ZCARD", zkey())
 	case 15:
 		k, m := zkey(), mem()
-		return xop{"ZSCORE " + k + " " + m, func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.ZScore(ctx, k, m)
-			return func() string { return rnil(c.Result()) }
-		}, func(ctx context.Context, tx Pipeliner) string {
-			s, ok, err := tx.ZScore(ctx, k, m)
-			if err == nil && !ok {
-				return "nil"
-			}
-			return xfmt(s, err)
-		}}
+		return xop{"ZSCORE " + k + " " + m, func(ctx context.Context, tx redis.Pipeliner) func() string { return rincr(tx.ZScore(ctx, k, m)) },
+			func(ctx context.Context, tx Pipeliner) string { return dincr(tx.ZScore(ctx, k, m)) }}
 	case 16:
 		k := zkey()
 		start, stop, rev := int64(r.IntN(9)-4), int64(r.IntN(9)-4), r.IntN(2) == 0
@@ -1104,9 +1054,7 @@ func randomTxOp(r *rand.Rand, p string) xop {
 		}
 		return xzrange(fmt.Sprintf("ZRANGE %+v", z), z)
 	case 18:
-		k, lo, hi := zkey(), bound(), bound()
-		return xint("ZCOUNT "+k+" "+lo+" "+hi, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZCount(ctx, k, lo, hi) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZCount(ctx, k, lo, hi) })
+		return xcmd("ZCOUNT", zkey(), bound(), bound())
 	case 19:
 		k, m, rev := zkey(), mem(), r.IntN(2) == 0
 		return xop{fmt.Sprintf("ZRANK rev=%v %s %s", rev, k, m), func(ctx context.Context, tx redis.Pipeliner) func() string {
@@ -1127,15 +1075,9 @@ func randomTxOp(r *rand.Rand, p string) xop {
 			return xfmt(n, err)
 		}}
 	case 20:
-		k, start, stop := zkey(), int64(r.IntN(7)-3), int64(r.IntN(7)-3)
-		return xint(fmt.Sprintf("ZREMRANGEBYRANK %s %d %d", k, start, stop), func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-			return tx.ZRemRangeByRank(ctx, k, start, stop)
-		}, func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByRank(ctx, k, start, stop) })
+		return xcmd("ZREMRANGEBYRANK", zkey(), fmt.Sprint(r.IntN(7)-3), fmt.Sprint(r.IntN(7)-3))
 	case 21:
-		k, lo, hi := zkey(), bound(), bound()
-		return xint("ZREMRANGEBYSCORE "+k+" "+lo+" "+hi, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-			return tx.ZRemRangeByScore(ctx, k, lo, hi)
-		}, func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByScore(ctx, k, lo, hi) })
+		return xcmd("ZREMRANGEBYSCORE", zkey(), bound(), bound())
 	case 22:
 		k, n, max := zkey(), int64(r.IntN(4)), r.IntN(2) == 0
 		return xop{fmt.Sprintf("ZPOP max=%v %s %d", max, k, n), func(ctx context.Context, tx redis.Pipeliner) func() string {
@@ -1165,43 +1107,25 @@ func randomTxOp(r *rand.Rand, p string) xop {
 			return k + " " + xzs(zs, err)
 		}}
 	case 24:
-		m := mem()
-		return xint("ZADD l 0 "+m, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-			return tx.ZAdd(ctx, p+"l", redis.Z{Member: m})
-		},
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZAdd(ctx, p+"l", Z{0, m}) })
+		return xcmd("ZADD", p+"l", "0", mem())
 	case 25:
 		z := ZRangeArgs{Key: p + "l", Start: lex(), Stop: lex(), ByLex: true, Rev: r.IntN(2) == 0}
 		if r.IntN(2) == 0 {
 			z.Offset, z.Count = int64(r.IntN(3)), int64(1+r.IntN(2))
 		}
 		if r.IntN(3) == 0 {
-			lo, hi := z.Start, z.Stop
-			return xint("ZLEXCOUNT l "+lo+" "+hi, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.ZLexCount(ctx, p+"l", lo, hi) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZLexCount(ctx, p+"l", lo, hi) })
+			return xcmd("ZLEXCOUNT", z.Key, z.Start, z.Stop)
 		}
 		if r.IntN(3) == 0 {
-			lo, hi := z.Start, z.Stop
-			return xint("ZREMRANGEBYLEX l "+lo+" "+hi, func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd {
-				return tx.ZRemRangeByLex(ctx, p+"l", lo, hi)
-			},
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.ZRemRangeByLex(ctx, p+"l", lo, hi) })
+			return xcmd("ZREMRANGEBYLEX", z.Key, z.Start, z.Stop)
 		}
 		return xzrange(fmt.Sprintf("ZRANGE %+v", z), z)
 	case 26:
-		ks := []string{key(), key()}
-		if r.IntN(2) == 0 {
-			return xint(fmt.Sprint("DEL ", ks), func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.Del(ctx, ks...) },
-				func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.Del(ctx, ks...) })
-		}
-		return xint(fmt.Sprint("EXISTS ", ks), func(ctx context.Context, tx redis.Pipeliner) *redis.IntCmd { return tx.Exists(ctx, ks...) },
-			func(ctx context.Context, tx Pipeliner) (int64, error) { return tx.Exists(ctx, ks...) })
+		return xcmd([]string{"DEL", "EXISTS"}[r.IntN(2)], key(), key())
 	case 27:
 		k := key()
-		return xop{"TYPE " + k, func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.Type(ctx, k)
-			return func() string { return xfmt(c.Result()) }
-		}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.Type(ctx, k)) }}
+		return xop{"TYPE " + k, func(ctx context.Context, tx redis.Pipeliner) func() string { return later(tx.Type(ctx, k), xfmt) },
+			func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.Type(ctx, k)) }}
 	case 28:
 		k := key()
 		if r.IntN(2) == 0 {
@@ -1229,15 +1153,8 @@ func randomTxOp(r *rand.Rand, p string) xop {
 // are not negative and counts not 0 (TestExecReviewZRangeLimitEdges).
 func TestExecReviewRandomTransactions(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	rdb := zRedis(t)
 	keys := []string{"s1", "s2", "z1", "z2", "l"}
-	clean := func() {
-		for _, k := range keys {
-			redisDel(t, rdb, p+k)
-		}
-	}
-	clean()
-	t.Cleanup(clean)
+	rdb := redisKeys(t, mapSlice(keys, func(k string) string { return p + k })...)
 	seed := uint64(time.Now().UnixNano())
 	r := rand.New(rand.NewPCG(seed, seed))
 	for round := range 40 {
@@ -1247,25 +1164,7 @@ func TestExecReviewRandomTransactions(t *testing.T) {
 		}
 		want, got := diffTx(t, ctx, rdb, c, ops)
 		require.Equal(t, want, got, "seed %d round %d", seed, round)
-		for _, k := range keys {
-			typ, err := rdb.Type(ctx, p+k).Result()
-			require.NoError(t, err)
-			dtyp, err := c.Type(ctx, p+k)
-			require.NoError(t, err)
-			require.Equal(t, typ, dtyp, "seed %d round %d: TYPE %s", seed, round, k)
-			if typ == "zset" {
-				rz, err := rdb.ZRangeWithScores(ctx, p+k, 0, -1).Result()
-				require.NoError(t, err)
-				require.Equal(t, rzs(rz, nil), xzs(c.ZRangeWithScores(ctx, p+k, 0, -1)), "seed %d round %d: %s", seed, round, k)
-			}
-			if typ == "set" {
-				rm, err := rdb.SMembers(ctx, p+k).Result()
-				require.NoError(t, err)
-				dm, err := c.SMembers(ctx, p+k)
-				require.NoError(t, err)
-				require.ElementsMatch(t, rm, dm, "seed %d round %d: %s", seed, round, k)
-			}
-		}
+		sameKeys(t, ctx, rdb, c, p, keys, fmt.Sprintf("seed %d round %d", seed, round))
 	}
 	checkStoredCounts(t, p)
 }
@@ -1309,24 +1208,18 @@ func TestExecReviewWatchLoopConcurrent(t *testing.T) {
 
 // FINDING (spurious ErrTxFailed, every time). WATCH a key longer than
 // inlineKeyLen (2047 bytes), nobody writes it, EXEC: Redis commits, as
-// redimo does for a short key (checked first). EXEC's touchWatched reads
-// the watched keys with Prefetch, which files each metadata item under
-// its partition key minus the namespace byte (exec.go:291 byKey), but a
-// long key's partition key is 'K' + key[:2015] + SHA-256 (keys.go:172
-// partition), not the key: the lookup misses, the key is recorded as
-// missing (version ""), and EXEC fails with ErrTxFailed however often it
-// is retried: the WATCH loop never ends.
+// redimo does for a short key (checked first). EXEC's touchWatched read
+// the watched keys with Prefetch, which filed each metadata item under
+// its partition key, but a long key's partition key is 'K' + a prefix +
+// SHA-256, not the key: the lookup missed, the key was recorded missing
+// and EXEC failed with ErrTxFailed however often retried (the WATCH loop
+// never ended).
 func TestExecReviewWatchLongKey(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	for _, k := range []string{p + "short", p + "long" + strings.Repeat("k", inlineKeyLen)} {
 		_, err := c.SAdd(ctx, k, "a")
 		require.NoError(t, err)
-		err = c.Watch(ctx, func(tx *Tx) error {
-			return tx.TxPipelined(ctx, func(p Pipeliner) error {
-				_, err := p.SAdd(ctx, k, "b")
-				return err
-			})
-		}, k)
+		err = watchAdd(ctx, c, k, nil, k, "b")
 		require.NoError(t, err, "WATCH %s; MULTI; SADD; EXEC, nobody else writing", shortQ(k))
 		n, err := c.SCard(ctx, k)
 		require.NoError(t, err)
@@ -1335,13 +1228,12 @@ func TestExecReviewWatchLongKey(t *testing.T) {
 }
 
 // FINDING (wrong reply, then ErrContention). redimo-server runs EXEC as
-// ExecWatched with Pipeline.Prefetch of every queued command's keys
-// (internal/server/multi.go:215). Prefetch of an existing long key
-// (exec.go:291, as above) records it missing: SCARD inside answers 0
-// (Redis and Client.SCard: 1), and the commit, conditioned on the
-// metadata item being absent (a ConditionCheck for SCARD alone, a Put for
-// SADD), fails on every attempt, so even a read-only EXEC ends in
-// ErrContention after MaxAttempts (Redis: [1], and [1] for SADD).
+// ExecWatched with Pipeline.Prefetch of every queued command's keys.
+// Prefetch of an existing long key (as above) recorded it missing: SCARD
+// inside answered 0 (Redis and Client.SCard: 1), and the commit,
+// conditioned on the metadata item being absent, failed on every attempt,
+// so even a read-only EXEC ended in ErrContention (Redis: [1], and [1]
+// for SADD).
 func TestExecReviewPrefetchLongKey(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	k := p + strings.Repeat("k", inlineKeyLen+1)
@@ -1426,14 +1318,12 @@ func TestExecReviewKeyExpiryAcrossTransactions(t *testing.T) {
 
 // FINDING (wrong reply/expiry, minor). EXPIRE with a sub-millisecond
 // remainder, on a clock between two milliseconds (now = T + 0.5 ms):
-// Client.Expire computes nowMs() + d.Milliseconds() (expire.go:62), as
-// go-redis sends PEXPIRE with d truncated to ms: EXPIRE k 0.7ms is
-// PEXPIRE k 0, which deletes the key (reply true, EXISTS 0), and
-// EXPIRE k 1.6ms expires at T + 1. Pipeline.Expire computes
-// Now().Add(d) truncated (exec.go:1135): T + 1.2 ms → T + 1, later than
-// now, so the key is kept with an expiry (EXISTS 1), and 1.6 ms expires
-// at T + 2. The same command answers and stores differently inside and
-// outside a transaction.
+// Client.Expire computes now in ms + d in whole ms, as go-redis sends
+// PEXPIRE with d truncated: EXPIRE k 0.7ms is PEXPIRE k 0, which deletes
+// the key (reply true, EXISTS 0), and EXPIRE k 1.6ms expires at T + 1.
+// Pipeline.Expire computed Now().Add(d) truncated: T + 1.2 ms → T + 1,
+// later than now, so the key was kept (EXISTS 1), and 1.6 ms expired at
+// T + 2: inside and outside a transaction answered and stored differently.
 func TestExecReviewExpireSubMillisecond(t *testing.T) {
 	run := func(inTx bool) []string {
 		ctx, c, p, clock := setupClocked(t)
@@ -1464,17 +1354,14 @@ func TestExecReviewExpireSubMillisecond(t *testing.T) {
 // FINDING (spurious ErrTxFailed). Two transactions in one Watch function:
 // Redis's EXEC unwatches every key (go-redis's Tx then sends the second
 // MULTI/EXEC unconditioned, checked here on redis-server), so the second
-// commits. redimo's Tx keeps comparing the watched keys with their state
-// at WATCH (exec.go:249 touchWatched; the Watch's seen map is never
-// reset after a commit), so the transaction's own first EXEC, which wrote
-// the watched key, makes the second fail with ErrTxFailed; a retry loop
-// around Watch then repeats the first EXEC's writes.
+// commits. redimo's Tx kept comparing the watched keys with their state
+// at WATCH, so its own first EXEC, which wrote the watched key, made the
+// second fail with ErrTxFailed (and a retry loop around Watch repeated
+// the first EXEC's writes).
 func TestExecReviewSecondExecAfterWatch(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	rdb := zRedis(t)
 	rk := p + "redis"
-	redisDel(t, rdb, rk)
-	t.Cleanup(func() { redisDel(t, rdb, rk) })
+	rdb := redisKeys(t, rk)
 	err := rdb.Watch(ctx, func(tx *redis.Tx) error {
 		for _, m := range []string{"a", "b"} {
 			if _, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {

@@ -2,10 +2,9 @@ package redimo
 
 // An adversarial review of whole-key operations (COPY, RENAME, DEL, key
 // expiry and its purge, FLUSHDB, the STORE commands, databases), written
-// as tests. A test named FINDING in its comment fails on the code it was
-// written against: the comment says what Redis answers or stores, what
-// redimo does, and where the cause is. The others are risky paths checked
-// and found right.
+// as tests. A FINDING failed on the code it was written against: its
+// comment says what Redis answers or stores and what redimo did, and
+// "Fixed:" how. The others are risky paths checked and found right.
 
 import (
 	"context"
@@ -58,25 +57,58 @@ func purgeFinal(in *dynamodb.TransactWriteItemsInput) bool {
 	return false
 }
 
+// rankAt is a found rank as both(c.ZRank(...)) answers it.
+func rankAt(r int64) []any { return []any{r, true} }
+
+// scored gives members[i] the score score(i).
+func scored(members []string, score func(i int) float64) []Z {
+	zs := make([]Z, len(members))
+	for i, m := range members {
+		zs[i] = Z{Score: score(i), Member: m}
+	}
+	return zs
+}
+
+// twoRanked is two clients on one table with ranks (4, 8), as
+// rankedClient: c, and fresh, which has read none of c's count items.
+func twoRanked(t *testing.T) (ctx context.Context, c, fresh *Client, p string) {
+	c, _, p = rankedClient(t, 4, 8)
+	fresh, _, _ = rankedClient(t, 4, 8)
+	return context.Background(), c, fresh, p
+}
+
+// rankedExact checks k's count items and the stored counts of the keys
+// under prefix p.
+func rankedExact(t *testing.T, c *Client, k, p string) {
+	t.Helper()
+	checkRankItems(t, c, k)
+	checkStoredCounts(t, p)
+}
+
+// renameKeeps renames src to dst and requires dst to answer src's members
+// and scores, all of them and those ranked from to from+2.
+func renameKeeps(t *testing.T, ctx context.Context, c *Client, src, dst string, from int64) {
+	t.Helper()
+	want, err := c.ZRangeWithScores(ctx, src, 0, -1)
+	require.NoError(t, err)
+	require.NoError(t, c.Rename(ctx, src, dst))
+	returns(t, want)(c.ZRangeWithScores(ctx, dst, 0, -1))
+	returns(t, want[from:from+3])(c.ZRangeWithScores(ctx, dst, from, from+2))
+}
+
 // FINDING (lost data: a key that can never be written again). The purge
-// of an expired key (tx.go:446) deletes its members in transactions of 99,
-// each subtracting what it deletes from the stored count (tx.go:467-473),
-// and deletes the metadata item in a last transaction (tx.go:475-481,
-// sent after the listing). A key of exactly 99 members (or any multiple)
-// has its count brought to 0 by the chunk before the last one, and the
-// last one then deletes no member. When that last transaction does not
-// happen (the caller's context ends, its process dies, throttling outlasts
-// the retries: cut here), the metadata item stays with n = 0 and the dead
-// expiry x = 1. decodeMeta reads n = 0 as a missing key (keys.go:298), so
-// nothing purges it again: DEL returns at once (generic.go:230), and a
-// write's failed metadata condition on an item that decodes as typeNone is
-// neither an expired key nor one of another type (tx.go:172-191), while
-// every write requires x > now (tx.go:313): the write is resent
-// unchanged until ErrContention. SADD, ZADD, COPY/RENAME onto the key and
-// the STORE commands all fail so for ever; DBSIZE counts the key for ever.
-// Redis: the key expired; SADD creates it anew (1). The purge's comment
-// says "a purge cut short leaves a dead key (invisible to reads) that the
-// next write to it purges again": not when it was cut at that point.
+// of an expired key deletes its members in transactions of 99, each
+// subtracting what it deletes from the stored count, and deletes the
+// metadata item in a last transaction. A key of exactly 99 members (or
+// any multiple) had its count brought to 0 by the chunk before the last,
+// which then deleted no member. When that last transaction did not
+// happen (the context ends, the process dies, throttling outlasts the
+// retries: cut here), the metadata item stayed with n = 0 and the dead
+// expiry x = 1: read as a missing key, so nothing purged it again, while
+// every write, conditioned on x > now, was resent until ErrContention.
+// SADD, ZADD, COPY/RENAME onto the key and the STORE commands failed so
+// for ever, and DBSIZE counted it. Redis: the key expired; SADD creates
+// it anew (1).
 //
 // Fixed: the last members always go with the metadata item's delete (a
 // full chunk goes only once another member follows it), and a write that
@@ -120,17 +152,13 @@ func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
 	}
 }
 
-// FINDING (leak of items). A ranked sorted set's count items (rank.go)
-// stay in the table after the key goes: RENAME (rename.go:62 deletes the
-// source with del, generic.go:228, which deletes member items only),
-// DEL, and the purge of an expired key (tx.go:492 lists the members only,
-// 's'/'z' sort keys: the 0xFF count items are never listed). After DEL
-// and RENAME they hold n = 0 (merged into one); after the purge, which
-// does not update them, every range with its old count. rank.go:62
-// accepts it ("stay behind, ignored ... until the key is built again"),
-// but a key that is not written again as a big sorted set keeps them for
-// ever. Redis frees everything a deleted key holds. The destination's
-// ranks are right (checked here too).
+// FINDING (leak of items). A ranked sorted set's count items stayed in
+// the table after the key went: RENAME's source and DEL delete member
+// items only (the count items then hold n = 0), and the purge of an
+// expired key lists members only (they keep their old counts). Left "until
+// the key is built again", i.e. for ever for a key not written again as a
+// big sorted set. Redis frees everything a deleted key holds. The
+// destination's ranks are right (checked here too).
 // Fixed: DEL, RENAME and the purge delete them (rankDrop).
 func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
@@ -140,16 +168,8 @@ func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	for _, k := range []string{src, del, exp} {
 		require.Greater(t, buildRanked(t, c, k, 40, 40), 1)
 	}
-	want, err := c.ZRangeWithScores(ctx, src, 0, -1)
-	require.NoError(t, err)
-
-	require.NoError(t, c.Rename(ctx, src, dst))
-	returns(t, want)(c.ZRangeWithScores(ctx, dst, 0, -1))
-	returns(t, want[25:28])(c.ZRangeWithScores(ctx, dst, 25, 27))
-	r, ok, err := c.ZRevRank(ctx, dst, "m030")
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.EqualValues(t, 9, r)
+	renameKeeps(t, ctx, c, src, dst, 25)
+	returns(t, rankAt(9))(both(c.ZRevRank(ctx, dst, "m030")))
 
 	returns(t, int64(1))(c.Del(ctx, del))
 	returns(t, true)(c.Expire(ctx, exp, time.Second))
@@ -164,14 +184,12 @@ func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	}
 }
 
-// FINDING (leak of items; wrong reply). FLUSHDB deletes the keys the key
-// index lists, one by one as DEL (keyspace.go:342-365), and nothing else
-// of the database: a ranked sorted set's count items stay (as after DEL),
-// and so does a ShardedSet's shard-count record (pk 'h' + key,
-// sharded.go:67: not in the key index). Its doc says "every item of the
-// table is read and deleted". Redis: FLUSHDB leaves the database empty.
-// The record outliving its shards makes a new ShardedSet of the same name
-// with another shard count fail with ErrShardCount after the FLUSHDB. (A
+// FINDING (leak of items; wrong reply). FLUSHDB deleted the keys the key
+// index lists, one by one as DEL, and nothing else of the database: a
+// ranked sorted set's count items stayed (as after DEL), and so did a
+// ShardedSet's shard-count record (pk 'h' + key, not in the key index),
+// so a new ShardedSet of the same name with another shard count failed
+// with ErrShardCount. Redis: FLUSHDB leaves the database empty. (A
 // RateLimiter's slot, pk 'r' + key, stays too: arguably its own
 // namespace, but a limiter kept in Redis keys is reset by FLUSHDB.)
 //
@@ -185,15 +203,8 @@ func TestKeyOpsReviewFlushDBLeavesItems(t *testing.T) {
 	require.NoError(t, err)
 	c.ranks.max, c.ranks.min = 4, 8
 	ctx := context.Background()
-	var zs []Z
-	for i := range 40 {
-		zs = append(zs, Z{Score: float64(i), Member: fmt.Sprint("m", i)})
-	}
-	returns(t, int64(40))(c.ZAdd(ctx, p+"z", zs...))
-	r, ok, err := c.ZRevRank(ctx, p+"z", "m14") // builds the count items
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.EqualValues(t, 25, r)
+	returns(t, int64(40))(c.ZAdd(ctx, p+"z", scored(numbered("m%d", 40), func(i int) float64 { return float64(i) })...))
+	returns(t, rankAt(25))(both(c.ZRevRank(ctx, p+"z", "m14"))) // builds the count items
 	returns(t, int64(3))(c.ShardedSet(p+"sh", 3).Add(ctx, "a", "b", "c"))
 	returns(t, int64(2))(c.SAdd(ctx, p+"s", "a", "b"))
 	got, err := c.RateLimiter(1, time.Hour).Allow(ctx, p+"login")
@@ -268,124 +279,57 @@ func TestKeyOpsReviewExpiryAgainstRedis(t *testing.T) {
 	all := mapSlice(names, k)
 	rdb.Del(ctx, all...)
 	redisDel(t, rdb, all...)
-	type step struct {
-		name   string
-		redimo func() error
-		redis  func() error
+	// op is one command on both: redimo's, then redis-server's.
+	type op [2]func() error
+	sadd := func(n string, ms ...string) op {
+		return op{func() error { return errOf(c.SAdd(ctx, k(n), ms...)) },
+			func() error { return rdb.SAdd(ctx, k(n), mapSlice(ms, func(m string) any { return m })...).Err() }}
 	}
-	steps := []step{
-		{"SADD a; EXPIRE a 100", func() error {
-			_, err := c.SAdd(ctx, k("a"), "1", "2")
-			if err == nil {
-				_, err = c.Expire(ctx, k("a"), 100*time.Second)
-			}
-			return err
-		}, func() error {
-			rdb.SAdd(ctx, k("a"), "1", "2")
-			return rdb.Expire(ctx, k("a"), 100*time.Second).Err()
-		}},
-		{"SADD b; EXPIRE b 200; RENAME a b", func() error {
-			_, err := c.SAdd(ctx, k("b"), "x")
-			if err == nil {
-				_, err = c.Expire(ctx, k("b"), 200*time.Second)
-			}
-			if err == nil {
-				err = c.Rename(ctx, k("a"), k("b"))
-			}
-			return err
-		}, func() error {
-			rdb.SAdd(ctx, k("b"), "x")
-			rdb.Expire(ctx, k("b"), 200*time.Second)
-			return rdb.Rename(ctx, k("a"), k("b")).Err()
-		}},
-		{"ZADD c; EXPIRE c 300; COPY b c REPLACE", func() error {
-			_, err := c.ZAdd(ctx, k("c"), Z{1, "m"})
-			if err == nil {
-				_, err = c.Expire(ctx, k("c"), 300*time.Second)
-			}
-			if err == nil {
-				_, err = c.Copy(ctx, k("b"), k("c"), true)
-			}
-			return err
-		}, func() error {
-			rdb.ZAdd(ctx, k("c"), redis.Z{Score: 1, Member: "m"})
-			rdb.Expire(ctx, k("c"), 300*time.Second)
-			return rdb.Copy(ctx, k("b"), k("c"), 0, true).Err()
-		}},
-		{"ZADD d; SADD e; EXPIRE e 300; COPY d e REPLACE", func() error {
-			_, err := c.ZAdd(ctx, k("d"), Z{1, "m"})
-			if err == nil {
-				_, err = c.SAdd(ctx, k("e"), "y")
-			}
-			if err == nil {
-				_, err = c.Expire(ctx, k("e"), 300*time.Second)
-			}
-			if err == nil {
-				_, err = c.Copy(ctx, k("d"), k("e"), true)
-			}
-			return err
-		}, func() error {
-			rdb.ZAdd(ctx, k("d"), redis.Z{Score: 1, Member: "m"})
-			rdb.SAdd(ctx, k("e"), "y")
-			rdb.Expire(ctx, k("e"), 300*time.Second)
-			return rdb.Copy(ctx, k("d"), k("e"), 0, true).Err()
-		}},
-		{"SADD f; EXPIRE f 300; SINTERSTORE f b", func() error {
-			_, err := c.SAdd(ctx, k("f"), "1")
-			if err == nil {
-				_, err = c.Expire(ctx, k("f"), 300*time.Second)
-			}
-			if err == nil {
-				_, err = c.SInterStore(ctx, k("f"), k("b"))
-			}
-			return err
-		}, func() error {
-			rdb.SAdd(ctx, k("f"), "1")
-			rdb.Expire(ctx, k("f"), 300*time.Second)
-			return rdb.SInterStore(ctx, k("f"), k("b")).Err()
-		}},
-		{"SADD g; EXPIRE g 300; ZRANGESTORE g d 0 -1", func() error {
-			_, err := c.SAdd(ctx, k("g"), "1")
-			if err == nil {
-				_, err = c.Expire(ctx, k("g"), 300*time.Second)
-			}
-			if err == nil {
-				_, err = c.ZRangeStore(ctx, k("g"), ZRangeArgs{Key: k("d"), Start: "0", Stop: "-1"})
-			}
-			return err
-		}, func() error {
-			rdb.SAdd(ctx, k("g"), "1")
-			rdb.Expire(ctx, k("g"), 300*time.Second)
-			return rdb.ZRangeStore(ctx, k("g"), redis.ZRangeArgs{Key: k("d"), Start: "0", Stop: "-1"}).Err()
-		}},
-		{"RENAME b b; RENAMENX c c", func() error {
-			err := c.Rename(ctx, k("b"), k("b"))
-			if err == nil {
-				_, err = c.RenameNX(ctx, k("c"), k("c"))
-			}
-			return err
-		}, func() error {
-			rdb.Rename(ctx, k("b"), k("b"))
-			return rdb.RenameNX(ctx, k("c"), k("c")).Err()
-		}},
-		{"SADD h; EXPIRE h 50; SDIFFSTORE h b b (empty: deletes h)", func() error {
-			_, err := c.SAdd(ctx, k("h"), "1")
-			if err == nil {
-				_, err = c.Expire(ctx, k("h"), 50*time.Second)
-			}
-			if err == nil {
-				_, err = c.SDiffStore(ctx, k("h"), k("b"), k("b"))
-			}
-			return err
-		}, func() error {
-			rdb.SAdd(ctx, k("h"), "1")
-			rdb.Expire(ctx, k("h"), 50*time.Second)
-			return rdb.SDiffStore(ctx, k("h"), k("b"), k("b")).Err()
-		}},
+	zadd := func(n string) op {
+		return op{func() error { return errOf(c.ZAdd(ctx, k(n), Z{1, "m"})) },
+			func() error { return rdb.ZAdd(ctx, k(n), redis.Z{Score: 1, Member: "m"}).Err() }}
+	}
+	expire := func(n string, secs int) op {
+		d := time.Duration(secs) * time.Second
+		return op{func() error { return errOf(c.Expire(ctx, k(n), d)) },
+			func() error { return rdb.Expire(ctx, k(n), d).Err() }}
+	}
+	copyReplace := func(src, dst string) op {
+		return op{func() error { return errOf(c.Copy(ctx, k(src), k(dst), true)) },
+			func() error { return rdb.Copy(ctx, k(src), k(dst), 0, true).Err() }}
+	}
+	steps := []struct {
+		name string
+		ops  []op
+	}{
+		{"SADD a; EXPIRE a 100", []op{sadd("a", "1", "2"), expire("a", 100)}},
+		{"SADD b; EXPIRE b 200; RENAME a b", []op{sadd("b", "x"), expire("b", 200), {
+			func() error { return c.Rename(ctx, k("a"), k("b")) },
+			func() error { return rdb.Rename(ctx, k("a"), k("b")).Err() }}}},
+		{"ZADD c; EXPIRE c 300; COPY b c REPLACE", []op{zadd("c"), expire("c", 300), copyReplace("b", "c")}},
+		{"ZADD d; SADD e; EXPIRE e 300; COPY d e REPLACE", []op{zadd("d"), sadd("e", "y"), expire("e", 300), copyReplace("d", "e")}},
+		{"SADD f; EXPIRE f 300; SINTERSTORE f b", []op{sadd("f", "1"), expire("f", 300), {
+			func() error { return errOf(c.SInterStore(ctx, k("f"), k("b"))) },
+			func() error { return rdb.SInterStore(ctx, k("f"), k("b")).Err() }}}},
+		{"SADD g; EXPIRE g 300; ZRANGESTORE g d 0 -1", []op{sadd("g", "1"), expire("g", 300), {
+			func() error {
+				return errOf(c.ZRangeStore(ctx, k("g"), ZRangeArgs{Key: k("d"), Start: "0", Stop: "-1"}))
+			},
+			func() error {
+				return rdb.ZRangeStore(ctx, k("g"), redis.ZRangeArgs{Key: k("d"), Start: "0", Stop: "-1"}).Err()
+			}}}},
+		{"RENAME b b; RENAMENX c c", []op{
+			{func() error { return c.Rename(ctx, k("b"), k("b")) }, func() error { return rdb.Rename(ctx, k("b"), k("b")).Err() }},
+			{func() error { return errOf(c.RenameNX(ctx, k("c"), k("c"))) }, func() error { return rdb.RenameNX(ctx, k("c"), k("c")).Err() }}}},
+		{"SADD h; EXPIRE h 50; SDIFFSTORE h b b (empty: deletes h)", []op{sadd("h", "1"), expire("h", 50), {
+			func() error { return errOf(c.SDiffStore(ctx, k("h"), k("b"), k("b"))) },
+			func() error { return rdb.SDiffStore(ctx, k("h"), k("b"), k("b")).Err() }}}},
 	}
 	for _, s := range steps {
-		require.NoError(t, s.redimo(), s.name)
-		require.NoError(t, s.redis(), s.name)
+		for _, o := range s.ops {
+			require.NoError(t, o[0](), s.name)
+			require.NoError(t, o[1](), "redis-server: %s", s.name)
+		}
 		for _, n := range names {
 			typ, err := c.Type(ctx, k(n))
 			require.NoError(t, err)
@@ -399,53 +343,6 @@ func TestKeyOpsReviewExpiryAgainstRedis(t *testing.T) {
 			require.InDelta(t, want.Seconds(), ttl.Seconds(), 2, "after %s: TTL %s", s.name, n)
 		}
 	}
-}
-
-// Checked, right: a copy or rename onto a ranked sorted set of the other
-// type and back leaves the destination's ranks exact, for the client that
-// knew the old count items and for a fresh one; a ranked source renamed
-// onto a ranked destination too.
-func TestKeyOpsReviewRankedDestination(t *testing.T) {
-	c, _, p := rankedClient(t, 4, 8)
-	fresh, _, _ := rankedClient(t, 4, 8)
-	ctx := context.Background()
-	a, b, s := p+"a", p+"b", p+"s"
-	require.Greater(t, buildRanked(t, c, a, 40, 40), 1)
-	returns(t, int64(2))(c.SAdd(ctx, s, "x", "y"))
-	require.NoError(t, c.Rename(ctx, s, a)) // a: a set now
-	returns(t, "set")(c.Type(ctx, a))
-	var zs []Z
-	for i := range 30 {
-		zs = append(zs, Z{Score: float64(100 - i), Member: fmt.Sprintf("n%02d", i)})
-	}
-	returns(t, int64(30))(c.ZAdd(ctx, b, zs...))
-	returns(t, true)(c.Copy(ctx, b, a, true)) // a: a zset again, unranked
-	for _, cl := range []*Client{c, fresh} {
-		r, ok, err := cl.ZRank(ctx, a, "n05") // score 95: rank 24
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 24, r)
-		returns(t, []string{"n07", "n06", "n05"})(cl.ZRange(ctx, a, 22, 24))
-	}
-	checkRankItems(t, c, a)
-	require.Greater(t, buildRanked(t, c, p+"r", 40, 40), 1)
-	require.Greater(t, buildRanked(t, c, b, 40, 40), 1) // b: 70 members
-	require.NoError(t, c.Rename(ctx, p+"r", a))         // ranked onto ranked
-	require.NoError(t, c.Rename(ctx, b, p+"r"))
-	returns(t, int64(40))(c.ZCard(ctx, a))
-	for _, cl := range []*Client{c, fresh} {
-		r, ok, err := cl.ZRank(ctx, a, "m033")
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 33, r)
-	}
-	returns(t, int64(1))(c.ZAdd(ctx, a, Z{Score: 0.5, Member: "new"}))
-	r, ok, err := fresh.ZRank(ctx, a, "m033")
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.EqualValues(t, 34, r)
-	checkRankItems(t, c, a)
-	checkStoredCounts(t, p)
 }
 
 // Checked, right: COPY, RENAME, DEL and FLUSHDB in database 1 touch none
@@ -469,17 +366,45 @@ func TestKeyOpsReviewDatabases(t *testing.T) {
 	checkStoredCounts(t, p)
 }
 
+// Checked, right: a copy or rename onto a ranked sorted set of the other
+// type and back leaves the destination's ranks exact, for the client that
+// knew the old count items and for a fresh one; a ranked source renamed
+// onto a ranked destination too.
+func TestKeyOpsReviewRankedDestination(t *testing.T) {
+	ctx, c, fresh, p := twoRanked(t)
+	a, b, s := p+"a", p+"b", p+"s"
+	require.Greater(t, buildRanked(t, c, a, 40, 40), 1)
+	returns(t, int64(2))(c.SAdd(ctx, s, "x", "y"))
+	require.NoError(t, c.Rename(ctx, s, a)) // a: a set now
+	returns(t, "set")(c.Type(ctx, a))
+	returns(t, int64(30))(c.ZAdd(ctx, b, scored(numbered("n%02d", 30), func(i int) float64 { return float64(100 - i) })...))
+	returns(t, true)(c.Copy(ctx, b, a, true)) // a: a zset again, unranked
+	for _, cl := range []*Client{c, fresh} {
+		returns(t, rankAt(24))(both(cl.ZRank(ctx, a, "n05"))) // score 95: rank 24
+		returns(t, []string{"n07", "n06", "n05"})(cl.ZRange(ctx, a, 22, 24))
+	}
+	checkRankItems(t, c, a)
+	for _, k := range []string{p + "r", b} { // b: 70 members
+		require.Greater(t, buildRanked(t, c, k, 40, 40), 1)
+	}
+	require.NoError(t, c.Rename(ctx, p+"r", a)) // ranked onto ranked
+	require.NoError(t, c.Rename(ctx, b, p+"r"))
+	returns(t, int64(40))(c.ZCard(ctx, a))
+	for _, cl := range []*Client{c, fresh} {
+		returns(t, rankAt(33))(both(cl.ZRank(ctx, a, "m033")))
+	}
+	returns(t, int64(1))(c.ZAdd(ctx, a, Z{Score: 0.5, Member: "new"}))
+	returns(t, rankAt(34))(both(fresh.ZRank(ctx, a, "m033")))
+	rankedExact(t, c, a, p)
+}
+
 // Checked, right: COPY and RENAME of keys of 150 members (two chunks),
 // some with member expiries, under lost responses, applied-then-500 and
 // conflicts: the copy holds the members, the counts and mn stay exact.
 func TestKeyOpsReviewCopyRenameUnderFaults(t *testing.T) {
 	underFaults(t, func(t *testing.T, ctx context.Context, c *Client, p string) {
 		z := p + "z"
-		var zs []Z
-		for i := range 150 {
-			zs = append(zs, Z{Score: float64(i % 7), Member: fmt.Sprint("m", i)})
-		}
-		returns(t, int64(150))(c.ZAdd(ctx, z, zs...))
+		returns(t, int64(150))(c.ZAdd(ctx, z, scored(numbered("m%d", 150), func(i int) float64 { return float64(i % 7) })...))
 		returns(t, []int64{1, 1, 1})(c.ZExpire(ctx, z, time.Hour, ExpireAlways, "m1", "m2", "m140"))
 		want, err := c.ZRangeWithScores(ctx, z, 0, -1)
 		require.NoError(t, err)
@@ -497,9 +422,7 @@ func TestKeyOpsReviewCopyRenameUnderFaults(t *testing.T) {
 // count items exact, and its ranks and deep ranges right, for the client
 // that wrote and for a fresh one.
 func TestKeyOpsReviewStoreOntoRanked(t *testing.T) {
-	c, _, p := rankedClient(t, 4, 8)
-	fresh, _, _ := rankedClient(t, 4, 8)
-	ctx := context.Background()
+	ctx, c, fresh, p := twoRanked(t)
 	z, o := p+"z", p+"o"
 	require.Greater(t, buildRanked(t, c, z, 60, 60), 1)
 	returns(t, int64(2))(c.ZAdd(ctx, o, Z{1000, "m000"}, Z{-5, "zz"}))
@@ -508,21 +431,14 @@ func TestKeyOpsReviewStoreOntoRanked(t *testing.T) {
 	want := []Z{{-59, "m059"}}
 	returns(t, want)(c.ZRangeWithScores(ctx, z, 0, 0))
 	for _, cl := range []*Client{c, fresh} {
-		r, ok, err := cl.ZRank(ctx, z, "zz") // 54 below -5 (m059 … m006), then m005 and zz at -5
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 55, r)
+		returns(t, rankAt(55))(both(cl.ZRank(ctx, z, "zz"))) // 54 below -5 (m059 … m006), then m005 and zz at -5
 		returns(t, []string{"m006", "m005", "zz"})(cl.ZRange(ctx, z, 53, 55))
 	}
 	checkRankItems(t, c, z)
 	returns(t, int64(10))(c.ZRangeStore(ctx, z, ZRangeArgs{Key: z, Start: "20", Stop: "29"}))
 	returns(t, []string{"m039", "m038"})(fresh.ZRange(ctx, z, 0, 1))
-	r, ok, err := c.ZRevRank(ctx, z, "m039")
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.EqualValues(t, 9, r)
-	checkRankItems(t, c, z)
-	checkStoredCounts(t, p)
+	returns(t, rankAt(9))(both(c.ZRevRank(ctx, z, "m039")))
+	rankedExact(t, c, z, p)
 }
 
 // Checked, right: the purge of expired keys of 150 members (two chunks),
@@ -551,18 +467,13 @@ func TestKeyOpsReviewPurgeUnderFaults(t *testing.T) {
 	})
 }
 
-// FINDING (wrong reply). DBSIZE (keyspace.go:265) and INFO keyspace
-// (Keyspace, keyspace.go:418) count every metadata item in the key index,
-// expired ones included, and an expired key's item stays until a write or
-// DEL meets it (expire.go's file comment: nothing deletes it otherwise).
-// Its doc says "As in Redis, keys that expired but were not deleted yet
-// are counted"; but Redis deletes expired keys itself (its active expire
-// cycle, ten times a second), so its DBSIZE drops to 0 soon after a key
-// expires, where redimo's counts the key for ever. Likewise a key whose
-// members have all expired (memberttl.go): Redis 8 deletes a hash when its
-// last field expires, and SCAN/KEYS/EXISTS here already leave such a key
-// out (dropEmptied, keyspace.go:136), DBSIZE does not. Redis: DBSIZE 0,
-// INFO keyspace without the keys; redimo: 2, and Keys 2 Expires 1.
+// FINDING (wrong reply). DBSIZE and INFO keyspace counted every metadata
+// item in the key index, expired ones included, and an expired key's item
+// stays until a write or DEL meets it. Redis deletes expired keys itself
+// (its active expire cycle), so its DBSIZE drops to 0 soon after; and
+// Redis 8 deletes a hash when its last field expires, as SCAN/KEYS/EXISTS
+// here leave out a key whose members all expired. Redis: DBSIZE 0, INFO
+// keyspace without the keys; redimo: 2, and Keys 2 Expires 1.
 // Fixed: DBSIZE and INFO count the keys SCAN lists (keyStats).
 func TestKeyOpsReviewDBSizeCountsExpiredKeys(t *testing.T) {
 	c0, _, p, clock := newClockedClient(t)
@@ -595,18 +506,13 @@ func errOrZero(v int64, err error) int64 {
 // then a ZADD outside leaves no stale rank; DEL of a key with member
 // expiries leaves no member item behind.
 func TestKeyOpsReviewExecDelRanked(t *testing.T) {
-	c, _, p := rankedClient(t, 4, 8)
-	fresh, _, _ := rankedClient(t, 4, 8)
-	ctx := context.Background()
+	ctx, c, fresh, p := twoRanked(t)
 	z, y, s := p+"z", p+"y", p+"s"
 	require.Greater(t, buildRanked(t, c, z, 30, 30), 1)
 	require.Greater(t, buildRanked(t, c, y, 30, 30), 1)
 	returns(t, int64(3))(c.SAdd(ctx, s, "a", "b", "c"))
 	returns(t, []int64{1})(c.SExpire(ctx, s, time.Hour, ExpireAlways, "a"))
-	var news []Z
-	for i := range 12 {
-		news = append(news, Z{Score: float64(-i), Member: fmt.Sprintf("n%02d", i)})
-	}
+	news := scored(numbered("n%02d", 12), func(i int) float64 { return float64(-i) })
 	require.NoError(t, c.TxPipelined(ctx, func(pl Pipeliner) error {
 		if _, err := pl.Del(ctx, z, s); err != nil {
 			return err
@@ -620,18 +526,11 @@ func TestKeyOpsReviewExecDelRanked(t *testing.T) {
 	}))
 	returns(t, int64(3))(c.ZAdd(ctx, y, Z{1, "a"}, Z{2, "b"}, Z{3, "c"}))
 	for _, cl := range []*Client{c, fresh} {
-		r, ok, err := cl.ZRank(ctx, z, "n02") // scores -11 … 0: n02 is -2, rank 9
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 9, r)
+		returns(t, rankAt(9))(both(cl.ZRank(ctx, z, "n02"))) // scores -11 … 0: n02 is -2, rank 9
 		returns(t, []string{"n03", "n02", "n01"})(cl.ZRange(ctx, z, 8, 10))
-		r, ok, err = cl.ZRevRank(ctx, y, "a")
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 2, r)
+		returns(t, rankAt(2))(both(cl.ZRevRank(ctx, y, "a")))
 	}
-	checkRankItems(t, c, z)
-	checkStoredCounts(t, p)
+	rankedExact(t, c, z, p)
 	assert.Empty(t, rawPartition(t, pkValue(s)))
 }
 
@@ -644,22 +543,11 @@ func TestKeyOpsReviewRankedRenameUnderFaults(t *testing.T) {
 		a, b := p+"a", p+"b"
 		require.Greater(t, buildRanked(t, c, a, 40, 40), 1)
 		require.Greater(t, buildRanked(t, c, b, 40, 10), 1)
-		want, err := c.ZRangeWithScores(ctx, a, 0, -1)
-		require.NoError(t, err)
-		require.NoError(t, c.Rename(ctx, a, b))
-		returns(t, want)(c.ZRangeWithScores(ctx, b, 0, -1))
-		returns(t, want[30:33])(c.ZRangeWithScores(ctx, b, 30, 32))
-		r, ok, err := c.ZRank(ctx, b, "m031")
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 31, r)
+		renameKeeps(t, ctx, c, a, b, 30)
+		returns(t, rankAt(31))(both(c.ZRank(ctx, b, "m031")))
 		returns(t, int64(1))(c.ZAdd(ctx, b, Z{Score: 30.5, Member: "x"}))
-		r, ok, err = c.ZRevRank(ctx, b, "m031")
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, 8, r)
-		checkRankItems(t, c, b)
-		checkStoredCounts(t, p)
+		returns(t, rankAt(8))(both(c.ZRevRank(ctx, b, "m031")))
+		rankedExact(t, c, b, p)
 	})
 }
 
