@@ -945,9 +945,10 @@ func randomTxOp(r *rand.Rand, p string) xop {
 		}
 		return keys[r.IntN(2)]
 	}
-	zkey := func() string {
+	zkey := func() string { // never l: a score other than 0 there would
+		// make the lex commands' answer unspecified (Redis's differs)
 		if r.IntN(5) == 0 {
-			return key()
+			return keys[r.IntN(4)]
 		}
 		return keys[2+r.IntN(2)]
 	}
