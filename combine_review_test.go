@@ -650,3 +650,105 @@ func TestCombineReviewCancelledInFlight(t *testing.T) {
 		r.got, r.err, left)
 	checkStoredCounts(t, p)
 }
+
+// limitsTx records the largest transaction it sees (actions, and the
+// aggregate size of its items' attribute values, which DynamoDB caps at
+// 4 MB) and every error that is not a cancellation.
+type limitsTx struct {
+	DynamoDBAPI
+	mu         sync.Mutex
+	maxActions int
+	maxBytes   int
+	refused    []error
+}
+
+func (l *limitsTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	size := 0
+	for _, a := range in.TransactItems {
+		if a.Put != nil {
+			for name, v := range a.Put.Item {
+				size += len(name)
+				switch v := v.(type) {
+				case *types.AttributeValueMemberB:
+					size += len(v.Value)
+				case *types.AttributeValueMemberS:
+					size += len(v.Value)
+				default:
+					size += 21
+				}
+			}
+		}
+	}
+	out, err := l.DynamoDBAPI.TransactWriteItems(ctx, in, opts...)
+	l.mu.Lock()
+	l.maxActions, l.maxBytes = max(l.maxActions, len(in.TransactItems)), max(l.maxBytes, size)
+	var cancelled *types.TransactionCanceledException
+	if err != nil && !errors.As(err, &cancelled) {
+		l.refused = append(l.refused, err)
+	}
+	l.mu.Unlock()
+	return out, err
+}
+
+// CHECKED, RIGHT. Batches near DynamoDB's limits: with one transaction
+// held in flight, 8 SADDs of 5 long members (100 KB each), 5 SADDs of 40
+// members and 4 of 33 queue, then go: no transaction has more than 100
+// actions or 4 MB of items (fits, combine.go:213), DynamoDB refuses none
+// (a refusal would be hidden by the resend alone, so it is counted here),
+// and the replies sum to the counts.
+func TestCombineReviewBatchLimits(t *testing.T) {
+	plain, _, p := newTestClient(t)
+	r := &reviewTx{DynamoDBAPI: plain.db}
+	l := &limitsTx{DynamoDBAPI: r}
+	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1 })
+	ctx := context.Background()
+	g := r.holdNext()
+	holdDone := make(chan error, 1)
+	go func() { _, err := c.SAdd(ctx, p+"hold", "x"); holdDone <- err }()
+	<-g.held
+	var added [3]atomic.Int64
+	var cmds []func()
+	for w := range 8 {
+		var ms []string
+		for j := range 5 {
+			ms = append(ms, fmt.Sprintf("%d-%d-", w, j)+string(make([]byte, 100_000)))
+		}
+		cmds = append(cmds, func() {
+			n, err := c.SAdd(ctx, p+"0", ms...)
+			if err != nil {
+				t.Error(err)
+			}
+			added[0].Add(n)
+		})
+	}
+	for k, shape := range map[int][2]int{1: {5, 40}, 2: {4, 33}} { // commands, members each
+		size := shape[1]
+		for w := range shape[0] {
+			ms := numbered(fmt.Sprint(w, "-m%d"), size)
+			cmds = append(cmds, func() {
+				n, err := c.SAdd(ctx, fmt.Sprint(p, k), ms...)
+				if err != nil {
+					t.Error(err)
+				}
+				added[k].Add(n)
+			})
+		}
+	}
+	wait := startWorkers(len(cmds), func(i int) { cmds[i]() })
+	waitQueued(t, c, len(cmds))
+	close(g.release)
+	require.NoError(t, <-holdDone)
+	wait()
+	for k := range 3 {
+		n, err := c.SCard(ctx, fmt.Sprint(p, k))
+		require.NoError(t, err)
+		require.Equal(t, added[k].Load(), n)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	require.Empty(t, l.refused, "transactions DynamoDB refused")
+	require.LessOrEqual(t, l.maxActions, maxTxItems)
+	require.LessOrEqual(t, l.maxBytes, 4<<20)
+	t.Logf("%d commands; largest transaction: %d actions, %d bytes of items", len(cmds), l.maxActions, l.maxBytes)
+	checkStoredCounts(t, p)
+}
