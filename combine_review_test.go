@@ -524,9 +524,10 @@ func TestCombineReviewRankedConcurrent(t *testing.T) {
 }
 
 // CHECKED, RIGHT. A key that expires (PEXPIRE 1 ms, then purged by the
-// next write) while combined SADDs/SREMs queue on it: no error, and the
+// next write) or is deleted (DEL, whose member deletes share the
+// combiner) while combined SADDs/SREMs queue on it: no error, and the
 // stored count always matches the member items.
-func TestCombineReviewExpireWhileQueued(t *testing.T) {
+func TestCombineReviewExpireOrDelWhileQueued(t *testing.T) {
 	c, _, p := reviewClient(t, 2*time.Millisecond)
 	ctx := context.Background()
 	k := p + "s"
@@ -544,9 +545,15 @@ func TestCombineReviewExpireWhileQueued(t *testing.T) {
 			}
 		}
 	})
-	for range 8 {
+	for i := range 10 {
 		time.Sleep(15 * time.Millisecond)
-		if _, err := c.PExpire(ctx, k, time.Millisecond); err != nil {
+		var err error
+		if i%2 == 0 {
+			_, err = c.PExpire(ctx, k, time.Millisecond)
+		} else {
+			_, err = c.Del(ctx, k) // its deletes go through the combiner too
+		}
+		if err != nil {
 			t.Error(err)
 		}
 	}
