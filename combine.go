@@ -32,9 +32,11 @@ import (
 	"errors"
 	"iter"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // attempt is one try of one command's transaction: its actions as it
@@ -87,14 +89,50 @@ func (cb *combiner) send(a *attempt) txOutcome {
 		return out
 	case <-a.ctx.Done():
 		cb.mu.Lock()
+		queued := false
 		for i, q := range cb.queue {
 			if q == a {
 				cb.queue = append(cb.queue[:i], cb.queue[i+1:]...)
+				queued = true
 				break
 			}
 		}
 		cb.mu.Unlock()
-		return txOutcome{err: a.ctx.Err()}
+		if queued { // never sent: nothing of it is written
+			return txOutcome{err: a.ctx.Err()}
+		}
+		// In flight: its transaction's outcome, whatever it is, so that a
+		// write that commits is never reported as not done. The
+		// transaction ends when every caller in it gave up (batchContext).
+		return <-a.done
+	}
+}
+
+// batchContext is the context a batch's transaction is sent with: the
+// attempt's own when it is alone, so that its caller's deadline and
+// cancellation apply as without combining; for a shared transaction, one
+// that ends when every attempt's context has ended, since it carries the
+// writes of callers that still wait for it.
+func batchContext(batch []*attempt) (context.Context, func()) {
+	if len(batch) == 1 {
+		return batch[0].ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(batch[0].ctx))
+	var left atomic.Int64
+	left.Store(int64(len(batch)))
+	stops := make([]func() bool, len(batch))
+	for i, a := range batch {
+		stops[i] = context.AfterFunc(a.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		})
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
 	}
 }
 
@@ -344,7 +382,9 @@ func (c *Client) sendShared(batch []*attempt) {
 			}
 		}
 	}
-	err := c.sendTx(context.WithoutCancel(batch[0].ctx), all)
+	ctx, done := batchContext(batch)
+	err := c.sendTx(ctx, all)
+	done()
 	var cancelled *types.TransactionCanceledException
 	isCancel := errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(all)
 	elsewhere := false
@@ -353,19 +393,54 @@ func (c *Client) sendShared(batch []*attempt) {
 			elsewhere = elsewhere || retryableCode(aws.ToString(r.Code))
 		}
 	}
+	var innocent []*attempt
 	for _, a := range batch {
 		out := txOutcome{err: err}
 		switch {
 		case err == nil, errors.Is(err, ErrContention):
 		case isCancel:
-			out.reasons = make([]types.CancellationReason, len(a.actions))
-			for i, at := range a.at {
-				out.reasons[i] = cancelled.CancellationReasons[at]
+			out.reasons, out.elsewhere = reasonsOf(a, cancelled), elsewhere
+			failed := false
+			for _, r := range out.reasons {
+				failed = failed || aws.ToString(r.Code) != "None"
 			}
-			out.elsewhere = elsewhere
-		case len(batch) > 1:
+			if !failed && !elsewhere {
+				// Its own conditions held: a neighbour's failed. It goes
+				// again at once without them, not counted as a try of its
+				// own (else failing neighbours could starve it).
+				innocent = append(innocent, a)
+				continue
+			}
+		case len(batch) > 1 && refused(err):
+			// Refused as a whole (nothing was applied): each goes alone.
+			// Any other error may follow a transaction DynamoDB applied,
+			// so it is each attempt's answer, as it would be alone: sent
+			// again with a new token, it would meet its own writes.
 			out = txOutcome{alone: true}
 		}
 		a.done <- out
 	}
+	if len(innocent) > 0 && len(innocent) < len(batch) {
+		c.sendShared(innocent)
+	} else {
+		for _, a := range innocent { // every attempt's own conditions held
+			a.done <- txOutcome{err: err, reasons: reasonsOf(a, cancelled)}
+		}
+	}
+}
+
+// reasonsOf is the cancellation reasons of a's own actions.
+func reasonsOf(a *attempt, cancelled *types.TransactionCanceledException) []types.CancellationReason {
+	out := make([]types.CancellationReason, len(a.actions))
+	for i, at := range a.at {
+		out[i] = cancelled.CancellationReasons[at]
+	}
+	return out
+}
+
+// refused reports whether DynamoDB refused a request as invalid
+// (ValidationException): it applied none of it.
+func refused(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationException"
 }

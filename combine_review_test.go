@@ -121,6 +121,10 @@ func waitQueued(t *testing.T, c *Client, n int) {
 // txOutcome{alone: true}`) and tx.go:244-250 (sendAttempt resends the
 // attempt alone with a fresh token, storage.go:100), for an error after
 // which the shared transaction may have been applied.
+// Fixed: sendTx resends a TransactWriteItems after an InternalServerError
+// with its token (applied at most once), and a shared transaction's other
+// errors are every attempt's answer; only a ValidationException (nothing
+// applied) sends them again alone.
 func TestCombineReviewAppliedThenErrorReplies(t *testing.T) {
 	c, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	ctx := context.Background()
@@ -232,6 +236,8 @@ func missing(want, got []string) (out []string) {
 // retried attempt rejoins the queue with new failing neighbours
 // (combine.go:113-128 takes every fitting attempt), instead of being sent
 // without the attempts whose conditions failed.
+// Fixed: the attempts whose own conditions held go again at once without
+// the failed ones (sendShared), not counted as a try.
 func TestCombineReviewNeighboursFailingConditionsStarve(t *testing.T) {
 	c, _, p := reviewClient(t, 3*time.Millisecond, func(o *Options) { o.MaxAttempts = 20 })
 	ctx := context.Background()
@@ -281,6 +287,8 @@ func TestCombineReviewNeighboursFailingConditionsStarve(t *testing.T) {
 // DeadlineExceeded, whichever the select in send picks.
 // Cause: combine.go:347 `c.sendTx(context.WithoutCancel(batch[0].ctx), all)`,
 // reached from combine.go:83 in the caller's own goroutine.
+// Fixed: a lone attempt is sent with its caller's context; a shared
+// transaction with one that ends when every caller's has (batchContext).
 func TestCombineReviewDeadlineIgnored(t *testing.T) {
 	for _, combining := range []bool{false, true} {
 		t.Run(fmt.Sprint("combining=", combining), func(t *testing.T) {
@@ -612,6 +620,8 @@ func TestCombineReviewMemberExpiryRace(t *testing.T) {
 // some SPOP reply.
 // Cause: combine.go:88-97 (send gives up on an in-flight attempt; only a
 // queued one can be withdrawn) with combine.go:347.
+// Fixed: a cancelled caller whose attempt is in flight waits for its
+// transaction's outcome (send).
 func TestCombineReviewCancelledInFlight(t *testing.T) {
 	c, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	bg := context.Background()
@@ -633,22 +643,29 @@ func TestCombineReviewCancelledInFlight(t *testing.T) {
 	done := make(chan res, 1)
 	go func() { got, err := c.SPopN(ctx, k, 1); done <- res{got, err} }()
 	waitQueued(t, c, 1)
-	// The SPOP's transaction goes next, in a goroutine of the combiner
-	// (combine.go:236-238): hold it on the wire, then cancel the caller.
+	other := make(chan error, 1)
+	go func() { _, err := c.SAdd(bg, p+"other", "y"); other <- err }()
+	waitQueued(t, c, 2)
+	// The SPOP's transaction, shared with the SADD, goes next, in a
+	// goroutine of the combiner: hold it on the wire, then cancel the
+	// SPOP's caller. (Alone in its transaction, an attempt is sent with
+	// its caller's context, as without combining: cancelled, its request
+	// is abandoned and its outcome unknown.)
 	g2 := tx.holdNext()
 	close(g1.release)
 	require.NoError(t, <-holdDone)
 	<-g2.held
 	cancel()
-	var r res
 	select {
-	case r = <-done:
-	case <-time.After(2 * time.Second):
-		close(g2.release)
-		t.Fatal("cancelled SPOP did not return")
+	case r := <-done:
+		t.Fatalf("a cancelled SPOP in flight returned before its transaction: %v, %v", r.got, r.err)
+	case <-time.After(100 * time.Millisecond):
 	}
 	close(g2.release)
-	time.Sleep(200 * time.Millisecond) // the shared transaction commits
+	require.NoError(t, <-other)
+	r := <-done
+	require.NoError(t, r.err, "its transaction committed: its reply is the pop")
+	require.Len(t, r.got, 1)
 	left, err := c.SMembers(bg, k)
 	require.NoError(t, err)
 	all := append(append([]string(nil), left...), r.got...)

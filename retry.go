@@ -6,7 +6,9 @@ package redimo
 //   - a request DynamoDB refused for a conflict with a concurrent
 //     transaction or for throttling (retryable): the identical request is
 //     sent again, a TransactWriteItems with its idempotency token (sendTx,
-//     retryConflicts);
+//     retryConflicts); a TransactWriteItems also after an
+//     InternalServerError, whose outcome is unknown (the token makes the
+//     resend apply it at most once);
 //   - a BatchGetItem's unprocessed keys (batchGetChunk);
 //   - a round of a command that lost a race with concurrent writers: a
 //     transaction cancelled by a failed condition is tried again without

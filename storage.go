@@ -13,6 +13,7 @@ package redimo
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -87,9 +88,10 @@ func (s *store) createTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 // sends the identical request again, with the same token, while DynamoDB
 // answers with a transaction conflict or throttling (a
 // TransactionConflictException, or a cancellation for those reasons
-// alone), backing off between tries, at most Options.MaxAttempts times
-// (then ErrContention). The SDK's own retries (a lost response, a 500)
-// reuse the token too. So a transaction that was applied but whose answer
+// alone) or with an InternalServerError after the SDK's own retries (the
+// outcome unknown: it may have been applied), backing off between tries,
+// at most Options.MaxAttempts times (then ErrContention). The SDK's own
+// retries (a lost response, a 500) reuse the token too. So a transaction that was applied but whose answer
 // was lost is never taken for a failure: DynamoDB answers an identical
 // request with a token it has applied with success and applies nothing,
 // where a new token would re-run the conditions against the transaction's
@@ -98,9 +100,13 @@ func (s *store) createTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 // the caller changes the request, which then takes a new token.
 func (s *store) sendTx(ctx context.Context, actions []types.TransactWriteItem) error {
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
-	return s.retryConflicts(ctx, func() error {
+	return s.attempts(ctx, true, func() (bool, error) {
 		_, err := s.db.TransactWriteItems(ctx, in)
-		return err
+		var internal *types.InternalServerError
+		if retryable(err) || errors.As(err, &internal) {
+			return false, nil
+		}
+		return true, err
 	})
 }
 
