@@ -1,0 +1,179 @@
+package server_test
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/redimo-go/redimo/internal/resp"
+	"github.com/redimo-go/redimo/internal/server"
+	"github.com/stretchr/testify/require"
+)
+
+// An adversarial review of what Redis clients meet: each TestServerReview*
+// below runs the same commands on redimo-server and on the reference
+// redis-server (7.0) and compares the bytes. Its comment says what
+// redis-server answers, what redimo-server answers, and where the
+// difference comes from. The ones marked "passes" are risky paths checked
+// and found right.
+
+// reviewIDs masks client ids (HELLO's id, CLIENT ID) and the fields of a
+// CLIENT LIST/INFO line that differ between any two servers.
+var reviewIDs = regexp.MustCompile(`\$2\r\nid\r\n:\d+\r\n`)
+
+// reviewBoth runs lines (split as redis-cli splits them, {x} a key under a
+// prefix unique to the run) on one fresh connection to each server, in
+// RESP proto, and returns each line's replies from redis-server and
+// redimo-server.
+func reviewBoth(t *testing.T, ts *testServer, proto int, lines ...string) (want, got []string) {
+	t.Helper()
+	prefix := "review:" + randomHex(4) + ":"
+	g, w := dial(t, ts.addr), dial(t, redisAddr)
+	if proto == 3 {
+		require.Equal(t, reviewIDs.ReplaceAllString(w.do("HELLO", "3"), "id"), reviewIDs.ReplaceAllString(g.do("HELLO", "3"), "id"))
+	}
+	for _, line := range lines {
+		args, ok := resp.SplitArgs(line)
+		require.True(t, ok, line)
+		for i := range args {
+			args[i] = keyRE.ReplaceAllString(args[i], prefix+"$1")
+		}
+		wr, gr := w.do(args...), g.do(args...)
+		want = append(want, reviewIDs.ReplaceAllString(strings.ReplaceAll(wr, prefix, "{}"), "id"))
+		got = append(got, reviewIDs.ReplaceAllString(strings.ReplaceAll(gr, prefix, "{}"), "id"))
+	}
+	return want, got
+}
+
+// reviewSame requires the replies of lines to be the same bytes on both
+// servers, in RESP2 and RESP3.
+func reviewSame(t *testing.T, ts *testServer, lines ...string) {
+	t.Helper()
+	for _, proto := range []int{2, 3} {
+		want, got := reviewBoth(t, ts, proto, lines...)
+		for i := range lines {
+			require.Equal(t, want[i], got[i], "RESP%d: %s", proto, lines[i])
+		}
+	}
+}
+
+// FINDING (medium). CLIENT LIST ignores its arguments: it accepts any and
+// always lists every connection. redis-server 7.0 filters and checks them:
+//
+//	CLIENT LIST ID 999999    redis: "$0\r\n\r\n" (no such client)
+//	CLIENT LIST ID x         redis: "-ERR Invalid client ID\r\n"
+//	CLIENT LIST TYPE foo     redis: "-ERR Unknown client type 'foo'\r\n"
+//	CLIENT LIST TYPE / ID / FOO   redis: "-ERR syntax error\r\n"
+//
+// redimo-server answers each with the full list ("$252\r\nid=1 addr=...").
+// A client that asks CLIENT LIST ID <its id> (to read its own line) gets
+// every connection's. Cause: internal/server/connection.go:53-60 (client|list
+// reads no argument; arity -2 lets any through).
+func TestServerReviewClientListArguments(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	reviewSame(t, ts, "CLIENT LIST ID 999999", "CLIENT LIST ID x", "CLIENT LIST TYPE foo", "CLIENT LIST TYPE",
+		"CLIENT LIST ID", "CLIENT LIST FOO")
+}
+
+// FINDING (low). CLIENT LIST lists connections in random order; redis-server
+// lists them in the order they connected (ascending id). redimo-server ranges
+// over a map: internal/server/connection.go:56-58 (c.srv.conns).
+func TestServerReviewClientListOrder(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	ids := regexp.MustCompile(`(?m)^id=(\d+) .* name=review-(\d+) `)
+	for _, addr := range []string{redisAddr, ts.addr} {
+		var first *client
+		for i := range 16 {
+			c := dial(t, addr)
+			require.Equal(t, "+OK\r\n", c.do("CLIENT", "SETNAME", fmt.Sprintf("review-%02d", i)))
+			if first == nil {
+				first = c
+			}
+		}
+		var names []string
+		for _, m := range ids.FindAllStringSubmatch(first.do("CLIENT", "LIST"), -1) {
+			names = append(names, m[2])
+		}
+		require.Len(t, names, 16)
+		require.True(t, slices.IsSorted(names), "%s lists %v", addr, names)
+	}
+}
+
+// FINDING (low). COMMAND INFO of an unknown command: redis-server answers a
+// null in the array ("*1\r\n$-1\r\n" in RESP2, "*1\r\n_\r\n" in RESP3;
+// addReplyNull), redimo-server a null array ("*1\r\n*-1\r\n" in RESP2).
+// Cause: internal/server/admin.go:50 (resp.NilArray()).
+func TestServerReviewCommandInfoUnknown(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	reviewSame(t, ts, "COMMAND INFO nosuchcommand", "COMMAND INFO nosuch client|nosuch")
+}
+
+// FINDING (low). COMMAND LIST ignores its arguments: redis-server 7.0
+// answers "COMMAND LIST FILTERBY" and "COMMAND LIST FILTERBY foo bar" with
+// "-ERR syntax error\r\n", and "COMMAND LIST FILTERBY PATTERN zrangeby*"
+// with the two names zrangebylex, zrangebyscore; redimo-server lists every
+// command ("*117\r\n$4\r\nauth\r\n..."). Cause: internal/server/admin.go:31-37
+// (command|list reads no argument).
+func TestServerReviewCommandListFilterBy(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	reviewSame(t, ts, "COMMAND LIST FILTERBY", "COMMAND LIST FILTERBY foo bar")
+	for _, proto := range []int{2, 3} {
+		want, got := reviewBoth(t, ts, proto, "COMMAND LIST FILTERBY PATTERN zrangeby*")
+		require.Equal(t, sorted(want[0], proto), sorted(got[0], proto))
+	}
+}
+
+// FINDING (low). CONFIG GET of a parameter named exactly (no glob) in
+// another case: redis-server 7.0 answers with the name as asked,
+// "*2\r\n$9\r\nDATABASES\r\n$2\r\n16\r\n" (configGetCommand looks the name up
+// and replies the argument), redimo-server with the name lower-cased,
+// "*2\r\n$9\r\ndatabases\r\n$2\r\n16\r\n". A client that reads the reply as a
+// map and looks for the key it asked finds nothing. Cause:
+// internal/server/admin.go:192-196 (the parameter's own name is replied).
+func TestServerReviewConfigGetExactName(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	reviewSame(t, ts, "CONFIG GET DATABASES", "CONFIG GET MaxMemory")
+}
+
+// FINDING (low). HELLO applies its options in order, as redis-server 7.0
+// does (helloCommand: AUTH and SETNAME act as they are parsed), not after
+// parsing them all:
+//
+//	HELLO 2 SETNAME foo FOO; CLIENT GETNAME
+//	    redis: "-ERR Syntax error in HELLO option 'FOO'\r\n", then "$3\r\nfoo\r\n"
+//	    redimo: the same error, then "$-1\r\n" (the name was not set)
+//	HELLO 2 AUTH nobody x FOO
+//	    redis: "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+//	    redimo: "-ERR Syntax error in HELLO option 'FOO'\r\n"
+//	HELLO 2 SETNAME "a b" AUTH nobody x
+//	    redis: "-ERR Client names cannot contain spaces, newlines or special characters.\r\n"
+//	    redimo: "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
+//
+// Cause: internal/server/connection.go:162-186 (options parsed first, then
+// AUTH, then SETNAME).
+func TestServerReviewHelloOptionOrder(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	reviewSame(t, ts, "HELLO 2 SETNAME foo FOO", "CLIENT GETNAME", "HELLO 2 AUTH nobody x FOO",
+		`HELLO 2 SETNAME "a b" AUTH nobody x`, "CLIENT GETNAME")
+}
+
+// FINDING (low). ZRANDMEMBER key count WITHSCORES with count 2^62:
+// redis-server refuses counts beyond LONG_MAX/2 = 2^62-1 ("-ERR value is
+// out of range\r\n"), redimo-server lets 2^62 through and answers the whole
+// set. Cause: internal/server/zsets.go:469 (n > 1<<62 instead of
+// n > 1<<62-1). -(2^62) and 2^62-1 answer as Redis (the library refuses
+// the negative count).
+func TestServerReviewZRandMemberWithScoresBound(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	reviewSame(t, ts, "ZADD {z} 1 a", "ZRANDMEMBER {z} 4611686018427387903 WITHSCORES",
+		"ZRANDMEMBER {z} -4611686018427387904 WITHSCORES", "ZRANDMEMBER {z} 4611686018427387904 WITHSCORES", "DEL {z}")
+}
