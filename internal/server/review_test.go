@@ -363,3 +363,31 @@ func TestServerReviewBlockedPopDatabase(t *testing.T) {
 		require.Equal(t, ":1\r\n", o.do("DEL", k))
 	}
 }
+
+// FINDING (low). COMMAND INFO's entry in RESP3: redis-server 7.0 sends the
+// tips, the key specifications and the subcommands (8th to 10th elements)
+// as sets: for ZCARD "~0\r\n~1\r\n%3\r\n$5\r\nflags...~0\r\n"
+// (addReplyCommandTips, addReplyCommandKeySpecs, addReplyCommandSubCommands
+// use addReplySetLen); redimo-server sends arrays, "*0\r\n*0\r\n*0\r\n". A
+// RESP3 client that decodes COMMAND (redis-cli, cluster clients reading key
+// positions) gets another type. Cause: internal/server/admin.go:143 (info:
+// resp.Arr() for tips, key specs and subcommands). The other elements'
+// kinds are Redis's.
+func TestServerReviewCommandInfoResp3Kinds(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	kinds := func(raw string) []resp.Kind {
+		v, err := resp.NewReader(strings.NewReader(raw)).ReadReply()
+		require.NoError(t, err)
+		require.Len(t, v.Elems, 1)
+		var out []resp.Kind
+		for _, e := range v.Elems[0].Elems {
+			out = append(out, e.Kind)
+		}
+		return out
+	}
+	for _, name := range []string{"zcard", "sadd"} {
+		want, got := reviewBoth(t, ts, 3, "COMMAND INFO "+name)
+		require.Equal(t, kinds(want[0]), kinds(got[0]), "COMMAND INFO %s: redis %q, redimo %q", name, want[0], got[0])
+	}
+}
