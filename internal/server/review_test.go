@@ -391,3 +391,46 @@ func TestServerReviewCommandInfoResp3Kinds(t *testing.T) {
 		require.Equal(t, kinds(want[0]), kinds(got[0]), "COMMAND INFO %s: redis %q, redimo %q", name, want[0], got[0])
 	}
 }
+
+// FINDING (medium). Pipelined member writes that empty a key and add
+// another member run "at once" and lose Redis's order: on a set {a} with
+// a TTL of 100 s, the pipeline SREM k a, SADD k b, TTL k answers on
+// redis-server ":1\r\n:1\r\n:-1\r\n" (SREM deletes the key, SADD creates a
+// new one without expiry), on redimo-server ":1\r\n:1\r\n:100\r\n" (the
+// key was never empty: it keeps the old expiry). The same with ZREM/ZADD.
+// Sent one at a time, redimo-server answers -1 as Redis. Cause:
+// internal/server/pipeline.go:104-131 (runKeys.add: member writes of one
+// family naming different members are taken as independent, but a write
+// that removes the last member and one that adds a member depend on each
+// other's order: the key's deletion drops its expiry), so they share one
+// transaction (write combining).
+func TestServerReviewPipelineEmptiedKeyExpiry(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	for _, addr := range []string{redisAddr, ts.addr} {
+		p := "review:pttl:" + randomHex(4) + ":"
+		c := dial(t, addr)
+		setup := func() {
+			require.Equal(t, ":1\r\n", c.do("SADD", p+"k", "a"))
+			require.Equal(t, ":1\r\n", c.do("EXPIRE", p+"k", "100"))
+			require.Equal(t, ":1\r\n", c.do("ZADD", p+"z", "1", "a"))
+			require.Equal(t, ":1\r\n", c.do("EXPIRE", p+"z", "100"))
+		}
+		cmds := [][]string{{"SREM", p + "k", "a"}, {"SADD", p + "k", "b"}, {"ZREM", p + "z", "a"}, {"ZADD", p + "z", "2", "b"},
+			{"TTL", p + "k"}, {"TTL", p + "z"}, {"DEL", p + "k", p + "z"}}
+		want := []string{":1\r\n", ":1\r\n", ":1\r\n", ":1\r\n", ":-1\r\n", ":-1\r\n", ":2\r\n"}
+		setup() // one at a time
+		for i, cmd := range cmds {
+			require.Equal(t, want[i], c.do(cmd...), "%s one by one: %v", addr, cmd)
+		}
+		setup() // pipelined
+		var in []byte
+		for _, cmd := range cmds {
+			in = append(in, encode(cmd...)...)
+		}
+		c.send(in)
+		for i, cmd := range cmds {
+			require.Equal(t, want[i], string(c.read()), "%s pipelined: %v", addr, cmd)
+		}
+	}
+}
