@@ -434,3 +434,27 @@ func TestServerReviewPipelineEmptiedKeyExpiry(t *testing.T) {
 		}
 	}
 }
+
+// FINDING (medium). A blocked pop whose key is then created with another
+// type: redis-server leaves the client blocked (serveClientsBlockedOnKey
+// skips a key of the wrong type) and answers "*-1\r\n" at the timeout;
+// redimo-server answers "-WRONGTYPE Operation against a key holding the
+// wrong kind of value\r\n" at its next read. A worker looping on BZPOPMIN
+// gets an error where Redis keeps it waiting. (A key already of the wrong
+// type when the pop starts is WRONGTYPE on both, checked below.) Cause:
+// zpop.go:206-208 in the library (block returns mpop's ErrWrongType from
+// every re-read, not only the first).
+func TestServerReviewBlockedPopKeyTypeChange(t *testing.T) {
+	needRedis(t)
+	ts := startServer(t, nil, server.Config{})
+	for _, addr := range []string{redisAddr, ts.addr} {
+		k := "review:btype:" + randomHex(4)
+		a, o := dial(t, addr), dial(t, addr)
+		a.send(encode("BZPOPMIN", k, "1"))
+		time.Sleep(200 * time.Millisecond)
+		require.Equal(t, ":1\r\n", o.do("SADD", k, "x"))
+		require.Equal(t, "*-1\r\n", string(a.read()), addr)
+		require.Equal(t, "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", a.do("BZPOPMIN", k, "1"), addr)
+		require.Equal(t, ":1\r\n", o.do("DEL", k))
+	}
+}
