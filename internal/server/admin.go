@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +30,27 @@ func serverCommands() []*Command {
 			return resp.Int(int64(len(table)))
 		}),
 		srv("command|list", -2, "loading stale", "7.0.0", "Returns a list of command names.", func(c *call) resp.Value {
+			// FILTERBY MODULE name (redimo has no modules) | ACLCAT
+			// category | PATTERN glob (ignoring case), as Redis.
+			keep := func(*Command) bool { return true }
+			switch args := c.rest(2); {
+			case len(args) == 0:
+			case len(args) != 3 || !strings.EqualFold(args[0], "filterby"):
+				return resp.Err(msgSyntax)
+			case strings.EqualFold(args[1], "module"):
+				keep = func(*Command) bool { return false }
+			case strings.EqualFold(args[1], "aclcat"):
+				keep = func(cmd *Command) bool { return slices.Contains(cmd.aclCategories(), strings.ToLower(args[2])) }
+			case strings.EqualFold(args[1], "pattern"):
+				keep = func(cmd *Command) bool { return redimo.Match(strings.ToLower(args[2]), cmd.Name) }
+			default:
+				return resp.Err(msgSyntax)
+			}
 			var names []string
 			for _, cmd := range Commands() {
-				names = append(names, cmd.Name)
+				if keep(cmd) {
+					names = append(names, cmd.Name)
+				}
 			}
 			return resp.Strings(names)
 		}),
@@ -47,7 +66,7 @@ func serverCommands() []*Command {
 				if cmd := findCommand(n); cmd != nil {
 					out[i] = cmd.info()
 				} else {
-					out[i] = resp.NilArray()
+					out[i] = resp.Nil() // Redis: a null bulk string ($-1, RESP3 _)
 				}
 			}
 			return resp.Arr(out...)
@@ -122,14 +141,9 @@ func (cmd *Command) info() resp.Value {
 	for i, f := range cmd.Flags {
 		flags[i] = resp.Simple(f)
 	}
-	cats := []resp.Value{resp.Simple("@" + cmd.category())}
-	for _, f := range cmd.Flags {
-		switch f {
-		case "write", "fast":
-			cats = append(cats, resp.Simple("@"+f))
-		case "readonly":
-			cats = append(cats, resp.Simple("@read"))
-		}
+	var cats []resp.Value
+	for _, c := range cmd.aclCategories() {
+		cats = append(cats, resp.Simple("@"+c))
 	}
 	var subs []resp.Value
 	for _, s := range cmd.subcommands() {
@@ -140,8 +154,24 @@ func (cmd *Command) info() resp.Value {
 		resp.Value{Kind: resp.Set, Elems: flags},
 		resp.Int(int64(cmd.FirstKey)), resp.Int(int64(cmd.LastKey)), resp.Int(int64(cmd.Step)),
 		resp.Value{Kind: resp.Set, Elems: cats},
-		resp.Arr(), resp.Arr(), resp.Arr(subs...),
+		// Tips, key specs (none listed) and subcommands: sets in RESP3,
+		// as Redis's addReplySetLen.
+		resp.Value{Kind: resp.Set}, resp.Value{Kind: resp.Set}, resp.Value{Kind: resp.Set, Elems: subs},
 	)
+}
+
+// aclCategories are the command's ACL categories, without their "@".
+func (cmd *Command) aclCategories() []string {
+	cats := []string{cmd.category()}
+	for _, f := range cmd.Flags {
+		switch f {
+		case "write", "fast":
+			cats = append(cats, f)
+		case "readonly":
+			cats = append(cats, "read")
+		}
+	}
+	return cats
 }
 
 func (cmd *Command) category() string {
@@ -192,7 +222,11 @@ func configGet(c *call) resp.Value {
 	for _, p := range params {
 		for _, pat := range c.rest(2) {
 			if redimo.Match(strings.ToLower(pat), p[0]) {
-				kv = append(kv, resp.Bulk(p[0]), resp.Bulk(p[1]))
+				name := p[0]
+				if !strings.ContainsAny(pat, "*?[\\") {
+					name = pat // a name, not a pattern: Redis replies it as asked
+				}
+				kv = append(kv, resp.Bulk(name), resp.Bulk(p[1]))
 				break
 			}
 		}

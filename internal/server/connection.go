@@ -1,7 +1,9 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,12 +53,45 @@ func connectionCommands() []*Command {
 			return resp.Verb(c.sess.info() + "\n")
 		}),
 		conn("client|list", -2, "admin noscript loading stale", "2.4.0", "Lists open connections.", func(c *call) resp.Value {
-			var b strings.Builder
+			// [TYPE type] or [ID id ...], as Redis 7.0's clientCommand;
+			// every connection here is of type normal.
+			keep := func(*Session) bool { return true }
+			switch args := c.rest(2); {
+			case len(args) == 0:
+			case len(args) == 2 && strings.EqualFold(args[0], "type"):
+				switch strings.ToLower(args[1]) {
+				case "normal":
+				case "master", "replica", "slave", "pubsub":
+					keep = func(*Session) bool { return false }
+				default:
+					return resp.Err("ERR Unknown client type '" + args[1] + "'")
+				}
+			case len(args) > 1 && strings.EqualFold(args[0], "id"):
+				ids := map[int64]bool{}
+				for _, a := range args[1:] {
+					id, err := strconv.ParseInt(a, 10, 64)
+					if err != nil || id < 1 {
+						return resp.Err("ERR Invalid client ID")
+					}
+					ids[id] = true
+				}
+				keep = func(s *Session) bool { return ids[s.id] }
+			default:
+				return resp.Err(msgSyntax)
+			}
 			c.srv.mu.Lock()
+			var sessions []*Session
 			for conn := range c.srv.conns {
-				b.WriteString(conn.sess.info() + "\n")
+				if keep(conn.sess) {
+					sessions = append(sessions, conn.sess)
+				}
 			}
 			c.srv.mu.Unlock()
+			slices.SortFunc(sessions, func(a, b *Session) int { return cmp.Compare(a.id, b.id) }) // connection order, as Redis
+			var b strings.Builder
+			for _, s := range sessions {
+				b.WriteString(s.info() + "\n")
+			}
 			return resp.Verb(b.String())
 		}),
 		conn("client|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
@@ -158,31 +193,28 @@ func hello(c *call) resp.Value {
 		}
 		proto = n
 	}
-	var user, password, name *string
+	// Options act in order as they are read, as Redis 7.0's helloCommand:
+	// an error stops at once, after what came before it.
 	for j := 2; j < len(c.args); j++ {
 		more := len(c.args) - 1 - j
 		switch opt := c.args[j]; {
 		case strings.EqualFold(opt, "auth") && more >= 2:
-			user, password = &c.args[j+1], &c.args[j+2]
+			if !c.authenticate(c.args[j+1], c.args[j+2]) {
+				return resp.Err(msgWrongPass)
+			}
 			j += 2
 		case strings.EqualFold(opt, "setname") && more >= 1:
-			name = &c.args[j+1]
+			if !validName(c.args[j+1]) {
+				return resp.Err("ERR Client names cannot contain spaces, newlines or special characters.")
+			}
+			c.sess.setName(c.args[j+1])
 			j++
 		default:
 			return resp.Err(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", opt))
 		}
 	}
-	if user != nil && !c.authenticate(*user, *password) {
-		return resp.Err(msgWrongPass)
-	}
 	if !c.sess.Authenticated() {
 		return resp.Err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
-	}
-	if name != nil {
-		if !validName(*name) {
-			return resp.Err("ERR Client names cannot contain spaces, newlines or special characters.")
-		}
-		c.sess.setName(*name)
 	}
 	if proto != 0 {
 		c.sess.proto.Store(int32(proto))

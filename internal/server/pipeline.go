@@ -96,6 +96,10 @@ type runKeys map[string]*keyUse
 type keyUse struct {
 	family  string // "" when a command uses the whole key
 	members map[string]bool
+	// removes: a removal (SREM, ZREM) was recorded, which may delete the
+	// key; an addition after it may create the key anew (without its
+	// expiry), so it cannot run with it.
+	removes bool
 }
 
 // add records args's use of its keys and reports whether it is
@@ -103,12 +107,13 @@ type keyUse struct {
 // is recorded.
 func (u runKeys) add(args []string, keys []string) bool {
 	family, members, isWrite := memberWrite(args)
+	removes := isWrite && (strings.EqualFold(args[0], "srem") || strings.EqualFold(args[0], "zrem"))
 	for _, k := range keys {
 		prev := u[k]
 		if prev == nil {
 			continue
 		}
-		if !isWrite || len(keys) != 1 || prev.family == "" || prev.family != family {
+		if !isWrite || len(keys) != 1 || prev.family == "" || prev.family != family || (prev.removes && !removes) {
 			return false
 		}
 		for _, m := range members {
@@ -128,6 +133,7 @@ func (u runKeys) add(args []string, keys []string) bool {
 		for _, m := range members {
 			u[k].members[m] = true
 		}
+		u[k].removes = u[k].removes || removes
 	}
 	return true
 }

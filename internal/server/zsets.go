@@ -466,7 +466,7 @@ func zrandmember(c *call) resp.Value {
 	case len(c.args) > 4 || len(c.args) == 4 && !strings.EqualFold(c.args[3], "withscores"):
 		return resp.Err(msgSyntax)
 	case len(c.args) == 4:
-		if n < -(1<<62) || n > 1<<62 {
+		if n < -(1<<62-1) || n > 1<<62-1 { // Redis: beyond ±LONG_MAX/2
 			return resp.Err(msgOutOfRange)
 		}
 		zs, err := c.db.ZRandMemberWithScores(c.ctx, key, int(n))
