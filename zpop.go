@@ -17,6 +17,7 @@ package redimo
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func (c *Client) ZMPop(ctx context.Context, order PopOrder, count int64, keys ..
 	if err != nil {
 		return "", nil, err
 	}
-	return c.mpop(ctx, "ZMPOP", keys, rev, count)
+	return c.mpop(ctx, "ZMPOP", keys, rev, count, false)
 }
 
 // BZPopMin pops the member with the lowest score from the first of keys
@@ -153,8 +154,11 @@ func checkTimeout(cmd string, timeout time.Duration) error {
 	return nil
 }
 
-// mpop pops up to count members from the first existing key of keys.
-func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, count int64) (key string, zs []Z, err error) {
+// mpop pops up to count members from the first existing key of keys;
+// with others, it passes over keys of another type (a blocked pop's later
+// tries: Redis serves a blocked client only from sorted sets) instead of
+// answering WRONGTYPE.
+func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, count int64, others bool) (key string, zs []Z, err error) {
 	err = c.attempts(ctx, false, func() (bool, error) {
 		ms, err := c.metas(ctx, keys)
 		if err != nil {
@@ -166,7 +170,7 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, 
 			if ms[i], err = c.settle(ctx, keys[i], m); err != nil {
 				return true, wrap(cmd, err)
 			}
-			if ms[i].typ != typeNone {
+			if ms[i].typ == typeZSet || ms[i].typ != typeNone && !others {
 				at = i
 				break
 			}
@@ -193,7 +197,7 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, 
 func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, keys []string, rev bool, count int64) (string, []Z, error) {
 	// Registered before the first read, so that a write committed between
 	// that read and the wait still wakes it.
-	wake, stop := c.waiters.add(keys)
+	wake, first, stop := c.waiters.add(keys)
 	defer stop()
 	var deadline <-chan time.Time
 	if timeout > 0 {
@@ -202,16 +206,22 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 		deadline = t.C
 	}
 	delay := minPollInterval
-	for {
-		key, zs, err := c.mpop(ctx, cmd, keys, rev, count)
+	for try := 0; ; try++ {
+		// WRONGTYPE only at the first try, as Redis: a key that becomes
+		// another type while the pop waits leaves it waiting.
+		key, zs, err := c.mpop(ctx, cmd, keys, rev, count, try > 0)
 		if err != nil || len(zs) > 0 {
 			return key, zs, err
 		}
+		var polled <-chan time.Time // only the first in line polls
 		poll := time.NewTimer(delay)
+		if first() {
+			polled = poll.C
+		}
 		select {
 		case <-wake:
 			delay = minPollInterval
-		case <-poll.C:
+		case <-polled:
 			delay = min(2*delay, c.opts.MaxPollInterval)
 		case <-deadline:
 			poll.Stop()
@@ -224,48 +234,78 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 	}
 }
 
-// waiters are the blocking pops of one Client waiting for members, by key.
+// waiters are the blocking pops of one Client waiting for members, by key,
+// in the order they began to wait: as Redis, the first to wait on a key is
+// served first. Only the first on a key is woken when members arrive, and
+// only a waiter first on one of its keys polls (for other clients' writes);
+// when it leaves (it popped, timed out or was cancelled) the next is woken
+// and tries in its turn.
 type waiters struct {
 	mu sync.Mutex
-	by map[string]map[chan struct{}]struct{}
+	by map[string][]chan struct{}
 }
 
-// add registers a waiter on keys; wake receives when one of them gets
-// members; stop unregisters it.
-func (w *waiters) add(keys []string) (wake chan struct{}, stop func()) {
+// add registers a waiter on keys: wake receives when it is its turn to
+// try, first reports whether it is first in line on one of its keys, stop
+// unregisters it.
+func (w *waiters) add(keys []string) (wake chan struct{}, first func() bool, stop func()) {
 	wake = make(chan struct{}, 1)
 	w.mu.Lock()
 	if w.by == nil {
-		w.by = map[string]map[chan struct{}]struct{}{}
+		w.by = map[string][]chan struct{}{}
 	}
 	for _, k := range keys {
-		if w.by[k] == nil {
-			w.by[k] = map[chan struct{}]struct{}{}
+		if !slices.Contains(w.by[k], wake) {
+			w.by[k] = append(w.by[k], wake)
 		}
-		w.by[k][wake] = struct{}{}
 	}
 	w.mu.Unlock()
-	return wake, func() {
+	first = func() bool {
 		w.mu.Lock()
+		defer w.mu.Unlock()
 		for _, k := range keys {
-			delete(w.by[k], wake)
-			if len(w.by[k]) == 0 {
-				delete(w.by, k)
+			if len(w.by[k]) > 0 && w.by[k][0] == wake {
+				return true
 			}
 		}
-		w.mu.Unlock()
+		return false
+	}
+	return wake, first, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, k := range keys {
+			q := w.by[k]
+			i := slices.Index(q, wake)
+			if i < 0 {
+				continue
+			}
+			q = slices.Delete(q, i, i+1)
+			if len(q) == 0 {
+				delete(w.by, k)
+				continue
+			}
+			w.by[k] = q
+			if i == 0 {
+				signal(q[0]) // its turn: members may remain
+			}
+		}
 	}
 }
 
-// notifyAdded wakes the waiters on key: a transaction that added members
-// to it committed.
+// notifyAdded wakes the first waiter on key: a transaction that added
+// members to it committed.
 func (w *waiters) notifyAdded(key string) {
 	w.mu.Lock()
-	for ch := range w.by[key] {
-		select {
-		case ch <- struct{}{}:
-		default: // already woken
-		}
+	defer w.mu.Unlock()
+	if q := w.by[key]; len(q) > 0 {
+		signal(q[0])
 	}
-	w.mu.Unlock()
+}
+
+// signal wakes a waiter unless it is already woken.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }

