@@ -16,13 +16,28 @@ import (
 // An adversarial review of what Redis clients meet: each TestServerReview*
 // below runs the same commands on redimo-server and on the reference
 // redis-server (7.0) and compares the bytes. Its comment says what
-// redis-server answers, what redimo-server answers, and where the
-// difference comes from. The ones marked "passes" are risky paths checked
-// and found right.
+// redis-server answers, what redimo-server answered, and why. The ones
+// marked "passes" are risky paths checked and found right.
 
 // reviewIDs masks client ids (HELLO's id, CLIENT ID) and the fields of a
 // CLIENT LIST/INFO line that differ between any two servers.
 var reviewIDs = regexp.MustCompile(`\$2\r\nid\r\n:\d+\r\n`)
+
+// reviewServer is a fresh redimo-server, for a test that needs redis-server.
+func reviewServer(t *testing.T) *testServer {
+	t.Helper()
+	needRedis(t)
+	return startServer(t, nil, server.Config{})
+}
+
+// reviewEach runs check on redis-server, then on a fresh redimo-server,
+// with a key prefix unique to the run ("review:<tag>:<hex>").
+func reviewEach(t *testing.T, tag string, check func(addr, p string)) {
+	t.Helper()
+	for _, addr := range []string{redisAddr, reviewServer(t).addr} {
+		check(addr, "review:"+tag+":"+randomHex(4))
+	}
+}
 
 // reviewBoth runs lines (split as redis-cli splits them, {x} a key under a
 // prefix unique to the run) on one fresh connection to each server, in
@@ -49,9 +64,12 @@ func reviewBoth(t *testing.T, ts *testServer, proto int, lines ...string) (want,
 }
 
 // reviewSame requires the replies of lines to be the same bytes on both
-// servers, in RESP2 and RESP3.
+// servers (ts nil: a fresh redimo-server), in RESP2 and RESP3.
 func reviewSame(t *testing.T, ts *testServer, lines ...string) {
 	t.Helper()
+	if ts == nil {
+		ts = reviewServer(t)
+	}
 	for _, proto := range []int{2, 3} {
 		want, got := reviewBoth(t, ts, proto, lines...)
 		for i := range lines {
@@ -60,33 +78,31 @@ func reviewSame(t *testing.T, ts *testServer, lines ...string) {
 	}
 }
 
-// FINDING (medium). CLIENT LIST ignores its arguments: it accepts any and
-// always lists every connection. redis-server 7.0 filters and checks them:
-//
-//	CLIENT LIST ID 999999    redis: "$0\r\n\r\n" (no such client)
-//	CLIENT LIST ID x         redis: "-ERR Invalid client ID\r\n"
-//	CLIENT LIST TYPE foo     redis: "-ERR Unknown client type 'foo'\r\n"
-//	CLIENT LIST TYPE / ID / FOO   redis: "-ERR syntax error\r\n"
-//
-// redimo-server answers each with the full list ("$252\r\nid=1 addr=...").
-// A client that asks CLIENT LIST ID <its id> (to read its own line) gets
-// every connection's. Cause: internal/server/connection.go:53-60 (client|list
-// reads no argument; arity -2 lets any through).
+// reviewRaw sends in as one write on a fresh connection to each server and
+// requires the same bytes back until the connection closes (ids masked).
+func reviewRaw(t *testing.T, ts *testServer, in []byte) {
+	t.Helper()
+	got, want := dial(t, ts.addr), dial(t, redisAddr)
+	got.send(in)
+	want.send(in)
+	require.Equal(t, reviewIDs.ReplaceAllString(want.readAll(), "id"), reviewIDs.ReplaceAllString(got.readAll(), "id"), "%.80q", in)
+}
+
+// FINDING (medium). CLIENT LIST ignored its arguments, listing every
+// connection ("$252\r\nid=1 addr=..."); redis-server 7.0 filters and checks
+// them: ID 999999 "$0\r\n\r\n", ID x "-ERR Invalid client ID\r\n", TYPE foo
+// "-ERR Unknown client type 'foo'\r\n", TYPE / ID / FOO "-ERR syntax
+// error\r\n". A client reading its own line (CLIENT LIST ID <id>) got all.
 func TestServerReviewClientListArguments(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	reviewSame(t, ts, "CLIENT LIST ID 999999", "CLIENT LIST ID x", "CLIENT LIST TYPE foo", "CLIENT LIST TYPE",
+	reviewSame(t, nil, "CLIENT LIST ID 999999", "CLIENT LIST ID x", "CLIENT LIST TYPE foo", "CLIENT LIST TYPE",
 		"CLIENT LIST ID", "CLIENT LIST FOO")
 }
 
-// FINDING (low). CLIENT LIST lists connections in random order; redis-server
-// lists them in the order they connected (ascending id). redimo-server ranges
-// over a map: internal/server/connection.go:56-58 (c.srv.conns).
+// FINDING (low). CLIENT LIST listed connections in random order (a map);
+// redis-server lists them in the order they connected (ascending id).
 func TestServerReviewClientListOrder(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
 	ids := regexp.MustCompile(`(?m)^id=(\d+) .* name=review-(\d+) `)
-	for _, addr := range []string{redisAddr, ts.addr} {
+	reviewEach(t, "order", func(addr, _ string) {
 		var first *client
 		for i := range 16 {
 			c := dial(t, addr)
@@ -101,28 +117,22 @@ func TestServerReviewClientListOrder(t *testing.T) {
 		}
 		require.Len(t, names, 16)
 		require.True(t, slices.IsSorted(names), "%s lists %v", addr, names)
-	}
+	})
 }
 
 // FINDING (low). COMMAND INFO of an unknown command: redis-server answers a
-// null in the array ("*1\r\n$-1\r\n" in RESP2, "*1\r\n_\r\n" in RESP3;
-// addReplyNull), redimo-server a null array ("*1\r\n*-1\r\n" in RESP2).
-// Cause: internal/server/admin.go:50 (resp.NilArray()).
+// null in the array ("*1\r\n$-1\r\n", RESP3 "*1\r\n_\r\n"), redimo-server
+// answered a null array ("*1\r\n*-1\r\n").
 func TestServerReviewCommandInfoUnknown(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	reviewSame(t, ts, "COMMAND INFO nosuchcommand", "COMMAND INFO nosuch client|nosuch")
+	reviewSame(t, nil, "COMMAND INFO nosuchcommand", "COMMAND INFO nosuch client|nosuch")
 }
 
-// FINDING (low). COMMAND LIST ignores its arguments: redis-server 7.0
-// answers "COMMAND LIST FILTERBY" and "COMMAND LIST FILTERBY foo bar" with
-// "-ERR syntax error\r\n", and "COMMAND LIST FILTERBY PATTERN zrangeby*"
-// with the two names zrangebylex, zrangebyscore; redimo-server lists every
-// command ("*117\r\n$4\r\nauth\r\n..."). Cause: internal/server/admin.go:31-37
-// (command|list reads no argument).
+// FINDING (low). COMMAND LIST ignored its arguments, listing every command
+// ("*117\r\n$4\r\nauth\r\n..."); redis-server 7.0 answers "COMMAND LIST
+// FILTERBY" and "... FILTERBY foo bar" "-ERR syntax error\r\n", and
+// "... FILTERBY PATTERN zrangeby*" the names zrangebylex, zrangebyscore.
 func TestServerReviewCommandListFilterBy(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
+	ts := reviewServer(t)
 	reviewSame(t, ts, "COMMAND LIST FILTERBY", "COMMAND LIST FILTERBY foo bar")
 	for _, proto := range []int{2, 3} {
 		want, got := reviewBoth(t, ts, proto, "COMMAND LIST FILTERBY PATTERN zrangeby*")
@@ -130,71 +140,47 @@ func TestServerReviewCommandListFilterBy(t *testing.T) {
 	}
 }
 
-// FINDING (low). CONFIG GET of a parameter named exactly (no glob) in
-// another case: redis-server 7.0 answers with the name as asked,
-// "*2\r\n$9\r\nDATABASES\r\n$2\r\n16\r\n" (configGetCommand looks the name up
-// and replies the argument), redimo-server with the name lower-cased,
-// "*2\r\n$9\r\ndatabases\r\n$2\r\n16\r\n". A client that reads the reply as a
-// map and looks for the key it asked finds nothing. Cause:
-// internal/server/admin.go:192-196 (the parameter's own name is replied).
+// FINDING (low). CONFIG GET DATABASES: redis-server 7.0 replies the name
+// as asked ("*2\r\n$9\r\nDATABASES\r\n$2\r\n16\r\n"), redimo-server
+// replied it lower-cased: a client reading the reply as a map missed it.
 func TestServerReviewConfigGetExactName(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	reviewSame(t, ts, "CONFIG GET DATABASES", "CONFIG GET MaxMemory")
+	reviewSame(t, nil, "CONFIG GET DATABASES", "CONFIG GET MaxMemory")
 }
 
 // FINDING (low). HELLO applies its options in order, as redis-server 7.0
-// does (helloCommand: AUTH and SETNAME act as they are parsed), not after
-// parsing them all:
+// (AUTH and SETNAME act as parsed); redimo-server parsed them all first:
 //
 //	HELLO 2 SETNAME foo FOO; CLIENT GETNAME
 //	    redis: "-ERR Syntax error in HELLO option 'FOO'\r\n", then "$3\r\nfoo\r\n"
-//	    redimo: the same error, then "$-1\r\n" (the name was not set)
+//	    redimo: the same error, then "$-1\r\n"
 //	HELLO 2 AUTH nobody x FOO
 //	    redis: "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
 //	    redimo: "-ERR Syntax error in HELLO option 'FOO'\r\n"
 //	HELLO 2 SETNAME "a b" AUTH nobody x
 //	    redis: "-ERR Client names cannot contain spaces, newlines or special characters.\r\n"
-//	    redimo: "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
-//
-// Cause: internal/server/connection.go:162-186 (options parsed first, then
-// AUTH, then SETNAME).
+//	    redimo: "-WRONGPASS ..."
 func TestServerReviewHelloOptionOrder(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	reviewSame(t, ts, "HELLO 2 SETNAME foo FOO", "CLIENT GETNAME", "HELLO 2 AUTH nobody x FOO",
+	reviewSame(t, nil, "HELLO 2 SETNAME foo FOO", "CLIENT GETNAME", "HELLO 2 AUTH nobody x FOO",
 		`HELLO 2 SETNAME "a b" AUTH nobody x`, "CLIENT GETNAME")
 }
 
-// FINDING (low). ZRANDMEMBER key count WITHSCORES with count 2^62:
-// redis-server refuses counts beyond LONG_MAX/2 = 2^62-1 ("-ERR value is
-// out of range\r\n"), redimo-server lets 2^62 through and answers the whole
-// set. Cause: internal/server/zsets.go:469 (n > 1<<62 instead of
-// n > 1<<62-1). -(2^62) and 2^62-1 answer as Redis (the library refuses
-// the negative count).
+// FINDING (low). ZRANDMEMBER key 2^62 WITHSCORES: redis-server refuses
+// counts beyond LONG_MAX/2 = 2^62-1 ("-ERR value is out of range\r\n"),
+// redimo-server answered the whole set (n > 1<<62, not 1<<62-1). -(2^62)
+// and 2^62-1 answered as Redis.
 func TestServerReviewZRandMemberWithScoresBound(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	reviewSame(t, ts, "ZADD {z} 1 a", "ZRANDMEMBER {z} 4611686018427387903 WITHSCORES",
+	reviewSame(t, nil, "ZADD {z} 1 a", "ZRANDMEMBER {z} 4611686018427387903 WITHSCORES",
 		"ZRANDMEMBER {z} -4611686018427387904 WITHSCORES", "ZRANDMEMBER {z} 4611686018427387904 WITHSCORES", "DEL {z}")
 }
 
-// FINDING (medium). Blocked pops are not served first come, first served.
-// redis-server serves the client blocked longest: A blocks (BZPOPMIN k 3),
-// then B (BZPOPMIN k 0.6), then a ZADD of one member gives it to A
-// ("*3\r\n$..\r\n<k>\r\n$1\r\nx\r\n$1\r\n1\r\n") and B times out ("*-1\r\n"),
-// every time. redimo-server wakes every waiter and lets them race (the
-// library's block: every waiter re-reads, the first conditional delete
-// wins), so B often gets the member and A, blocked longer, gets nothing: a
-// job queue served by BZPOPMIN can starve its oldest worker. Cause:
-// internal/server/zpop.go runs redimo.Client.BZPopMin, zpop.go:190-226 in
-// the library (block, waiters.notifyAdded wakes all of them); no queue of
-// waiters per key. (A race: this fails most runs, not every one.)
+// FINDING (medium). Blocked pops served first come, first served:
+// redis-server gives a ZADD's member to A (BZPOPMIN k 3, blocked first),
+// "*3\r\n$..\r\n<k>\r\n$1\r\nx\r\n$1\r\n1\r\n", and B (BZPOPMIN k 0.6)
+// times out ("*-1\r\n"), every time. redimo-server woke every waiter to
+// race, so B often won and A, blocked longer, starved (no queue of
+// waiters per key). A race: it failed most runs, not every one.
 func TestServerReviewBlockedPopOrder(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	for _, addr := range []string{redisAddr, ts.addr} {
-		k := "review:fifo:" + randomHex(4)
+	reviewEach(t, "fifo", func(addr, k string) {
 		for round := range 4 {
 			a, b, o := dial(t, addr), dial(t, addr), dial(t, addr)
 			a.send(encode("BZPOPMIN", k, "3"))
@@ -206,7 +192,7 @@ func TestServerReviewBlockedPopOrder(t *testing.T) {
 			require.Equal(t, "*-1\r\n", rb, "%s round %d: the client blocked second got the member", addr, round)
 			require.Equal(t, fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nx\r\n$1\r\n1\r\n", len(k), k), ra, "%s round %d", addr, round)
 		}
-	}
+	})
 }
 
 // Passes: a pipeline of 40 commands in one write, mixing replies and
@@ -215,8 +201,7 @@ func TestServerReviewBlockedPopOrder(t *testing.T) {
 // of a key in the middle: the replies come in order, the same bytes as
 // redis-server's.
 func TestServerReviewPipelineMixedErrors(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
+	ts := reviewServer(t)
 	k := "review:pipe:" + randomHex(4) + ":"
 	var in []byte
 	for i := range 4 {
@@ -224,18 +209,12 @@ func TestServerReviewPipelineMixedErrors(t *testing.T) {
 			{"ZADD", k + "m", "1", "a"}, {"SADD", k + "m", "b"}, {"SCARD", k + "nosuch"}, {"ZADD", k + "m", "x", "a"},
 			{"FOO", "bar"}, {"ZINCRBY", k + "m", "1", "a"}, {"SADD"}, {"ZADD", k + "m", "2", "b" + fmt.Sprint(i)},
 			{"ZRANGE", k + "m", "0", "-1", "WITHSCORES"}, {"ZRANGE", k + "m", "0", "1", "BYLEX"},
+			{"DEL", k + "m"}, {"SADD", k + "m", "s"}, {"SREM", k + "m", "s"},
 		} {
 			in = append(in, encode(cmd...)...)
 		}
-		in = append(in, encode("DEL", k+"m")...)
-		in = append(in, encode("SADD", k+"m", "s")...)
-		in = append(in, encode("SREM", k+"m", "s")...)
 	}
-	in = append(in, encode("QUIT")...)
-	got, want := dial(t, ts.addr), dial(t, redisAddr)
-	got.send(in)
-	want.send(in)
-	require.Equal(t, want.readAll(), got.readAll())
+	reviewRaw(t, ts, append(in, encode("QUIT")...))
 }
 
 // Passes: what a connection meets around blocking and MULTI. A BZPOPMIN
@@ -245,8 +224,7 @@ func TestServerReviewPipelineMixedErrors(t *testing.T) {
 // MULTI is not queued (+OK, then the connection closes); a too-big inline
 // request (70,000 bytes, no newline) is refused and the connection closed.
 func TestServerReviewConnectionEdges(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
+	ts := reviewServer(t)
 	p := "review:conn:" + randomHex(4) + ":"
 	for _, in := range []string{
 		"BZPOPMIN " + p + "bz 0.3\r\nZADD " + p + "bz 1 a\r\nZCARD " + p + "bz\r\nDEL " + p + "bz\r\nQUIT\r\n",
@@ -255,10 +233,7 @@ func TestServerReviewConnectionEdges(t *testing.T) {
 		"MULTI\r\nMULTI\r\nWATCH " + p + "q\r\nEXEC\r\nEXEC\r\nDISCARD\r\nQUIT\r\n",
 		strings.Repeat("x", 70000),
 	} {
-		got, want := dial(t, ts.addr), dial(t, redisAddr)
-		got.send([]byte(in))
-		want.send([]byte(in))
-		require.Equal(t, reviewIDs.ReplaceAllString(want.readAll(), "id"), reviewIDs.ReplaceAllString(got.readAll(), "id"), "%.80q", in)
+		reviewRaw(t, ts, []byte(in))
 	}
 }
 
@@ -268,9 +243,7 @@ func TestServerReviewConnectionEdges(t *testing.T) {
 // binary keys and members ("\x00", "\xff", CRLF, the empty string) through
 // TYPE, EXISTS, KEYS and SCAN MATCH/TYPE, RENAME and ZRANGEBYLEX.
 func TestServerReviewScoresAndBinary(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	reviewSame(t, ts,
+	reviewSame(t, nil,
 		"ZADD {f} Infinity a -Infinity b .5 e 5. g +5 h 0x1p3 i 1e-310 m -1e-310 n 00001 p 9007199254740993 r 1e-5 w 12345678901234567 y",
 		`ZADD {f} "1 " k`, `ZADD {f} "" l`, "ZADD {f} 1,5 j", "ZADD {f} NaN j",
 		"ZRANGE {f} 0 -1 WITHSCORES", "ZSCORE {f} m", "ZMSCORE {f} a b nope w", "ZCOUNT {f} (Infinity +inf",
@@ -292,11 +265,23 @@ func TestServerReviewScoresAndBinary(t *testing.T) {
 // again, passes EXEC on redimo-server and fails it on Redis: documented in
 // README.md, Guarantees, "Optimistic locking", so not a finding.)
 func TestServerReviewWatchSeesChanges(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	for _, addr := range []string{redisAddr, ts.addr} {
-		p := "review:watch:" + randomHex(4) + ":"
+	reviewEach(t, "watch", func(addr, p string) {
 		a, o := dial(t, addr), dial(t, addr)
+		do := func(lines ...string) {
+			for _, line := range lines {
+				if line == "sleep" {
+					time.Sleep(400 * time.Millisecond)
+					continue
+				}
+				args := strings.Fields(line)
+				for i, a := range args {
+					if a == "k" || a == "src" || a == "none" { // the keys
+						args[i] = p + a
+					}
+				}
+				o.do(args...)
+			}
+		}
 		for _, c := range []struct {
 			before, between []string
 			want            string
@@ -309,33 +294,16 @@ func TestServerReviewWatchSeesChanges(t *testing.T) {
 			{[]string{"ZADD k 1 a"}, []string{"ZADD k 1 a", "ZINCRBY k 0 a", "ZPOPMIN none"}, "*1\r\n+PONG\r\n"},
 			{nil, []string{"DEL k"}, "*1\r\n+PONG\r\n"},
 		} {
-			do := func(c *client, line string) {
-				if line == "sleep" {
-					time.Sleep(400 * time.Millisecond)
-					return
-				}
-				args := strings.Fields(line)
-				for i, a := range args {
-					if a == "k" || a == "src" || a == "none" { // the keys
-						args[i] = p + a
-					}
-				}
-				c.do(args...)
-			}
-			o.do("DEL", p+"k", p+"src")
-			for _, l := range c.before {
-				do(o, l)
-			}
+			do("DEL k src")
+			do(c.before...)
 			require.Equal(t, "+OK\r\n", a.do("WATCH", p+"k"))
-			for _, l := range c.between {
-				do(o, l)
-			}
+			do(c.between...)
 			require.Equal(t, "+OK\r\n", a.do("MULTI"))
 			require.Equal(t, "+QUEUED\r\n", a.do("PING"))
 			require.Equal(t, c.want, a.do("EXEC"), "%s: %v then %v", addr, c.before, c.between)
 		}
-		o.do("DEL", p+"k", p+"src")
-	}
+		do("DEL k src")
+	})
 }
 
 // Passes: a blocked pop waits in its own database: BZPOPMIN k in database
@@ -343,10 +311,7 @@ func TestServerReviewWatchSeesChanges(t *testing.T) {
 // database 0's k keeps its member; a ZADD in database 1 then wakes the next
 // wait.
 func TestServerReviewBlockedPopDatabase(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	for _, addr := range []string{redisAddr, ts.addr} {
-		k := "review:bdb:" + randomHex(4)
+	reviewEach(t, "bdb", func(addr, k string) {
 		w, o := dial(t, addr), dial(t, addr)
 		require.Equal(t, "+OK\r\n", w.do("SELECT", "1"))
 		w.send(encode("BZPOPMIN", k, "0.8"))
@@ -361,21 +326,17 @@ func TestServerReviewBlockedPopDatabase(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nb\r\n$1\r\n2\r\n", len(k), k), string(w.read()), addr)
 		require.Equal(t, "+OK\r\n", o.do("SELECT", "0"))
 		require.Equal(t, ":1\r\n", o.do("DEL", k))
-	}
+	})
 }
 
 // FINDING (low). COMMAND INFO's entry in RESP3: redis-server 7.0 sends the
-// tips, the key specifications and the subcommands (8th to 10th elements)
-// as sets: for ZCARD "~0\r\n~1\r\n%3\r\n$5\r\nflags...~0\r\n"
-// (addReplyCommandTips, addReplyCommandKeySpecs, addReplyCommandSubCommands
-// use addReplySetLen); redimo-server sends arrays, "*0\r\n*0\r\n*0\r\n". A
-// RESP3 client that decodes COMMAND (redis-cli, cluster clients reading key
-// positions) gets another type. Cause: internal/server/admin.go:143 (info:
-// resp.Arr() for tips, key specs and subcommands). The other elements'
-// kinds are Redis's.
+// tips, key specifications and subcommands (8th to 10th elements) as sets
+// (for ZCARD "~0\r\n~1\r\n%3\r\n$5\r\nflags...~0\r\n"); redimo-server sent
+// arrays ("*0\r\n*0\r\n*0\r\n"), another type to a RESP3 client decoding
+// COMMAND (redis-cli, cluster clients reading key positions). The other
+// elements' kinds were Redis's.
 func TestServerReviewCommandInfoResp3Kinds(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
+	ts := reviewServer(t)
 	kinds := func(raw string) []resp.Kind {
 		v, err := resp.NewReader(strings.NewReader(raw)).ReadReply()
 		require.NoError(t, err)
@@ -393,28 +354,19 @@ func TestServerReviewCommandInfoResp3Kinds(t *testing.T) {
 }
 
 // FINDING (medium). Pipelined member writes that empty a key and add
-// another member run "at once" and lose Redis's order: on a set {a} with
+// another member kept Redis's order only one at a time: on a set {a} with
 // a TTL of 100 s, the pipeline SREM k a, SADD k b, TTL k answers on
 // redis-server ":1\r\n:1\r\n:-1\r\n" (SREM deletes the key, SADD creates a
-// new one without expiry), on redimo-server ":1\r\n:1\r\n:100\r\n" (the
-// key was never empty: it keeps the old expiry). The same with ZREM/ZADD.
-// Sent one at a time, redimo-server answers -1 as Redis. Cause:
-// internal/server/pipeline.go:104-131 (runKeys.add: member writes of one
-// family naming different members are taken as independent, but a write
-// that removes the last member and one that adds a member depend on each
-// other's order: the key's deletion drops its expiry), so they share one
-// transaction (write combining).
+// new one without expiry), on redimo-server ":1\r\n:1\r\n:100\r\n" (the two
+// shared one transaction, so the key kept its expiry). The same with
+// ZREM/ZADD. Fixed: they run in order (the key's deletion drops its expiry).
 func TestServerReviewPipelineEmptiedKeyExpiry(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	for _, addr := range []string{redisAddr, ts.addr} {
-		p := "review:pttl:" + randomHex(4) + ":"
+	reviewEach(t, "pttl", func(addr, p string) {
 		c := dial(t, addr)
 		setup := func() {
-			require.Equal(t, ":1\r\n", c.do("SADD", p+"k", "a"))
-			require.Equal(t, ":1\r\n", c.do("EXPIRE", p+"k", "100"))
-			require.Equal(t, ":1\r\n", c.do("ZADD", p+"z", "1", "a"))
-			require.Equal(t, ":1\r\n", c.do("EXPIRE", p+"z", "100"))
+			for _, cmd := range [][]string{{"SADD", p + "k", "a"}, {"EXPIRE", p + "k", "100"}, {"ZADD", p + "z", "1", "a"}, {"EXPIRE", p + "z", "100"}} {
+				require.Equal(t, ":1\r\n", c.do(cmd...), "%s: %v", addr, cmd)
+			}
 		}
 		cmds := [][]string{{"SREM", p + "k", "a"}, {"SADD", p + "k", "b"}, {"ZREM", p + "z", "a"}, {"ZADD", p + "z", "2", "b"},
 			{"TTL", p + "k"}, {"TTL", p + "z"}, {"DEL", p + "k", p + "z"}}
@@ -432,23 +384,17 @@ func TestServerReviewPipelineEmptiedKeyExpiry(t *testing.T) {
 		for i, cmd := range cmds {
 			require.Equal(t, want[i], string(c.read()), "%s pipelined: %v", addr, cmd)
 		}
-	}
+	})
 }
 
 // FINDING (medium). A blocked pop whose key is then created with another
-// type: redis-server leaves the client blocked (serveClientsBlockedOnKey
-// skips a key of the wrong type) and answers "*-1\r\n" at the timeout;
-// redimo-server answers "-WRONGTYPE Operation against a key holding the
-// wrong kind of value\r\n" at its next read. A worker looping on BZPOPMIN
-// gets an error where Redis keeps it waiting. (A key already of the wrong
-// type when the pop starts is WRONGTYPE on both, checked below.) Cause:
-// zpop.go:206-208 in the library (block returns mpop's ErrWrongType from
-// every re-read, not only the first).
+// type: redis-server leaves the client blocked and answers "*-1\r\n" at
+// the timeout; redimo-server answered "-WRONGTYPE Operation against a key
+// holding the wrong kind of value\r\n" at its next read (block returned
+// ErrWrongType from every re-read, not only the first). A key already of
+// the wrong type when the pop starts is WRONGTYPE on both, checked below.
 func TestServerReviewBlockedPopKeyTypeChange(t *testing.T) {
-	needRedis(t)
-	ts := startServer(t, nil, server.Config{})
-	for _, addr := range []string{redisAddr, ts.addr} {
-		k := "review:btype:" + randomHex(4)
+	reviewEach(t, "btype", func(addr, k string) {
 		a, o := dial(t, addr), dial(t, addr)
 		a.send(encode("BZPOPMIN", k, "1"))
 		time.Sleep(200 * time.Millisecond)
@@ -456,7 +402,7 @@ func TestServerReviewBlockedPopKeyTypeChange(t *testing.T) {
 		require.Equal(t, "*-1\r\n", string(a.read()), addr)
 		require.Equal(t, "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", a.do("BZPOPMIN", k, "1"), addr)
 		require.Equal(t, ":1\r\n", o.do("DEL", k))
-	}
+	})
 }
 
 // Not fixed, documented (README, "Differences from Redis"): redis-server
