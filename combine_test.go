@@ -383,6 +383,21 @@ func reviewSet(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Cl
 
 type holdGate struct{ held, release chan struct{} }
 
+// holdSAdd holds an SADD of p+"hold" in flight (its transaction waits),
+// so that the next writes queue; release lets it go and requires it
+// committed.
+func (r *reviewTx) holdSAdd(t *testing.T, c *Client, p string) (release func()) {
+	g := r.holdNext()
+	done := make(chan error, 1)
+	go func() { _, err := c.SAdd(context.Background(), p+"hold", "x"); done <- err }()
+	<-g.held
+	return func() {
+		t.Helper()
+		close(g.release)
+		require.NoError(t, <-done)
+	}
+}
+
 // holdNext makes the next transaction wait until release is closed.
 func (r *reviewTx) holdNext() *holdGate {
 	g := &holdGate{held: make(chan struct{}), release: make(chan struct{})}
@@ -433,10 +448,7 @@ func TestCombineReviewAppliedThenErrorReplies(t *testing.T) {
 	// One transaction in flight (held) so the next ones queue and share.
 	tx.failMin = 3 // alone, each command here sends 2 actions; shared, 3 or more
 	tx.failApplied.Store(1)
-	g := tx.holdNext()
-	holdDone := make(chan error, 1)
-	go func() { _, err := c.SAdd(ctx, p+"hold", "x"); holdDone <- err }()
-	<-g.held
+	release := tx.holdSAdd(t, c, p)
 
 	var (
 		mu      sync.Mutex
@@ -480,8 +492,7 @@ func TestCombineReviewAppliedThenErrorReplies(t *testing.T) {
 		}()
 	}
 	waitQueued(t, c, 6)
-	close(g.release)
-	require.NoError(t, <-holdDone)
+	release()
 	wg.Wait()
 
 	for _, m := range []string{"n1", "n2"} {
@@ -508,6 +519,17 @@ func TestCombineReviewAppliedThenErrorReplies(t *testing.T) {
 			popErrs, popped, left, missing(orig, all))
 	}
 	checkStoredCounts(t, p)
+}
+
+// tallied is a command's count, its error (if any) reported with t.Error:
+// for workers, where require cannot stop the test.
+func tallied(t testing.TB) func(int64, error) int64 {
+	return func(n int64, err error) int64 {
+		if err != nil {
+			t.Error(err)
+		}
+		return n
+	}
 }
 
 func missing(want, got []string) (out []string) {
@@ -594,10 +616,7 @@ func TestCombineReviewDeadlineIgnored(t *testing.T) {
 func TestCombineReviewCancelledWhileQueued(t *testing.T) {
 	c, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	bg := context.Background()
-	g := tx.holdNext()
-	holdDone := make(chan error, 1)
-	go func() { _, err := c.SAdd(bg, p+"hold", "x"); holdDone <- err }()
-	<-g.held
+	release := tx.holdSAdd(t, c, p)
 	ctx, cancel := context.WithCancel(bg)
 	got := make(chan error, 1)
 	go func() { _, err := c.SAdd(ctx, p+"q", "a"); got <- err }()
@@ -609,8 +628,7 @@ func TestCombineReviewCancelledWhileQueued(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("a cancelled queued SADD did not return")
 	}
-	close(g.release)
-	require.NoError(t, <-holdDone)
+	release()
 	n, err := c.SCard(bg, p+"q")
 	require.NoError(t, err)
 	require.Zero(t, n, "the cancelled SADD wrote nothing")
@@ -634,17 +652,9 @@ func TestCombineReviewAddRemoveSameMembers(t *testing.T) {
 		for range 8 {
 			ms := []string{members[r.IntN(12)], members[r.IntN(12)]}
 			if r.IntN(2) == 0 {
-				n, err := c.SAdd(ctx, k, ms...)
-				if err != nil {
-					t.Error(err)
-				}
-				net.Add(n)
+				net.Add(tallied(t)(c.SAdd(ctx, k, ms...)))
 			} else {
-				n, err := c.SRem(ctx, k, ms...)
-				if err != nil {
-					t.Error(err)
-				}
-				net.Add(-n)
+				net.Add(-tallied(t)(c.SRem(ctx, k, ms...)))
 			}
 		}
 	})
@@ -717,17 +727,9 @@ func TestCombineReviewDroppedResponses(t *testing.T) {
 			m := fmt.Sprint("m", (w*12+i)%17)
 			switch i % 3 {
 			case 0:
-				n, err := c.SAdd(ctx, k, m, fmt.Sprint("u", w, "-", i))
-				if err != nil {
-					t.Error(err)
-				}
-				net.Add(n)
+				net.Add(tallied(t)(c.SAdd(ctx, k, m, fmt.Sprint("u", w, "-", i))))
 			case 1:
-				n, err := c.SRem(ctx, k, m)
-				if err != nil {
-					t.Error(err)
-				}
-				net.Add(-n)
+				net.Add(-tallied(t)(c.SRem(ctx, k, m)))
 			default:
 				got, err := c.SPopN(ctx, pk, 1)
 				if err != nil {
@@ -771,17 +773,9 @@ func TestCombineReviewRankedConcurrent(t *testing.T) {
 		for i := range 12 {
 			switch i % 4 {
 			case 0:
-				n, err := c.ZAdd(ctx, k, Z{Score: float64(r.IntN(220)), Member: fmt.Sprint("n", w, "-", i)}, Z{Score: float64(r.IntN(220)), Member: fmt.Sprintf("m%03d", r.IntN(200))})
-				if err != nil {
-					t.Error(err)
-				}
-				net.Add(n)
+				net.Add(tallied(t)(c.ZAdd(ctx, k, Z{Score: float64(r.IntN(220)), Member: fmt.Sprint("n", w, "-", i)}, Z{Score: float64(r.IntN(220)), Member: fmt.Sprintf("m%03d", r.IntN(200))})))
 			case 1:
-				n, err := c.ZRem(ctx, k, fmt.Sprintf("m%03d", r.IntN(200)), fmt.Sprint("n", r.IntN(8), "-", r.IntN(20)))
-				if err != nil {
-					t.Error(err)
-				}
-				net.Add(-n)
+				net.Add(-tallied(t)(c.ZRem(ctx, k, fmt.Sprintf("m%03d", r.IntN(200)), fmt.Sprint("n", r.IntN(8), "-", r.IntN(20)))))
 			default:
 				h := r.IntN(4)
 				if _, err := c.ZIncrBy(ctx, k, 1, fmt.Sprint("h", h)); err != nil {
@@ -897,10 +891,7 @@ func TestCombineReviewCancelledInFlight(t *testing.T) {
 	orig := []string{"a", "b", "c", "d"}
 	_, err := c.SAdd(bg, k, orig...)
 	require.NoError(t, err)
-	g1 := tx.holdNext()
-	holdDone := make(chan error, 1)
-	go func() { _, err := c.SAdd(bg, p+"hold", "x"); holdDone <- err }()
-	<-g1.held
+	release := tx.holdSAdd(t, c, p)
 
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
@@ -920,8 +911,7 @@ func TestCombineReviewCancelledInFlight(t *testing.T) {
 	// its caller's context, as without combining: cancelled, its request
 	// is abandoned and its outcome unknown.)
 	g2 := tx.holdNext()
-	close(g1.release)
-	require.NoError(t, <-holdDone)
+	release()
 	<-g2.held
 	cancel()
 	select {
@@ -997,10 +987,7 @@ func TestCombineReviewBatchLimits(t *testing.T) {
 	l := &limitsTx{DynamoDBAPI: r}
 	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1 })
 	ctx := context.Background()
-	g := r.holdNext()
-	holdDone := make(chan error, 1)
-	go func() { _, err := c.SAdd(ctx, p+"hold", "x"); holdDone <- err }()
-	<-g.held
+	release := r.holdSAdd(t, c, p)
 	var added [3]atomic.Int64
 	var cmds []func()
 	for w := range 8 {
@@ -1009,11 +996,7 @@ func TestCombineReviewBatchLimits(t *testing.T) {
 			ms = append(ms, fmt.Sprintf("%d-%d-", w, j)+string(make([]byte, 100_000)))
 		}
 		cmds = append(cmds, func() {
-			n, err := c.SAdd(ctx, p+"0", ms...)
-			if err != nil {
-				t.Error(err)
-			}
-			added[0].Add(n)
+			added[0].Add(tallied(t)(c.SAdd(ctx, p+"0", ms...)))
 		})
 	}
 	for k, shape := range map[int][2]int{1: {5, 40}, 2: {4, 33}} { // commands, members each
@@ -1021,18 +1004,13 @@ func TestCombineReviewBatchLimits(t *testing.T) {
 		for w := range shape[0] {
 			ms := numbered(fmt.Sprint(w, "-m%d"), size)
 			cmds = append(cmds, func() {
-				n, err := c.SAdd(ctx, fmt.Sprint(p, k), ms...)
-				if err != nil {
-					t.Error(err)
-				}
-				added[k].Add(n)
+				added[k].Add(tallied(t)(c.SAdd(ctx, fmt.Sprint(p, k), ms...)))
 			})
 		}
 	}
 	wait := startWorkers(len(cmds), func(i int) { cmds[i]() })
 	waitQueued(t, c, len(cmds))
-	close(g.release)
-	require.NoError(t, <-holdDone)
+	release()
 	wait()
 	for k := range 3 {
 		n, err := c.SCard(ctx, fmt.Sprint(p, k))
