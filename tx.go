@@ -22,7 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -431,14 +431,11 @@ const deadExp = 1
 // chunk and the final delete left such an item). It reads as missing, so
 // nothing purges it; a write that meets it must, before it can write.
 func emptiedByPurge(it item) (meta, bool) {
-	m := meta{typ: typeNone}
-	if v, ok := it[attrType].(*types.AttributeValueMemberS); ok {
-		m.typ = keyType(v.Value)
+	if it == nil || decodeMeta(it).typ != typeNone {
+		return meta{}, false
 	}
-	if v, ok := it[attrExp].(*types.AttributeValueMemberN); ok {
-		m.exp, _ = strconv.ParseInt(v.Value, 10, 64)
-	}
-	return m, m.typ != typeNone && m.exp == deadExp && decodeMeta(it).typ == typeNone
+	m := decodeMeta(withCard(maps.Clone(it))) // its type and expiry, as if it counted members
+	return m, m.typ != typeNone && m.exp == deadExp
 }
 
 // purge deletes every item of an expired key. First it marks the metadata
