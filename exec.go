@@ -1352,6 +1352,12 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	}
 	for _, key := range unranked {
 		p.c.setBelief(key, &rankBelief{})
+		if p.keys[key].typ != typeZSet {
+			// Deleted, or a set now: its count items go, as after DEL
+			// (rankDrop). The transaction committed: one left behind
+			// after an error here is ignored until a build replaces it.
+			_ = p.c.rankDrop(ctx, key)
+		}
 	}
 	for i, g := range ranked {
 		p.c.rankCommitted(ctx, g, counts[i])

@@ -572,3 +572,18 @@ func TestRankIndexLexCount(t *testing.T) {
 		require.Equal(t, want, got, "one score apart: ZLEXCOUNT %q %q", b[0], b[1])
 	}
 }
+
+// DEL of a ranked sorted set inside MULTI/EXEC deletes its count items,
+// as DEL outside does (rankDrop).
+func TestExecDelRankedDropsCountItems(t *testing.T) {
+	c, _, p := rankedClient(t, 4, 8)
+	ctx := context.Background()
+	k := p + "z"
+	require.Greater(t, buildRanked(t, c, k, 40, 40), 1)
+	require.NoError(t, c.TxPipelined(ctx, func(tx Pipeliner) error {
+		n, err := tx.Del(ctx, k)
+		require.EqualValues(t, 1, n)
+		return err
+	}))
+	require.Empty(t, rawPartition(t, pkValue(k)), "member, metadata and count items of the deleted key")
+}
