@@ -234,3 +234,65 @@ func TestPatternsReviewShardedLongBraceKeyExact(t *testing.T) {
 	require.Equal(t, sorted(want), sorted(popped))
 	returns(t, int64(0))(s.Card(ctx))
 }
+
+// TestPatternsReviewShardedRecountBeforeFirstWrite: FAILS (lost member).
+// The cause of TestPatternsReviewShardedStaleHandleAfterRecount without
+// any emptying: server A's handle (4 shards) records its count on its
+// first command, here a read; before A's first Add, server B opens the key
+// with 8 shards, finds none of the 4 shard keys (nothing written yet) and
+// recounts (sharded.go:101, :119); A, verified (sharded.go:84), then
+// writes with 4 shards. A rolling deploy that changes the count does this.
+func TestPatternsReviewShardedRecountBeforeFirstWrite(t *testing.T) {
+	ctx, cA, _, p := setup(t)
+	cB, _, _ := newTestClient(t)
+	key := p + "visitors"
+	a, b := cA.ShardedSet(key, 4), cB.ShardedSet(key, 8)
+	returns(t, false)(a.IsMember(ctx, "q")) // records 4
+	returns(t, int64(1))(b.Add(ctx, "y"))   // recounts to 8: no shard of 4 exists
+	z := memberMovedBy(t, cA, 4, 8)
+	_, err := a.Add(ctx, z)
+	found, ferr := b.IsMember(ctx, z)
+	require.NoError(t, ferr)
+	require.ErrorIs(t, err, ErrShardCount, "A wrote %q with 4 shards over a record of 8; B.IsMember=%v", z, found)
+}
+
+// TestPatternsReviewRateLimiterSkewRetryAfter: FAILS (wrong reply, low).
+// Promise (ratelimit.go:50): RetryAfter is "until the next slot frees".
+// With server A's clock an hour ahead of server B's, A's allowance holds
+// its slot until B's clock reads A's time + window (ratelimit.go:103
+// counts it used), but B's RetryAfter starts oldest at B's now
+// (ratelimit.go:100 `oldest := now`), so a slot dated in the future
+// reads as freeing a window from now: B is told to retry after 1 min and
+// is denied again then.
+func TestPatternsReviewRateLimiterSkewRetryAfter(t *testing.T) {
+	ctx := context.Background()
+	cA, _, p, clockA := newClockedClient(t)
+	cB, _, _, _ := newClockedClient(t)
+	clockA.Add(time.Hour)
+	key := p + "k"
+	r, err := cA.RateLimiter(1, time.Minute).Allow(ctx, key)
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	r, err = cB.RateLimiter(1, time.Minute).Allow(ctx, key)
+	require.NoError(t, err)
+	require.False(t, r.Allowed)
+	require.Equal(t, time.Hour+time.Minute, r.RetryAfter, "B's slot frees at A's time + window, by B's clock")
+}
+
+// TestPatternsReviewShardedWithDB: passes. Checked: the shard-count
+// record and the shards are per database, so one key may be sharded 4
+// ways in database 0 and 8 in database 3, with independent counts and
+// members.
+func TestPatternsReviewShardedWithDB(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	c3, err := c.WithDB(3)
+	require.NoError(t, err)
+	key := p + "s{1}"
+	s0, s3 := c.ShardedSet(key, 4), c3.ShardedSet(key, 8)
+	returns(t, int64(3))(s0.Add(ctx, "a", "b", "c"))
+	returns(t, int64(2))(s3.Add(ctx, "c", "d"))
+	returns(t, int64(3))(s0.Card(ctx))
+	returns(t, int64(2))(s3.Card(ctx))
+	returns(t, []bool{true, false})(s0.MIsMember(ctx, "a", "d"))
+	returns(t, []bool{false, true})(s3.MIsMember(ctx, "a", "d"))
+}
