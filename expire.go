@@ -313,11 +313,16 @@ func (c *Client) pttl(ctx context.Context, cmd, key string) (time.Duration, erro
 	case m.exp == 0:
 		return TTLPersistent, nil
 	}
-	ms := max(m.exp-c.nowMs(), 0)
+	return msDuration(max(m.exp-c.nowMs(), 0)), nil // beyond 292 years: see PExpireTime
+}
+
+// msDuration is ms milliseconds as a Duration, the largest Duration for
+// more than one holds (about 292 years).
+func msDuration(ms int64) time.Duration {
 	if ms > math.MaxInt64/int64(time.Millisecond) {
-		return math.MaxInt64, nil // beyond a Duration's 292 years: see PExpireTime
+		return math.MaxInt64
 	}
-	return time.Duration(ms) * time.Millisecond, nil
+	return time.Duration(ms) * time.Millisecond
 }
 
 // PExpireTime returns the Unix time in milliseconds at which key expires,

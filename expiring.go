@@ -207,7 +207,7 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bo
 	if left <= 0 {
 		return 0, false, nil
 	}
-	return time.Duration(left) * time.Millisecond, true, nil
+	return msDuration(int64(min(left, math.MaxInt64/2))), true, nil // clamped before the conversion
 }
 
 // Card returns the number of live members.

@@ -322,8 +322,7 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 // since, are not deleted.
 //
 // A RateLimiter's slots and a ShardedSet's shard-count record are not
-// keys and stay (a ShardedSet whose shards are all gone takes any shard
-// count again).
+// keys and stay: a ShardedSet reopened after it keeps its shard count.
 //
 // Cost: the key listing of Keys, then DEL's cost for every key: every
 // item of the database's keys is read and deleted.

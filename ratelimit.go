@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -97,7 +98,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 		}
 	}
 	var free []uint16
-	oldest := now
+	oldest := int64(math.MaxInt64) // the earliest held slot: a slot dated ahead of now (another server's clock) too
 	for slot := range uint16(l.limit) {
 		at, ok := used[slot]
 		if !ok || at <= cut {
@@ -133,7 +134,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 		}
 		oldest = min(oldest, now) // taken just now by another caller
 	}
-	return RateLimit{Limit: l.limit, RetryAfter: time.Duration(oldest-cut) * time.Millisecond}, nil
+	return RateLimit{Limit: l.limit, RetryAfter: msDuration(oldest - cut)}, nil
 }
 
 // isClaim reports whether a slot item holds claim.

@@ -36,9 +36,10 @@ var ErrShardCount = errors.New("redimo: sharded set opened with another shard co
 //
 // Shard i is the plain set key Key+"{i}" (SMEMBERS "visitors{3}" shows it).
 // The shard count is recorded under Key at first use, and a handle with
-// another count fails with ErrShardCount instead of splitting members,
-// unless every shard key is missing (the set is empty): then its count
-// replaces the recorded one.
+// another count fails with ErrShardCount instead of splitting members.
+// The record stays when the set is emptied (DEL of its shards, FLUSHDB):
+// a handle checks it once, so a record that could change would let a
+// handle that checked it before write with the old count.
 // Commands are exact per shard, so exact as a whole; an Add or Rem whose
 // members fall in several shards writes the shards in parallel, each
 // atomically, the whole not atomically.
@@ -97,41 +98,14 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 		recorded := "?"
 		if v, ok := failed.Item[attrShards].(*types.AttributeValueMemberN); ok {
 			recorded = v.Value
-			if n, _ := strconv.Atoi(v.Value); n >= 1 && n <= MaxShards {
-				err = s.recount(ctx, n)
-			}
 		}
-		if err != nil {
-			return fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, recorded, s.shards)
-		}
+		return fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, recorded, s.shards)
 	}
 	if err != nil {
 		return wrap(cmd, err)
 	}
 	s.verified = true
 	return nil
-}
-
-// recount records the handle's shard count over a recorded count of old
-// when none of old's shard keys exists: the set is empty (deleted, or
-// FLUSHDB), so no member can be split, as Redis has nothing left of it.
-// One transaction checks the shards and changes the record.
-func (s *ShardedSet) recount(ctx context.Context, old int) error {
-	actions := []types.TransactWriteItem{{Update: &types.Update{
-		TableName: s.c.table(), Key: descriptorKey(s.key),
-		UpdateExpression:          aws.String("SET #sh = :sh"),
-		ConditionExpression:       aws.String("#sh = :old"),
-		ExpressionAttributeNames:  map[string]string{"#sh": attrShards},
-		ExpressionAttributeValues: item{":sh": num(int64(s.shards)), ":old": num(int64(old))},
-	}}}
-	for i := range old {
-		actions = append(actions, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: s.c.table(), Key: metaKey(s.shard(i)),
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-		}})
-	}
-	return s.c.sendTx(ctx, actions)
 }
 
 // byShard groups members by shard.
@@ -205,6 +179,9 @@ func (s *ShardedSet) Rem(ctx context.Context, members ...string) (int64, error) 
 // IsMember reports whether member is in the set. Cost: one request, as
 // SIsMember.
 func (s *ShardedSet) IsMember(ctx context.Context, member string) (bool, error) {
+	if err := checkMembers("SISMEMBER", []string{member}); err != nil {
+		return false, err // before the record is written
+	}
 	if err := s.check(ctx, "SISMEMBER"); err != nil {
 		return false, err
 	}
@@ -224,18 +201,38 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 	if err := s.check(ctx, "SMISMEMBER"); err != nil {
 		return nil, err
 	}
+	// The members' items and their shards' metadata items, in one read:
+	// a member of a shard that expired, or that is not a set, is not in
+	// the set.
 	keys := make([]item, 0, len(members))
+	shards := map[int]bool{}
 	for _, m := range dedupe(members) {
-		keys = append(keys, itemKey(s.shard(s.shardOf(m)), memberSK(typeSet, m)))
+		i := s.shardOf(m)
+		if !shards[i] {
+			shards[i] = true
+			keys = append(keys, metaKey(s.shard(i)))
+		}
+		keys = append(keys, itemKey(s.shard(i), memberSK(typeSet, m)))
 	}
 	items, err := s.c.batchGet(ctx, keys, nil, nil)
 	if err != nil {
 		return nil, wrap("SMISMEMBER", err)
 	}
+	live := map[string]bool{} // partition keys of the shards that are sets now
+	for _, it := range items {
+		if _, _, ok := memberOf(it); !ok {
+			switch m := s.c.liveMeta(it); m.typ {
+			case typeSet:
+				live[string(bytesAttr(it, attrPK))] = true
+			case typeZSet:
+				return nil, ErrWrongType
+			}
+		}
+	}
 	found := map[string]bool{}
 	now := s.c.nowMs()
 	for _, it := range items {
-		if m, t, ok := memberOf(it); ok && t == typeSet && !expiredAt(it, now) { // member expiry: memberttl.go
+		if m, t, ok := memberOf(it); ok && t == typeSet && !expiredAt(it, now) && live[string(bytesAttr(it, attrPK))] { // member expiry: memberttl.go
 			found[m] = true
 		}
 	}
@@ -265,6 +262,9 @@ func (s *ShardedSet) Card(ctx context.Context) (int64, error) {
 func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	if s.shards < 1 || s.shards > MaxShards {
 		return nil, argError("SCARD", "shards", strconv.Itoa(s.shards), ErrOutOfRange)
+	}
+	if err := checkKey("SCARD", s.shard(s.shards-1)); err != nil {
+		return nil, err
 	}
 	keys := []item{descriptorKey(s.key)}
 	for i := range s.shards {
