@@ -273,6 +273,44 @@ func TestAlgebraReviewEdges(t *testing.T) {
 	checkStoredCounts(t, p)
 }
 
+// Checked and right (passes): SMOVE of long members whose first 1015
+// bytes are shared with other members of both sets (a run), to a set
+// already holding the member, of a missing member; SRANDMEMBER -30 of a
+// 12-member set of such members (repeats); SPOP 100 of it (all, the key
+// deleted). As redis-server; stored counts exact.
+func TestAlgebraReviewLongMemberMoves(t *testing.T) {
+	ctx, c, rdb, _, p := reviewSetup(t)
+	s, u := p+"s", p+"u"
+	var ms []string
+	for i := 0; i < 12; i++ {
+		ms = append(ms, reviewLong(i*3))
+	}
+	_, err := c.SAdd(ctx, s, ms...)
+	require.NoError(t, err)
+	rdb.SAdd(ctx, s, anys(ms...)...)
+	_, err = c.SAdd(ctx, u, ms[1], ms[5])
+	require.NoError(t, err)
+	rdb.SAdd(ctx, u, ms[1], ms[5])
+	for _, m := range []string{ms[0], ms[1], ms[5], ms[0], ms[2] + "x"} { // moved, held by both, again, missing
+		a, e := c.SMove(ctx, s, u, m)
+		b, e2 := rdb.SMove(ctx, s, u, m).Result()
+		require.Equal(t, b, a, "%v %v", e, e2)
+		reviewSameSet(t, ctx, c, rdb, s)
+		reviewSameSet(t, ctx, c, rdb, u)
+	}
+	r, err := c.SRandMemberN(ctx, s, -30)
+	require.NoError(t, err)
+	require.Len(t, r, 30)
+	for _, x := range r {
+		require.True(t, rdb.SIsMember(ctx, s, x).Val())
+	}
+	got, err := c.SPopN(ctx, s, 100)
+	require.NoError(t, err)
+	require.Equal(t, reviewSorted(rdb.SMembers(ctx, s).Val()), reviewSorted(got))
+	requireGone(t, c, s)
+	checkStoredCounts(t, p)
+}
+
 // Checked and right (passes): big keys (1,200 members of 1,100 bytes, 2
 // pages each, runs of members sharing their first 1015 bytes, \x00 and
 // \xff bytes, equal scores) through SUNION/SINTER/SDIFF/SINTERCARD (11
