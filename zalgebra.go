@@ -134,20 +134,31 @@ func merge(acc, next map[string]float64, agg Aggregate, union bool) {
 }
 
 // load reads all members of a source with their weighted scores.
-func (c *Client) load(ctx context.Context, s source) (map[string]float64, error) {
+func (c *Client) load(ctx context.Context, s source, read keyReads) (map[string]float64, error) {
 	out := map[string]float64{}
 	if s.m.typ == typeNone {
 		return out, nil
 	}
-	for it, err := range c.memberItems(ctx, s.key, s.m.typ, "") {
-		if err != nil {
-			return nil, err
+	its, ok := read[s.key]
+	if !ok {
+		for it, err := range c.memberItems(ctx, s.key, s.m.typ, "") {
+			if err != nil {
+				return nil, err
+			}
+			its = append(its, it)
 		}
+		read[s.key] = its
+	}
+	for _, it := range its {
 		m, _, _ := memberOf(it)
 		out[m] = weighted(s.score(it), s.weight)
 	}
 	return out, nil
 }
+
+// keyReads are the member items of the keys a command has read whole, so
+// that a key named twice (ZUNION 2 z z) is read once.
+type keyReads map[string][]item
 
 // score is the score a member item of s contributes before its weight: 1
 // for a set member or with AggregateCount.
@@ -163,14 +174,24 @@ func (s source) score(it item) float64 {
 // request). Unlike load, inf × 0 stays NaN: Redis's ZINTER aggregates the
 // later sources' products as they are (a NaN makes a SUM 0 and is never
 // a MIN or MAX).
-func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64) (map[string]float64, error) {
-	candidates := make([]string, 0, len(acc))
-	for m := range acc {
-		candidates = append(candidates, m)
-	}
-	found, err := c.probe(ctx, s.key, s.m.typ, candidates, false)
-	if err != nil {
-		return nil, err
+func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64, read keyReads) (map[string]float64, error) {
+	found := map[string]item{}
+	if its, ok := read[s.key]; ok { // read whole already: no request
+		for _, it := range its {
+			m, _, _ := memberOf(it)
+			if _, ok := acc[m]; ok {
+				found[m] = it
+			}
+		}
+	} else {
+		candidates := make([]string, 0, len(acc))
+		for m := range acc {
+			candidates = append(candidates, m)
+		}
+		var err error
+		if found, err = c.probe(ctx, s.key, s.m.typ, candidates, false); err != nil {
+			return nil, err
+		}
 	}
 	out := make(map[string]float64, len(found))
 	for m, it := range found {
@@ -205,9 +226,9 @@ func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 	}
 	// Smallest first, as Redis aggregates (it matters to MIN and MAX of 0 and -0).
 	slices.SortStableFunc(srcs, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
-	acc := map[string]float64{}
+	acc, read := map[string]float64{}, keyReads{}
 	for _, s := range srcs {
-		scores, err := c.load(ctx, s)
+		scores, err := c.load(ctx, s, read)
 		if err != nil {
 			return nil, wrap(cmd, err)
 		}
@@ -239,7 +260,8 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 // the members loaded (probeScores) and hands what it found to step, until
 // none are left.
 func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step func(acc, found map[string]float64)) ([]Z, error) {
-	acc, err := c.load(ctx, srcs[0])
+	read := keyReads{}
+	acc, err := c.load(ctx, srcs[0], read)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
@@ -250,7 +272,7 @@ func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step 
 		if s.m.typ == typeNone {
 			continue // holds nothing (ZINTER never gets here with one)
 		}
-		found, err := c.probeScores(ctx, s, acc)
+		found, err := c.probeScores(ctx, s, acc, read)
 		if err != nil {
 			return nil, wrap(cmd, err)
 		}
