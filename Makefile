@@ -33,7 +33,7 @@ vet:
 
 test: vet
 	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \
-		$(GO) test -race -count=1 -timeout 20m $(TESTFLAGS) ./...
+		$(GO) test -race -count=1 -timeout 30m $(TESTFLAGS) ./...
 
 bench:
 	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \

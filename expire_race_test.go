@@ -32,7 +32,7 @@ func checkStoredCounts(t testing.TB, prefix string) {
 		members, withX int64 // member items; those with an expiry (mx)
 	}
 	keys := map[string]*stored{}
-	for _, it := range rawItems(t) {
+	for _, it := range rawItemsOf(t, prefix) {
 		key := string(bytesAttr(it, attrPK)[1:])
 		if !strings.HasPrefix(key, prefix) {
 			continue

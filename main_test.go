@@ -295,7 +295,22 @@ func scanTable(t testing.TB, prefix string) []string {
 // (strongly consistent Scans), past redimo.
 func rawItems(t testing.TB) (out []item) {
 	t.Helper()
-	for p := dynamodb.NewScanPaginator(testDB, &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}); p.HasMorePages(); {
+	return rawItemsOf(t, "")
+}
+
+// rawItemsOf returns the items of the test table whose partition key
+// contains prefix (a superset of the items of the keys that start with it,
+// in any namespace): the Scan's filter keeps the rest of the shared table
+// out of the reply, which checkStoredCounts reads after many tests.
+func rawItemsOf(t testing.TB, prefix string) (out []item) {
+	t.Helper()
+	in := &dynamodb.ScanInput{TableName: &testTable, ConsistentRead: aws.Bool(true)}
+	if prefix != "" {
+		in.FilterExpression = aws.String("contains(#pk, :p)")
+		in.ExpressionAttributeNames = map[string]string{"#pk": attrPK}
+		in.ExpressionAttributeValues = item{":p": bin([]byte(prefix))}
+	}
+	for p := dynamodb.NewScanPaginator(testDB, in); p.HasMorePages(); {
 		page, err := p.NextPage(context.Background())
 		require.NoError(t, err)
 		out = append(out, page.Items...)
