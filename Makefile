@@ -4,7 +4,9 @@
 #
 #   make demo                               a tour: each command, its reply and its cost (RCU/WCU),
 #                                           then redimo-server driven by redis-cli
-#   make test   TESTFLAGS='-run TestSAdd'   vet + race tests (DynamoDB Local + redis)
+#   make test   TESTFLAGS='-run TestSAdd'   vet + the everyday suite: every test, small budgets,
+#                                           a new seed each run (DynamoDB Local + redis; ~4 min)
+#   make test-all                           the full suite: full budgets, fixed seeds, -race (~15 min; CI)
 #   make bench  BENCHFLAGS='-bench SAdd'    benchmarks (DynamoDB Local + redis)
 #   make server-demo                        redimo-server on DynamoDB Local, driven by redis-cli
 #   make fuzz   FUZZTIME=1m                 every Fuzz* target of the root package
@@ -20,9 +22,13 @@ TESTFLAGS   ?=
 BENCHFLAGS  ?= -bench . -benchtime 1x
 FUZZTIME    ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
+GOTESTSUM   ?= $(GO) run gotest.tools/gotestsum@v1.13.0
 SERVICES    := scripts/with-services.sh
+# Where the suites write their events (go test -json), read for the list
+# of slowest tests printed at the end.
+TESTJSON    ?= .local/test-events.json
 
-.PHONY: help test bench demo server-demo fuzz lint vet ddb-local clean
+.PHONY: help test test-all bench demo server-demo fuzz lint vet ddb-local clean
 
 # The first target is what plain `make` runs: the list above.
 help:
@@ -31,9 +37,27 @@ help:
 vet:
 	$(GO) vet ./...
 
+# run-suite runs go test with the environment $(1) and the flags $(2)
+# under the services, then prints the ten slowest tests whatever the
+# outcome, and exits with the tests' status.
+define run-suite
+	@mkdir -p $(dir $(TESTJSON)); status=0; \
+	$(1) REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \
+		$(GOTESTSUM) --format pkgname --jsonfile $(TESTJSON) -- -count=1 $(2) $(TESTFLAGS) ./... || status=$$?; \
+	echo "== slowest tests (seconds):"; \
+	$(GOTESTSUM) tool slowest --jsonfile $(TESTJSON) --threshold 1s --num 10 || true; \
+	exit $$status
+endef
+
+# The everyday suite: every test, with small budgets and the seed of the
+# run (internal/testenv: Budget, Seed).
 test: vet
-	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \
-		$(GO) test -race -count=1 -timeout 30m $(TESTFLAGS) ./...
+	$(call run-suite,,-timeout 10m)
+
+# The full suite: the budgets the tests were written with, fixed seeds,
+# and the race detector on every package.
+test-all: vet
+	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -timeout 30m)
 
 bench:
 	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \

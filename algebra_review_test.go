@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -273,7 +274,7 @@ func TestAlgebraReviewLongMemberMoves(t *testing.T) {
 func TestAlgebraReviewBigKeys(t *testing.T) {
 	ctx, c, rdb, cnt, p := reviewSetup(t)
 	sA, sB, zA, zB, dst := p+"sA", p+"sB", p+"zA", p+"zB", p+"dst"
-	const n = 1200
+	n := testenv.Budget(300, 1200)
 	var a, b []string
 	var za, zb []Z
 	for i := 0; i < n; i++ {

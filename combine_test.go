@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,7 +83,7 @@ func TestCombiningZIncrByReplies(t *testing.T) {
 	c, _, p := slowClient(t, 5*time.Millisecond)
 	ctx := context.Background()
 	k := p + "board"
-	const writers, each = 16, 6
+	writers, each := testenv.Budget(8, 16), testenv.Budget(4, 6)
 	var mu sync.Mutex
 	var got []float64
 	runWorkers(writers, func(w int) {
@@ -208,7 +209,8 @@ func TestCombiningRankedKey(t *testing.T) {
 	k := p + "board"
 	require.Positive(t, buildRanked(t, c, k, 120, 4))
 	require.True(t, c.belief(k).ranked)
-	const writers, each = 24, 6
+	const writers = 24
+	each := testenv.Budget(3, 6)
 
 	// Sharing: ZINCRBYs of distinct members of another key, each staying
 	// between its neighbours (distinct scores, small increments), so

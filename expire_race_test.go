@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -215,11 +216,8 @@ func (c *Client) card(ctx context.Context, key string, typ keyType) (int64, erro
 // and no member of an expired key is ever read back.
 func TestExpiryRaceUnderFaults(t *testing.T) {
 	needDB(t)
-	rounds := 6
-	if testing.Short() {
-		rounds = 2
-	}
-	for _, mode := range []faultMode{dropResponse, appliedThen5, conflicts, slow} {
+	rounds := testenv.Budget(2, 6)
+	for _, mode := range faultModes(t, dropResponse, appliedThen5, conflicts, slow) {
 		t.Run(string(mode), func(t *testing.T) {
 			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.15}
 			c := faultyClient(t, f)

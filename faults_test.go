@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -173,7 +174,9 @@ func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
 // faultyClient is a redimo client on the test table behind transport, with
 // a retryer generous enough for the injected failure rates, and optFns.
 func faultyClient(t *testing.T, transport http.RoundTripper, optFns ...func(*Options)) *Client {
-	db := local.Client(testEndpoint, transport, func(o *dynamodb.Options) {
+	t.Helper()
+	needDB(t)
+	db := local.Client(testEndpoint, attrChecker{next: transport}, func(o *dynamodb.Options) {
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = 25
 			so.MaxBackoff = 20 * time.Millisecond
@@ -183,9 +186,20 @@ func faultyClient(t *testing.T, transport http.RoundTripper, optFns ...func(*Opt
 	return NewClient(db, append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)...)
 }
 
+// faultModes is the fault modes a test runs: every one of all in the full
+// suite (make test-all), one chosen by the run's seed in the everyday one.
+func faultModes(t *testing.T, all ...faultMode) []faultMode {
+	t.Helper()
+	if testenv.Thorough() {
+		return all
+	}
+	i := testenv.Seed(t, 0) % uint64(len(all))
+	return all[i : i+1]
+}
+
 func TestFaults(t *testing.T) {
 	needDB(t)
-	for _, mode := range []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts, slow} {
+	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, throttling, conflicts, slow) {
 		t.Run(string(mode), func(t *testing.T) {
 			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
 			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,10 +47,12 @@ func picks(t *testing.T, live []string, n int) func([]string, error) {
 }
 
 // writers runs work in 6 goroutines, each with a random source of its
-// own (seeds w and seed), for 3 s or until work returns false.
-func writers(seed uint64, work func(r *rand.Rand) bool) {
+// own (seeds w and the test's seed: fixed in the full suite, the run's in
+// the everyday one), for 3 s (1 s everyday) or until work returns false.
+func writers(t *testing.T, fixed uint64, work func(r *rand.Rand) bool) {
+	seed := testenv.Seed(t, fixed)
 	var wg sync.WaitGroup
-	stop := time.Now().Add(3 * time.Second)
+	stop := time.Now().Add(testenv.Budget(time.Second, 3*time.Second))
 	for w := range 6 {
 		wg.Add(1)
 		go func() {
@@ -487,10 +490,11 @@ func TestLiveCountSinceLastCount(t *testing.T) {
 
 // underFaults runs f as a subtest without faults and under each fault mode
 // a member-expiry workload is tried with (lost responses, applied then
-// 500, transaction conflicts on 15% of requests), each with a client and a
-// key prefix of its own.
+// 500, transaction conflicts on 15% of requests; one of them, chosen by
+// the seed, in the everyday suite), each with a client and a key prefix of
+// its own.
 func underFaults(t *testing.T, f func(t *testing.T, ctx context.Context, c *Client, p string)) {
-	for _, mode := range []faultMode{"", dropResponse, appliedThen5, conflicts} {
+	for _, mode := range append([]faultMode{""}, faultModes(t, dropResponse, appliedThen5, conflicts)...) {
 		t.Run("faults="+string(mode), func(t *testing.T) {
 			needDB(t)
 			var c *Client
@@ -514,7 +518,7 @@ func TestMemberExpiryConcurrent(t *testing.T) {
 			mu    sync.Mutex
 			reads int
 		)
-		writers(1, func(r *rand.Rand) bool {
+		writers(t, 1, func(r *rand.Rand) bool {
 			k := keys[r.IntN(2)]
 			m := fmt.Sprintf("m%d", r.IntN(10))
 			var err error
@@ -1086,7 +1090,7 @@ func TestMemberExpiryConcurrentWide(t *testing.T) {
 		sets := []string{p + "s1", p + "s2"}
 		zsets := []string{p + "z1", p + "z2"}
 		errs := make(chan error, 100)
-		writers(7, func(r *rand.Rand) bool {
+		writers(t, 7, func(r *rand.Rand) bool {
 			s, z := sets[r.IntN(2)], zsets[r.IntN(2)]
 			m := fmt.Sprintf("m%d", r.IntN(8))
 			d := time.Duration(r.IntN(80)-10) * time.Millisecond
@@ -1379,7 +1383,7 @@ func TestMemberExpiryZAddIncrOnExpired(t *testing.T) {
 // from a re-run), PERSIST removes (1), a time in the past deletes (2, not
 // -2), SADDEX adds (1).
 func TestMemberExpiryRepliesUnderFaults(t *testing.T) {
-	for _, mode := range []faultMode{dropResponse, appliedThen5, serverError, conflicts} {
+	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, conflicts) {
 		t.Run(string(mode), func(t *testing.T) {
 			needDB(t)
 			c := faultyClient(t, &faulty{next: http.DefaultTransport, mode: mode, share: 0.4})

@@ -2,6 +2,7 @@ package redimo
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ func (a attrChecker) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		if bytes.Contains(body, []byte(testTable)) {
+			notePartitions(body)
 			for _, name := range attributeNames(body) {
 				if !declared(name) {
 					undeclaredMu.Lock()
@@ -59,6 +61,41 @@ func declared(name string) bool {
 		}
 	}
 	return false
+}
+
+// partitions holds every partition key a request to the run's table named
+// in an item or a key (as a string): the partitions the tests may have
+// written, which checkStoredCounts reads instead of scanning the table.
+var partitions sync.Map
+
+// notePartitions adds to partitions the partition keys of the items and
+// keys a DynamoDB JSON request names.
+func notePartitions(body []byte) {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			if pk, ok := v[attrPK].(map[string]any); ok {
+				if b, ok := pk["B"].(string); ok {
+					if raw, err := base64.StdEncoding.DecodeString(b); err == nil {
+						partitions.Store(string(raw), true)
+					}
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
 }
 
 // attributeNames returns the attribute names a DynamoDB JSON request

@@ -47,10 +47,11 @@ func TestOracleRedisThroughServer(t *testing.T) {
 	defer srv.Close()
 	p := "oracle-server:" + randomHex(3) + ":"
 
-	seqs, length := envInt("REDIMO_ORACLE_SERVER_SEQS", 50), envInt("REDIMO_ORACLE_LEN", 100)
+	seqs, length := envInt("REDIMO_ORACLE_SERVER_SEQS", testenv.Budget(10, 50)), envInt("REDIMO_ORACLE_LEN", 100)
+	first := envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0)))
 	skipped := map[string]int{}
 	start := time.Now()
-	for seed := range seqs {
+	for seed := first; seed < first+seqs; seed++ {
 		keys := []string{fmt.Sprintf("%s%d:k1", p, seed), fmt.Sprintf("%s%d:k2", p, seed), fmt.Sprintf("%s%d:k3", p, seed)}
 		g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 7)), keys: keys}
 		var history []string

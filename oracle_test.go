@@ -4,7 +4,8 @@ package redimo
 // redis-server (the oracle, through go-redis) and against redimo, every
 // reply compared. REDIMO_TEST_REDIS names the server (make test starts
 // one); REDIMO_ORACLE_SEQS and REDIMO_ORACLE_LEN make the run longer,
-// REDIMO_ORACLE_SEED (default 0) is the first seed.
+// REDIMO_ORACLE_SEED is the first seed (by default 0 in the full suite,
+// the run's seed in the everyday one: internal/testenv.Seed).
 
 import (
 	"context"
@@ -644,14 +645,14 @@ func envInt(name string, def int) int {
 }
 
 func TestOracleRedis(t *testing.T) {
-	runDifferential(t, envInt("REDIMO_ORACLE_SEQS", 200), envInt("REDIMO_ORACLE_LEN", 100), envInt("REDIMO_ORACLE_SEED", 0), false)
+	runDifferential(t, envInt("REDIMO_ORACLE_SEQS", testenv.Budget(32, 200)), envInt("REDIMO_ORACLE_LEN", 100), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), false)
 }
 
 // TestOracleRedisBig runs sequences over hundreds of members (some near
 // MaxMemberLen), with counts and ranks in the hundreds: what spans several
 // transactions of 99 members and several query pages.
 func TestOracleRedisBig(t *testing.T) {
-	runDifferential(t, envInt("REDIMO_ORACLE_BIG_SEQS", 24), envInt("REDIMO_ORACLE_BIG_LEN", 50), envInt("REDIMO_ORACLE_SEED", 0), true)
+	runDifferential(t, envInt("REDIMO_ORACLE_BIG_SEQS", testenv.Budget(6, 24)), envInt("REDIMO_ORACLE_BIG_LEN", 50), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), true)
 }
 
 // runDifferential runs seqs random sequences of length commands, from seed

@@ -84,7 +84,7 @@ func refuseTaken(actions []map[string]json.RawMessage) *http.Response {
 // redimo's) and Options.MaxAttempts attempts.
 func refusedClient(answer func([]map[string]json.RawMessage) *http.Response, attempts int) (*Client, *refuser) {
 	r := &refuser{answer: answer}
-	db := local.Client(testEndpoint, r, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	db := local.Client(testEndpoint, attrChecker{next: r}, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 	return NewClient(db, func(o *Options) { o.TableName, o.MaxAttempts = testTable, attempts }), r
 }
 

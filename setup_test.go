@@ -212,7 +212,7 @@ func TestMetricsAttempts(t *testing.T) {
 	var log metricsLog
 	fail := &failFirst{next: http.DefaultTransport}
 	fail.left.Store(1)
-	c := NewClient(local.Client(testEndpoint, fail), func(o *Options) {
+	c := NewClient(local.Client(testEndpoint, attrChecker{next: fail}), func(o *Options) {
 		o.TableName = testTable
 		o.Metrics = log.record
 	})

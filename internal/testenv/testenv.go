@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -183,4 +184,56 @@ func IsolateAWS(tb testing.TB) {
 	tb.Setenv("AWS_CONFIG_FILE", filepath.Join(tb.TempDir(), "none"))
 	tb.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(tb.TempDir(), "none"))
 	tb.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+}
+
+// The budgets of the two suites. `make test`, the everyday suite, runs
+// every test with small budgets and a seed that changes from run to run;
+// `make test-all` (REDIMO_TEST_THOROUGH=1) runs the same tests with the
+// full budgets and the fixed seeds the suite was written with.
+const (
+	EnvThorough = "REDIMO_TEST_THOROUGH"
+	EnvSeed     = "REDIMO_TEST_SEED"
+)
+
+// Thorough reports whether this is the full suite (REDIMO_TEST_THOROUGH=1,
+// as `make test-all` sets it).
+func Thorough() bool { return os.Getenv(EnvThorough) == "1" }
+
+// Budget is everyday in the everyday suite and thorough in the full one:
+// how many sequences, draws, members or rounds a test spends.
+func Budget[T any](everyday, thorough T) T {
+	if Thorough() {
+		return thorough
+	}
+	return everyday
+}
+
+var runSeed = func() uint64 {
+	if s := os.Getenv(EnvSeed); s != "" {
+		if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+			return v
+		}
+		fmt.Fprintf(os.Stderr, "%s=%q is not an unsigned integer: ignored\n", EnvSeed, s)
+	}
+	return uint64(time.Now().UnixNano()) % 1_000_000
+}()
+
+// Seed is the seed of a randomised test. The full suite uses fixed, the
+// value the test was written with; the everyday suite takes one per run
+// (REDIMO_TEST_SEED to repeat a run), so that successive runs cover new
+// cases. The seed is logged, and on failure `go test` prints it with the
+// line to repeat the run.
+func Seed(tb testing.TB, fixed uint64) uint64 {
+	tb.Helper()
+	seed := fixed
+	if !Thorough() || os.Getenv(EnvSeed) != "" {
+		seed = runSeed
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("seed %d: repeat with %s=%d", seed, EnvSeed, seed)
+		}
+	})
+	tb.Logf("seed %d (%s=%d repeats it)", seed, EnvSeed, seed)
+	return seed
 }
