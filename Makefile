@@ -52,12 +52,12 @@ endef
 # The everyday suite: every test, with small budgets and the seed of the
 # run (internal/testenv: Budget, Seed).
 test: vet
-	$(call run-suite,,-timeout 10m)
+	$(call run-suite,,-parallel 4 -timeout 10m)
 
 # The full suite: the budgets the tests were written with, fixed seeds,
 # and the race detector on every package.
 test-all: vet
-	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -timeout 30m)
+	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m)
 
 bench:
 	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \

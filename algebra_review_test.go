@@ -91,6 +91,7 @@ func reviewZ(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, ke
 // The answers match redis-server (checked here); the reads do not stay
 // at N. Fixed: a key read whole is read once per command (keyReads).
 func TestAlgebraReviewZDuplicateKeysReadTwice(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, cnt, p := reviewSetup(t)
 	z := p + "z"
 	const n = 400
@@ -135,6 +136,7 @@ func TestAlgebraReviewZDuplicateKeysReadTwice(t *testing.T) {
 // onto itself; SPOP and SRANDMEMBER/ZRANDMEMBER with counts above the
 // size and negative counts.
 func TestAlgebraReviewEdges(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, _, p := reviewSetup(t)
 	inf := math.Inf(1)
 	z1, z2, s, dst := p+"z1", p+"z2", p+"s", p+"dst"
@@ -272,9 +274,10 @@ func TestAlgebraReviewLongMemberMoves(t *testing.T) {
 // SUNION reads each key once. Last in the file: its items slow down
 // checkStoredCounts's table scans in the tests after it.
 func TestAlgebraReviewBigKeys(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, cnt, p := reviewSetup(t)
 	sA, sB, zA, zB, dst := p+"sA", p+"sB", p+"zA", p+"zB", p+"dst"
-	n := testenv.Budget(300, 1200)
+	n := testenv.Budget(150, 1200)
 	var a, b []string
 	var za, zb []Z
 	for i := 0; i < n; i++ {

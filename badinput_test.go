@@ -341,6 +341,7 @@ func TestEveryCommandWrongType(t *testing.T) {
 // The longest key and member redimo takes, the empty key and member, and
 // invalid UTF-8 round-trip through sets and sorted sets.
 func TestLimitsRoundTrip(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, _, p := setup(t)
 	longKey := p + strings.Repeat("k", MaxKeyLen-len(p)-1) + "\xff"
 	longMember := strings.Repeat("m", MaxMemberLen-1) + "\xfe"

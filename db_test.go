@@ -70,7 +70,7 @@ func TestDBRawItems(t *testing.T) {
 
 	// The raw table: database n's items start with byte n.
 	byDB := map[byte]int{}
-	for _, it := range rawItems(t) {
+	for _, it := range rawItemsOf(t, p) {
 		pk := bytesAttr(it, attrPK)
 		if len(pk) <= len(p) || string(pk[1:1+len(p)]) != p {
 			continue
@@ -157,7 +157,7 @@ func TestDBLimiterAndShardedSet(t *testing.T) {
 	require.ErrorIs(t, err, ErrShardCount, "database 1 recorded 4 shards")
 
 	firsts := map[byte]bool{}
-	for _, it := range rawItems(t) {
+	for _, it := range rawItemsOf(t, p) {
 		pk := bytesAttr(it, attrPK)
 		if len(pk) > len(p) && string(pk[1:1+len(p)]) == p && !strings.HasPrefix(string(pk[1+len(p):]), "visitors{") {
 			firsts[pk[0]] = true

@@ -621,6 +621,7 @@ func rankedPair(t *testing.T, n int) (c, c2 *Client, k string, truth map[string]
 // ranks through the writing client and through another client that knew
 // the old ranges match the truth, and the count items recount exactly.
 func TestExecReviewRankedWrittenInExec(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx := context.Background()
 	c, c2, k, truth := rankedPair(t, 120)
 	require.NoError(t, c.TxPipelined(ctx, func(tx Pipeliner) error {
@@ -647,6 +648,7 @@ func TestExecReviewRankedWrittenInExec(t *testing.T) {
 // it ranked then writes and ranks it: its ranks stay exact and, once
 // rebuilt, its count items recount.
 func TestExecReviewRankedOverflowUnranks(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx := context.Background()
 	c, c2, k, truth := rankedPair(t, 200)
 	var zs []Z

@@ -372,6 +372,7 @@ func TestKeyOpsReviewDatabases(t *testing.T) {
 // knew the old count items and for a fresh one; a ranked source renamed
 // onto a ranked destination too.
 func TestKeyOpsReviewRankedDestination(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, fresh, p := twoRanked(t)
 	a, b, s := p+"a", p+"b", p+"s"
 	require.Greater(t, buildRanked(t, c, a, 40, 40), 1)

@@ -32,6 +32,7 @@ func longTestMembers(r *rand.Rand) []string {
 // bounds shorter and longer than a sort key, ranks, scores, removals,
 // pops, random members, algebra.
 func TestLongMembersAgainstRedis(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, p := setupRedis(t)
 	r := rand.New(rand.NewPCG(7, 7))
 	members := longTestMembers(r)

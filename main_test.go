@@ -282,7 +282,7 @@ func deref(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 func scanTable(t testing.TB, prefix string) []string {
 	t.Helper()
 	var out []string
-	for _, it := range rawItems(t) {
+	for _, it := range rawItemsOf(t, prefix) {
 		key := string(bytesAttr(it, attrPK)[1:])
 		if strings.HasPrefix(key, prefix) {
 			out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))

@@ -38,6 +38,7 @@ func startRedimoServer(t *testing.T) string {
 }
 
 func TestOracleRedisThroughServer(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	addr := testenv.RedisAddr(t)
 	needDB(t)
 	ctx := context.Background()

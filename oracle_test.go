@@ -645,6 +645,7 @@ func envInt(name string, def int) int {
 }
 
 func TestOracleRedis(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	runDifferential(t, envInt("REDIMO_ORACLE_SEQS", testenv.Budget(32, 200)), envInt("REDIMO_ORACLE_LEN", 100), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), false)
 }
 
@@ -652,6 +653,7 @@ func TestOracleRedis(t *testing.T) {
 // MaxMemberLen), with counts and ranks in the hundreds: what spans several
 // transactions of 99 members and several query pages.
 func TestOracleRedisBig(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	runDifferential(t, envInt("REDIMO_ORACLE_BIG_SEQS", testenv.Budget(6, 24)), envInt("REDIMO_ORACLE_BIG_LEN", 50), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), true)
 }
 

@@ -41,6 +41,7 @@ func chiSquareP(counts []int) (chi2 float64, p float64) {
 // failing sampler must fail two independent rounds of draws: a uniform one
 // fails both once in a million.
 func TestSRandMemberUniform(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	c, cnt, p := newTestClient(t)
 	ctx := context.Background()
 	k := p + "big"
@@ -137,6 +138,7 @@ func TestSRandMemberUniform(t *testing.T) {
 // too big for them, is read whole; distinct draws of at least SCARD
 // members are the set.
 func TestSRandMemberWholeSet(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	c, cnt, p := newTestClient(t)
 	ctx := context.Background()
 	k := p + "s"
@@ -200,6 +202,7 @@ func TestSRandMemberHugeCount(t *testing.T) {
 // at p > 0.001. The ranges are read once for the test (a cached reader);
 // the table's reader is checked against the ranges after.
 func TestZRandMemberUniform(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	c, cnt, p := newTestClient(t)
 	c.ranks.max, c.ranks.min = 200, 2000
 	ctx := context.Background()

@@ -521,6 +521,7 @@ func TestSetConcurrency(t *testing.T) {
 // member after a random point, members after wide gaps come up several
 // times as often as average.)
 func TestSRandMemberUniformity(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, _, p := setup(t)
 	k := p + "u"
 	members := numbered("m%03d", 100)

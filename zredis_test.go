@@ -258,6 +258,7 @@ func TestZRedisBounds(t *testing.T) {
 // Every form of ZRANGE (by rank, BYSCORE, BYLEX, REV, LIMIT, WITHSCORES)
 // and ZRANGESTORE, compared with redis-server.
 func TestZRedisRanges(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, p := setupRedis(t)
 	k, lex, dst := p+"z", p+"lex", p+"dst"
 	// Ties at 1 and 3, both infinities.
@@ -364,6 +365,7 @@ func TestZRedisRanges(t *testing.T) {
 // ZUNION, ZINTER, ZDIFF (and their STOREs), ZINTERCARD over sorted sets,
 // a plain set and a missing key, with every aggregate and several weights.
 func TestZRedisAlgebra(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, p := setupRedis(t)
 	z1, z2, z3, s, none, dst := p+"z1", p+"z2", p+"z3", p+"s", p+"none", p+"dst"
 	data := map[string][]Z{

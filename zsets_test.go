@@ -319,6 +319,7 @@ func TestZWrongTypeAndExpiry(t *testing.T) {
 }
 
 func TestZConcurrency(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, _, p := setup(t)
 	k := p + "hot"
 	var added atomic.Int64
@@ -450,6 +451,7 @@ func TestDisableKeyExpiry(t *testing.T) {
 // item, in parallel with its Query (same latency, one more request); with
 // Options.DisableKeyExpiry the top 10 is one request.
 func TestZRequestCounts(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, cnt, p := setup(t)
 	k := p + "board"
 
