@@ -39,23 +39,31 @@ vet:
 
 # run-suite runs go test with the environment $(1) and the flags $(2)
 # under the services, then prints the ten slowest tests whatever the
-# outcome, and exits with the tests' status.
+# outcome, and exits with the tests' status. The everyday suite draws the
+# run's seed (printed first; REDIMO_TEST_SEED=<seed> make test repeats the
+# run); the full suite keeps each test's fixed seed unless one is given.
 define run-suite
 	@mkdir -p $(dir $(TESTJSON)); status=0; \
+	if [[ -z "$(1)" ]]; then \
+		export REDIMO_TEST_SEED=$${REDIMO_TEST_SEED:-$$(( (RANDOM << 15 | RANDOM) % 1000000 ))}; \
+		echo "== seed $$REDIMO_TEST_SEED (REDIMO_TEST_SEED=$$REDIMO_TEST_SEED make test repeats this run)"; \
+	fi; \
 	$(1) REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \
 		$(GOTESTSUM) --format pkgname --jsonfile $(TESTJSON) -- -count=1 $(2) $(TESTFLAGS) ./... || status=$$?; \
-	echo "== slowest tests (seconds):"; \
+	echo "== slowest tests:"; \
 	$(GOTESTSUM) tool slowest --jsonfile $(TESTJSON) --threshold 1s --num 10 || true; \
 	exit $$status
 endef
 
 # The everyday suite: every test, with small budgets and the seed of the
-# run (internal/testenv: Budget, Seed).
+# run (internal/testenv: Budget, Seed); the heaviest isolated tests run
+# four at a time. No race detector: it would double the time (the full
+# suite has it).
 test: vet
 	$(call run-suite,,-parallel 4 -timeout 10m)
 
 # The full suite: the budgets the tests were written with, fixed seeds,
-# and the race detector on every package.
+# and the race detector on every package. CI runs it after make test.
 test-all: vet
 	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m)
 

@@ -34,6 +34,9 @@ const (
 	EnvRequire  = "REDIMO_TEST_REQUIRE"
 )
 
+// RunWith says how to run the tests that need services.
+const RunWith = "run `make test`, or `scripts/with-services.sh --redis -- go test ./...`, which start DynamoDB Local and redis-server (or set " + EnvEndpoint + " and " + EnvRedis + ")"
+
 // Required reports whether a missing service is a failure
 // (REDIMO_TEST_REQUIRE=1, as `make test` sets it) rather than a skip.
 func Required() bool { return os.Getenv(EnvRequire) == "1" }
@@ -50,7 +53,7 @@ func MainEndpoint() string {
 			fmt.Fprintf(os.Stderr, "%s=1 but %s is not set: no DynamoDB to test against\n", EnvRequire, EnvEndpoint)
 			os.Exit(1)
 		}
-		fmt.Fprintf(os.Stderr, "no DynamoDB: skipping the tests that need it; set %s (make test starts DynamoDB Local and does)\n", EnvEndpoint)
+		fmt.Fprintf(os.Stderr, "no DynamoDB: skipping the tests that need it; %s\n", RunWith)
 	}
 	return e
 }
@@ -72,7 +75,7 @@ func NeedEndpoint(tb testing.TB) string {
 	tb.Helper()
 	e := Endpoint()
 	if e == "" {
-		Missing(tb, "no DynamoDB: set %s (make test does)", EnvEndpoint)
+		Missing(tb, "no DynamoDB: %s", RunWith)
 	}
 	return e
 }
@@ -83,7 +86,7 @@ func RedisAddr(tb testing.TB) string {
 	tb.Helper()
 	a := os.Getenv(EnvRedis)
 	if a == "" {
-		Missing(tb, "no redis-server to compare with: set %s (make test does)", EnvRedis)
+		Missing(tb, "no redis-server to compare with: %s", RunWith)
 	}
 	return a
 }
