@@ -135,7 +135,11 @@ type Client struct {
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
-// the table when it does not exist yet.
+// the table when it does not exist yet. The Client's first command on a
+// table this process has not checked yet makes one DescribeTable first
+// (see CheckTable), so a table that cannot serve commands is refused
+// before anything is written. A nil db is a programming error: every
+// command then returns an error saying so (no nil dereference).
 func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	o := Options{}
 	for _, f := range optFns {
@@ -168,7 +172,8 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{store: store{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o}, caps: capsOf(o.TableName)}
+	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, caps: capsOf(o.TableName)}
+	c.guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
 	}
@@ -269,6 +274,7 @@ func (c *Client) CreateTable(ctx context.Context) error {
 		}
 	} else {
 		c.caps.set(true)
+		c.markFit()
 	}
 	return wrap("CreateTable", c.waitActive(ctx))
 }
@@ -296,7 +302,7 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 		return true
 	}
 	if !sameKeys(t.KeySchema, want.KeySchema) {
-		return fmt.Errorf("%w: table %s needs key (pk B, sk B)", ErrTableMismatch, c.opts.TableName)
+		return c.mismatch("needs key (pk B, sk B)")
 	}
 	lsi, projectsMX, byExp := false, false, false
 	for _, ix := range t.LocalSecondaryIndexes {
@@ -313,9 +319,9 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 	// serves every other command.
 	c.caps.set(lsi && projectsMX && byExp)
 	if !lsi {
-		return fmt.Errorf("%w: table %s needs local secondary index %s on (pk B, ix B)",
-			ErrTableMismatch, c.opts.TableName, c.opts.IndexName)
+		return c.mismatch(fmt.Sprintf("needs local secondary index %s on (pk B, ix B)", c.opts.IndexName))
 	}
+	c.markFit()
 	for _, ix := range t.GlobalSecondaryIndexes {
 		if aws.ToString(ix.IndexName) == c.opts.KeyIndexName && sameKeys(ix.KeySchema, want.GlobalSecondaryIndexes[0].KeySchema) {
 			return nil

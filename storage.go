@@ -26,6 +26,17 @@ import (
 type store struct {
 	db   DynamoDBAPI // the caller's, under the metrics layer (api.go) and a database's rewriting (db.go)
 	opts Options
+	// guard refuses a table that cannot serve commands before the first
+	// request that reads or writes items (tablecheck.go); nil: none.
+	guard func(context.Context) error
+}
+
+// ready is the guard's verdict (nil without a guard).
+func (s *store) ready(ctx context.Context) error {
+	if s.guard == nil {
+		return nil
+	}
+	return s.guard(ctx)
 }
 
 func (s *store) table() *string { return aws.String(s.opts.TableName) }
@@ -35,6 +46,9 @@ func (s *store) consistent() *bool { return aws.Bool(!s.opts.EventuallyConsisten
 
 // getItem reads one item (nil when missing); consistent nil: as Options say.
 func (s *store) getItem(ctx context.Context, key item, consistent *bool, projection *string, names map[string]string) (item, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if consistent == nil {
 		consistent = s.consistent()
 	}
@@ -50,12 +64,18 @@ func (s *store) getItem(ctx context.Context, key item, consistent *bool, project
 
 // updateItem sends one UpdateItem to the table.
 func (s *store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	in.TableName = s.table()
 	return s.db.UpdateItem(ctx, in)
 }
 
 // queryPage sends one Query to the table (queryPages follows the pages).
 func (s *store) queryPage(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	in.TableName = s.table()
 	return s.db.Query(ctx, in)
 }
@@ -99,6 +119,9 @@ func (s *store) createTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 // answer, a cancellation with a failed condition included, is returned:
 // the caller changes the request, which then takes a new token.
 func (s *store) sendTx(ctx context.Context, actions []types.TransactWriteItem) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
 	return s.attempts(ctx, true, func() (bool, error) {
 		_, err := s.db.TransactWriteItems(ctx, in)
@@ -123,6 +146,9 @@ func (s *store) batchGet(ctx context.Context, keys []item, projection *string, n
 
 // batchGetWith is batchGet with the consistency given.
 func (s *store) batchGetWith(ctx context.Context, keys []item, consistent *bool, projection *string, names map[string]string) ([]item, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	var (
 		mu    sync.Mutex
 		found []item

@@ -1,0 +1,130 @@
+package redimo
+
+// What a new user meets first (issue 24): a table of the wrong schema,
+// DynamoDB Local shared across credentials, a nil client, error texts.
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+)
+
+// rawTable creates a table with in's schema under a fresh name, deleted
+// when the test ends, and returns its name.
+func rawTable(t *testing.T, prefix string, in *dynamodb.CreateTableInput) string {
+	t.Helper()
+	name := prefix + randomHex(4)
+	in.TableName = aws.String(name)
+	_, err := testDB.CreateTable(context.Background(), in)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = testDB.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &name}) })
+	return name
+}
+
+// Fix: a table without redimo's local index (pk and sk only, made by
+// infrastructure code) is refused before any write, and the error says
+// a local index exists only from a table's creation and what to do.
+func TestWrongSchemaRefusedBeforeAnyWrite(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	b := types.ScalarAttributeTypeB
+	name := rawTable(t, "redimo_pksk_", &dynamodb.CreateTableInput{
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: b}, {AttributeName: aws.String("sk"), AttributeType: b}},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+	})
+	cnt := &counter{db: testDB}
+	c := NewClient(cnt, func(o *Options) { o.TableName = name })
+	_, err := c.SAdd(ctx, "k", "a")
+	require.ErrorIs(t, err, ErrTableMismatch)
+	for _, want := range []string{"local secondary index by_ix", "fixed at its creation", "create a new table", "copy every item"} {
+		require.Contains(t, err.Error(), want)
+	}
+	require.NotContains(t, err.Error(), "make ", "a library error names no repository command")
+	require.ErrorIs(t, errOf(c.ZAdd(ctx, "z", Z{Score: 1, Member: "a"})), ErrTableMismatch)
+	require.ErrorIs(t, errOf(c.ZRange(ctx, "z", 0, -1)), ErrTableMismatch, "reads too, not the SDK's missing-index error")
+	require.ErrorIs(t, c.CheckTable(ctx), ErrTableMismatch)
+	cnt.mu.Lock()
+	require.Len(t, cnt.byOp, 1, "nothing but DescribeTable was sent: %v", cnt.byOp)
+	require.Positive(t, cnt.byOp["DescribeTable"])
+	cnt.mu.Unlock()
+	out, err := testDB.Scan(ctx, &dynamodb.ScanInput{TableName: &name})
+	require.NoError(t, err)
+	require.Zero(t, out.Count, "nothing written")
+}
+
+// Fix: the check is one DescribeTable per table and process, before the
+// first command; the commands after it cost what they did before.
+func TestTableCheckedOnce(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	name := rawTable(t, "redimo_once_", NewClient(nil).schema())
+	require.NoError(t, NewClient(testDB, func(o *Options) { o.TableName = name }).waitActive(ctx))
+	fitTables.Delete(tableFit{name, DefaultIndexName}) // as a fresh process knows it
+	cnt := &counter{db: testDB}
+	c := NewClient(cnt, func(o *Options) { o.TableName = name })
+	ops := func() map[string]int64 {
+		cnt.mu.Lock()
+		defer cnt.mu.Unlock()
+		m := cnt.byOp
+		cnt.byOp = nil
+		return m
+	}
+	returns(t, int64(1))(c.SAdd(ctx, "k", "a"))
+	first := ops()
+	require.EqualValues(t, 1, first["DescribeTable"], "%v", first)
+	returns(t, int64(1))(c.SAdd(ctx, "k", "b"))
+	second := ops()
+	require.Zero(t, second["DescribeTable"], "%v", second)
+	delete(first, "DescribeTable")
+	require.Equal(t, second, first, "the first SADD costs the check and nothing else more")
+	// Another Client on the table, in this process: no check either.
+	returns(t, int64(2))(NewClient(cnt, func(o *Options) { o.TableName = name }).SCard(ctx, "k"))
+	require.Equal(t, map[string]int64{"GetItem": 1}, ops())
+}
+
+// Fix: DynamoDB Local runs with -sharedDb (scripts/with-services.sh), so
+// an app signing with other dummy credentials and another region sees the
+// tables the CLI and redimo-server see.
+func TestLocalSharedAcrossCredentials(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	client := func(key, region string) *Client {
+		db := dynamodb.NewFromConfig(aws.Config{
+			Region:      region,
+			Credentials: credentials.NewStaticCredentialsProvider(key, key+"-secret", ""),
+		}, func(o *dynamodb.Options) {
+			o.BaseEndpoint = aws.String(testEndpoint)
+			o.DisableValidateResponseChecksum = true
+		})
+		return NewClient(db, func(o *Options) { o.TableName = testTable })
+	}
+	// The run's table was made with credentials "local" in us-east-1.
+	cli := client("local", "us-east-1")
+	app := client("AKIDEXAMPLE"+strings.ToUpper(randomHex(2)), "eu-west-3")
+	require.NoError(t, app.CheckTable(ctx), "the app sees the table: DynamoDB Local needs -sharedDb")
+	key := t.Name() + ":" + randomHex(3)
+	returns(t, int64(2))(app.SAdd(ctx, key, "u1", "u2"))
+	returns(t, int64(2))(cli.SCard(ctx, key))
+	returns(t, int64(1))(cli.Del(ctx, key))
+}
+
+// Fix: NewClient(nil) builds a Client whose commands return an error
+// naming the fix, not a nil dereference.
+func TestNewClientNil(t *testing.T) {
+	var typed *dynamodb.Client
+	for _, db := range []DynamoDBAPI{nil, typed} {
+		c := NewClient(db)
+		_, err := c.SAdd(context.Background(), "k", "a")
+		require.ErrorContains(t, err, "NewClient was given a nil DynamoDB client: pass one")
+		require.ErrorContains(t, c.CheckTable(context.Background()), "dynamodb.NewFromConfig")
+	}
+}
