@@ -5,6 +5,7 @@ package redimo
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -127,4 +128,54 @@ func TestNewClientNil(t *testing.T) {
 		require.ErrorContains(t, err, "NewClient was given a nil DynamoDB client: pass one")
 		require.ErrorContains(t, c.CheckTable(context.Background()), "dynamodb.NewFromConfig")
 	}
+}
+
+// Fix: the update-table command that adds the key index projects what
+// CreateTable's key index projects (t, x and mn), not a stale list.
+func TestNoKeyIndexCommandProjectsSchema(t *testing.T) {
+	c := NewClient(nil)
+	in := c.schema()
+	desc := &types.TableDescription{AttributeDefinitions: in.AttributeDefinitions, KeySchema: in.KeySchema}
+	for _, ix := range in.LocalSecondaryIndexes {
+		desc.LocalSecondaryIndexes = append(desc.LocalSecondaryIndexes,
+			types.LocalSecondaryIndexDescription{IndexName: ix.IndexName, KeySchema: ix.KeySchema, Projection: ix.Projection})
+	}
+	err := c.checkSchema(desc)
+	require.ErrorIs(t, err, ErrNoKeyIndex)
+	want, _ := json.Marshal(in.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes)
+	require.Contains(t, err.Error(), `"NonKeyAttributes":`+string(want))
+}
+
+// Fix: one "redimo:" prefix per error, naming the command called
+// (SMEMBERS, not SMEMBERS then SSCAN), also inside argument errors.
+func TestErrorsOnePrefix(t *testing.T) {
+	ctx := context.Background()
+	c := NewClient(nil)
+	_, err := c.SMembers(ctx, "k")
+	require.Error(t, err)
+	require.Equal(t, 1, strings.Count(err.Error(), "redimo:"), err.Error())
+	require.True(t, strings.HasPrefix(err.Error(), "redimo: SMEMBERS: NewClient was given"), err.Error())
+	require.NotContains(t, err.Error(), "SSCAN")
+
+	// Fix: ErrMemberTooLong states the limit.
+	_, err = c.SAdd(ctx, "k", strings.Repeat("m", MaxMemberLen+1))
+	require.ErrorIs(t, err, ErrMemberTooLong)
+	require.Contains(t, err.Error(), "member longer than 400000 bytes (MaxMemberLen")
+	require.Equal(t, 1, strings.Count(err.Error(), "redimo:"), err.Error())
+	_, err = c.SAdd(ctx, strings.Repeat("k", MaxKeyLen+1), "m")
+	require.ErrorIs(t, err, ErrKeyTooLong)
+	require.Contains(t, err.Error(), "key longer than 400000 bytes (MaxKeyLen")
+}
+
+// Fix: a ShardedSet with 0 shards is an error of ShardedSet's argument,
+// naming the range, whatever method found it (not "SADD").
+func TestShardedSetZeroShardsError(t *testing.T) {
+	ctx := context.Background()
+	s := NewClient(nil).ShardedSet("visitors", 0)
+	_, err := s.Add(ctx, "u1")
+	require.ErrorIs(t, err, ErrOutOfRange)
+	require.Equal(t, `redimo: ShardedSet: invalid shards "0": value is out of range: 1 to 99 (MaxShards)`, err.Error())
+	_, err = s.Card(ctx)
+	require.NotContains(t, err.Error(), "SCARD")
+	require.Contains(t, err.Error(), "ShardedSet")
 }

@@ -327,11 +327,11 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %w: table %s needs global secondary index %s on (ks B, kh B), projecting t and x, "+
+	return fmt.Errorf("%w: %w: table %s needs global secondary index %s on (ks B, kh B), projecting t, x and mn, "+
 		"for SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB; add it with: aws dynamodb update-table --table-name %s "+
 		"--attribute-definitions AttributeName=ks,AttributeType=B AttributeName=kh,AttributeType=B "+
 		`--global-secondary-index-updates '[{"Create":{"IndexName":"%s","KeySchema":[{"AttributeName":"ks","KeyType":"HASH"},`+
-		`{"AttributeName":"kh","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["t","x"]}}}]' `+
+		`{"AttributeName":"kh","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["t","x","mn"]}}}]' `+
 		"(keys written before are listed once written again)",
 		ErrTableMismatch, ErrNoKeyIndex, c.opts.TableName, c.opts.KeyIndexName, c.opts.TableName, c.opts.KeyIndexName)
 }
