@@ -179,3 +179,13 @@ func TestShardedSetZeroShardsError(t *testing.T) {
 	require.NotContains(t, err.Error(), "SCARD")
 	require.Contains(t, err.Error(), "ShardedSet")
 }
+
+// Fix: a library error names no command that exists only in redimo's
+// repository (make ddb-local): a program's user has no Makefile.
+func TestSetupFixesNameNoMakeTarget(t *testing.T) {
+	for _, p := range []error{ErrTableNotFound, ErrNoCredentials, ErrNoRegion, ErrUnreachable} {
+		fix := (&SetupError{Problem: p, Table: "t", Err: context.Canceled}).Fix()
+		require.NotEmpty(t, fix)
+		require.NotContains(t, fix, "make ", p.Error())
+	}
+}

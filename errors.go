@@ -115,7 +115,7 @@ func (e *SetupError) Fix() string {
 	case ErrNoRegion:
 		return "set AWS_REGION or aws.Config.Region (CLI and server: --region), or an endpoint for DynamoDB Local (--endpoint)"
 	case ErrUnreachable:
-		return "check the endpoint (CLI and server: --endpoint) and that DynamoDB Local is running (make ddb-local)"
+		return "check the network and the endpoint: for DynamoDB Local, that it is running at the client's BaseEndpoint (CLI and server: --endpoint); for AWS, the region (aws.Config.Region) and any proxy (HTTPS_PROXY)"
 	}
 	return ""
 }
