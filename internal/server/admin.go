@@ -96,7 +96,7 @@ func serverCommands() []*Command {
 
 	config := srv("config", -2, "", "2.0.0", "A container for server configuration commands.", nil)
 	config.subs = map[string]*Command{
-		"get": srv("config|get", -3, "admin noscript loading stale", "2.0.0", "Returns the effective values of configuration parameters.", configGet),
+		"get":       srv("config|get", -3, "admin noscript loading stale", "2.0.0", "Returns the effective values of configuration parameters.", configGet),
 		"resetstat": srv("config|resetstat", 2, "admin noscript loading stale", "2.0.0", "Resets the server's statistics.", configResetstat),
 		"help": srv("config|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
 			return help("CONFIG", "GET <pattern> [<pattern> ...]", "RESETSTAT", "HELP")
