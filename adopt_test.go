@@ -6,6 +6,9 @@ package redimo
 import (
 	"context"
 	"encoding/json"
+	"go/parser"
+	gotoken "go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -187,5 +190,23 @@ func TestSetupFixesNameNoMakeTarget(t *testing.T) {
 		fix := (&SetupError{Problem: p, Table: "t", Err: context.Canceled}).Fix()
 		require.NotEmpty(t, fix)
 		require.NotContains(t, fix, "make ", p.Error())
+	}
+}
+
+// Fix: examples/walkthrough imports no internal package, so it can be
+// copied into an app's module as it is.
+func TestWalkthroughImportsNoInternal(t *testing.T) {
+	files, err := filepath.Glob("examples/walkthrough/*.go")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(gotoken.NewFileSet(), name, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, imp := range f.Imports {
+			require.NotContains(t, imp.Path.Value, "/internal/", name)
+		}
 	}
 }
