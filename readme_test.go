@@ -91,4 +91,3 @@ func TestREADMEShape(t *testing.T) {
 	require.Regexp(t, `^\s+Apache License\s+Version 2\.0, January 2004`, readFile(t, "LICENSE"))
 	require.Contains(t, readFile(t, "CHANGELOG.md"), "## [Unreleased]")
 }
-
