@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	gotoken "go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,4 +210,23 @@ func TestWalkthroughImportsNoInternal(t *testing.T) {
 			require.NotContains(t, imp.Path.Value, "/internal/", name)
 		}
 	}
+}
+
+// A table made before the key index (no by_key) is not refused by the
+// first-use check: every command but the key listings works there
+// (docs/operations.md), while CheckTable names the update-table fix.
+func TestNoKeyIndexTableServesCommands(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	in := NewClient(nil).schema()
+	in.GlobalSecondaryIndexes = nil
+	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool {
+		return *d.AttributeName == attrKS || *d.AttributeName == attrKH
+	})
+	name := rawTable(t, "redimo_nokeyix_", in)
+	c := NewClient(testDB, func(o *Options) { o.TableName = name })
+	require.NoError(t, c.waitActive(ctx))
+	returns(t, int64(2))(c.SAdd(ctx, "k", "a", "b"))
+	returns(t, int64(2))(c.SCard(ctx, "k"))
+	require.ErrorIs(t, c.CheckTable(ctx), ErrNoKeyIndex)
 }

@@ -241,7 +241,9 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // It returns nil, or an error wrapping ErrTableNotFound (a *SetupError
 // naming the fix), ErrTableMismatch, or another setup mistake
 // (ErrNoCredentials, ErrNoRegion, ErrUnreachable): programs call it at
-// start to fail at once instead of on their first command.
+// start to fail at once instead of on their first command. (Without it,
+// a Client makes the same check before its first command, and refuses a
+// table that cannot serve commands before writing anything.)
 //
 // Cost: one DescribeTable (no capacity units).
 func (c *Client) CheckTable(ctx context.Context) error {
