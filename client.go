@@ -135,7 +135,7 @@ type Client struct {
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
-// the table when it does not exist yet. The Client's first command on a
+// the table when it does not exist yet. The Client's first write to a
 // table this process has not checked yet makes one DescribeTable first
 // (see CheckTable), so a table that cannot serve commands is refused
 // before anything is written. A nil db is a programming error: every
@@ -242,7 +242,7 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // naming the fix), ErrTableMismatch, or another setup mistake
 // (ErrNoCredentials, ErrNoRegion, ErrUnreachable): programs call it at
 // start to fail at once instead of on their first command. (Without it,
-// a Client makes the same check before its first command, and refuses a
+// a Client makes the same check before its first write, and refuses a
 // table that cannot serve commands before writing anything.)
 //
 // Cost: one DescribeTable (no capacity units).

@@ -14,6 +14,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ type store struct {
 	db   DynamoDBAPI // the caller's, under the metrics layer (api.go) and a database's rewriting (db.go)
 	opts Options
 	// guard refuses a table that cannot serve commands before the first
-	// request that reads or writes items (tablecheck.go); nil: none.
+	// write (tablecheck.go); nil: none.
 	guard func(context.Context) error
 }
 
@@ -46,9 +47,6 @@ func (s *store) consistent() *bool { return aws.Bool(!s.opts.EventuallyConsisten
 
 // getItem reads one item (nil when missing); consistent nil: as Options say.
 func (s *store) getItem(ctx context.Context, key item, consistent *bool, projection *string, names map[string]string) (item, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	if consistent == nil {
 		consistent = s.consistent()
 	}
@@ -73,11 +71,12 @@ func (s *store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*
 
 // queryPage sends one Query to the table (queryPages follows the pages).
 func (s *store) queryPage(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	in.TableName = s.table()
-	return s.db.Query(ctx, in)
+	out, err := s.db.Query(ctx, in)
+	if err != nil && in.IndexName != nil && strings.Contains(err.Error(), "does not have the specified index") {
+		return nil, s.noIndex(aws.ToString(in.IndexName), err)
+	}
+	return out, err
 }
 
 // describeTable is the table's description (DescribeTable).
@@ -146,9 +145,6 @@ func (s *store) batchGet(ctx context.Context, keys []item, projection *string, n
 
 // batchGetWith is batchGet with the consistency given.
 func (s *store) batchGetWith(ctx context.Context, keys []item, consistent *bool, projection *string, names map[string]string) ([]item, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	var (
 		mu    sync.Mutex
 		found []item

@@ -1,18 +1,21 @@
 package redimo
 
 // A table that cannot serve redimo's commands is refused before any
-// request that reads or writes items, with the way out named.
+// write, with the way out named.
 //
 // Without it, a program that skips CheckTable on a table of the wrong
 // schema (pk and sk only, made by infrastructure code) had its SADD and
 // ZADD succeed, then failed later with the SDK's "The table does not have
-// the specified index: by_ix". So the first request of a Client on a
-// table (and index name) that this process has not found fit checks it:
-// one DescribeTable, no capacity units. A table found fit stays so for
-// the process (local indexes never change after a table's creation), so
-// no later command, of this Client or another on that table, pays for it;
+// the specified index: by_ix". So the first write of a Client on a table
+// (and index name) that this process has not found fit checks it: one
+// DescribeTable, no capacity units. A table found fit stays so for the
+// process (local indexes never change after a table's creation), so no
+// later command, of this Client or another on that table, pays for it;
 // CreateTable and CheckTable record it too. A table found unfit is asked
-// again at the next command: its error is the answer until it is fixed.
+// again at the next write: its error is the answer until it is fixed.
+// Reads need no check: a read of an index the table lacks gets DynamoDB's
+// error, which queryPage turns into the same one naming the way out
+// (noIndex), at no cost.
 
 import (
 	"context"
@@ -38,7 +41,7 @@ func (c *Client) markFit() { fitTables.Store(c.fitKey(), struct{}{}) }
 // tableReady returns nil when the table can serve commands, else the
 // schema error naming the fix (ErrTableMismatch) or the DescribeTable
 // error (ErrTableNotFound, ...). It is the store's guard, called before
-// every item request. A missing key index (ErrNoKeyIndex) does not stop
+// every write. A missing key index (ErrNoKeyIndex) does not stop
 // it: only SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB need that index.
 func (c *Client) tableReady(ctx context.Context) error {
 	if _, ok := fitTables.Load(c.fitKey()); ok {
@@ -99,10 +102,21 @@ func orNilAPI(db DynamoDBAPI) DynamoDBAPI {
 	return db
 }
 
+// noIndex is the error of a Query of index, which the table lacks (cause:
+// DynamoDB's "The table does not have the specified index").
+func (s *store) noIndex(index string, cause error) error {
+	if index == s.opts.KeyIndexName {
+		return fmt.Errorf("%w: %w: table %s has no global secondary index %s, which SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB read; "+
+			"CheckTable's error gives the aws dynamodb update-table command that adds it (%w)",
+			ErrTableMismatch, ErrNoKeyIndex, s.opts.TableName, index, cause)
+	}
+	return fmt.Errorf("%w (%w)", s.mismatch("has no index "+index), cause)
+}
+
 // mismatch is ErrTableMismatch with what is wrong and the way out.
-func (c *Client) mismatch(what string) error {
+func (s *store) mismatch(what string) error {
 	return fmt.Errorf("%w: table %s %s; a table's key schema and local secondary indexes are fixed at its creation: "+
 		"create a new table with CreateTable (CLI: redimo --table NEW create-table; or deploy/cloudformation.yaml) "+
 		"and point Options.TableName at it; if this table holds redimo data, copy every item into the new one "+
-		"(Scan, then BatchWriteItem: the items' format is unchanged)", ErrTableMismatch, c.opts.TableName, what)
+		"(Scan, then BatchWriteItem: the items' format is unchanged)", ErrTableMismatch, s.opts.TableName, what)
 }
