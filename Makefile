@@ -11,7 +11,8 @@
 #   make server-demo                        redimo-server on DynamoDB Local, driven by redis-cli
 #   make fuzz   FUZZTIME=1m                 every Fuzz* target of the root package
 #   make lint                               go vet + staticcheck
-#   make ddb-local                          DynamoDB Local on :8000 until Ctrl-C
+#   make ddb-local                          DynamoDB Local on :8000 until Ctrl-C (in memory; -sharedDb:
+#                                           any credentials and region see the same tables)
 #   make help                               this list (also plain `make`)
 
 SHELL := bash

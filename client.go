@@ -135,7 +135,11 @@ type Client struct {
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
-// the table when it does not exist yet.
+// the table when it does not exist yet. The Client's first write to a
+// table this process has not checked yet makes one DescribeTable first
+// (see CheckTable), so a table that cannot serve commands is refused
+// before anything is written. A nil db is a programming error: every
+// command then returns an error saying so (no nil dereference).
 func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	o := Options{}
 	for _, f := range optFns {
@@ -168,7 +172,8 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{store: store{db: &api{db: db, table: o.TableName, metrics: o.Metrics}, opts: o}, caps: capsOf(o.TableName)}
+	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, caps: capsOf(o.TableName)}
+	c.guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
 	}
@@ -236,7 +241,9 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // It returns nil, or an error wrapping ErrTableNotFound (a *SetupError
 // naming the fix), ErrTableMismatch, or another setup mistake
 // (ErrNoCredentials, ErrNoRegion, ErrUnreachable): programs call it at
-// start to fail at once instead of on their first command.
+// start to fail at once instead of on their first command. (Without it,
+// a Client makes the same check before its first write, and refuses a
+// table that cannot serve commands before writing anything.)
 //
 // Cost: one DescribeTable (no capacity units).
 func (c *Client) CheckTable(ctx context.Context) error {
@@ -269,6 +276,7 @@ func (c *Client) CreateTable(ctx context.Context) error {
 		}
 	} else {
 		c.caps.set(true)
+		c.markFit()
 	}
 	return wrap("CreateTable", c.waitActive(ctx))
 }
@@ -296,7 +304,7 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 		return true
 	}
 	if !sameKeys(t.KeySchema, want.KeySchema) {
-		return fmt.Errorf("%w: table %s needs key (pk B, sk B)", ErrTableMismatch, c.opts.TableName)
+		return c.mismatch("needs key (pk B, sk B)")
 	}
 	lsi, projectsMX, byExp := false, false, false
 	for _, ix := range t.LocalSecondaryIndexes {
@@ -313,19 +321,19 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 	// serves every other command.
 	c.caps.set(lsi && projectsMX && byExp)
 	if !lsi {
-		return fmt.Errorf("%w: table %s needs local secondary index %s on (pk B, ix B)",
-			ErrTableMismatch, c.opts.TableName, c.opts.IndexName)
+		return c.mismatch(fmt.Sprintf("needs local secondary index %s on (pk B, ix B)", c.opts.IndexName))
 	}
+	c.markFit()
 	for _, ix := range t.GlobalSecondaryIndexes {
 		if aws.ToString(ix.IndexName) == c.opts.KeyIndexName && sameKeys(ix.KeySchema, want.GlobalSecondaryIndexes[0].KeySchema) {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %w: table %s needs global secondary index %s on (ks B, kh B), projecting t and x, "+
+	return fmt.Errorf("%w: %w: table %s needs global secondary index %s on (ks B, kh B), projecting t, x and mn, "+
 		"for SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB; add it with: aws dynamodb update-table --table-name %s "+
 		"--attribute-definitions AttributeName=ks,AttributeType=B AttributeName=kh,AttributeType=B "+
 		`--global-secondary-index-updates '[{"Create":{"IndexName":"%s","KeySchema":[{"AttributeName":"ks","KeyType":"HASH"},`+
-		`{"AttributeName":"kh","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["t","x"]}}}]' `+
+		`{"AttributeName":"kh","KeyType":"RANGE"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["t","x","mn"]}}}]' `+
 		"(keys written before are listed once written again)",
 		ErrTableMismatch, ErrNoKeyIndex, c.opts.TableName, c.opts.KeyIndexName, c.opts.TableName, c.opts.KeyIndexName)
 }

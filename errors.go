@@ -18,10 +18,10 @@ var (
 	ErrInvalidArgument = errors.New("redimo: invalid argument")
 
 	// ErrKeyTooLong is returned when a key is longer than MaxKeyLen bytes.
-	ErrKeyTooLong = errors.New("redimo: key too long")
+	ErrKeyTooLong = fmt.Errorf("redimo: key longer than %d bytes (MaxKeyLen, DynamoDB's 400 KB item limit)", MaxKeyLen)
 
 	// ErrMemberTooLong is returned when a member is longer than MaxMemberLen bytes.
-	ErrMemberTooLong = errors.New("redimo: member too long")
+	ErrMemberTooLong = fmt.Errorf("redimo: member longer than %d bytes (MaxMemberLen, DynamoDB's 400 KB item limit)", MaxMemberLen)
 
 	// ErrNotFloat is returned when a score or increment is NaN or does not
 	// parse as a float, like Redis's "value is not a valid float".
@@ -115,7 +115,7 @@ func (e *SetupError) Fix() string {
 	case ErrNoRegion:
 		return "set AWS_REGION or aws.Config.Region (CLI and server: --region), or an endpoint for DynamoDB Local (--endpoint)"
 	case ErrUnreachable:
-		return "check the endpoint (CLI and server: --endpoint) and that DynamoDB Local is running (make ddb-local)"
+		return "check the network and the endpoint: for DynamoDB Local, that it is running at the client's BaseEndpoint (CLI and server: --endpoint); for AWS, the region (aws.Config.Region) and any proxy (HTTPS_PROXY)"
 	}
 	return ""
 }
@@ -143,7 +143,7 @@ type ArgError struct {
 }
 
 func (e *ArgError) Error() string {
-	return fmt.Sprintf("redimo: %s: invalid %s %q: %v", e.Command, e.Arg, e.Value, e.Err)
+	return fmt.Sprintf("redimo: %s: invalid %s %q: %s", e.Command, e.Arg, e.Value, strings.TrimPrefix(fmt.Sprint(e.Err), "redimo: "))
 }
 
 // Unwrap lets errors.Is match both ErrInvalidArgument and the specific reason.
@@ -158,10 +158,30 @@ func argError(cmd, arg, value string, reason error) error {
 
 // wrap prefixes a DynamoDB error with the command that hit it, keeping it
 // reachable through errors.As. Errors redimo made itself pass through.
+//
+// One prefix only: a command built on another (SMEMBERS on SSCAN) names
+// the command called, and a redimo error inside loses its own "redimo: ",
+// so the text reads "redimo: SMEMBERS: table ..." rather than
+// "redimo: SMEMBERS: redimo: SSCAN: redimo: table ...".
 func wrap(cmd string, err error) error {
 	if err == nil || errors.Is(err, ErrWrongType) || errors.Is(err, ErrInvalidArgument) ||
 		errors.Is(err, ErrContention) || errors.Is(err, ErrNoSuchKey) {
 		return err
 	}
-	return fmt.Errorf("redimo: %s: %w", cmd, err)
+	if inner, ok := err.(*cmdError); ok {
+		err = inner.err
+	}
+	return &cmdError{cmd: cmd, err: err}
 }
+
+// cmdError is an error of command cmd (wrap).
+type cmdError struct {
+	cmd string
+	err error
+}
+
+func (e *cmdError) Error() string {
+	return "redimo: " + e.cmd + ": " + strings.TrimPrefix(e.err.Error(), "redimo: ")
+}
+
+func (e *cmdError) Unwrap() error { return e.err }

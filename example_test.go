@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo"
 )
 
@@ -23,8 +24,10 @@ import (
 // skipped (see TestMain). Each starts from newClient, which stands for the
 // client your program makes (ExampleNewClient shows how).
 
-// ExampleNewClient connects to DynamoDB Local, with static credentials (it
-// ignores them) and response checksum validation off (DynamoDB Local does
+// ExampleNewClient connects to DynamoDB Local, with static credentials
+// (any: DynamoDB Local started with -sharedDb, as `make ddb-local` and
+// docker-compose.yml start it, keeps one database whatever the
+// credentials and region) and response checksum validation off (DynamoDB Local does
 // not send the checksum the SDK checks). For AWS, use
 // config.LoadDefaultConfig and dynamodb.NewFromConfig(cfg) instead.
 func ExampleNewClient() {
@@ -483,6 +486,128 @@ func ExampleClient_ZRevRankAround() {
 	// #7 ann 100
 }
 
+// A race's results, fastest first: a runner's place and the runners just
+// before and after them, in one read of the index whatever the place.
+func ExampleClient_ZRankAround() {
+	ctx := context.Background()
+	rdb := newClient()
+	for i, name := range []string{"ann", "bob", "cyd", "dee", "eve"} {
+		must(rdb.ZAdd(ctx, "race:10k", redimo.Z{Score: float64(2400 + 60*i), Member: name})) // seconds
+	}
+	me, ok, err := rdb.ZRankAround(ctx, "race:10k", "cyd", 1)
+	if err != nil || !ok {
+		log.Fatal(err, ok)
+	}
+	fmt.Printf("cyd placed %d\n", me.Rank+1)
+	for i, z := range me.Members {
+		fmt.Printf("%d. %s %gs\n", me.First+int64(i)+1, z.Member, z.Score)
+	}
+	// Output:
+	// cyd placed 3
+	// 2. bob 2460s
+	// 3. cyd 2520s
+	// 4. dee 2580s
+}
+
+// ExampleClient_SExpire gives set members a time to live of their own
+// (Redis 8.12's SEXPIRE): a user's session tokens lapse one by one while
+// the set lives on. An expired member is missing to every command from
+// the millisecond it expires (SCARD included), deleted or not.
+func ExampleClient_SExpire() {
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	rdb := newClient(func(o *redimo.Options) { o.Now = clock.Now }) // yours: the default clock
+	must(rdb.SAdd(ctx, "sessions:u1", "tok-a", "tok-b"))
+	replies, err := rdb.SExpire(ctx, "sessions:u1", 30*time.Minute, redimo.ExpireAlways, "tok-a", "tok-x")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(replies) // 1: set; -2: no such member
+	ttls, err := rdb.STTL(ctx, "sessions:u1", "tok-a", "tok-b")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ttls) // seconds; -1: no expiry
+	clock.Advance(31 * time.Minute)
+	left, err := rdb.SMembers(ctx, "sessions:u1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := rdb.SCard(ctx, "sessions:u1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(left, n)
+	// Output:
+	// [1 -2]
+	// [1800 -1]
+	// [tok-b] 1
+}
+
+// ExampleClient_BZPopMin is a job queue: producers add jobs to a sorted
+// set scored by when they are due, and workers, in any number of
+// processes, pop the earliest; each job goes to one worker only. A worker
+// whose queue is empty waits for the next job (a write through the same
+// Client wakes it at once; another process's, at the next poll).
+func ExampleClient_BZPopMin() {
+	ctx := context.Background()
+	rdb := newClient()
+	jobs := make(chan string)
+	go func() { // a worker
+		for range 2 {
+			job, ok, err := rdb.BZPopMin(ctx, 10*time.Second, "jobs:email")
+			if err != nil || !ok { // ok false: 10 s without a job
+				log.Fatal(err, ok)
+			}
+			jobs <- job.Member
+		}
+	}()
+	must(rdb.ZAdd(ctx, "jobs:email",
+		redimo.Z{Score: 1763812800, Member: "send-invoice:42"}, // due times, Unix seconds
+		redimo.Z{Score: 1763812700, Member: "welcome:u7"}))
+	fmt.Println(<-jobs)
+	fmt.Println(<-jobs)
+	// Output:
+	// welcome:u7
+	// send-invoice:42
+}
+
+// ExampleClient_Scan lists keys as Redis's SCAN does, page by page from
+// cursor 0 until the cursor comes back 0, and KEYS all at once. Both read
+// the table's key index, never the members; the listing is eventually
+// consistent (a key made in the last second may be missing) and in no
+// useful order.
+func ExampleClient_Scan() {
+	ctx := context.Background()
+	rdb := newClient()
+	must(rdb.SAdd(ctx, "user:1:tags", "go", "dynamodb"))
+	must(rdb.SAdd(ctx, "user:2:tags", "redis"))
+	must(rdb.ZAdd(ctx, "user:1:scores", redimo.Z{Score: 10, Member: "quiz"}))
+	must(rdb.SAdd(ctx, "team:7", "u1", "u2"))
+	var tags []string
+	for cursor := uint64(0); ; {
+		page, next, err := rdb.Scan(ctx, cursor, "user:*:tags", 0)
+		if err != nil {
+			log.Fatal(err)
+		}
+		tags = append(tags, page...)
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	slices.Sort(tags)
+	fmt.Println(tags)
+	all, err := rdb.Keys(ctx, "*")
+	if err != nil {
+		log.Fatal(err)
+	}
+	slices.Sort(all)
+	fmt.Println(all)
+	// Output:
+	// [user:1:tags user:2:tags]
+	// [team:7 user:1:scores user:1:tags user:2:tags]
+}
+
 // Transactions: Redis's MULTI/EXEC and WATCH, and SELECT's databases.
 
 // ExampleClient_TxPipelined moves a job from a queue to a worker's set and
@@ -584,14 +709,12 @@ func ExampleClient_WithDB() {
 
 // newClient returns a client on a fresh table of the DynamoDB Local at
 // REDIMO_TEST_ENDPOINT: in your program, the client of ExampleNewClient.
+// It first deletes the tables of the examples before (go test runs
+// examples one at a time, each calling newClient or freshTable once);
+// Example_zzDropTables, the last to run, deletes the last one.
 func newClient(optFns ...func(*redimo.Options)) *redimo.Client {
-	db := dynamodb.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-	}, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(os.Getenv("REDIMO_TEST_ENDPOINT"))
-		o.DisableValidateResponseChecksum = true
-	})
+	dropExampleTables()
+	db := exampleDB()
 	table := freshTable()
 	if err := redimo.NewClient(db, func(o *redimo.Options) { o.TableName = table }).CreateTable(context.Background()); err != nil {
 		log.Fatal(err)
@@ -599,11 +722,48 @@ func newClient(optFns ...func(*redimo.Options)) *redimo.Client {
 	return redimo.NewClient(db, append([]func(*redimo.Options){func(o *redimo.Options) { o.TableName = table }}, optFns...)...)
 }
 
-// freshTable names a table no other example uses.
+// exampleDB is a DynamoDB client of the DynamoDB Local at REDIMO_TEST_ENDPOINT.
+func exampleDB() *dynamodb.Client {
+	return dynamodb.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}, func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(os.Getenv("REDIMO_TEST_ENDPOINT"))
+		o.DisableValidateResponseChecksum = true
+	})
+}
+
+// exampleTables are the tables freshTable named, not yet deleted.
+var exampleTables struct {
+	sync.Mutex
+	names []string
+}
+
+// freshTable names a table no other example uses, and records it for
+// dropExampleTables.
 func freshTable() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return "redimo_example_" + hex.EncodeToString(b)
+	name := "redimo_example_" + hex.EncodeToString(b)
+	exampleTables.Lock()
+	exampleTables.names = append(exampleTables.names, name)
+	exampleTables.Unlock()
+	return name
+}
+
+// dropExampleTables deletes the tables freshTable named so far.
+func dropExampleTables() {
+	exampleTables.Lock()
+	defer exampleTables.Unlock()
+	db := exampleDB()
+	for _, name := range exampleTables.names {
+		_, err := db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		var gone *types.ResourceNotFoundException
+		if err != nil && !errors.As(err, &gone) {
+			log.Fatal(err)
+		}
+	}
+	exampleTables.names = nil
 }
 
 // fakeClock is a clock that moves only when told (Options.Now).

@@ -69,3 +69,25 @@ func readFile(t *testing.T, name string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestREADMEShape: a README a newcomer reads in ten minutes (≤ 300 lines),
+// which shows `make demo` and `make test` (the contract), one contiguous
+// list of limits and differences, the version scheme, the licence, and a
+// table of contents for the reference in docs/.
+func TestREADMEShape(t *testing.T) {
+	readme := readFile(t, "README.md")
+	lines := strings.Count(readme, "\n")
+	require.LessOrEqual(t, lines, 300, "README.md lines")
+	for _, want := range []string{"make demo", "make test", "## Contributing", "## Limits and differences from Redis",
+		"## Versions and stability", "v0.MINOR.PATCH", "(LICENSE)", "(CHANGELOG.md)", "(docs/README.md)"} {
+		require.Contains(t, readme, want)
+	}
+	// The limits are one list: from its heading to the next, nothing but
+	// list items (no paragraph splitting it).
+	section := strings.SplitN(strings.SplitN(readme, "## Limits and differences from Redis\n", 2)[1], "\n## ", 2)[0]
+	for _, para := range strings.Split(strings.TrimSpace(section), "\n- ") {
+		require.NotContains(t, strings.TrimPrefix(para, "- "), "\n\n", "a paragraph inside the list")
+	}
+	require.Regexp(t, `^\s+Apache License\s+Version 2\.0, January 2004`, readFile(t, "LICENSE"))
+	require.Contains(t, readFile(t, "CHANGELOG.md"), "## [Unreleased]")
+}

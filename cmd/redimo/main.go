@@ -59,7 +59,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var db connect.Flags
 	db.Register(fs)
 	raw := fs.Bool("raw", false, "print replies raw (strings unquoted, one element a line); the default when stdout is not a terminal")
-	noRaw := fs.Bool("no-raw", false, "print replies formatted (`(integer) 2`, `1) \"a\"`) even when stdout is not a terminal")
+	// No backquotes in a usage: the flag package takes a quoted word for
+	// the flag's argument name (it printed "-no-raw (integer) 2").
+	noRaw := fs.Bool("no-raw", false, "print replies formatted, as (integer) 2 and 1) \"a\", even when stdout is not a terminal")
 	resp3 := fs.Bool("3", false, "render replies as a RESP3 client receives them (doubles, maps, sets)")
 	showCost := fs.Bool("cost", false, "after each reply, print its DynamoDB requests and read/write capacity units on stderr")
 	fs.Usage = func() {
@@ -247,7 +249,8 @@ in redis-cli, e.g.:
 		}
 		b.WriteString("  help SADD                      what a command does\n  quit                           leave (or Ctrl-D)\n")
 	case strings.HasPrefix(args[0], "@"):
-		group := strings.ToLower(args[0][1:])
+		// redis-cli writes @sorted_set where COMMAND DOCS says sorted-set.
+		group := strings.ReplaceAll(strings.ToLower(args[0][1:]), "_", "-")
 		for _, c := range cmds {
 			if c.Group == group && !strings.Contains(c.Name, "|") {
 				fmt.Fprintf(&b, "  %-18s %s\n", strings.ToUpper(c.Name), c.Summary)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -55,6 +56,9 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 // flags'. Without --endpoint, a missing region is reported at once (a
 // *redimo.SetupError), before any request.
 func (f *Flags) Client(ctx context.Context, optFns ...func(*redimo.Options)) (*redimo.Client, [][2]string, error) {
+	if err := checkEndpoint(f.Endpoint); err != nil {
+		return nil, nil, err
+	}
 	var db *dynamodb.Client
 	region := f.Region
 	if f.Endpoint != "" {
@@ -111,6 +115,38 @@ func (f *Flags) Client(ctx context.Context, optFns ...func(*redimo.Options)) (*r
 	return c, info, nil
 }
 
+// checkEndpoint rejects an endpoint the SDK cannot use, with the fix:
+// "127.0.0.1:8000" (no scheme) would get the SDK's "Failed to parse uri"
+// at the first request.
+func checkEndpoint(endpoint string) error {
+	if endpoint == "" {
+		return nil
+	}
+	lower := strings.ToLower(endpoint)
+	if !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") {
+		return fmt.Errorf("--endpoint %s has no scheme: pass --endpoint http://%s (env REDIMO_ENDPOINT)", endpoint, endpoint)
+	}
+	if u, err := url.Parse(endpoint); err != nil || u.Host == "" {
+		return fmt.Errorf("--endpoint %s is not a URL such as http://127.0.0.1:8000 (env REDIMO_ENDPOINT)", endpoint)
+	}
+	return nil
+}
+
+// isLocal reports whether endpoint is on this machine (DynamoDB Local,
+// which a clone of redimo starts with make ddb-local).
+func isLocal(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
@@ -155,7 +191,13 @@ func (f *Flags) Explain(err error) string {
 		if errors.As(err, &op) {
 			cause = op.Err.Error()
 		}
-		return fmt.Sprintf("cannot reach DynamoDB at %s (%s): check --endpoint (env REDIMO_ENDPOINT) and that DynamoDB Local is running (make ddb-local)", where, cause)
+		switch {
+		case f.Endpoint == "":
+			return fmt.Sprintf("cannot reach DynamoDB at %s (%s): check the network, a proxy (HTTPS_PROXY) and that the region is one DynamoDB serves (--region, env REDIMO_REGION or AWS_REGION)", where, cause)
+		case isLocal(f.Endpoint):
+			return fmt.Sprintf("cannot reach DynamoDB at %s (%s): check --endpoint (env REDIMO_ENDPOINT) and that DynamoDB Local is running there (in a clone of the redimo repository, make ddb-local serves http://127.0.0.1:8000)", where, cause)
+		}
+		return fmt.Sprintf("cannot reach DynamoDB at %s (%s): check --endpoint (env REDIMO_ENDPOINT), the network, and that DynamoDB Local or your DynamoDB-compatible service is running there", where, cause)
 	}
 	return se.Error()
 }

@@ -96,9 +96,10 @@ func serverCommands() []*Command {
 
 	config := srv("config", -2, "", "2.0.0", "A container for server configuration commands.", nil)
 	config.subs = map[string]*Command{
-		"get": srv("config|get", -3, "admin noscript loading stale", "2.0.0", "Returns the effective values of configuration parameters.", configGet),
+		"get":       srv("config|get", -3, "admin noscript loading stale", "2.0.0", "Returns the effective values of configuration parameters.", configGet),
+		"resetstat": srv("config|resetstat", 2, "admin noscript loading stale", "2.0.0", "Resets the server's statistics.", configResetstat),
 		"help": srv("config|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
-			return help("CONFIG", "GET <pattern> [<pattern> ...]", "HELP")
+			return help("CONFIG", "GET <pattern> [<pattern> ...]", "RESETSTAT", "HELP")
 		}),
 	}
 
@@ -232,6 +233,18 @@ func configGet(c *call) resp.Value {
 		}
 	}
 	return resp.MapOf(kv...)
+}
+
+// configResetstat is CONFIG RESETSTAT: as Redis's, it zeroes what INFO
+// commandstats and INFO stats count (and the Prometheus counters built
+// on them, which Prometheus reads as a counter reset).
+func configResetstat(c *call) resp.Value {
+	s := c.srv
+	s.stats.reset()
+	s.commands.Store(0)
+	s.accepted.Store(0)
+	s.rejected.Store(0)
+	return resp.Simple("OK")
 }
 
 // info is INFO [section ...]: sections server, clients, stats, keyspace

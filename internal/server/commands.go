@@ -151,7 +151,14 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 		st = db
 	}
 	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
-	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
+	elapsed := time.Since(start)
+	if share, ok := ctx.Value(runShareKey{}).(*runShare); ok && tx == nil {
+		// One of pipelined commands run at once: its time is its share
+		// of the run's, settled when the run ends (stats.go).
+		share.add(cmd.Name, elapsed)
+		elapsed = 0
+	}
+	s.stats.record(cmd.Name, elapsed, v.IsError(), t)
 	return v
 }
 

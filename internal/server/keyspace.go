@@ -55,7 +55,7 @@ func keyspaceCommands() []*Command {
 			return reply(c, resp.OK, c.db.Rename(c.ctx, c.args[1], c.args[2]), func(v resp.Value) resp.Value { return v })
 		}),
 		k("renamenx", 3, "write fast", 1, 2, "1.0.0", "Renames a key only when the target key name doesn't exist (redimo: not atomic).", onKeyArg((*redimo.Client).RenameNX, resp.Bool)),
-		k("copy", -3, "write denyoom", 1, 2, "6.2.0", "Copies the value of a key to a new key (redimo: not atomic; database 0 only).", copyCmd),
+		k("copy", -3, "write denyoom", 1, 2, "6.2.0", "Copies the value of a key to a new key (redimo: not atomic; DB only the selected database).", copyCmd),
 	}
 }
 

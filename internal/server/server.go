@@ -349,14 +349,18 @@ func (c *conn) serve() {
 			replies[0] = s.Do(c.ctx, c.sess, it.args)
 		} else {
 			var wg sync.WaitGroup
+			share := &runShare{}
+			ctx := context.WithValue(c.ctx, runShareKey{}, share)
+			began := time.Now()
 			for i := range run {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					replies[i] = s.Do(c.ctx, c.sess, run[i].args)
+					replies[i] = s.Do(ctx, c.sess, run[i].args)
 				}()
 			}
 			wg.Wait()
+			share.settle(&s.stats, time.Since(began))
 		}
 		if c.ctx.Err() != nil && !c.stopped.Load() { // the client is gone
 			return

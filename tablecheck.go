@@ -1,0 +1,122 @@
+package redimo
+
+// A table that cannot serve redimo's commands is refused before any
+// write, with the way out named.
+//
+// Without it, a program that skips CheckTable on a table of the wrong
+// schema (pk and sk only, made by infrastructure code) had its SADD and
+// ZADD succeed, then failed later with the SDK's "The table does not have
+// the specified index: by_ix". So the first write of a Client on a table
+// (and index name) that this process has not found fit checks it: one
+// DescribeTable, no capacity units. A table found fit stays so for the
+// process (local indexes never change after a table's creation), so no
+// later command, of this Client or another on that table, pays for it;
+// CreateTable and CheckTable record it too. A table found unfit is asked
+// again at the next write: its error is the answer until it is fixed.
+// Reads need no check: a read of an index the table lacks gets DynamoDB's
+// error, which queryPage turns into the same one naming the way out
+// (noIndex), at no cost.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// fitTables holds the tables this process found able to serve commands:
+// tableFit → struct{}.
+var fitTables sync.Map
+
+// tableFit names a table and the local index redimo's commands read.
+type tableFit struct{ table, index string }
+
+func (c *Client) fitKey() tableFit { return tableFit{c.opts.TableName, c.opts.IndexName} }
+
+// markFit records that the table has redimo's key schema and local index.
+func (c *Client) markFit() { fitTables.Store(c.fitKey(), struct{}{}) }
+
+// tableReady returns nil when the table can serve commands, else the
+// schema error naming the fix (ErrTableMismatch) or the DescribeTable
+// error (ErrTableNotFound, ...). It is the store's guard, called before
+// every write. A missing key index (ErrNoKeyIndex) does not stop
+// it: only SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB need that index.
+func (c *Client) tableReady(ctx context.Context) error {
+	if _, ok := fitTables.Load(c.fitKey()); ok {
+		return nil
+	}
+	desc, err := c.describeTable(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.checkSchema(desc); err != nil && !errors.Is(err, ErrNoKeyIndex) {
+		return err
+	}
+	return nil
+}
+
+// errNilDB is what every command of NewClient(nil) returns.
+var errNilDB = errors.New("redimo: NewClient was given a nil DynamoDB client: " +
+	"pass one, e.g. redimo.NewClient(dynamodb.NewFromConfig(cfg)) with cfg from config.LoadDefaultConfig")
+
+// nilAPI stands for a nil DynamoDB client: every call returns errNilDB
+// instead of a nil dereference.
+type nilAPI struct{}
+
+func (nilAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return nil, errNilDB
+}
+
+func (nilAPI) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return nil, errNilDB
+}
+
+func (nilAPI) BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return nil, errNilDB
+}
+
+func (nilAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return nil, errNilDB
+}
+
+func (nilAPI) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return nil, errNilDB
+}
+
+func (nilAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return nil, errNilDB
+}
+
+func (nilAPI) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return nil, errNilDB
+}
+
+// orNilAPI is db, or nilAPI when db is nil (a nil interface or a nil
+// *dynamodb.Client).
+func orNilAPI(db DynamoDBAPI) DynamoDBAPI {
+	if c, ok := db.(*dynamodb.Client); db == nil || ok && c == nil {
+		return nilAPI{}
+	}
+	return db
+}
+
+// noIndex is the error of a Query of index, which the table lacks (cause:
+// DynamoDB's "The table does not have the specified index").
+func (s *store) noIndex(index string, cause error) error {
+	if index == s.opts.KeyIndexName {
+		return fmt.Errorf("%w: %w: table %s has no global secondary index %s, which SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB read; "+
+			"CheckTable's error gives the aws dynamodb update-table command that adds it (%w)",
+			ErrTableMismatch, ErrNoKeyIndex, s.opts.TableName, index, cause)
+	}
+	return fmt.Errorf("%w (%w)", s.mismatch("has no index "+index), cause)
+}
+
+// mismatch is ErrTableMismatch with what is wrong and the way out.
+func (s *store) mismatch(what string) error {
+	return fmt.Errorf("%w: table %s %s; a table's key schema and local secondary indexes are fixed at its creation: "+
+		"create a new table with CreateTable (CLI: redimo --table NEW create-table; or deploy/cloudformation.yaml) "+
+		"and point Options.TableName at it; if this table holds redimo data, copy every item into the new one "+
+		"(Scan, then BatchWriteItem: the items' format is unchanged)", ErrTableMismatch, s.opts.TableName, what)
+}
