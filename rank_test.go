@@ -378,8 +378,8 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 		t.Helper()
 		order := want()
 		for i, m := range order {
-			if i%testenv.Budget(5, 1) != 0 && i != len(order)-1 {
-				continue // every member in the full suite, one in 5 and the last everyday
+			if i%testenv.Budget(15, 1) != 0 && i != len(order)-1 {
+				continue // every member in the full suite, one in 15 and the last everyday
 			}
 			r, ok, err := c.ZRank(ctx, k, m)
 			require.NoError(t, err)
