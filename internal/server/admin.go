@@ -12,7 +12,7 @@ import (
 	"github.com/redimo-go/redimo/internal/resp"
 )
 
-// serverCommands are COMMAND, INFO, CONFIG GET and TIME: what clients and
+// serverCommands are COMMAND, INFO, CONFIG (config.go) and TIME: what clients and
 // tools (redis-cli, redis-benchmark) ask about the server.
 func serverCommands() []*Command {
 	srv := keylessCommand("server")
@@ -97,9 +97,10 @@ func serverCommands() []*Command {
 	config := srv("config", -2, "", "2.0.0", "A container for server configuration commands.", nil)
 	config.subs = map[string]*Command{
 		"get":       srv("config|get", -3, "admin noscript loading stale", "2.0.0", "Returns the effective values of configuration parameters.", configGet),
+		"set":       srv("config|set", -4, "admin noscript loading stale", "2.0.0", "Sets configuration parameters in-flight.", configSet),
 		"resetstat": srv("config|resetstat", 2, "admin noscript loading stale", "2.0.0", "Resets the server's statistics.", configResetstat),
 		"help": srv("config|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
-			return help("CONFIG", "GET <pattern> [<pattern> ...]", "RESETSTAT", "HELP")
+			return help("CONFIG", "GET <pattern> [<pattern> ...]", "SET <directive> <value> [<directive> <value> ...]", "RESETSTAT", "HELP")
 		}),
 	}
 
@@ -207,34 +208,6 @@ func (cmd *Command) docs() resp.Value {
 	return resp.MapOf(kv...)
 }
 
-// configGet is CONFIG GET pattern [pattern ...] over the few parameters
-// tools ask for (redis-benchmark reads save and appendonly).
-func configGet(c *call) resp.Value {
-	params := [][2]string{
-		{"appendonly", "no"},
-		{"databases", "16"},
-		{"maxmemory", "0"},
-		{"maxclients", itoa(int64(c.srv.cfg.MaxClients))},
-		{"port", itoa(int64(c.srv.cfg.Port))},
-		{"save", ""},
-		{"timeout", itoa(int64(c.srv.cfg.IdleTimeout / time.Second))},
-	}
-	var kv []resp.Value
-	for _, p := range params {
-		for _, pat := range c.rest(2) {
-			if redimo.Match(strings.ToLower(pat), p[0]) {
-				name := p[0]
-				if !strings.ContainsAny(pat, "*?[\\") {
-					name = pat // a name, not a pattern: Redis replies it as asked
-				}
-				kv = append(kv, resp.Bulk(name), resp.Bulk(p[1]))
-				break
-			}
-		}
-	}
-	return resp.MapOf(kv...)
-}
-
 // configResetstat is CONFIG RESETSTAT: as Redis's, it zeroes what INFO
 // commandstats and INFO stats count (and the Prometheus counters built
 // on them, which Prometheus reads as a counter reset).
@@ -279,7 +252,11 @@ func info(c *call) resp.Value {
 		}, false},
 		{"Clients", [][2]string{
 			{"connected_clients", fmt.Sprint(clients)},
+			{"cluster_connections", "0"},
 			{"maxclients", fmt.Sprint(s.cfg.MaxClients)},
+			{"blocked_clients", fmt.Sprint(s.blockedClients.Load())},
+			{"tracking_clients", "0"},
+			{"clients_in_timeout_table", fmt.Sprint(s.timeoutClients.Load())},
 		}, false},
 		{"Stats", [][2]string{
 			{"total_connections_received", fmt.Sprint(s.accepted.Load())},

@@ -74,6 +74,12 @@ type Server struct {
 	accepted atomic.Int64 // total_connections_received
 	rejected atomic.Int64 // rejected_connections
 	stats    stats        // INFO commandstats
+	settings settings     // CONFIG SET's values (config.go)
+	// blockedClients are the connections waiting in a blocking command
+	// (INFO's blocked_clients); timeoutClients those of them whose wait
+	// has a timeout (clients_in_timeout_table).
+	blockedClients atomic.Int64
+	timeoutClients atomic.Int64
 	// dbs are the clients of databases 0 to 15 (SELECT): dbs[0] is
 	// Config.Client, the others its WithDB views.
 	dbs [redimo.MaxDB + 1]*redimo.Client
@@ -475,5 +481,21 @@ func (c *conn) closeIfIdle() {
 	default:
 		c.srv.cfg.Logger.Debug("closing idle client", "client", c.sess.addr, "idle", idle.Round(time.Millisecond))
 		c.nc.Close()
+	}
+}
+
+// block counts a connection in INFO's blocked_clients, and in
+// clients_in_timeout_table when its wait has a timeout, until the
+// returned func runs: a blocking command defers it around its wait.
+func (s *Server) block(timeout time.Duration) (unblock func()) {
+	s.blockedClients.Add(1)
+	if timeout > 0 {
+		s.timeoutClients.Add(1)
+	}
+	return func() {
+		if timeout > 0 {
+			s.timeoutClients.Add(-1)
+		}
+		s.blockedClients.Add(-1)
 	}
 }

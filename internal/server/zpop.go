@@ -71,6 +71,7 @@ func bzpop(c *call, order redimo.PopOrder) resp.Value {
 	if c.noBlocking {
 		key, zs, err = c.st.ZMPop(c.ctx, order, 1, keys...)
 	} else {
+		defer c.srv.block(timeout)()
 		var z redimo.ZWithKey
 		var ok bool
 		if order == redimo.PopMin {
@@ -139,6 +140,7 @@ func zmpop(c *call, at int, blocking bool) resp.Value {
 		if bad.Kind != 0 {
 			return bad
 		}
+		defer c.srv.block(timeout)()
 		key, zs, err = c.db.BZMPop(c.ctx, timeout, order, count, keys...)
 	} else {
 		if blocking {
