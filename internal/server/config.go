@@ -105,13 +105,6 @@ func (s *Server) paramValue(p *param) string {
 	return p.def
 }
 
-// paramInt is a paramSize parameter's current value (an encoding
-// threshold), by name.
-func (s *Server) paramInt(name string) int64 {
-	n, _ := strconv.ParseInt(s.paramValue(lookupParam(name)), 10, 64)
-	return n
-}
-
 // configGet is CONFIG GET pattern [pattern ...]: each parameter that one
 // of the glob patterns matches, once, named as asked when the pattern is
 // a plain name (as Redis 7.0).
