@@ -26,7 +26,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -99,10 +98,96 @@ var (
 // for one goroutine at a time.
 type Pipeline struct {
 	c     *Client
+	tc    *Client // c in transaction mode: runs the commands (seam.go)
 	watch *Watch
 	keys  map[string]*txKey
 	order []string // keys in the order first touched
 	err   error    // a read failed: the transaction cannot commit
+}
+
+// The commands of a transaction are Client's, run by a Client in
+// transaction mode (seam.go): each is written once.
+
+func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
+	return p.tc.SAdd(ctx, key, members...)
+}
+
+func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int64, error) {
+	return p.tc.SRem(ctx, key, members...)
+}
+
+func (p *Pipeline) SCard(ctx context.Context, key string) (int64, error) { return p.tc.SCard(ctx, key) }
+
+func (p *Pipeline) SIsMember(ctx context.Context, key, member string) (bool, error) {
+	return p.tc.SIsMember(ctx, key, member)
+}
+
+func (p *Pipeline) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
+	return p.tc.SMIsMember(ctx, key, members...)
+}
+
+func (p *Pipeline) SMembers(ctx context.Context, key string) ([]string, error) {
+	return p.tc.SMembers(ctx, key)
+}
+
+func (p *Pipeline) SMove(ctx context.Context, source, destination, member string) (bool, error) {
+	return p.tc.SMove(ctx, source, destination, member)
+}
+
+func (p *Pipeline) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
+	return p.tc.ZAdd(ctx, key, members...)
+}
+
+func (p *Pipeline) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
+	return p.tc.ZAddArgs(ctx, key, args)
+}
+
+func (p *Pipeline) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (float64, bool, error) {
+	return p.tc.ZAddArgsIncr(ctx, key, args)
+}
+
+func (p *Pipeline) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
+	return p.tc.ZIncrBy(ctx, key, increment, member)
+}
+
+func (p *Pipeline) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
+	return p.tc.ZRem(ctx, key, members...)
+}
+
+func (p *Pipeline) ZCard(ctx context.Context, key string) (int64, error) { return p.tc.ZCard(ctx, key) }
+
+func (p *Pipeline) ZScore(ctx context.Context, key, member string) (float64, bool, error) {
+	return p.tc.ZScore(ctx, key, member)
+}
+
+func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error) {
+	return p.tc.ZMScore(ctx, key, members...)
+}
+
+func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
+	return p.tc.Exists(ctx, keys...)
+}
+
+func (p *Pipeline) Type(ctx context.Context, key string) (string, error) { return p.tc.Type(ctx, key) }
+
+func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
+	return p.tc.Del(ctx, keys...)
+}
+
+func (p *Pipeline) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
+	return p.tc.Expire(ctx, key, d)
+}
+
+func (p *Pipeline) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
+	return p.tc.ExpireAtWith(ctx, key, t, cond)
+}
+
+func (p *Pipeline) Persist(ctx context.Context, key string) (bool, error) {
+	return p.tc.Persist(ctx, key)
+}
+
+func (p *Pipeline) PExpireTime(ctx context.Context, key string) (int64, error) {
+	return p.tc.PExpireTime(ctx, key)
 }
 
 // txKey is one key of a transaction: as read, and as the transaction
@@ -225,6 +310,7 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
 		p := &Pipeline{c: c, watch: w, keys: map[string]*txKey{}}
+		p.tc = c.inTx(p)
 		if w != nil {
 			changed, err := p.touchWatched(ctx)
 			switch {
@@ -487,114 +573,6 @@ func (k *txKey) gone() {
 	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
 }
 
-// SAdd is Client.SAdd inside the transaction.
-func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkKeyMembers("SADD", key, members); err != nil {
-		return 0, err
-	}
-	k, err := p.typed(ctx, "SADD", key, typeSet)
-	if err != nil {
-		return 0, err
-	}
-	ms := p.members(ctx, key, k, typeSet, members)
-	if ms == nil {
-		return 0, wrap("SADD", p.err)
-	}
-	var n int64
-	for _, m := range ms {
-		if !m.present {
-			k.add(typeSet, m, randomIX())
-			n++
-		}
-	}
-	return n, nil
-}
-
-// SRem is Client.SRem inside the transaction.
-func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkKeyMembers("SREM", key, members); err != nil {
-		return 0, err
-	}
-	return p.remove(ctx, "SREM", key, typeSet, members)
-}
-
-// ZRem is Client.ZRem inside the transaction.
-func (p *Pipeline) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkKeyMembers("ZREM", key, members); err != nil {
-		return 0, err
-	}
-	return p.remove(ctx, "ZREM", key, typeZSet, members)
-}
-
-func (p *Pipeline) remove(ctx context.Context, cmd, key string, typ keyType, members []string) (int64, error) {
-	k, err := p.typed(ctx, cmd, key, typ)
-	if err != nil || k.typ == typeNone {
-		return 0, err
-	}
-	ms := p.members(ctx, key, k, typ, members)
-	if ms == nil {
-		return 0, wrap(cmd, p.err)
-	}
-	var n int64
-	for _, m := range ms {
-		if m.present {
-			k.remove(m)
-			n++
-		}
-	}
-	return n, nil
-}
-
-// SCard is Client.SCard inside the transaction.
-func (p *Pipeline) SCard(ctx context.Context, key string) (int64, error) {
-	k, err := p.typed(ctx, "SCARD", key, typeSet)
-	if err != nil {
-		return 0, err
-	}
-	return k.card, nil
-}
-
-// ZCard is Client.ZCard inside the transaction.
-func (p *Pipeline) ZCard(ctx context.Context, key string) (int64, error) {
-	k, err := p.typed(ctx, "ZCARD", key, typeZSet)
-	if err != nil {
-		return 0, err
-	}
-	return k.card, nil
-}
-
-// SIsMember is Client.SIsMember inside the transaction.
-func (p *Pipeline) SIsMember(ctx context.Context, key, member string) (bool, error) {
-	oks, err := p.SMIsMember(ctx, key, member)
-	if err != nil {
-		return false, err
-	}
-	return oks[0], nil
-}
-
-// SMIsMember is Client.SMIsMember inside the transaction.
-func (p *Pipeline) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
-	if err := p.c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
-		return nil, err
-	}
-	k, err := p.typed(ctx, "SMISMEMBER", key, typeSet)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]bool, len(members))
-	if k.typ == typeNone {
-		return out, nil
-	}
-	ms := p.members(ctx, key, k, typeSet, members)
-	if ms == nil {
-		return nil, wrap("SMISMEMBER", p.err)
-	}
-	for i, m := range ms {
-		out[i] = m.present
-	}
-	return out, nil
-}
-
 // present returns k's members of its current type, sorted by member.
 func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]memKey, error) {
 	if k.typ == typeNone {
@@ -611,175 +589,6 @@ func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]me
 	}
 	slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(a.member, b.member) })
 	return out, nil
-}
-
-// SMembers is Client.SMembers inside the transaction: the whole set is
-// read.
-func (p *Pipeline) SMembers(ctx context.Context, key string) ([]string, error) {
-	k, err := p.typed(ctx, "SMEMBERS", key, typeSet)
-	if err != nil {
-		return nil, err
-	}
-	mks, err := p.present(ctx, "SMEMBERS", key, k)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(mks))
-	for i, mk := range mks {
-		out[i] = mk.member
-	}
-	return out, nil
-}
-
-// SMove is Client.SMove inside the transaction.
-func (p *Pipeline) SMove(ctx context.Context, source, destination, member string) (bool, error) {
-	if err := p.c.checkKeyMembers("SMOVE", source, []string{member}); err != nil {
-		return false, err
-	}
-	if err := checkKey("SMOVE", destination); err != nil {
-		return false, err
-	}
-	src := p.key(ctx, source)
-	dst := p.key(ctx, destination)
-	switch {
-	case src == nil || dst == nil:
-		return false, wrap("SMOVE", p.err)
-	case src.typ == typeNone: // Redis answers 0 before it looks at the types
-		return false, nil
-	case src.typ != typeSet || dst.typ != typeNone && dst.typ != typeSet:
-		return false, ErrWrongType
-	}
-	sm := p.members(ctx, source, src, typeSet, []string{member})
-	if sm == nil {
-		return false, wrap("SMOVE", p.err)
-	}
-	if source == destination || !sm[0].present {
-		return sm[0].present, nil
-	}
-	dm := p.members(ctx, destination, dst, typeSet, []string{member})
-	if dm == nil {
-		return false, wrap("SMOVE", p.err)
-	}
-	src.remove(sm[0])
-	if !dm[0].present {
-		dst.add(typeSet, dm[0], randomIX())
-	}
-	return true, nil
-}
-
-// ZAdd is Client.ZAdd inside the transaction.
-func (p *Pipeline) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
-	return p.ZAddArgs(ctx, key, ZAddArgs{Members: members})
-}
-
-// ZAddArgs is Client.ZAddArgs inside the transaction.
-func (p *Pipeline) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
-	n, _, _, err := p.zadd(ctx, "ZADD", key, args, false)
-	return n, err
-}
-
-// ZAddArgsIncr is Client.ZAddArgsIncr inside the transaction.
-func (p *Pipeline) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (float64, bool, error) {
-	if len(args.Members) != 1 {
-		return 0, false, argError("ZADD", "INCR", fmt.Sprint(len(args.Members))+" members", ErrSyntax)
-	}
-	_, score, ok, err := p.zadd(ctx, "ZADD", key, args, true)
-	return score, ok, err
-}
-
-// ZIncrBy is Client.ZIncrBy inside the transaction.
-func (p *Pipeline) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
-	if err := p.c.checkKeyMembers("ZINCRBY", key, []string{member}); err != nil {
-		return 0, err
-	}
-	if math.IsNaN(increment) {
-		return 0, argError("ZINCRBY", "increment", "NaN", ErrNotFloat)
-	}
-	_, score, _, err := p.zadd(ctx, "ZINCRBY", key, ZAddArgs{Members: []Z{{Score: increment, Member: member}}}, true)
-	return score, err
-}
-
-// zadd is ZADD (and ZINCRBY, incr) as Redis's zsetAdd, member after member.
-func (p *Pipeline) zadd(ctx context.Context, cmd, key string, args ZAddArgs, incr bool) (n int64, score float64, ok bool, err error) {
-	if _, err := p.c.checkZAdd(cmd, key, args); err != nil {
-		return 0, 0, false, err
-	}
-	k, err := p.typed(ctx, cmd, key, typeZSet)
-	if err != nil || (k.typ == typeNone && args.XX) {
-		return 0, 0, false, err
-	}
-	names := make([]string, len(args.Members))
-	for i, z := range args.Members {
-		names[i] = z.Member
-	}
-	ms := p.members(ctx, key, k, typeZSet, names)
-	if ms == nil {
-		return 0, 0, false, wrap(cmd, p.err)
-	}
-	for i, z := range args.Members {
-		m, s := ms[i], z.Score
-		if !m.present {
-			if args.XX {
-				continue
-			}
-			k.add(typeZSet, m, zsetIX(s, z.Member))
-			n++
-			score, ok = s, true
-			continue
-		}
-		if args.NX {
-			continue
-		}
-		if incr {
-			s = m.score + z.Score
-			if math.IsNaN(s) {
-				return 0, 0, false, argError(cmd, "increment", "resulting score is not a number (NaN)", ErrNotFloat)
-			}
-		}
-		if args.GT && !(s > m.score) || args.LT && !(s < m.score) {
-			continue
-		}
-		score, ok = s, true
-		if s != m.score {
-			k.add(typeZSet, m, zsetIX(s, z.Member))
-			if args.Ch {
-				n++
-			}
-		}
-	}
-	return n, score, ok, nil
-}
-
-// ZScore is Client.ZScore inside the transaction.
-func (p *Pipeline) ZScore(ctx context.Context, key, member string) (float64, bool, error) {
-	scores, oks, err := p.ZMScore(ctx, key, member)
-	if err != nil {
-		return 0, false, err
-	}
-	return scores[0], oks[0], nil
-}
-
-// ZMScore is Client.ZMScore inside the transaction.
-func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error) {
-	if err := p.c.checkKeyMembers("ZMSCORE", key, members); err != nil {
-		return nil, nil, err
-	}
-	k, err := p.typed(ctx, "ZMSCORE", key, typeZSet)
-	if err != nil {
-		return nil, nil, err
-	}
-	scores, oks := make([]float64, len(members)), make([]bool, len(members))
-	if k.typ == typeNone {
-		return scores, oks, nil
-	}
-	ms := p.members(ctx, key, k, typeZSet, members)
-	if ms == nil {
-		return nil, nil, wrap("ZMSCORE", p.err)
-	}
-	for i, m := range ms {
-		scores[i], oks[i] = m.score, m.present
-	}
-	return scores, oks, nil
 }
 
 // ZRangeArgs is Client.ZRangeArgs inside the transaction: the whole
@@ -1086,137 +895,6 @@ func (p *Pipeline) ZMPop(ctx context.Context, order PopOrder, count int64, keys 
 		return key, zs, err
 	}
 	return "", nil, nil
-}
-
-// Del is Client.Del inside the transaction: each key is read whole.
-func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
-	if err := checkKeyList("DEL", keys); err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, key := range dedupe(keys) {
-		k := p.key(ctx, key)
-		if k == nil {
-			return 0, wrap("DEL", p.err)
-		}
-		if k.typ == typeNone {
-			continue
-		}
-		if k.card >= maxTxItems {
-			p.err = ErrTxTooBig // its items alone would not fit
-			return 0, ErrTxTooBig
-		}
-		if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
-			return 0, wrap("DEL", p.err)
-		}
-		k.gone()
-		n++
-	}
-	return n, nil
-}
-
-// Exists is Client.Exists inside the transaction.
-func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
-	if err := checkKeyList("EXISTS", keys); err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, key := range keys {
-		switch k := p.key(ctx, key); {
-		case k == nil:
-			return 0, wrap("EXISTS", p.err)
-		case k.typ != typeNone:
-			n++
-		}
-	}
-	return n, nil
-}
-
-// Type is Client.Type inside the transaction.
-func (p *Pipeline) Type(ctx context.Context, key string) (string, error) {
-	if err := checkKey("TYPE", key); err != nil {
-		return "", err
-	}
-	k := p.key(ctx, key)
-	if k == nil {
-		return "", wrap("TYPE", p.err)
-	}
-	return string(k.typ), nil
-}
-
-// Expire is Client.Expire inside the transaction.
-func (p *Pipeline) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
-	return p.expireAt(ctx, "EXPIRE", key, p.c.nowMs()+d.Milliseconds(), ExpireAlways)
-}
-
-// ExpireAtWith is Client.ExpireAtWith inside the transaction; a time in
-// the past deletes the key (reading it whole).
-func (p *Pipeline) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	at, ok := unixMilli(t)
-	if !ok {
-		return false, argError("EXPIREAT", "time", t.String(), ErrOutOfRange)
-	}
-	return p.expireAt(ctx, "EXPIREAT", key, at, cond)
-}
-
-// expireAt is Client.expireAt inside the transaction.
-func (p *Pipeline) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
-	if err := checkKey(cmd, key); err != nil {
-		return false, err
-	}
-	if p.c.opts.DisableKeyExpiry {
-		return false, ErrKeyExpiryDisabled
-	}
-	switch cond {
-	case ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT, ExpireXXLT:
-	default:
-		return false, argError(cmd, "condition", string(cond), ErrSyntax)
-	}
-	k := p.key(ctx, key)
-	switch {
-	case k == nil:
-		return false, wrap(cmd, p.err)
-	case k.typ == typeNone, !cond.holds(k.exp, at):
-		return false, nil
-	case at <= p.c.nowMs():
-		n, err := p.Del(ctx, key)
-		return n > 0, err
-	}
-	k.exp, k.expSet = at, true
-	return true, nil
-}
-
-// Persist is Client.Persist inside the transaction.
-func (p *Pipeline) Persist(ctx context.Context, key string) (bool, error) {
-	if err := checkKey("PERSIST", key); err != nil {
-		return false, err
-	}
-	k := p.key(ctx, key)
-	switch {
-	case k == nil:
-		return false, wrap("PERSIST", p.err)
-	case k.typ == typeNone || k.exp == 0:
-		return false, nil
-	}
-	k.exp, k.expSet = 0, true
-	return true, nil
-}
-
-// PExpireTime is Client.PExpireTime inside the transaction.
-func (p *Pipeline) PExpireTime(ctx context.Context, key string) (int64, error) {
-	if err := checkKey("PEXPIRETIME", key); err != nil {
-		return 0, err
-	}
-	k := p.key(ctx, key)
-	switch {
-	case k == nil:
-		return 0, wrap("PEXPIRETIME", p.err)
-	case k.typ == typeNone:
-		return -2, nil
-	case k.exp == 0:
-		return -1, nil
-	}
-	return k.exp, nil
 }
 
 // commit sends the transaction. retry is true when a key that is not

@@ -166,6 +166,9 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		n, err := c.Del(ctx, key)
 		return n > 0, wrap(cmd, err)
 	}
+	if c.tx != nil {
+		return c.tx.setExpiry(ctx, key, at, cond)
+	}
 	tok := token()
 	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
@@ -233,6 +236,9 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // Only such a key is read first (settle); a key with a member without an
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
+	if c.tx != nil {
+		return c.tx.setExpiry(ctx, key, 0, ExpireXX) // PERSIST: there is an expiry to remove
+	}
 	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
 	if err != nil || removed || m.typ == typeNone || m.expired(c.nowMs()) || m.exp == 0 || m.ttls < m.card {
 		return removed, err

@@ -47,6 +47,9 @@ func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
 
 // readMetaAs is readMeta with the consistency given (nil: as Options say).
 func (c *Client) readMetaAs(ctx context.Context, key string, consistent *bool) (meta, error) {
+	if c.tx != nil {
+		return c.tx.metaOf(ctx, key)
+	}
 	it, err := c.getItem(ctx, metaKey(key), consistent, metaProjection.expr, metaProjection.names)
 	if err != nil {
 		return meta{}, err
@@ -95,6 +98,16 @@ func (c *Client) metaItemsWith(ctx context.Context, keys []string, consistent *b
 // metas reads the metadata items of keys with BatchGetItem (100 keys a
 // request, in parallel); result[i] belongs to keys[i].
 func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
+	if c.tx != nil {
+		out := make([]meta, len(keys))
+		for i, k := range keys {
+			var err error
+			if out[i], err = c.tx.metaOf(ctx, k); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 	items, err := c.metaItems(ctx, keys, metaProjection.expr, metaProjection.names)
 	return mapSlice(items, c.liveMeta), err // a nil item: typeNone
 }
@@ -156,6 +169,9 @@ func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyTy
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, in member order (keys-only projection plus ix), across pages.
 func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
+	if c.tx != nil {
+		return c.tx.scan(ctx, key, typ, prefix)
+	}
 	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
 	if len(prefix) <= inlineMemberLen {
 		return items
@@ -251,7 +267,9 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 		case x == 0:
 			writes = append(writes, c.deleteMember(key, m.typ, member))
 		case x <= now:
-			writes = append(writes, c.sweepWrite(key, m.typ, bytesAttr(it, attrSK), x))
+			w := c.sweepWrite(key, m.typ, bytesAttr(it, attrSK), x)
+			w.member = member
+			writes = append(writes, w)
 		default:
 			writes = append(writes, pinDelete(c.deleteMember(key, m.typ, member), x))
 		}

@@ -225,6 +225,13 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 // deleted (a page holds ~25,000 members expiring between two calls).
 // Otherwise 1 GetItem, then liveCard's.
 func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64, error) {
+	if c.tx != nil {
+		m, err := c.typedMeta(ctx, key, typ)
+		if err != nil {
+			return 0, err
+		}
+		return m.card, nil
+	}
 	if seen, ok := c.seenCounts.get(key); ok {
 		now := c.nowMs()
 		var newly int64
@@ -570,7 +577,7 @@ func (c *Client) sweep(ctx context.Context, key string, typ keyType) error {
 // expiry exp: −1 to the count and to mn, 0 to the reply.
 func (c *Client) sweepWrite(key string, typ keyType, sk []byte, exp int64) *write {
 	return &write{
-		delta: -1, ttl: -1, swept: true,
+		delta: -1, ttl: -1, swept: true, need: needPresent,
 		action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: item{attrPK: bin(pkValue(key)), attrSK: bin(sk)},
 			ConditionExpression:       aws.String("#mx = :mx"),

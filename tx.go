@@ -36,9 +36,12 @@ const maxTxItems = 100
 type write struct {
 	member string
 	action types.TransactWriteItem // its condition must be set
-	delta  int64                   // change of the key's cardinality when applied
-	count  int64                   // what it adds to the command's reply when applied
-	score  float64                 // for sorted-set writes: the score it stores
+	// need is the condition of action as data: EXEC's writer (seam.go)
+	// judges it against the snapshot instead of DynamoDB.
+	need  need
+	delta int64   // change of the key's cardinality when applied
+	count int64   // what it adds to the command's reply when applied
+	score float64 // for sorted-set writes: the score it stores
 	// required: when its condition fails and retry gives no replacement, the
 	// whole command is abandoned (SMOVE: no add to the destination without
 	// the removal from the source).
@@ -403,6 +406,9 @@ func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.ke
 // are tried again from scratch (the failed attempt's retries were made
 // against the old members).
 func (c *Client) transactPurging(ctx context.Context, build func() []*group) (res txResult, err error) {
+	if c.tx != nil {
+		return c.tx.apply(ctx, build())
+	}
 	err = c.attempts(ctx, false, func() (bool, error) {
 		var expired *expiredKeyError
 		if res, err = c.transact(ctx, build()...); !errors.As(err, &expired) {
@@ -455,6 +461,9 @@ func emptiedByPurge(it item) (meta, bool) {
 // Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
 // TransactWriteItems (2 write units per item).
 func (c *Client) purge(ctx context.Context, key string, m meta) error {
+	if c.tx != nil {
+		return c.tx.purge(ctx, key)
+	}
 	err := c.retryConflicts(ctx, func() error {
 		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: c.table(), Key: metaKey(key),
@@ -549,6 +558,10 @@ func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, wr
 // deletes the metadata item at the first attempt instead of the second. A
 // stale now costs one attempt, never correctness: the conditions decide.
 func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
+	if c.tx != nil {
+		res, err := c.tx.apply(ctx, []*group{{key: key, typ: typ, writes: writes}})
+		return res.applied, err
+	}
 	var applied []*write
 	chunks := bySize(key, c.chunksOf(key, typ, writes))
 	for len(chunks) > 0 {
@@ -628,7 +641,7 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 		it[attrMem] = bin([]byte(member))
 	}
 	return &write{
-		member: member, delta: 1, count: 1, ix: ix, known: true,
+		member: member, delta: 1, count: 1, ix: ix, known: true, need: needAbsent,
 		action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
 			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
@@ -642,7 +655,7 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 // cardinality), and does nothing when it is absent.
 func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 	return &write{
-		member: member, delta: -1, count: 1,
+		member: member, delta: -1, count: 1, need: needPresent,
 		action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
@@ -658,7 +671,7 @@ func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 // holds now; if it is gone, it adds it again.
 func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte) *write {
 	w := &write{
-		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true,
+		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true, need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),
