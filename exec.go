@@ -26,7 +26,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -97,97 +96,14 @@ var (
 // Pipeline is a transaction being built; see Pipeliner. Its methods are
 // for one goroutine at a time.
 type Pipeline struct {
-	c     *Client
-	tc    *Client // c in transaction mode: runs the commands (seam.go)
+	// Client is the transaction's Client in transaction mode (seam.go):
+	// the Pipeline's commands are its own, Client's, written once.
+	*Client
+	base  *Client // the Client the transaction reads and commits with
 	watch *Watch
 	keys  map[string]*txKey
 	order []string // keys in the order first touched
 	err   error    // a read failed: the transaction cannot commit
-}
-
-// The commands of a transaction are Client's, run by a Client in
-// transaction mode (seam.go): each is written once.
-
-func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
-	return p.tc.SAdd(ctx, key, members...)
-}
-
-func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int64, error) {
-	return p.tc.SRem(ctx, key, members...)
-}
-
-func (p *Pipeline) SCard(ctx context.Context, key string) (int64, error) { return p.tc.SCard(ctx, key) }
-
-func (p *Pipeline) SIsMember(ctx context.Context, key, member string) (bool, error) {
-	return p.tc.SIsMember(ctx, key, member)
-}
-
-func (p *Pipeline) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
-	return p.tc.SMIsMember(ctx, key, members...)
-}
-
-func (p *Pipeline) SMembers(ctx context.Context, key string) ([]string, error) {
-	return p.tc.SMembers(ctx, key)
-}
-
-func (p *Pipeline) SMove(ctx context.Context, source, destination, member string) (bool, error) {
-	return p.tc.SMove(ctx, source, destination, member)
-}
-
-func (p *Pipeline) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
-	return p.tc.ZAdd(ctx, key, members...)
-}
-
-func (p *Pipeline) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
-	return p.tc.ZAddArgs(ctx, key, args)
-}
-
-func (p *Pipeline) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (float64, bool, error) {
-	return p.tc.ZAddArgsIncr(ctx, key, args)
-}
-
-func (p *Pipeline) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
-	return p.tc.ZIncrBy(ctx, key, increment, member)
-}
-
-func (p *Pipeline) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
-	return p.tc.ZRem(ctx, key, members...)
-}
-
-func (p *Pipeline) ZCard(ctx context.Context, key string) (int64, error) { return p.tc.ZCard(ctx, key) }
-
-func (p *Pipeline) ZScore(ctx context.Context, key, member string) (float64, bool, error) {
-	return p.tc.ZScore(ctx, key, member)
-}
-
-func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error) {
-	return p.tc.ZMScore(ctx, key, members...)
-}
-
-func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
-	return p.tc.Exists(ctx, keys...)
-}
-
-func (p *Pipeline) Type(ctx context.Context, key string) (string, error) { return p.tc.Type(ctx, key) }
-
-func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
-	return p.tc.Del(ctx, keys...)
-}
-
-func (p *Pipeline) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
-	return p.tc.Expire(ctx, key, d)
-}
-
-func (p *Pipeline) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	return p.tc.ExpireAtWith(ctx, key, t, cond)
-}
-
-func (p *Pipeline) Persist(ctx context.Context, key string) (bool, error) {
-	return p.tc.Persist(ctx, key)
-}
-
-func (p *Pipeline) PExpireTime(ctx context.Context, key string) (int64, error) {
-	return p.tc.PExpireTime(ctx, key)
 }
 
 // txKey is one key of a transaction: as read, and as the transaction
@@ -309,8 +225,8 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 // is not conditioned on them.
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
-		p := &Pipeline{c: c, watch: w, keys: map[string]*txKey{}}
-		p.tc = c.inTx(p)
+		p := &Pipeline{base: c, watch: w, keys: map[string]*txKey{}}
+		p.Client = c.inTx(p)
 		if w != nil {
 			changed, err := p.touchWatched(ctx)
 			switch {
@@ -357,7 +273,7 @@ func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for _, k := range keys {
-		if p.c.versionOf(p.keys[k].raw) != seen[k] {
+		if p.base.versionOf(p.keys[k].raw) != seen[k] {
 			return true, nil
 		}
 	}
@@ -378,7 +294,7 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	items, err := p.c.metaItemsWith(ctx, names, aws.Bool(true), nil, nil)
+	items, err := p.base.metaItemsWith(ctx, names, aws.Bool(true), nil, nil)
 	if err != nil {
 		return err
 	}
@@ -392,23 +308,23 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
 func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
-	return p.c.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
+	return p.base.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
 // purged first (it is missing for Redis) and read again.
 func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 	swept := false
-	for range p.c.opts.MaxAttempts {
+	for range p.base.opts.MaxAttempts {
 		m := decodeMeta(raw) // an item left with no members is a missing key
-		if m.ttls > 0 && !swept && !m.expired(p.c.nowMs()) {
+		if m.ttls > 0 && !swept && !m.expired(p.base.nowMs()) {
 			// Members with an expiry: the expired ones go first, so that
 			// the snapshot's count is the live one (memberttl.go).
-			if err := p.c.sweep(ctx, key, m.typ); err != nil {
+			if err := p.base.sweep(ctx, key, m.typ); err != nil {
 				return err
 			}
 			swept = true
-		} else if !m.expired(p.c.nowMs()) {
+		} else if !m.expired(p.base.nowMs()) {
 			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
 			if m.typ == typeNone {
 				k.exp, k.full = 0, true
@@ -416,11 +332,11 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 			p.keys[key] = k
 			p.order = append(p.order, key)
 			return nil
-		} else if err := p.c.purge(ctx, key, m); err != nil {
+		} else if err := p.base.purge(ctx, key, m); err != nil {
 			return err
 		}
 		var err error
-		if raw, err = p.c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
+		if raw, err = p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
 	}
@@ -436,7 +352,7 @@ func (p *Pipeline) key(ctx context.Context, key string) *txKey {
 	if p.err != nil {
 		return nil
 	}
-	raw, err := p.c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
+	raw, err := p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
 		err = p.use(ctx, key, raw)
 	}
@@ -503,8 +419,8 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 		return true
 	}
 	q := memberQuery(key, k.orig.typ, "")
-	q.TableName, q.ConsistentRead = p.c.table(), aws.Bool(true)
-	for it, err := range p.c.query(ctx, q, 0) {
+	q.TableName, q.ConsistentRead = p.base.table(), aws.Bool(true)
+	for it, err := range p.base.query(ctx, q, 0) {
 		if err != nil {
 			p.err = err
 			return false
@@ -591,239 +507,6 @@ func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]me
 	return out, nil
 }
 
-// ZRangeArgs is Client.ZRangeArgs inside the transaction: the whole
-// sorted set is read.
-func (p *Pipeline) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
-	zs, err := p.zrange(ctx, "ZRANGE", z)
-	return members(zs), err
-}
-
-// ZRangeArgsWithScores is Client.ZRangeArgsWithScores inside the
-// transaction.
-func (p *Pipeline) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
-	if z.ByLex {
-		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
-	}
-	return p.zrange(ctx, "ZRANGE", z)
-}
-
-// zrange is ZRANGE's selection, as Redis's zrangeGenericCommand, on the
-// members in memory, for cmd (ZRANGE, or the ZCOUNT, ZLEXCOUNT and
-// ZREMRANGEBY* that select as it does).
-func (p *Pipeline) zrange(ctx context.Context, cmd string, z ZRangeArgs) ([]Z, error) {
-	if err := checkKey(cmd, z.Key); err != nil {
-		return nil, err
-	}
-	lo, hi := z.Start, z.Stop
-	if z.Rev && (z.ByScore || z.ByLex) {
-		lo, hi = hi, lo
-	}
-	var keep func(Z) bool
-	switch {
-	case z.ByScore && z.ByLex:
-		return nil, argError(cmd, "BYSCORE", "BYLEX", ErrSyntax)
-	case z.ByScore:
-		min, max, empty, err := parseScoreRange(cmd, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		keep = func(x Z) bool { return !empty && x.Score >= min && x.Score <= max }
-	case z.ByLex:
-		min, err := parseLex(cmd, "min", lo)
-		if err != nil {
-			return nil, err
-		}
-		max, err := parseLex(cmd, "max", hi)
-		if err != nil {
-			return nil, err
-		}
-		keep = func(x Z) bool {
-			above := min.ninf || !min.inf && (x.Member > min.value || !min.excl && x.Member == min.value)
-			below := max.inf || !max.ninf && (x.Member < max.value || !max.excl && x.Member == max.value)
-			return above && below
-		}
-	case (z.Offset != 0 || z.Count != 0) && z.Count != -1:
-		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
-	}
-	var start, stop int64
-	if keep == nil {
-		var ok1, ok2 bool
-		start, ok1 = parseRank(z.Start)
-		stop, ok2 = parseRank(z.Stop)
-		if !ok1 || !ok2 {
-			return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
-		}
-	}
-	k, err := p.typed(ctx, cmd, z.Key, typeZSet)
-	if err != nil {
-		return nil, err
-	}
-	all, err := p.sorted(ctx, cmd, z.Key, k)
-	if err != nil {
-		return nil, err
-	}
-	if z.Rev {
-		slices.Reverse(all)
-	}
-	if keep == nil { // by rank
-		n := int64(len(all))
-		if start < 0 {
-			start += n
-		}
-		if stop < 0 {
-			stop += n
-		}
-		start = max(start, 0)
-		if start > stop || start >= n {
-			return nil, nil
-		}
-		return all[start : min(stop, n-1)+1], nil
-	}
-	// LIMIT as zrange.limit: a negative offset selects nothing, a negative
-	// count everything from offset; offset 0 and count 0 is no LIMIT.
-	limited := z.Offset != 0 || z.Count != 0
-	if limited && z.Offset < 0 {
-		return nil, nil
-	}
-	var out []Z
-	skip := z.Offset
-	for _, x := range all {
-		if !keep(x) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		if limited && z.Count >= 0 && int64(len(out)) == z.Count {
-			break
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
-// ZCount is Client.ZCount inside the transaction.
-func (p *Pipeline) ZCount(ctx context.Context, key, min, max string) (int64, error) {
-	zs, err := p.zrange(ctx, "ZCOUNT", ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
-	return int64(len(zs)), err
-}
-
-// ZLexCount is Client.ZLexCount inside the transaction.
-func (p *Pipeline) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
-	zs, err := p.zrange(ctx, "ZLEXCOUNT", ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
-	return int64(len(zs)), err
-}
-
-// ZRank is Client.ZRank inside the transaction.
-func (p *Pipeline) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
-	rs, ok, err := p.rank(ctx, key, member, false)
-	return rs.Rank, ok, err
-}
-
-// ZRevRank is Client.ZRevRank inside the transaction.
-func (p *Pipeline) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
-	rs, ok, err := p.rank(ctx, key, member, true)
-	return rs.Rank, ok, err
-}
-
-// ZRankWithScore is Client.ZRankWithScore inside the transaction.
-func (p *Pipeline) ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
-	return p.rank(ctx, key, member, false)
-}
-
-// ZRevRankWithScore is Client.ZRevRankWithScore inside the transaction.
-func (p *Pipeline) ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
-	return p.rank(ctx, key, member, true)
-}
-
-func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	if err := p.c.checkKeyMembers("ZRANK", key, []string{member}); err != nil {
-		return RankScore{}, false, err
-	}
-	k, err := p.typed(ctx, "ZRANK", key, typeZSet)
-	if err != nil {
-		return RankScore{}, false, err
-	}
-	all, err := p.sorted(ctx, "ZRANK", key, k)
-	if err != nil {
-		return RankScore{}, false, err
-	}
-	if rev {
-		slices.Reverse(all)
-	}
-	for i, z := range all {
-		if z.Member == member {
-			return RankScore{Rank: int64(i), Score: z.Score}, true, nil
-		}
-	}
-	return RankScore{}, false, nil
-}
-
-// ZRemRangeByScore is Client.ZRemRangeByScore inside the transaction.
-func (p *Pipeline) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
-	return p.removeRange(ctx, "ZREMRANGEBYSCORE", ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
-}
-
-// ZRemRangeByRank is Client.ZRemRangeByRank inside the transaction.
-func (p *Pipeline) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
-	return p.removeRange(ctx, "ZREMRANGEBYRANK", ZRangeArgs{Key: key, Start: fmt.Sprint(start), Stop: fmt.Sprint(stop)})
-}
-
-// ZRemRangeByLex is Client.ZRemRangeByLex inside the transaction.
-func (p *Pipeline) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
-	return p.removeRange(ctx, "ZREMRANGEBYLEX", ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
-}
-
-func (p *Pipeline) removeRange(ctx context.Context, cmd string, z ZRangeArgs) (int64, error) {
-	zs, err := p.zrange(ctx, cmd, z)
-	if err != nil || len(zs) == 0 {
-		return 0, err
-	}
-	k := p.keys[z.Key]
-	for _, x := range zs {
-		k.remove(k.mem[memKey{typeZSet, x.Member}])
-	}
-	return int64(len(zs)), nil
-}
-
-// SPop is Client.SPop inside the transaction: the whole set is read, and
-// the member popped is chosen uniformly.
-func (p *Pipeline) SPop(ctx context.Context, key string) (string, bool, error) {
-	ms, err := p.spop(ctx, "SPOP", key, 1)
-	if err != nil || len(ms) == 0 {
-		return "", false, err
-	}
-	return ms[0], true, nil
-}
-
-// SPopN is Client.SPopN inside the transaction.
-func (p *Pipeline) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
-	if count < 0 {
-		return nil, argError("SPOP", "count", fmt.Sprint(count), ErrOutOfRange)
-	}
-	return p.spop(ctx, "SPOP", key, count)
-}
-
-func (p *Pipeline) spop(ctx context.Context, cmd, key string, n int64) ([]string, error) {
-	k, err := p.typed(ctx, cmd, key, typeSet)
-	if err != nil {
-		return nil, err
-	}
-	mks, err := p.present(ctx, cmd, key, k)
-	if err != nil {
-		return nil, err
-	}
-	rand.Shuffle(len(mks), func(i, j int) { mks[i], mks[j] = mks[j], mks[i] })
-	mks = mks[:min(int64(len(mks)), n)]
-	out := make([]string, len(mks))
-	for i, mk := range mks {
-		out[i] = mk.member
-		k.remove(k.mem[mk])
-	}
-	return out, nil
-}
-
 // sorted is k's members with their scores, by score then member.
 func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, error) {
 	mks, err := p.present(ctx, cmd, key, k)
@@ -835,66 +518,6 @@ func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, 
 		zs[i] = Z{Score: k.mem[mk].score, Member: mk.member}
 	}
 	return sortZ(zs), nil
-}
-
-// ZPopMin is Client.ZPopMin inside the transaction: the whole sorted set
-// is read.
-func (p *Pipeline) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
-	return p.pop(ctx, "ZPOPMIN", key, false, count)
-}
-
-// ZPopMax is Client.ZPopMax inside the transaction.
-func (p *Pipeline) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
-	return p.pop(ctx, "ZPOPMAX", key, true, count)
-}
-
-func (p *Pipeline) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
-	n, err := popCount(cmd, count)
-	if err != nil {
-		return nil, err
-	}
-	k, err := p.typed(ctx, cmd, key, typeZSet)
-	if err != nil {
-		return nil, err
-	}
-	return p.popFrom(ctx, cmd, key, k, rev, n)
-}
-
-func (p *Pipeline) popFrom(ctx context.Context, cmd, key string, k *txKey, rev bool, n int64) ([]Z, error) {
-	zs, err := p.sorted(ctx, cmd, key, k)
-	if err != nil {
-		return nil, err
-	}
-	if rev {
-		slices.Reverse(zs)
-	}
-	zs = zs[:min(int64(len(zs)), n)]
-	for _, z := range zs {
-		k.remove(k.mem[memKey{typeZSet, z.Member}])
-	}
-	return zs, nil
-}
-
-// ZMPop is Client.ZMPop inside the transaction.
-func (p *Pipeline) ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error) {
-	rev, err := checkMPop("ZMPOP", order, count, keys)
-	if err != nil {
-		return "", nil, err
-	}
-	for _, key := range keys {
-		k := p.key(ctx, key)
-		switch {
-		case k == nil:
-			return "", nil, wrap("ZMPOP", p.err)
-		case k.typ == typeNone:
-			continue
-		case k.typ != typeZSet:
-			return "", nil, ErrWrongType
-		}
-		zs, err := p.popFrom(ctx, "ZMPOP", key, k, rev, count)
-		return key, zs, err
-	}
-	return "", nil, nil
 }
 
 // commit sends the transaction. retry is true when a key that is not
@@ -918,10 +541,10 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			var w *write
 			switch {
 			case m.origIX == nil && m.present:
-				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
+				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				added = added || mk.typ == typeZSet
 			case m.origIX != nil && !m.present:
-				w = p.c.deleteMember(key, mk.typ, mk.member)
+				w = p.base.deleteMember(key, mk.typ, mk.member)
 				guardLong(w) // a long member's delete requires its m (longmember.go)
 				if m.origMX != 0 {
 					k.dmn--
@@ -929,7 +552,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.dropMX):
 				// A new score keeps the member's expiry, as ZADD's outside a
 				// transaction; removed and added again, it has none.
-				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
+				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
 				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
 				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
@@ -953,7 +576,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			// The count items of a ranked sorted set that stays one change
 			// with its members (rank.go); any other change unranks it.
 			if k.typ == typeZSet && k.orig.typ == typeZSet {
-				g, cs, err := p.c.rankExec(ctx, key, zw)
+				g, cs, err := p.base.rankExec(ctx, key, zw)
 				if err != nil {
 					return false, wrap("EXEC", err)
 				}
@@ -996,7 +619,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	if len(actions) == 0 {
 		return false, nil
 	}
-	err = p.c.sendTx(ctx, actions)
+	err = p.base.sendTx(ctx, actions)
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(actions) {
 		watched := false
@@ -1007,7 +630,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			}
 			conflict = true
 			if key, ok := countAt[i]; ok {
-				p.c.rankStale(key) // a range split meanwhile: read them again
+				p.base.rankStale(key) // a range split meanwhile: read them again
 			}
 			if key, ok := metaAt[i]; ok && p.watch != nil {
 				p.watch.mu.Lock()
@@ -1026,19 +649,19 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		return false, wrap("EXEC", err)
 	}
 	for _, key := range grown {
-		p.c.waiters.notifyAdded(key)
+		p.base.waiters.notifyAdded(key)
 	}
 	for _, key := range unranked {
-		p.c.setBelief(key, &rankBelief{})
+		p.base.setBelief(key, &rankBelief{})
 		if p.keys[key].typ != typeZSet {
 			// Deleted, or a set now: its count items go, as after DEL
 			// (rankDrop). The transaction committed: one left behind
 			// after an error here is ignored until a build replaces it.
-			_ = p.c.rankDrop(ctx, key)
+			_ = p.base.rankDrop(ctx, key)
 		}
 	}
 	for i, g := range ranked {
-		p.c.rankCommitted(ctx, g, counts[i])
+		p.base.rankCommitted(ctx, g, counts[i])
 	}
 	return false, nil
 }
@@ -1054,12 +677,12 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 	switch {
 	case !changed, k.typ == typeNone && k.raw == nil:
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: p.c.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	case k.typ == typeNone:
 		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: p.c.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	}
@@ -1101,7 +724,7 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 		delete(names, "#xt")
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: p.c.table(), Key: metaKey(key),
+		TableName: p.base.table(), Key: metaKey(key),
 		UpdateExpression: aws.String(set + remove), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}

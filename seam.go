@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -270,4 +271,56 @@ func (p *Pipeline) purge(ctx context.Context, key string) error {
 	}
 	k.gone()
 	return nil
+}
+
+// read is Client.read inside the transaction: the range r selects (keep,
+// direction, offset, count) from the snapshot's sorted set.
+func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) {
+	k, err := p.typed(ctx, "EXEC", key, typeZSet)
+	if err != nil || r.empty || r.count == 0 || k.typ == typeNone {
+		return nil, err
+	}
+	all, err := p.sorted(ctx, "EXEC", key, k)
+	if err != nil {
+		return nil, err
+	}
+	if r.rev {
+		slices.Reverse(all)
+	}
+	var out []Z
+	skip := r.offset
+	for _, z := range all {
+		switch {
+		case r.keep != nil && !r.keep(z):
+		case skip > 0:
+			skip--
+		case r.count >= 0 && int64(len(out)) >= r.count:
+			return out, nil
+		default:
+			out = append(out, z)
+		}
+	}
+	return out, nil
+}
+
+// rank is Client.rank inside the transaction: member's place in the
+// snapshot's sorted set.
+func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
+	k, err := p.typed(ctx, "EXEC", key, typeZSet)
+	if err != nil || k.typ == typeNone {
+		return RankScore{}, false, err
+	}
+	all, err := p.sorted(ctx, "EXEC", key, k)
+	if err != nil {
+		return RankScore{}, false, err
+	}
+	if rev {
+		slices.Reverse(all)
+	}
+	for i, z := range all {
+		if z.Member == member {
+			return RankScore{Rank: int64(i), Score: z.Score}, true, nil
+		}
+	}
+	return RankScore{}, false, nil
 }
