@@ -86,6 +86,74 @@ type Pipeliner interface {
 	ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error)
 	Persist(ctx context.Context, key string) (bool, error)
 	PExpireTime(ctx context.Context, key string) (int64, error)
+
+	SRandMember(ctx context.Context, key string) (member string, ok bool, err error)
+	SRandMemberN(ctx context.Context, key string, count int64) ([]string, error)
+	SInter(ctx context.Context, keys ...string) ([]string, error)
+	SInterCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	SUnion(ctx context.Context, keys ...string) ([]string, error)
+	SUnionCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	SDiff(ctx context.Context, keys ...string) ([]string, error)
+	SDiffCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	SInterStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	SUnionStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	SDiffStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error)
+	SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	SPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	STTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	SPTTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	SExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	SPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	SPersist(ctx context.Context, key string, members ...string) ([]int64, error)
+
+	ZRange(ctx context.Context, key string, start, stop int64) ([]string, error)
+	ZRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error)
+	ZRevRange(ctx context.Context, key string, start, stop int64) ([]string, error)
+	ZRevRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error)
+	ZRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error)
+	ZRevRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRevRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error)
+	ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error)
+	ZRandMember(ctx context.Context, key string, count int) ([]string, error)
+	ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error)
+	ZUnion(ctx context.Context, store ZStore) ([]string, error)
+	ZUnionWithScores(ctx context.Context, store ZStore) ([]Z, error)
+	ZInter(ctx context.Context, store *ZStore) ([]string, error)
+	ZInterWithScores(ctx context.Context, store *ZStore) ([]Z, error)
+	ZInterCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	ZDiff(ctx context.Context, keys ...string) ([]string, error)
+	ZDiffWithScores(ctx context.Context, keys ...string) ([]Z, error)
+	ZUnionStore(ctx context.Context, destination string, store *ZStore) (int64, error)
+	ZInterStore(ctx context.Context, destination string, store *ZStore) (int64, error)
+	ZDiffStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	ZExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	ZPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	ZTTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZPTTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZPersist(ctx context.Context, key string, members ...string) ([]int64, error)
+
+	ExpireWith(ctx context.Context, key string, d time.Duration, cond ExpireCondition) (bool, error)
+	PExpire(ctx context.Context, key string, d time.Duration) (bool, error)
+	ExpireAt(ctx context.Context, key string, t time.Time) (bool, error)
+	PExpireAt(ctx context.Context, key string, t time.Time) (bool, error)
+	TTL(ctx context.Context, key string) (time.Duration, error)
+	PTTL(ctx context.Context, key string) (time.Duration, error)
+	ExpireTime(ctx context.Context, key string) (int64, error)
+	Touch(ctx context.Context, keys ...string) (int64, error)
+	ObjectEncoding(ctx context.Context, key string) (string, bool, error)
+	Rename(ctx context.Context, key, newkey string) error
+	RenameNX(ctx context.Context, key, newkey string) (bool, error)
+	Copy(ctx context.Context, source, destination string, replace bool) (bool, error)
 }
 
 var (
@@ -136,17 +204,18 @@ type txMember struct {
 	ix      []byte // nil: absent now
 	score   float64
 	present bool
-	// origMX is the member's expiry when read (memberttl.go; 0: none).
-	// dropMX: the transaction removed it, so present again it is a new
-	// member, with no expiry, as after SREM and SADD outside one.
-	origMX int64
-	dropMX bool
+	// origMX is the member's expiry when read (memberttl.go; 0: none),
+	// mx its expiry now: a member removed and added again is a new one,
+	// with the expiry its adding write gives (none for SADD), as outside a
+	// transaction.
+	origMX, mx int64
 }
 
 // readMember is the state of a member whose item reads it (index value ix).
 func readMember(typ keyType, it item) *txMember {
 	ix := bytesAttr(it, attrIX)
-	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: memberExp(it)}
+	mx := memberExp(it)
+	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: mx, mx: mx}
 }
 
 // TxPipelined runs fn with a Pipeline and commits what it did as one
@@ -473,7 +542,7 @@ func (k *txKey) remove(m *txMember) {
 	if !m.present {
 		return
 	}
-	m.present, m.ix, m.dropMX = false, nil, m.origMX != 0
+	m.present, m.ix, m.mx = false, nil, 0
 	k.card--
 	k.touched = true
 	if k.card == 0 {
@@ -484,7 +553,7 @@ func (k *txKey) remove(m *txMember) {
 // gone marks the key missing: every member it had is known absent.
 func (k *txKey) gone() {
 	for _, m := range k.mem {
-		m.present, m.ix, m.dropMX = false, nil, m.dropMX || (m.present && m.origMX != 0)
+		m.present, m.ix, m.mx = false, nil, 0
 	}
 	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
 }
@@ -543,23 +612,30 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			case m.origIX == nil && m.present:
 				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				added = added || mk.typ == typeZSet
+				if m.mx != 0 {
+					w.action.Put.Item[attrMemExp] = num(m.mx)
+					k.dmn++
+				}
 			case m.origIX != nil && !m.present:
 				w = p.base.deleteMember(key, mk.typ, mk.member)
 				guardLong(w) // a long member's delete requires its m (longmember.go)
 				if m.origMX != 0 {
 					k.dmn--
 				}
-			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.dropMX):
-				// A new score keeps the member's expiry, as ZADD's outside a
-				// transaction; removed and added again, it has none.
+			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.mx != m.origMX):
+				// A new score keeps the member's expiry (mx), as ZADD's
+				// outside a transaction; removed and added again, it has
+				// the one its adding write gave.
 				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
 				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
 				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
-				if m.dropMX {
+				if m.mx != 0 {
+					w.action.Put.Item[attrMemExp] = num(m.mx)
+					k.dmn++
+				}
+				if m.origMX != 0 {
 					k.dmn--
-				} else if m.origMX != 0 {
-					w.action.Put.Item[attrMemExp] = num(m.origMX)
 				}
 			default:
 				continue

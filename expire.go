@@ -236,9 +236,6 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // Only such a key is read first (settle); a key with a member without an
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
-	if c.tx != nil {
-		return c.tx.setExpiry(ctx, key, 0, ExpireXX) // PERSIST: there is an expiry to remove
-	}
 	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
 	if err != nil || removed || m.typ == typeNone || m.expired(c.nowMs()) || m.exp == 0 || m.ttls < m.card {
 		return removed, err
@@ -254,6 +251,10 @@ func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 // an expiry to come, and cond holds (none when ""). It reports whether it
 // did, and otherwise the metadata item as the refusal found it.
 func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, meta, error) {
+	if c.tx != nil { // cond holds: the snapshot counts live members only
+		removed, err := c.tx.setExpiry(ctx, key, 0, ExpireXX)
+		return removed, meta{}, err
+	}
 	tok := token()
 	names := map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok}
 	expr := "attribute_exists(#t) AND #x > :now"

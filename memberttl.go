@@ -85,6 +85,9 @@ func (c *Client) memberTTL(ctx context.Context) (bool, error) {
 	if known {
 		return ok, nil
 	}
+	if c.tx != nil { // the table's description is not the transaction's
+		return c.tx.base.memberTTL(ctx)
+	}
 	desc, err := c.describeTable(ctx)
 	if err != nil {
 		return false, err
@@ -743,7 +746,7 @@ func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at
 		update = "SET #mx = :at"
 		values[":at"] = num(at)
 	}
-	w := &write{member: member, count: 1, known: true}
+	w := &write{member: member, count: 1, known: true, need: needExpiry, expWas: old, expTo: at}
 	switch {
 	case old == 0 && at != 0:
 		w.ttl = 1
@@ -787,7 +790,7 @@ func setMemberExp(it item, at int64) { it[attrMemExp] = num(at) }
 // 1; what it finds instead decides the retry.
 func (c *Client) rewriteMember(key string, typ keyType, member string, prev, want []byte, exp int64) *write {
 	w := &write{
-		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want),
+		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want), need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),

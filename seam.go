@@ -81,6 +81,7 @@ const (
 	needOtherIX              // present, and its index value is not w.ix
 	needLowerIX              // present, with an index value below w.ix (ZADD XX GT)
 	needHigherIX             // present, with an index value above w.ix (ZADD XX LT)
+	needExpiry               // present, with the expiry w.expWas (0: none)
 )
 
 // holds reports whether w's condition holds for m, as DynamoDB would judge
@@ -99,6 +100,8 @@ func (w *write) holds(m *txMember) (bool, error) {
 		return m.present && bytes.Compare(m.ix, w.ix) < 0, nil
 	case needHigherIX:
 		return m.present && bytes.Compare(m.ix, w.ix) > 0, nil
+	case needExpiry:
+		return m.present && m.mx == w.expWas, nil
 	}
 	return false, errOutsideTx
 }
@@ -113,8 +116,8 @@ func itemOf(key string, typ keyType, member string, m *txMember) item {
 	if len(member) > inlineMemberLen {
 		it[attrMem] = bin([]byte(member))
 	}
-	if m.origMX != 0 && !m.dropMX {
-		it[attrMemExp] = num(m.origMX)
+	if m.mx != 0 {
+		it[attrMemExp] = num(m.mx)
 	}
 	return it
 }
@@ -177,11 +180,7 @@ func (p *Pipeline) apply(ctx context.Context, groups []*group) (txResult, error)
 	}
 	var res txResult
 	for _, ch := range changes {
-		if ch.w.action.Delete != nil {
-			ch.k.remove(ch.m)
-		} else {
-			ch.k.add(ch.typ, ch.m, ch.w.ix)
-		}
+		ch.w.applyTo(ch.k, ch.typ, ch.m)
 		res.applied = append(res.applied, ch.w)
 	}
 	return res, nil
@@ -323,4 +322,24 @@ func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (Rank
 		}
 	}
 	return RankScore{}, false, nil
+}
+
+// applyTo makes on the snapshot's member m (of k, type typ) the change w
+// makes to its item when its condition holds.
+func (w *write) applyTo(k *txKey, typ keyType, m *txMember) {
+	switch a := w.action; {
+	case a.Delete != nil:
+		k.remove(m)
+	case a.Put != nil: // a new item: its expiry is the one it carries
+		k.add(typ, m, w.ix)
+		m.mx = memberExp(a.Put.Item)
+	case w.need == needExpiry: // the expiry alone
+		m.mx = w.expTo
+		k.touched = true
+	default: // a new index value, keeping the expiry unless it drops it (rewriteMember)
+		k.add(typ, m, w.ix)
+		if w.ttl < 0 {
+			m.mx = 0
+		}
+	}
 }

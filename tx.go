@@ -37,11 +37,13 @@ type write struct {
 	member string
 	action types.TransactWriteItem // its condition must be set
 	// need is the condition of action as data: EXEC's writer (seam.go)
-	// judges it against the snapshot instead of DynamoDB.
-	need  need
-	delta int64   // change of the key's cardinality when applied
-	count int64   // what it adds to the command's reply when applied
-	score float64 // for sorted-set writes: the score it stores
+	// judges it against the snapshot instead of DynamoDB. A member-expiry
+	// change (needExpiry) requires the expiry expWas and sets expTo.
+	need          need
+	expWas, expTo int64
+	delta         int64   // change of the key's cardinality when applied
+	count         int64   // what it adds to the command's reply when applied
+	score         float64 // for sorted-set writes: the score it stores
 	// required: when its condition fails and retry gives no replacement, the
 	// whole command is abandoned (SMOVE: no add to the destination without
 	// the removal from the source).
