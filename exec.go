@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -87,6 +88,7 @@ type Pipeliner interface {
 	Persist(ctx context.Context, key string) (bool, error)
 	PExpireTime(ctx context.Context, key string) (int64, error)
 
+	SScan(ctx context.Context, key, match string) iter.Seq2[string, error]
 	SRandMember(ctx context.Context, key string) (member string, ok bool, err error)
 	SRandMemberN(ctx context.Context, key string, count int64) ([]string, error)
 	SInter(ctx context.Context, keys ...string) ([]string, error)
@@ -120,6 +122,7 @@ type Pipeliner interface {
 	ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
 	ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
 	ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error)
+	ZScan(ctx context.Context, key, match string) iter.Seq2[Z, error]
 	ZRandMember(ctx context.Context, key string, count int) ([]string, error)
 	ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error)
 	ZUnion(ctx context.Context, store ZStore) ([]string, error)

@@ -149,6 +149,8 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 	st := tx
 	if st == nil {
 		st = db
+	} else if p, ok := tx.(*redimo.Pipeline); ok {
+		db = p.Client // every command of EXEC runs in its transaction
 	}
 	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
