@@ -2,12 +2,14 @@ package redimo
 
 // Transactions: MULTI/EXEC as one TransactWriteItems.
 //
-// A Pipeline runs the commands of a transaction against a snapshot: the
-// first time a command touches a key, the Pipeline reads the key's
-// metadata item (strongly consistent), then reads the member items the
-// command needs (or all of them, for SMEMBERS, SPOP, DEL and the
-// sorted-set ranges, ranks and pops), and
-// keeps every change in memory. Each command answers at once, from the
+// A Pipeline runs the commands of a transaction, Client's own (it embeds
+// a Client in transaction mode: seam.go), against a snapshot: the first
+// time a command touches a key, the Pipeline reads the key's metadata
+// item (strongly consistent), then reads the member items the command
+// needs (or all of them, for SMEMBERS, SPOP, DEL and the sorted-set
+// ranges, ranks and pops), and keeps every change in memory: a command's
+// writes are judged on the snapshot by their conditions and applied to
+// it (Pipeline.apply). Each command answers at once, from the
 // snapshot and the transaction's own earlier writes, as Redis's commands
 // inside MULTI answer at EXEC. Exec then sends one TransactWriteItems:
 // every member item that changed (put, delete or re-scored, on condition
@@ -42,7 +44,8 @@ import (
 var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included)")
 
 // Pipeliner is what a transaction's function receives: the commands a
-// transaction can hold, with Client's signatures. Each returns at once
+// transaction can hold, Client's (every one that neither blocks nor
+// lists the keyspace), run in the transaction. Each returns at once
 // what Redis would answer for it inside MULTI ... EXEC: it sees the
 // transaction's earlier writes; nothing is written before the function
 // returns and the transaction commits. A command's own error (wrong type,
@@ -164,8 +167,11 @@ var (
 	_ Pipeliner = (*Pipeline)(nil)
 )
 
-// Pipeline is a transaction being built; see Pipeliner. Its methods are
-// for one goroutine at a time.
+// Pipeline is a transaction being built; see Pipeliner. It embeds the
+// transaction's Client, whose commands read the snapshot and write into
+// it; a method of Client that Pipeliner does not list (SCAN, the blocking
+// pops, TxPipelined, ...) fails inside a transaction. Its methods are for
+// one goroutine at a time.
 type Pipeline struct {
 	// Client is the transaction's Client in transaction mode (seam.go):
 	// the Pipeline's commands are its own, Client's, written once.
