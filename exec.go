@@ -38,10 +38,10 @@ import (
 )
 
 // ErrTxTooBig is returned by TxPipelined (and Tx.TxPipelined) when the
-// transaction needs more than the 100 actions of one TransactWriteItems:
-// one per member item written plus one per key touched. Nothing is
-// written.
-var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included)")
+// transaction needs more than the 100 actions of one TransactWriteItems
+// (one per member item written plus one per key touched), or more than
+// its 4 MB (long members). Nothing is written.
+var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included, and 4 MB)")
 
 // Pipeliner is what a transaction's function receives: the commands a
 // transaction can hold, Client's (every one that neither blocks nor
@@ -236,7 +236,7 @@ func readMember(typ keyType, it item) *txMember {
 //
 // The transaction must fit one TransactWriteItems: at most 100 actions,
 // one per member item written and one per key touched (read or written),
-// else ErrTxTooBig and nothing is written. Keys and members are read
+// and 4 MB, else ErrTxTooBig and nothing is written. Keys and members are read
 // strongly consistent whatever Options.EventuallyConsistent says.
 //
 // Cost: one GetItem per key touched (its metadata item), one BatchGetItem
@@ -608,6 +608,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		unranked []string           // ranked sorted sets the commit unranks
 		ranked   []*group           // ranked sorted sets whose count items it keeps
 		counts   [][]*write         // counts[i]: the count-item actions of ranked[i]
+		size     int                // writeBytes of the member writes (DynamoDB's 4 MB)
 	)
 	for _, key := range p.order {
 		k := p.keys[key]
@@ -650,6 +651,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				continue
 			}
 			actions = append(actions, w.action)
+			size += writeBytes(key, w)
 			changed = true
 			if mk.typ == typeZSet {
 				w.prev = m.origIX // exact: the metadata condition pins the key as read
@@ -675,6 +677,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		if added {
 			grown = append(grown, key)
 		}
+	}
+	if size > maxTxBytes {
+		return false, fmt.Errorf("%w: about %d bytes", ErrTxTooBig, size)
 	}
 	total := len(actions)
 	for _, cs := range counts {
