@@ -44,8 +44,9 @@ import (
 var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included, and 4 MB)")
 
 // Pipeliner is what a transaction's function receives: the commands a
-// transaction can hold, Client's (every one that neither blocks nor
-// lists the keyspace), run in the transaction. Each returns at once
+// transaction can hold, Client's (every one that does not list the
+// keyspace), run in the transaction; the blocking pops do not wait, as
+// Redis's inside MULTI. Each returns at once
 // what Redis would answer for it inside MULTI ... EXEC: it sees the
 // transaction's earlier writes; nothing is written before the function
 // returns and the transaction commits. A command's own error (wrong type,
@@ -83,6 +84,9 @@ type Pipeliner interface {
 	ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error)
+	BZPopMin(ctx context.Context, timeout time.Duration, keys ...string) (ZWithKey, bool, error)
+	BZPopMax(ctx context.Context, timeout time.Duration, keys ...string) (ZWithKey, bool, error)
+	BZMPop(ctx context.Context, timeout time.Duration, order PopOrder, count int64, keys ...string) (string, []Z, error)
 	Del(ctx context.Context, keys ...string) (int64, error)
 	Exists(ctx context.Context, keys ...string) (int64, error)
 	Type(ctx context.Context, key string) (string, error)
@@ -169,9 +173,9 @@ var (
 
 // Pipeline is a transaction being built; see Pipeliner. It embeds the
 // transaction's Client, whose commands read the snapshot and write into
-// it; a method of Client that Pipeliner does not list (SCAN, the blocking
-// pops, TxPipelined, ...) fails inside a transaction. Its methods are for
-// one goroutine at a time.
+// it; a method of Client that Pipeliner does not list (SCAN, KEYS,
+// TxPipelined, ...) fails inside a transaction. Its methods are for one
+// goroutine at a time.
 type Pipeline struct {
 	// Client is the transaction's Client in transaction mode (seam.go):
 	// the Pipeline's commands are its own, Client's, written once.

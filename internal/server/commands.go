@@ -60,9 +60,6 @@ type call struct {
 	st   redimo.Pipeliner
 	args []string // args[0] is the command's name as the client sent it
 	cmd  *Command
-	// noBlocking is set inside EXEC: blocking commands answer at once,
-	// as Redis's do inside MULTI.
-	noBlocking bool
 }
 
 // families lists the command families; each file adds one (expire.go the
@@ -152,7 +149,7 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 	} else if p, ok := tx.(*redimo.Pipeline); ok {
 		db = p.Client // every command of EXEC runs in its transaction
 	}
-	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd})
 	s.stats.record(cmd.Name, time.Since(start), v.IsError(), t)
 	return v
 }

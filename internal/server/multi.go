@@ -28,8 +28,8 @@ import (
 //
 // What a transaction can hold (inTx): every keyed command the library's
 // redimo.Pipeliner has a method for (the command named as the method, as
-// SINTERSTORE is Pipeliner.SInterStore; UNLINK runs DEL, and the blocking
-// pops ZMPOP without blocking, as Redis's do inside MULTI), and the
+// SINTERSTORE is Pipeliner.SInterStore; UNLINK runs DEL; the blocking
+// pops do not block, as Redis's inside MULTI), and the
 // commands that read no key (PING, ECHO, TIME, CLIENT, COMMAND, CONFIG
 // GET). Any other command is refused when queued, with an error naming
 // what a transaction holds. Inside EXEC a command runs on the
@@ -78,7 +78,7 @@ var pipelined = func() map[string]bool {
 }()
 
 // txAlias names the Pipeliner method of the commands not named as theirs.
-var txAlias = map[string]string{"unlink": "del", "bzpopmin": "zmpop", "bzpopmax": "zmpop", "bzmpop": "zmpop"}
+var txAlias = map[string]string{"unlink": "del"}
 
 // inTx reports whether a transaction can hold cmd: a keyed command whose
 // method is Pipeliner's, or a command that reads no key (its reply does
