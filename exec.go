@@ -376,7 +376,7 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	items, err := p.base.metaItemsWith(ctx, names, aws.Bool(true), nil, nil)
+	items, err := p.base.metaItems(ctx, names, aws.Bool(true), nil, nil)
 	if err != nil {
 		return err
 	}

@@ -204,7 +204,7 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 		if err != nil {
 			return 0, err
 		}
-		again, err := c.readMetaConsistent(ctx, key)
+		again, err := c.storedMeta(ctx, key, aws.Bool(true))
 		if err != nil {
 			return 0, err
 		}
@@ -245,7 +245,7 @@ func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64,
 			}
 			newly = n
 		}
-		stored, err := c.readMetaConsistent(ctx, key)
+		stored, err := c.storedMeta(ctx, key, aws.Bool(true))
 		if err != nil {
 			return 0, err
 		}
@@ -361,11 +361,6 @@ func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
 	}
 	m.card = n
 	return m, nil
-}
-
-// readMetaConsistent is readMeta strongly consistent whatever the options.
-func (c *Client) readMetaConsistent(ctx context.Context, key string) (meta, error) {
-	return c.readMetaAs(ctx, key, aws.Bool(true))
 }
 
 // Replies of the member-expiry commands, per member, as Redis's HEXPIRE

@@ -14,10 +14,20 @@ package redimo
 // command that would bypass the seam fails loudly instead of writing
 // outside the transaction.
 //
-// The seam, on the Client side: readMetaAs and metas (the metadata of
-// keys: type, count, expiry), probe (member items), setScan (a set's
-// members in order), liveCount (SCARD/ZCARD), transactChunksFrom and
-// transactPurging (the writes).
+// The seam, on the Client side, each a branch on c.tx at its top:
+//
+//	reads   storedMeta, metas (type, count, expiry of keys: liveness and
+//	        type checks all rest on them), probe (member items),
+//	        memberItems and SScan's query (members in order), liveCount
+//	        (SCARD/ZCARD), read and count (sorted-set ranges), rank
+//	writes  transactChunksFrom and transactPurging (member writes, judged
+//	        on the snapshot by write.need), expireAt and removeExpiry (the
+//	        key's expiry), purge (a key that expired meanwhile)
+//	others  the reads only DynamoDB needs step aside: the count items
+//	        (rankSeek, ZCOUNT/ZLEXCOUNT from them, ZRANDMEMBER's), the
+//	        random buckets of SRANDMEMBER/SPOP (the snapshot is drawn from
+//	        whole), the blocking wait (block), the table's description
+//	        (memberTTL asks the base Client)
 
 import (
 	"bytes"
