@@ -632,7 +632,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				}
 			case m.origIX != nil && !m.present:
 				w = p.base.deleteMember(key, mk.typ, mk.member)
-				guardLong(w) // a long member's delete requires its m (longmember.go)
+				w.action = w.rendered(0, false) // a long member's delete requires its m (longmember.go)
 				if m.origMX != 0 {
 					k.dmn--
 				}

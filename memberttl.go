@@ -45,7 +45,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -851,51 +850,7 @@ func (c *Client) memberTTLs(ctx context.Context, cmd string, typ keyType, key st
 	return out, nil
 }
 
-// guardLive makes a write that requires its member to exist also require
-// it not to have expired at now (a put's attribute_not_exists fails on an
-// expired item by itself; transact then treats the item as missing). A
-// delete must also know whether the member has an expiry, for mn: unless
-// it is pinned to one (pinDelete), it requires none, and transact pins it
-// to what a failed condition shows. Sweep writes, which target expired
-// items, are left alone. It is idempotent.
-func guardLive(w *write, now int64) {
-	if w.swept || w.rankItem {
-		return
-	}
-	var (
-		cond   **string
-		names  *map[string]string
-		values *map[string]types.AttributeValue
-		onFail *types.ReturnValuesOnConditionCheckFailure
-	)
-	switch a := w.action; {
-	case a.Update != nil:
-		cond, names, values, onFail = &a.Update.ConditionExpression, &a.Update.ExpressionAttributeNames, &a.Update.ExpressionAttributeValues, &a.Update.ReturnValuesOnConditionCheckFailure
-	case a.Delete != nil:
-		cond, names, values, onFail = &a.Delete.ConditionExpression, &a.Delete.ExpressionAttributeNames, &a.Delete.ExpressionAttributeValues, &a.Delete.ReturnValuesOnConditionCheckFailure
-	case a.ConditionCheck != nil:
-		cond, names, values, onFail = &a.ConditionCheck.ConditionExpression, &a.ConditionCheck.ExpressionAttributeNames, &a.ConditionCheck.ExpressionAttributeValues, &a.ConditionCheck.ReturnValuesOnConditionCheckFailure
-	default:
-		return
-	}
-	*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
-	if _, done := (*names)["#mxLive"]; done {
-		if _, ok := (*values)[":mxNow"]; ok {
-			*values = withEntry(*values, ":mxNow", types.AttributeValue(num(now)))
-		}
-		return
-	}
-	guard := liveGuard
-	if w.action.Delete != nil && w.pin == nil {
-		guard = noExpiryGuard
-	} else {
-		*values = withEntry(*values, ":mxNow", types.AttributeValue(num(now)))
-	}
-	*names = withEntry(*names, "#mxLive", attrMemExp)
-	*cond = aws.String("(" + aws.ToString(*cond) + ") AND " + guard)
-}
-
-// The conditions guardLive adds.
+// The conditions write.rendered adds for member expiry.
 const (
 	liveGuard     = "(attribute_not_exists(#mxLive) OR #mxLive > :mxNow)"
 	noExpiryGuard = "attribute_not_exists(#mxLive)"
@@ -903,36 +858,13 @@ const (
 
 // pinDelete is the delete w required to find the expiry exp (0: none),
 // counting -1 to mn for an expiry: what a delete becomes once a failed
-// condition showed the member's expiry. Its condition is w's without
-// guardLive's, which the next attempt adds again.
+// condition showed the member's expiry (write.rendered adds the pin).
 func pinDelete(w *write, exp int64) *write {
 	next := *w
-	d := *w.action.Delete
-	if w.unpinned == nil {
-		cond := aws.ToString(d.ConditionExpression)
-		for _, g := range []string{liveGuard, noExpiryGuard} {
-			if inner, ok := strings.CutSuffix(cond, ") AND "+g); ok && strings.HasPrefix(inner, "(") {
-				cond = inner[1:]
-				break
-			}
-		}
-		next.unpinned = &cond
-	}
-	d.ExpressionAttributeNames = withEntry(without(d.ExpressionAttributeNames, "#mxLive"), "#mxPin", attrMemExp)
-	d.ExpressionAttributeValues = without(d.ExpressionAttributeValues, ":mxNow", ":mxPin")
-	pin := "attribute_not_exists(#mxPin)"
-	next.ttl = 0
+	next.pin, next.ttl = &exp, 0
 	if exp != 0 {
-		pin = "#mxPin = :mxPin"
-		d.ExpressionAttributeValues = withEntry(d.ExpressionAttributeValues, ":mxPin", types.AttributeValue(num(exp)))
 		next.ttl = -1
 	}
-	if len(d.ExpressionAttributeValues) == 0 {
-		d.ExpressionAttributeValues = nil
-	}
-	d.ConditionExpression = aws.String("(" + *next.unpinned + ") AND " + pin)
-	next.action = types.TransactWriteItem{Delete: &d}
-	next.pin = &exp
 	return &next
 }
 

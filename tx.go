@@ -68,8 +68,78 @@ type write struct {
 	// takes an expired member's place.
 	ttl             int64
 	swept, replaces bool
-	pin             *int64  // a delete's expected expiry (pinDelete); nil: not pinned
-	unpinned        *string // a pinned delete's condition without pin and guard
+	pin             *int64 // a delete's expected expiry (pinDelete); nil: not pinned
+}
+
+// rendered is w's action as sent at now: the condition its constructor
+// built (with the rank code's pin, rank.go) conjoined with the guards its
+// data asks for: a long member's update or delete requires the item to
+// hold that member (longmember.go); a pinned delete requires the expiry
+// it was pinned to (pinDelete); and on a table with member expiry
+// (memberTTL), a write that requires its member requires it live, and an
+// unpinned delete requires it to have no expiry, which a failed condition
+// then shows (memberttl.go). Sweeps and count items get no expiry guard.
+// w.action itself is never edited: each attempt renders afresh.
+func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
+	a := w.action
+	var (
+		cond   **string
+		names  *map[string]string
+		values *map[string]types.AttributeValue
+		onFail *types.ReturnValuesOnConditionCheckFailure
+	)
+	switch {
+	case a.Update != nil:
+		u := *a.Update
+		a.Update = &u
+		cond, names, values, onFail = &u.ConditionExpression, &u.ExpressionAttributeNames, &u.ExpressionAttributeValues, &u.ReturnValuesOnConditionCheckFailure
+	case a.Delete != nil:
+		d := *a.Delete
+		a.Delete = &d
+		cond, names, values, onFail = &d.ConditionExpression, &d.ExpressionAttributeNames, &d.ExpressionAttributeValues, &d.ReturnValuesOnConditionCheckFailure
+	case a.ConditionCheck != nil:
+		cc := *a.ConditionCheck
+		a.ConditionCheck = &cc
+		cond, names, values, onFail = &cc.ConditionExpression, &cc.ExpressionAttributeNames, &cc.ExpressionAttributeValues, &cc.ReturnValuesOnConditionCheckFailure
+	default:
+		return a // a put: attribute_not_exists needs no guard (transact reads what a failed one found)
+	}
+	nn, vv := maps.Clone(*names), maps.Clone(*values)
+	if nn == nil {
+		nn = map[string]string{}
+	}
+	if vv == nil {
+		vv = item{}
+	}
+	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
+	if len(w.member) > inlineMemberLen && a.ConditionCheck == nil {
+		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
+		and("#lm = :lm")
+	}
+	if w.pin != nil && a.Delete != nil {
+		nn["#mxPin"] = attrMemExp
+		if *w.pin != 0 {
+			vv[":mxPin"] = num(*w.pin)
+			and("#mxPin = :mxPin")
+		} else {
+			and("attribute_not_exists(#mxPin)")
+		}
+	}
+	if memberTTL && !w.swept && !w.rankItem {
+		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+		nn["#mxLive"] = attrMemExp
+		if a.Delete != nil && w.pin == nil {
+			and(noExpiryGuard)
+		} else {
+			vv[":mxNow"] = num(now)
+			and(liveGuard)
+		}
+	}
+	if len(vv) == 0 {
+		vv = nil
+	}
+	*names, *values = nn, vv
+	return a
 }
 
 // group is the writes of one command on one key.
@@ -125,11 +195,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			counts[g] = c.rankWrites(g)
 			for _, w := range append(g.writes, counts[g]...) {
-				guardLong(w)
-				if ttlTable {
-					guardLive(w, now)
-				}
-				actions = append(actions, w.action)
+				actions = append(actions, w.rendered(now, ttlTable))
 				owners, writes = append(owners, g), append(writes, w)
 			}
 			actions = append(actions, c.metaAction(g))
