@@ -433,9 +433,11 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 			{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, randomIX())}},
 		}
 	})
-	if errors.Is(err, ErrWrongType) {
+	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination || c.tx != nil && errors.Is(err, ErrWrongType) {
 		// Redis answers 0 for a missing source before it looks at
-		// destination (a source of the wrong type fails typedMeta).
+		// destination. (EXEC's writer answers ErrWrongType without the
+		// key, as EXEC replies; there a source of the wrong type fails
+		// typedMeta, which reads the snapshot.)
 		if m, err2 := c.typedMeta(ctx, source, typeSet); err2 == nil && m.typ == typeNone {
 			return false, nil
 		}
