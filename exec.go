@@ -520,15 +520,16 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 }
 
 // typed returns k for a command on type typ: nil and ErrWrongType when k
-// holds another type, nil and p.err when it could not be read.
-func (p *Pipeline) typed(ctx context.Context, cmd, key string, typ keyType) (*txKey, error) {
-	if err := checkKey(cmd, key); err != nil {
+// holds another type, nil and p.err when it could not be read (the
+// command wraps it with its name).
+func (p *Pipeline) typed(ctx context.Context, key string, typ keyType) (*txKey, error) {
+	if err := checkKey("EXEC", key); err != nil {
 		return nil, err
 	}
 	k := p.key(ctx, key)
 	switch {
 	case k == nil:
-		return nil, wrap(cmd, p.err)
+		return nil, p.err
 	case k.typ != typeNone && k.typ != typ:
 		return nil, ErrWrongType
 	}
@@ -572,12 +573,12 @@ func (k *txKey) gone() {
 }
 
 // present returns k's members of its current type, sorted by member.
-func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]memKey, error) {
+func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey, error) {
 	if k.typ == typeNone {
 		return nil, nil
 	}
 	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
-		return nil, wrap(cmd, p.err)
+		return nil, p.err
 	}
 	var out []memKey
 	for mk, m := range k.mem {
@@ -590,8 +591,8 @@ func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]me
 }
 
 // sorted is k's members with their scores, by score then member.
-func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, error) {
-	mks, err := p.present(ctx, cmd, key, k)
+func (p *Pipeline) sorted(ctx context.Context, key string, k *txKey) ([]Z, error) {
+	mks, err := p.present(ctx, key, k)
 	if err != nil {
 		return nil, err
 	}

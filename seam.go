@@ -41,8 +41,10 @@ import (
 )
 
 // errOutsideTx is what a Client in transaction mode answers a request
-// that did not go through the seam: a bug, never a user's error.
-var errOutsideTx = errors.New("redimo: internal error: a command inside EXEC read or wrote the table outside its transaction")
+// that did not go through the seam: a command a transaction cannot hold
+// (SCAN, KEYS, DBSIZE, FLUSHDB, TxPipelined... called on a *Pipeline),
+// never a write outside the transaction.
+var errOutsideTx = errors.New("redimo: this command cannot run inside a transaction (see Pipeliner); nothing was read or written outside it")
 
 // refusingAPI is the DynamoDBAPI of a Client in transaction mode.
 type refusingAPI struct{}
@@ -149,7 +151,7 @@ func (p *Pipeline) apply(ctx context.Context, groups []*group) (txResult, error)
 	keys := make([]*txKey, len(groups))
 	for i, g := range groups { // the types first, as transact's metadata conditions
 		var err error
-		if keys[i], err = p.typed(ctx, "EXEC", g.key, g.typ); err != nil {
+		if keys[i], err = p.typed(ctx, g.key, g.typ); err != nil {
 			return txResult{}, err
 		}
 	}
@@ -211,7 +213,7 @@ func (p *Pipeline) metaOf(ctx context.Context, key string) (meta, error) {
 
 // probe is Client.probe inside the transaction.
 func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members []string) (map[string]item, error) {
-	k, err := p.typed(ctx, "EXEC", key, typ)
+	k, err := p.typed(ctx, key, typ)
 	if err != nil {
 		return nil, err
 	}
@@ -235,12 +237,12 @@ func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members [
 // prefix, in member order, after checking key's type.
 func (p *Pipeline) scan(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
 	return func(yield func(item, error) bool) {
-		k, err := p.typed(ctx, "EXEC", key, typ)
+		k, err := p.typed(ctx, key, typ)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		mks, err := p.present(ctx, "EXEC", key, k)
+		mks, err := p.present(ctx, key, k)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -285,11 +287,11 @@ func (p *Pipeline) purge(ctx context.Context, key string) error {
 // read is Client.read inside the transaction: the range r selects (keep,
 // direction, offset, count) from the snapshot's sorted set.
 func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) {
-	k, err := p.typed(ctx, "EXEC", key, typeZSet)
+	k, err := p.typed(ctx, key, typeZSet)
 	if err != nil || r.empty || r.count == 0 || k.typ == typeNone {
 		return nil, err
 	}
-	all, err := p.sorted(ctx, "EXEC", key, k)
+	all, err := p.sorted(ctx, key, k)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +317,11 @@ func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) 
 // rank is Client.rank inside the transaction: member's place in the
 // snapshot's sorted set.
 func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	k, err := p.typed(ctx, "EXEC", key, typeZSet)
+	k, err := p.typed(ctx, key, typeZSet)
 	if err != nil || k.typ == typeNone {
 		return RankScore{}, false, err
 	}
-	all, err := p.sorted(ctx, "EXEC", key, k)
+	all, err := p.sorted(ctx, key, k)
 	if err != nil {
 		return RankScore{}, false, err
 	}
