@@ -126,7 +126,16 @@ type Options struct {
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.
 type Client struct {
-	store                 // the table: what sends the requests (storage.go)
+	store   // the table: what sends the requests (storage.go)
+	*shared // what the Client knows and shares with its transactions
+	// tx is the transaction a Client in transaction mode runs in (seam.go):
+	// its commands read the transaction's snapshot and write into it,
+	// and its store refuses every request. nil for a Client.
+	tx *Pipeline
+}
+
+// shared is the state of a Client that its transactions share.
+type shared struct {
 	combiner   *combiner  // nil when write combining is off
 	waiters    waiters    // blocking pops waiting for members (zpop.go)
 	ranks      rankState  // what the Client knows of ranked keys (rank.go)
@@ -172,7 +181,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions <= 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, caps: capsOf(o.TableName)}
+	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, shared: &shared{caps: capsOf(o.TableName)}}
 	c.guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}

@@ -39,7 +39,8 @@
 //     as one TransactWriteItems, as Redis's MULTI/EXEC: each answers seeing
 //     the earlier ones' writes, and the commit is conditioned on every key
 //     read, written or watched being unchanged since read (ErrTxFailed for
-//     a watched key; ErrTxTooBig beyond 100 items, nothing written).
+//     a watched key; ErrTxTooBig beyond 100 items or 4 MB, nothing
+//     written).
 //
 // # The table
 //

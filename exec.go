@@ -2,12 +2,14 @@ package redimo
 
 // Transactions: MULTI/EXEC as one TransactWriteItems.
 //
-// A Pipeline runs the commands of a transaction against a snapshot: the
-// first time a command touches a key, the Pipeline reads the key's
-// metadata item (strongly consistent), then reads the member items the
-// command needs (or all of them, for SMEMBERS, SPOP, DEL and the
-// sorted-set ranges, ranks and pops), and
-// keeps every change in memory. Each command answers at once, from the
+// A Pipeline runs the commands of a transaction, Client's own (it embeds
+// a Client in transaction mode: seam.go), against a snapshot: the first
+// time a command touches a key, the Pipeline reads the key's metadata
+// item (strongly consistent), then reads the member items the command
+// needs (or all of them, for SMEMBERS, SPOP, DEL and the sorted-set
+// ranges, ranks and pops), and keeps every change in memory: a command's
+// writes are judged on the snapshot by their conditions and applied to
+// it (Pipeline.apply). Each command answers at once, from the
 // snapshot and the transaction's own earlier writes, as Redis's commands
 // inside MULTI answer at EXEC. Exec then sends one TransactWriteItems:
 // every member item that changed (put, delete or re-scored, on condition
@@ -26,8 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -37,13 +38,15 @@ import (
 )
 
 // ErrTxTooBig is returned by TxPipelined (and Tx.TxPipelined) when the
-// transaction needs more than the 100 actions of one TransactWriteItems:
-// one per member item written plus one per key touched. Nothing is
-// written.
-var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included)")
+// transaction needs more than the 100 actions of one TransactWriteItems
+// (one per member item written plus one per key touched), or more than
+// its 4 MB (long members). Nothing is written.
+var ErrTxTooBig = errors.New("redimo: transaction too big for one DynamoDB transaction (100 items, metadata items included, and 4 MB)")
 
 // Pipeliner is what a transaction's function receives: the commands a
-// transaction can hold, with Client's signatures. Each returns at once
+// transaction can hold, Client's (every one that does not list the
+// keyspace), run in the transaction; the blocking pops do not wait, as
+// Redis's inside MULTI. Each returns at once
 // what Redis would answer for it inside MULTI ... EXEC: it sees the
 // transaction's earlier writes; nothing is written before the function
 // returns and the transaction commits. A command's own error (wrong type,
@@ -81,6 +84,9 @@ type Pipeliner interface {
 	ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error)
 	ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error)
+	BZPopMin(ctx context.Context, timeout time.Duration, keys ...string) (ZWithKey, bool, error)
+	BZPopMax(ctx context.Context, timeout time.Duration, keys ...string) (ZWithKey, bool, error)
+	BZMPop(ctx context.Context, timeout time.Duration, order PopOrder, count int64, keys ...string) (string, []Z, error)
 	Del(ctx context.Context, keys ...string) (int64, error)
 	Exists(ctx context.Context, keys ...string) (int64, error)
 	Type(ctx context.Context, key string) (string, error)
@@ -88,6 +94,76 @@ type Pipeliner interface {
 	ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error)
 	Persist(ctx context.Context, key string) (bool, error)
 	PExpireTime(ctx context.Context, key string) (int64, error)
+
+	SScan(ctx context.Context, key, match string) iter.Seq2[string, error]
+	SRandMember(ctx context.Context, key string) (member string, ok bool, err error)
+	SRandMemberN(ctx context.Context, key string, count int64) ([]string, error)
+	SInter(ctx context.Context, keys ...string) ([]string, error)
+	SInterCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	SUnion(ctx context.Context, keys ...string) ([]string, error)
+	SUnionCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	SDiff(ctx context.Context, keys ...string) ([]string, error)
+	SDiffCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	SInterStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	SUnionStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	SDiffStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error)
+	SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	SPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	STTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	SPTTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	SExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	SPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	SPersist(ctx context.Context, key string, members ...string) ([]int64, error)
+
+	ZRange(ctx context.Context, key string, start, stop int64) ([]string, error)
+	ZRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error)
+	ZRevRange(ctx context.Context, key string, start, stop int64) ([]string, error)
+	ZRevRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error)
+	ZRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error)
+	ZRevRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRevRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error)
+	ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error)
+	ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error)
+	ZScan(ctx context.Context, key, match string) iter.Seq2[Z, error]
+	ZRandMember(ctx context.Context, key string, count int) ([]string, error)
+	ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error)
+	ZUnion(ctx context.Context, store ZStore) ([]string, error)
+	ZUnionWithScores(ctx context.Context, store ZStore) ([]Z, error)
+	ZInter(ctx context.Context, store *ZStore) ([]string, error)
+	ZInterWithScores(ctx context.Context, store *ZStore) ([]Z, error)
+	ZInterCard(ctx context.Context, limit int64, keys ...string) (int64, error)
+	ZDiff(ctx context.Context, keys ...string) ([]string, error)
+	ZDiffWithScores(ctx context.Context, keys ...string) ([]Z, error)
+	ZUnionStore(ctx context.Context, destination string, store *ZStore) (int64, error)
+	ZInterStore(ctx context.Context, destination string, store *ZStore) (int64, error)
+	ZDiffStore(ctx context.Context, destination string, keys ...string) (int64, error)
+	ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
+	ZExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	ZPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
+	ZTTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZPTTL(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error)
+	ZPersist(ctx context.Context, key string, members ...string) ([]int64, error)
+
+	ExpireWith(ctx context.Context, key string, d time.Duration, cond ExpireCondition) (bool, error)
+	PExpire(ctx context.Context, key string, d time.Duration) (bool, error)
+	ExpireAt(ctx context.Context, key string, t time.Time) (bool, error)
+	PExpireAt(ctx context.Context, key string, t time.Time) (bool, error)
+	TTL(ctx context.Context, key string) (time.Duration, error)
+	PTTL(ctx context.Context, key string) (time.Duration, error)
+	ExpireTime(ctx context.Context, key string) (int64, error)
+	Touch(ctx context.Context, keys ...string) (int64, error)
+	ObjectEncoding(ctx context.Context, key string) (string, bool, error)
+	Rename(ctx context.Context, key, newkey string) error
+	RenameNX(ctx context.Context, key, newkey string) (bool, error)
+	Copy(ctx context.Context, source, destination string, replace bool) (bool, error)
 }
 
 var (
@@ -95,10 +171,16 @@ var (
 	_ Pipeliner = (*Pipeline)(nil)
 )
 
-// Pipeline is a transaction being built; see Pipeliner. Its methods are
-// for one goroutine at a time.
+// Pipeline is a transaction being built; see Pipeliner. It embeds the
+// transaction's Client, whose commands read the snapshot and write into
+// it; a method of Client that Pipeliner does not list (SCAN, KEYS,
+// TxPipelined, ...) fails inside a transaction. Its methods are for one
+// goroutine at a time.
 type Pipeline struct {
-	c     *Client
+	// Client is the transaction's Client in transaction mode (seam.go):
+	// the Pipeline's commands are its own, Client's, written once.
+	*Client
+	base  *Client // the Client the transaction reads and commits with
 	watch *Watch
 	keys  map[string]*txKey
 	order []string // keys in the order first touched
@@ -135,17 +217,18 @@ type txMember struct {
 	ix      []byte // nil: absent now
 	score   float64
 	present bool
-	// origMX is the member's expiry when read (memberttl.go; 0: none).
-	// dropMX: the transaction removed it, so present again it is a new
-	// member, with no expiry, as after SREM and SADD outside one.
-	origMX int64
-	dropMX bool
+	// origMX is the member's expiry when read (memberttl.go; 0: none),
+	// mx its expiry now: a member removed and added again is a new one,
+	// with the expiry its adding write gives (none for SADD), as outside a
+	// transaction.
+	origMX, mx int64
 }
 
 // readMember is the state of a member whose item reads it (index value ix).
 func readMember(typ keyType, it item) *txMember {
 	ix := bytesAttr(it, attrIX)
-	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: memberExp(it)}
+	mx := memberExp(it)
+	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: mx, mx: mx}
 }
 
 // TxPipelined runs fn with a Pipeline and commits what it did as one
@@ -157,7 +240,7 @@ func readMember(typ keyType, it item) *txMember {
 //
 // The transaction must fit one TransactWriteItems: at most 100 actions,
 // one per member item written and one per key touched (read or written),
-// else ErrTxTooBig and nothing is written. Keys and members are read
+// and 4 MB, else ErrTxTooBig and nothing is written. Keys and members are read
 // strongly consistent whatever Options.EventuallyConsistent says.
 //
 // Cost: one GetItem per key touched (its metadata item), one BatchGetItem
@@ -224,7 +307,8 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 // is not conditioned on them.
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
-		p := &Pipeline{c: c, watch: w, keys: map[string]*txKey{}}
+		p := &Pipeline{base: c, watch: w, keys: map[string]*txKey{}}
+		p.Client = c.inTx(p)
 		if w != nil {
 			changed, err := p.touchWatched(ctx)
 			switch {
@@ -271,7 +355,7 @@ func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for _, k := range keys {
-		if p.c.versionOf(p.keys[k].raw) != seen[k] {
+		if p.base.versionOf(p.keys[k].raw) != seen[k] {
 			return true, nil
 		}
 	}
@@ -292,7 +376,7 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	items, err := p.c.metaItemsWith(ctx, names, aws.Bool(true), nil, nil)
+	items, err := p.base.metaItems(ctx, names, aws.Bool(true), nil, nil)
 	if err != nil {
 		return err
 	}
@@ -306,23 +390,23 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
 func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
-	return p.c.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
+	return p.base.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
 // purged first (it is missing for Redis) and read again.
 func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 	swept := false
-	for range p.c.opts.MaxAttempts {
+	for range p.base.opts.MaxAttempts {
 		m := decodeMeta(raw) // an item left with no members is a missing key
-		if m.ttls > 0 && !swept && !m.expired(p.c.nowMs()) {
+		if m.ttls > 0 && !swept && !m.expired(p.base.nowMs()) {
 			// Members with an expiry: the expired ones go first, so that
 			// the snapshot's count is the live one (memberttl.go).
-			if err := p.c.sweep(ctx, key, m.typ); err != nil {
+			if err := p.base.sweep(ctx, key, m.typ); err != nil {
 				return err
 			}
 			swept = true
-		} else if !m.expired(p.c.nowMs()) {
+		} else if !m.expired(p.base.nowMs()) {
 			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
 			if m.typ == typeNone {
 				k.exp, k.full = 0, true
@@ -330,11 +414,11 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 			p.keys[key] = k
 			p.order = append(p.order, key)
 			return nil
-		} else if err := p.c.purge(ctx, key, m); err != nil {
+		} else if err := p.base.purge(ctx, key, m); err != nil {
 			return err
 		}
 		var err error
-		if raw, err = p.c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
+		if raw, err = p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
 	}
@@ -350,7 +434,7 @@ func (p *Pipeline) key(ctx context.Context, key string) *txKey {
 	if p.err != nil {
 		return nil
 	}
-	raw, err := p.c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
+	raw, err := p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
 		err = p.use(ctx, key, raw)
 	}
@@ -417,8 +501,8 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 		return true
 	}
 	q := memberQuery(key, k.orig.typ, "")
-	q.TableName, q.ConsistentRead = p.c.table(), aws.Bool(true)
-	for it, err := range p.c.query(ctx, q, 0) {
+	q.TableName, q.ConsistentRead = p.base.table(), aws.Bool(true)
+	for it, err := range p.base.query(ctx, q, 0) {
 		if err != nil {
 			p.err = err
 			return false
@@ -436,15 +520,16 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 }
 
 // typed returns k for a command on type typ: nil and ErrWrongType when k
-// holds another type, nil and p.err when it could not be read.
-func (p *Pipeline) typed(ctx context.Context, cmd, key string, typ keyType) (*txKey, error) {
-	if err := checkKey(cmd, key); err != nil {
+// holds another type, nil and p.err when it could not be read (the
+// command wraps it with its name).
+func (p *Pipeline) typed(ctx context.Context, key string, typ keyType) (*txKey, error) {
+	if err := checkKey("EXEC", key); err != nil {
 		return nil, err
 	}
 	k := p.key(ctx, key)
 	switch {
 	case k == nil:
-		return nil, wrap(cmd, p.err)
+		return nil, p.err
 	case k.typ != typeNone && k.typ != typ:
 		return nil, ErrWrongType
 	}
@@ -471,7 +556,7 @@ func (k *txKey) remove(m *txMember) {
 	if !m.present {
 		return
 	}
-	m.present, m.ix, m.dropMX = false, nil, m.origMX != 0
+	m.present, m.ix, m.mx = false, nil, 0
 	k.card--
 	k.touched = true
 	if k.card == 0 {
@@ -482,126 +567,18 @@ func (k *txKey) remove(m *txMember) {
 // gone marks the key missing: every member it had is known absent.
 func (k *txKey) gone() {
 	for _, m := range k.mem {
-		m.present, m.ix, m.dropMX = false, nil, m.dropMX || (m.present && m.origMX != 0)
+		m.present, m.ix, m.mx = false, nil, 0
 	}
 	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
 }
 
-// SAdd is Client.SAdd inside the transaction.
-func (p *Pipeline) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkKeyMembers("SADD", key, members); err != nil {
-		return 0, err
-	}
-	k, err := p.typed(ctx, "SADD", key, typeSet)
-	if err != nil {
-		return 0, err
-	}
-	ms := p.members(ctx, key, k, typeSet, members)
-	if ms == nil {
-		return 0, wrap("SADD", p.err)
-	}
-	var n int64
-	for _, m := range ms {
-		if !m.present {
-			k.add(typeSet, m, randomIX())
-			n++
-		}
-	}
-	return n, nil
-}
-
-// SRem is Client.SRem inside the transaction.
-func (p *Pipeline) SRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkKeyMembers("SREM", key, members); err != nil {
-		return 0, err
-	}
-	return p.remove(ctx, "SREM", key, typeSet, members)
-}
-
-// ZRem is Client.ZRem inside the transaction.
-func (p *Pipeline) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
-	if err := p.c.checkKeyMembers("ZREM", key, members); err != nil {
-		return 0, err
-	}
-	return p.remove(ctx, "ZREM", key, typeZSet, members)
-}
-
-func (p *Pipeline) remove(ctx context.Context, cmd, key string, typ keyType, members []string) (int64, error) {
-	k, err := p.typed(ctx, cmd, key, typ)
-	if err != nil || k.typ == typeNone {
-		return 0, err
-	}
-	ms := p.members(ctx, key, k, typ, members)
-	if ms == nil {
-		return 0, wrap(cmd, p.err)
-	}
-	var n int64
-	for _, m := range ms {
-		if m.present {
-			k.remove(m)
-			n++
-		}
-	}
-	return n, nil
-}
-
-// SCard is Client.SCard inside the transaction.
-func (p *Pipeline) SCard(ctx context.Context, key string) (int64, error) {
-	k, err := p.typed(ctx, "SCARD", key, typeSet)
-	if err != nil {
-		return 0, err
-	}
-	return k.card, nil
-}
-
-// ZCard is Client.ZCard inside the transaction.
-func (p *Pipeline) ZCard(ctx context.Context, key string) (int64, error) {
-	k, err := p.typed(ctx, "ZCARD", key, typeZSet)
-	if err != nil {
-		return 0, err
-	}
-	return k.card, nil
-}
-
-// SIsMember is Client.SIsMember inside the transaction.
-func (p *Pipeline) SIsMember(ctx context.Context, key, member string) (bool, error) {
-	oks, err := p.SMIsMember(ctx, key, member)
-	if err != nil {
-		return false, err
-	}
-	return oks[0], nil
-}
-
-// SMIsMember is Client.SMIsMember inside the transaction.
-func (p *Pipeline) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
-	if err := p.c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
-		return nil, err
-	}
-	k, err := p.typed(ctx, "SMISMEMBER", key, typeSet)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]bool, len(members))
-	if k.typ == typeNone {
-		return out, nil
-	}
-	ms := p.members(ctx, key, k, typeSet, members)
-	if ms == nil {
-		return nil, wrap("SMISMEMBER", p.err)
-	}
-	for i, m := range ms {
-		out[i] = m.present
-	}
-	return out, nil
-}
-
 // present returns k's members of its current type, sorted by member.
-func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]memKey, error) {
+func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey, error) {
 	if k.typ == typeNone {
 		return nil, nil
 	}
 	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
-		return nil, wrap(cmd, p.err)
+		return nil, p.err
 	}
 	var out []memKey
 	for mk, m := range k.mem {
@@ -613,411 +590,9 @@ func (p *Pipeline) present(ctx context.Context, cmd, key string, k *txKey) ([]me
 	return out, nil
 }
 
-// SMembers is Client.SMembers inside the transaction: the whole set is
-// read.
-func (p *Pipeline) SMembers(ctx context.Context, key string) ([]string, error) {
-	k, err := p.typed(ctx, "SMEMBERS", key, typeSet)
-	if err != nil {
-		return nil, err
-	}
-	mks, err := p.present(ctx, "SMEMBERS", key, k)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(mks))
-	for i, mk := range mks {
-		out[i] = mk.member
-	}
-	return out, nil
-}
-
-// SMove is Client.SMove inside the transaction.
-func (p *Pipeline) SMove(ctx context.Context, source, destination, member string) (bool, error) {
-	if err := p.c.checkKeyMembers("SMOVE", source, []string{member}); err != nil {
-		return false, err
-	}
-	if err := checkKey("SMOVE", destination); err != nil {
-		return false, err
-	}
-	src := p.key(ctx, source)
-	dst := p.key(ctx, destination)
-	switch {
-	case src == nil || dst == nil:
-		return false, wrap("SMOVE", p.err)
-	case src.typ == typeNone: // Redis answers 0 before it looks at the types
-		return false, nil
-	case src.typ != typeSet || dst.typ != typeNone && dst.typ != typeSet:
-		return false, ErrWrongType
-	}
-	sm := p.members(ctx, source, src, typeSet, []string{member})
-	if sm == nil {
-		return false, wrap("SMOVE", p.err)
-	}
-	if source == destination || !sm[0].present {
-		return sm[0].present, nil
-	}
-	dm := p.members(ctx, destination, dst, typeSet, []string{member})
-	if dm == nil {
-		return false, wrap("SMOVE", p.err)
-	}
-	src.remove(sm[0])
-	if !dm[0].present {
-		dst.add(typeSet, dm[0], randomIX())
-	}
-	return true, nil
-}
-
-// ZAdd is Client.ZAdd inside the transaction.
-func (p *Pipeline) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
-	return p.ZAddArgs(ctx, key, ZAddArgs{Members: members})
-}
-
-// ZAddArgs is Client.ZAddArgs inside the transaction.
-func (p *Pipeline) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
-	n, _, _, err := p.zadd(ctx, "ZADD", key, args, false)
-	return n, err
-}
-
-// ZAddArgsIncr is Client.ZAddArgsIncr inside the transaction.
-func (p *Pipeline) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (float64, bool, error) {
-	if len(args.Members) != 1 {
-		return 0, false, argError("ZADD", "INCR", fmt.Sprint(len(args.Members))+" members", ErrSyntax)
-	}
-	_, score, ok, err := p.zadd(ctx, "ZADD", key, args, true)
-	return score, ok, err
-}
-
-// ZIncrBy is Client.ZIncrBy inside the transaction.
-func (p *Pipeline) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
-	if err := p.c.checkKeyMembers("ZINCRBY", key, []string{member}); err != nil {
-		return 0, err
-	}
-	if math.IsNaN(increment) {
-		return 0, argError("ZINCRBY", "increment", "NaN", ErrNotFloat)
-	}
-	_, score, _, err := p.zadd(ctx, "ZINCRBY", key, ZAddArgs{Members: []Z{{Score: increment, Member: member}}}, true)
-	return score, err
-}
-
-// zadd is ZADD (and ZINCRBY, incr) as Redis's zsetAdd, member after member.
-func (p *Pipeline) zadd(ctx context.Context, cmd, key string, args ZAddArgs, incr bool) (n int64, score float64, ok bool, err error) {
-	if _, err := p.c.checkZAdd(cmd, key, args); err != nil {
-		return 0, 0, false, err
-	}
-	k, err := p.typed(ctx, cmd, key, typeZSet)
-	if err != nil || (k.typ == typeNone && args.XX) {
-		return 0, 0, false, err
-	}
-	names := make([]string, len(args.Members))
-	for i, z := range args.Members {
-		names[i] = z.Member
-	}
-	ms := p.members(ctx, key, k, typeZSet, names)
-	if ms == nil {
-		return 0, 0, false, wrap(cmd, p.err)
-	}
-	for i, z := range args.Members {
-		m, s := ms[i], z.Score
-		if !m.present {
-			if args.XX {
-				continue
-			}
-			k.add(typeZSet, m, zsetIX(s, z.Member))
-			n++
-			score, ok = s, true
-			continue
-		}
-		if args.NX {
-			continue
-		}
-		if incr {
-			s = m.score + z.Score
-			if math.IsNaN(s) {
-				return 0, 0, false, argError(cmd, "increment", "resulting score is not a number (NaN)", ErrNotFloat)
-			}
-		}
-		if args.GT && !(s > m.score) || args.LT && !(s < m.score) {
-			continue
-		}
-		score, ok = s, true
-		if s != m.score {
-			k.add(typeZSet, m, zsetIX(s, z.Member))
-			if args.Ch {
-				n++
-			}
-		}
-	}
-	return n, score, ok, nil
-}
-
-// ZScore is Client.ZScore inside the transaction.
-func (p *Pipeline) ZScore(ctx context.Context, key, member string) (float64, bool, error) {
-	scores, oks, err := p.ZMScore(ctx, key, member)
-	if err != nil {
-		return 0, false, err
-	}
-	return scores[0], oks[0], nil
-}
-
-// ZMScore is Client.ZMScore inside the transaction.
-func (p *Pipeline) ZMScore(ctx context.Context, key string, members ...string) ([]float64, []bool, error) {
-	if err := p.c.checkKeyMembers("ZMSCORE", key, members); err != nil {
-		return nil, nil, err
-	}
-	k, err := p.typed(ctx, "ZMSCORE", key, typeZSet)
-	if err != nil {
-		return nil, nil, err
-	}
-	scores, oks := make([]float64, len(members)), make([]bool, len(members))
-	if k.typ == typeNone {
-		return scores, oks, nil
-	}
-	ms := p.members(ctx, key, k, typeZSet, members)
-	if ms == nil {
-		return nil, nil, wrap("ZMSCORE", p.err)
-	}
-	for i, m := range ms {
-		scores[i], oks[i] = m.score, m.present
-	}
-	return scores, oks, nil
-}
-
-// ZRangeArgs is Client.ZRangeArgs inside the transaction: the whole
-// sorted set is read.
-func (p *Pipeline) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
-	zs, err := p.zrange(ctx, "ZRANGE", z)
-	return members(zs), err
-}
-
-// ZRangeArgsWithScores is Client.ZRangeArgsWithScores inside the
-// transaction.
-func (p *Pipeline) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
-	if z.ByLex {
-		return nil, argError("ZRANGE", "WITHSCORES", "BYLEX", ErrSyntax)
-	}
-	return p.zrange(ctx, "ZRANGE", z)
-}
-
-// zrange is ZRANGE's selection, as Redis's zrangeGenericCommand, on the
-// members in memory, for cmd (ZRANGE, or the ZCOUNT, ZLEXCOUNT and
-// ZREMRANGEBY* that select as it does).
-func (p *Pipeline) zrange(ctx context.Context, cmd string, z ZRangeArgs) ([]Z, error) {
-	if err := checkKey(cmd, z.Key); err != nil {
-		return nil, err
-	}
-	lo, hi := z.Start, z.Stop
-	if z.Rev && (z.ByScore || z.ByLex) {
-		lo, hi = hi, lo
-	}
-	var keep func(Z) bool
-	switch {
-	case z.ByScore && z.ByLex:
-		return nil, argError(cmd, "BYSCORE", "BYLEX", ErrSyntax)
-	case z.ByScore:
-		min, max, empty, err := parseScoreRange(cmd, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		keep = func(x Z) bool { return !empty && x.Score >= min && x.Score <= max }
-	case z.ByLex:
-		min, err := parseLex(cmd, "min", lo)
-		if err != nil {
-			return nil, err
-		}
-		max, err := parseLex(cmd, "max", hi)
-		if err != nil {
-			return nil, err
-		}
-		keep = func(x Z) bool {
-			above := min.ninf || !min.inf && (x.Member > min.value || !min.excl && x.Member == min.value)
-			below := max.inf || !max.ninf && (x.Member < max.value || !max.excl && x.Member == max.value)
-			return above && below
-		}
-	case (z.Offset != 0 || z.Count != 0) && z.Count != -1:
-		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
-	}
-	var start, stop int64
-	if keep == nil {
-		var ok1, ok2 bool
-		start, ok1 = parseRank(z.Start)
-		stop, ok2 = parseRank(z.Stop)
-		if !ok1 || !ok2 {
-			return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
-		}
-	}
-	k, err := p.typed(ctx, cmd, z.Key, typeZSet)
-	if err != nil {
-		return nil, err
-	}
-	all, err := p.sorted(ctx, cmd, z.Key, k)
-	if err != nil {
-		return nil, err
-	}
-	if z.Rev {
-		slices.Reverse(all)
-	}
-	if keep == nil { // by rank
-		n := int64(len(all))
-		if start < 0 {
-			start += n
-		}
-		if stop < 0 {
-			stop += n
-		}
-		start = max(start, 0)
-		if start > stop || start >= n {
-			return nil, nil
-		}
-		return all[start : min(stop, n-1)+1], nil
-	}
-	// LIMIT as zrange.limit: a negative offset selects nothing, a negative
-	// count everything from offset; offset 0 and count 0 is no LIMIT.
-	limited := z.Offset != 0 || z.Count != 0
-	if limited && z.Offset < 0 {
-		return nil, nil
-	}
-	var out []Z
-	skip := z.Offset
-	for _, x := range all {
-		if !keep(x) {
-			continue
-		}
-		if skip > 0 {
-			skip--
-			continue
-		}
-		if limited && z.Count >= 0 && int64(len(out)) == z.Count {
-			break
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
-// ZCount is Client.ZCount inside the transaction.
-func (p *Pipeline) ZCount(ctx context.Context, key, min, max string) (int64, error) {
-	zs, err := p.zrange(ctx, "ZCOUNT", ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
-	return int64(len(zs)), err
-}
-
-// ZLexCount is Client.ZLexCount inside the transaction.
-func (p *Pipeline) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
-	zs, err := p.zrange(ctx, "ZLEXCOUNT", ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
-	return int64(len(zs)), err
-}
-
-// ZRank is Client.ZRank inside the transaction.
-func (p *Pipeline) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
-	rs, ok, err := p.rank(ctx, key, member, false)
-	return rs.Rank, ok, err
-}
-
-// ZRevRank is Client.ZRevRank inside the transaction.
-func (p *Pipeline) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
-	rs, ok, err := p.rank(ctx, key, member, true)
-	return rs.Rank, ok, err
-}
-
-// ZRankWithScore is Client.ZRankWithScore inside the transaction.
-func (p *Pipeline) ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
-	return p.rank(ctx, key, member, false)
-}
-
-// ZRevRankWithScore is Client.ZRevRankWithScore inside the transaction.
-func (p *Pipeline) ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
-	return p.rank(ctx, key, member, true)
-}
-
-func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	if err := p.c.checkKeyMembers("ZRANK", key, []string{member}); err != nil {
-		return RankScore{}, false, err
-	}
-	k, err := p.typed(ctx, "ZRANK", key, typeZSet)
-	if err != nil {
-		return RankScore{}, false, err
-	}
-	all, err := p.sorted(ctx, "ZRANK", key, k)
-	if err != nil {
-		return RankScore{}, false, err
-	}
-	if rev {
-		slices.Reverse(all)
-	}
-	for i, z := range all {
-		if z.Member == member {
-			return RankScore{Rank: int64(i), Score: z.Score}, true, nil
-		}
-	}
-	return RankScore{}, false, nil
-}
-
-// ZRemRangeByScore is Client.ZRemRangeByScore inside the transaction.
-func (p *Pipeline) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
-	return p.removeRange(ctx, "ZREMRANGEBYSCORE", ZRangeArgs{Key: key, Start: min, Stop: max, ByScore: true})
-}
-
-// ZRemRangeByRank is Client.ZRemRangeByRank inside the transaction.
-func (p *Pipeline) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
-	return p.removeRange(ctx, "ZREMRANGEBYRANK", ZRangeArgs{Key: key, Start: fmt.Sprint(start), Stop: fmt.Sprint(stop)})
-}
-
-// ZRemRangeByLex is Client.ZRemRangeByLex inside the transaction.
-func (p *Pipeline) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
-	return p.removeRange(ctx, "ZREMRANGEBYLEX", ZRangeArgs{Key: key, Start: min, Stop: max, ByLex: true})
-}
-
-func (p *Pipeline) removeRange(ctx context.Context, cmd string, z ZRangeArgs) (int64, error) {
-	zs, err := p.zrange(ctx, cmd, z)
-	if err != nil || len(zs) == 0 {
-		return 0, err
-	}
-	k := p.keys[z.Key]
-	for _, x := range zs {
-		k.remove(k.mem[memKey{typeZSet, x.Member}])
-	}
-	return int64(len(zs)), nil
-}
-
-// SPop is Client.SPop inside the transaction: the whole set is read, and
-// the member popped is chosen uniformly.
-func (p *Pipeline) SPop(ctx context.Context, key string) (string, bool, error) {
-	ms, err := p.spop(ctx, "SPOP", key, 1)
-	if err != nil || len(ms) == 0 {
-		return "", false, err
-	}
-	return ms[0], true, nil
-}
-
-// SPopN is Client.SPopN inside the transaction.
-func (p *Pipeline) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
-	if count < 0 {
-		return nil, argError("SPOP", "count", fmt.Sprint(count), ErrOutOfRange)
-	}
-	return p.spop(ctx, "SPOP", key, count)
-}
-
-func (p *Pipeline) spop(ctx context.Context, cmd, key string, n int64) ([]string, error) {
-	k, err := p.typed(ctx, cmd, key, typeSet)
-	if err != nil {
-		return nil, err
-	}
-	mks, err := p.present(ctx, cmd, key, k)
-	if err != nil {
-		return nil, err
-	}
-	rand.Shuffle(len(mks), func(i, j int) { mks[i], mks[j] = mks[j], mks[i] })
-	mks = mks[:min(int64(len(mks)), n)]
-	out := make([]string, len(mks))
-	for i, mk := range mks {
-		out[i] = mk.member
-		k.remove(k.mem[mk])
-	}
-	return out, nil
-}
-
 // sorted is k's members with their scores, by score then member.
-func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, error) {
-	mks, err := p.present(ctx, cmd, key, k)
+func (p *Pipeline) sorted(ctx context.Context, key string, k *txKey) ([]Z, error) {
+	mks, err := p.present(ctx, key, k)
 	if err != nil {
 		return nil, err
 	}
@@ -1026,197 +601,6 @@ func (p *Pipeline) sorted(ctx context.Context, cmd, key string, k *txKey) ([]Z, 
 		zs[i] = Z{Score: k.mem[mk].score, Member: mk.member}
 	}
 	return sortZ(zs), nil
-}
-
-// ZPopMin is Client.ZPopMin inside the transaction: the whole sorted set
-// is read.
-func (p *Pipeline) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
-	return p.pop(ctx, "ZPOPMIN", key, false, count)
-}
-
-// ZPopMax is Client.ZPopMax inside the transaction.
-func (p *Pipeline) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
-	return p.pop(ctx, "ZPOPMAX", key, true, count)
-}
-
-func (p *Pipeline) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
-	n, err := popCount(cmd, count)
-	if err != nil {
-		return nil, err
-	}
-	k, err := p.typed(ctx, cmd, key, typeZSet)
-	if err != nil {
-		return nil, err
-	}
-	return p.popFrom(ctx, cmd, key, k, rev, n)
-}
-
-func (p *Pipeline) popFrom(ctx context.Context, cmd, key string, k *txKey, rev bool, n int64) ([]Z, error) {
-	zs, err := p.sorted(ctx, cmd, key, k)
-	if err != nil {
-		return nil, err
-	}
-	if rev {
-		slices.Reverse(zs)
-	}
-	zs = zs[:min(int64(len(zs)), n)]
-	for _, z := range zs {
-		k.remove(k.mem[memKey{typeZSet, z.Member}])
-	}
-	return zs, nil
-}
-
-// ZMPop is Client.ZMPop inside the transaction.
-func (p *Pipeline) ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (string, []Z, error) {
-	rev, err := checkMPop("ZMPOP", order, count, keys)
-	if err != nil {
-		return "", nil, err
-	}
-	for _, key := range keys {
-		k := p.key(ctx, key)
-		switch {
-		case k == nil:
-			return "", nil, wrap("ZMPOP", p.err)
-		case k.typ == typeNone:
-			continue
-		case k.typ != typeZSet:
-			return "", nil, ErrWrongType
-		}
-		zs, err := p.popFrom(ctx, "ZMPOP", key, k, rev, count)
-		return key, zs, err
-	}
-	return "", nil, nil
-}
-
-// Del is Client.Del inside the transaction: each key is read whole.
-func (p *Pipeline) Del(ctx context.Context, keys ...string) (int64, error) {
-	if err := checkKeyList("DEL", keys); err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, key := range dedupe(keys) {
-		k := p.key(ctx, key)
-		if k == nil {
-			return 0, wrap("DEL", p.err)
-		}
-		if k.typ == typeNone {
-			continue
-		}
-		if k.card >= maxTxItems {
-			p.err = ErrTxTooBig // its items alone would not fit
-			return 0, ErrTxTooBig
-		}
-		if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
-			return 0, wrap("DEL", p.err)
-		}
-		k.gone()
-		n++
-	}
-	return n, nil
-}
-
-// Exists is Client.Exists inside the transaction.
-func (p *Pipeline) Exists(ctx context.Context, keys ...string) (int64, error) {
-	if err := checkKeyList("EXISTS", keys); err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, key := range keys {
-		switch k := p.key(ctx, key); {
-		case k == nil:
-			return 0, wrap("EXISTS", p.err)
-		case k.typ != typeNone:
-			n++
-		}
-	}
-	return n, nil
-}
-
-// Type is Client.Type inside the transaction.
-func (p *Pipeline) Type(ctx context.Context, key string) (string, error) {
-	if err := checkKey("TYPE", key); err != nil {
-		return "", err
-	}
-	k := p.key(ctx, key)
-	if k == nil {
-		return "", wrap("TYPE", p.err)
-	}
-	return string(k.typ), nil
-}
-
-// Expire is Client.Expire inside the transaction.
-func (p *Pipeline) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
-	return p.expireAt(ctx, "EXPIRE", key, p.c.nowMs()+d.Milliseconds(), ExpireAlways)
-}
-
-// ExpireAtWith is Client.ExpireAtWith inside the transaction; a time in
-// the past deletes the key (reading it whole).
-func (p *Pipeline) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	at, ok := unixMilli(t)
-	if !ok {
-		return false, argError("EXPIREAT", "time", t.String(), ErrOutOfRange)
-	}
-	return p.expireAt(ctx, "EXPIREAT", key, at, cond)
-}
-
-// expireAt is Client.expireAt inside the transaction.
-func (p *Pipeline) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
-	if err := checkKey(cmd, key); err != nil {
-		return false, err
-	}
-	if p.c.opts.DisableKeyExpiry {
-		return false, ErrKeyExpiryDisabled
-	}
-	switch cond {
-	case ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT, ExpireXXLT:
-	default:
-		return false, argError(cmd, "condition", string(cond), ErrSyntax)
-	}
-	k := p.key(ctx, key)
-	switch {
-	case k == nil:
-		return false, wrap(cmd, p.err)
-	case k.typ == typeNone, !cond.holds(k.exp, at):
-		return false, nil
-	case at <= p.c.nowMs():
-		n, err := p.Del(ctx, key)
-		return n > 0, err
-	}
-	k.exp, k.expSet = at, true
-	return true, nil
-}
-
-// Persist is Client.Persist inside the transaction.
-func (p *Pipeline) Persist(ctx context.Context, key string) (bool, error) {
-	if err := checkKey("PERSIST", key); err != nil {
-		return false, err
-	}
-	k := p.key(ctx, key)
-	switch {
-	case k == nil:
-		return false, wrap("PERSIST", p.err)
-	case k.typ == typeNone || k.exp == 0:
-		return false, nil
-	}
-	k.exp, k.expSet = 0, true
-	return true, nil
-}
-
-// PExpireTime is Client.PExpireTime inside the transaction.
-func (p *Pipeline) PExpireTime(ctx context.Context, key string) (int64, error) {
-	if err := checkKey("PEXPIRETIME", key); err != nil {
-		return 0, err
-	}
-	k := p.key(ctx, key)
-	switch {
-	case k == nil:
-		return 0, wrap("PEXPIRETIME", p.err)
-	case k.typ == typeNone:
-		return -2, nil
-	case k.exp == 0:
-		return -1, nil
-	}
-	return k.exp, nil
 }
 
 // commit sends the transaction. retry is true when a key that is not
@@ -1229,6 +613,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		unranked []string           // ranked sorted sets the commit unranks
 		ranked   []*group           // ranked sorted sets whose count items it keeps
 		counts   [][]*write         // counts[i]: the count-item actions of ranked[i]
+		size     int                // writeBytes of the member writes (DynamoDB's 4 MB)
 	)
 	for _, key := range p.order {
 		k := p.keys[key]
@@ -1240,30 +625,38 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			var w *write
 			switch {
 			case m.origIX == nil && m.present:
-				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
+				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				added = added || mk.typ == typeZSet
+				if m.mx != 0 {
+					w.action.Put.Item[attrMemExp] = num(m.mx)
+					k.dmn++
+				}
 			case m.origIX != nil && !m.present:
-				w = p.c.deleteMember(key, mk.typ, mk.member)
-				guardLong(w) // a long member's delete requires its m (longmember.go)
+				w = p.base.deleteMember(key, mk.typ, mk.member)
+				w.action = w.rendered(0, false) // a long member's delete requires its m (longmember.go)
 				if m.origMX != 0 {
 					k.dmn--
 				}
-			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.dropMX):
-				// A new score keeps the member's expiry, as ZADD's outside a
-				// transaction; removed and added again, it has none.
-				w = p.c.putMember(key, mk.typ, mk.member, m.ix)
+			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.mx != m.origMX):
+				// A new score keeps the member's expiry (mx), as ZADD's
+				// outside a transaction; removed and added again, it has
+				// the one its adding write gave.
+				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
 				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
 				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
-				if m.dropMX {
+				if m.mx != 0 {
+					w.action.Put.Item[attrMemExp] = num(m.mx)
+					k.dmn++
+				}
+				if m.origMX != 0 {
 					k.dmn--
-				} else if m.origMX != 0 {
-					w.action.Put.Item[attrMemExp] = num(m.origMX)
 				}
 			default:
 				continue
 			}
 			actions = append(actions, w.action)
+			size += writeBytes(key, w)
 			changed = true
 			if mk.typ == typeZSet {
 				w.prev = m.origIX // exact: the metadata condition pins the key as read
@@ -1275,7 +668,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			// The count items of a ranked sorted set that stays one change
 			// with its members (rank.go); any other change unranks it.
 			if k.typ == typeZSet && k.orig.typ == typeZSet {
-				g, cs, err := p.c.rankExec(ctx, key, zw)
+				g, cs, err := p.base.rankExec(ctx, key, zw)
 				if err != nil {
 					return false, wrap("EXEC", err)
 				}
@@ -1289,6 +682,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		if added {
 			grown = append(grown, key)
 		}
+	}
+	if size > maxTxBytes {
+		return false, fmt.Errorf("%w: about %d bytes", ErrTxTooBig, size)
 	}
 	total := len(actions)
 	for _, cs := range counts {
@@ -1318,7 +714,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	if len(actions) == 0 {
 		return false, nil
 	}
-	err = p.c.sendTx(ctx, actions)
+	err = p.base.sendTx(ctx, actions)
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(actions) {
 		watched := false
@@ -1329,7 +725,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			}
 			conflict = true
 			if key, ok := countAt[i]; ok {
-				p.c.rankStale(key) // a range split meanwhile: read them again
+				p.base.rankStale(key) // a range split meanwhile: read them again
 			}
 			if key, ok := metaAt[i]; ok && p.watch != nil {
 				p.watch.mu.Lock()
@@ -1348,19 +744,19 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		return false, wrap("EXEC", err)
 	}
 	for _, key := range grown {
-		p.c.waiters.notifyAdded(key)
+		p.base.waiters.notifyAdded(key)
 	}
 	for _, key := range unranked {
-		p.c.setBelief(key, &rankBelief{})
+		p.base.setBelief(key, &rankBelief{})
 		if p.keys[key].typ != typeZSet {
 			// Deleted, or a set now: its count items go, as after DEL
 			// (rankDrop). The transaction committed: one left behind
 			// after an error here is ignored until a build replaces it.
-			_ = p.c.rankDrop(ctx, key)
+			_ = p.base.rankDrop(ctx, key)
 		}
 	}
 	for i, g := range ranked {
-		p.c.rankCommitted(ctx, g, counts[i])
+		p.base.rankCommitted(ctx, g, counts[i])
 	}
 	return false, nil
 }
@@ -1376,12 +772,12 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 	switch {
 	case !changed, k.typ == typeNone && k.raw == nil:
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: p.c.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	case k.typ == typeNone:
 		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: p.c.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	}
@@ -1423,7 +819,7 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 		delete(names, "#xt")
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: p.c.table(), Key: metaKey(key),
+		TableName: p.base.table(), Key: metaKey(key),
 		UpdateExpression: aws.String(set + remove), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}

@@ -211,7 +211,18 @@ func pint(ctx context.Context, tx Pipeliner, words []string) (int64, error) {
 		"ZREMRANGEBYLEX":   func() (int64, error) { return tx.ZRemRangeByLex(ctx, k, args[0], args[1]) },
 		"ZREMRANGEBYRANK":  func() (int64, error) { return tx.ZRemRangeByRank(ctx, k, int64(num(0)), int64(num(1))) },
 		"DEL":              func() (int64, error) { return tx.Del(ctx, words[1:]...) },
-		"EXISTS":           func() (int64, error) { return tx.Exists(ctx, words[1:]...) },
+		"SINTERSTORE":      func() (int64, error) { return tx.SInterStore(ctx, k, args...) },
+		"SUNIONSTORE":      func() (int64, error) { return tx.SUnionStore(ctx, k, args...) },
+		"SDIFFSTORE":       func() (int64, error) { return tx.SDiffStore(ctx, k, args...) },
+		"ZUNIONSTORE":      func() (int64, error) { return tx.ZUnionStore(ctx, k, &ZStore{Keys: args[1:]}) },
+		"ZINTERSTORE":      func() (int64, error) { return tx.ZInterStore(ctx, k, &ZStore{Keys: args[1:]}) },
+		"ZDIFFSTORE":       func() (int64, error) { return tx.ZDiffStore(ctx, k, args[1:]...) },
+		"ZRANGESTORE": func() (int64, error) {
+			return tx.ZRangeStore(ctx, k, ZRangeArgs{Key: args[0], Start: args[1], Stop: args[2]})
+		},
+		"SINTERCARD": func() (int64, error) { return tx.SInterCard(ctx, 0, args...) },
+		"ZINTERCARD": func() (int64, error) { return tx.ZInterCard(ctx, 0, args...) },
+		"EXISTS":     func() (int64, error) { return tx.Exists(ctx, words[1:]...) },
 	}
 	return cmds[words[0]]()
 }
@@ -985,6 +996,9 @@ func randomTxOp(r *rand.Rand, p string) xop {
 	bound := func() string { return edge("-inf", "+inf", "", func() string { return fmt.Sprint(score()) }) }
 	lex := func() string { return edge("-", "+", "[", mem) }
 	sortedStrs := func(v []string, err error) string { return dstrs(sorted(v), err) }
+	if r.IntN(4) == 0 {
+		return randomTxKeyOp(r, key, func() string { return keys[r.IntN(4)] }, set, zkey)
+	}
 	switch r.IntN(30) {
 	case 0, 1, 2: // SADD twice as often as SREM
 		return xcmd([]string{"SADD", "SADD", "SREM"}[r.IntN(3)], set(), mems()...)
@@ -1395,4 +1409,71 @@ func TestExecReviewSecondExecAfterWatch(t *testing.T) {
 	n, err := c.SCard(ctx, k)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n)
+}
+
+// randomTxKeyOp is a random command of those a transaction gained with
+// the seam (seam.go): the STORE commands, the set and sorted-set cards,
+// SUNION/SDIFF, RENAME, RENAMENX, COPY, EXPIRE with a condition and TTL,
+// on the keys of randomTxOp (key: any; dst: any but the lex sorted set,
+// whose scores stay 0; set: mostly sets; zkey: mostly sorted sets).
+func randomTxKeyOp(r *rand.Rand, key, dst, set, zkey func() string) xop {
+	sortedStrs := func(v []string, err error) string { return dstrs(sorted(v), err) }
+	switch r.IntN(12) {
+	case 0:
+		return xcmd([]string{"SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"}[r.IntN(3)], dst(), set(), set())
+	case 1:
+		return xcmd([]string{"ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"}[r.IntN(3)], dst(), "2", zkey(), zkey())
+	case 2:
+		return xcmd("ZRANGESTORE", dst(), zkey(), fmt.Sprint(r.IntN(5)-2), fmt.Sprint(r.IntN(5)-2))
+	case 3:
+		if r.IntN(2) == 0 {
+			return xcmd("SINTERCARD", "2", set(), set())
+		}
+		return xcmd("ZINTERCARD", "2", zkey(), zkey())
+	case 4:
+		a, b, union := set(), set(), r.IntN(2) == 0
+		name := map[bool]string{true: "SUNION", false: "SDIFF"}[union]
+		return xop{name + " " + a + " " + b, func(ctx context.Context, tx redis.Pipeliner) func() string {
+			if union {
+				return later(tx.SUnion(ctx, a, b), sortedStrs)
+			}
+			return later(tx.SDiff(ctx, a, b), sortedStrs)
+		}, func(ctx context.Context, tx Pipeliner) string {
+			if union {
+				return sortedStrs(tx.SUnion(ctx, a, b))
+			}
+			return sortedStrs(tx.SDiff(ctx, a, b))
+		}}
+	case 5, 6:
+		a, b := key(), dst()
+		return xop{"RENAME " + a + " " + b, func(ctx context.Context, tx redis.Pipeliner) func() string {
+			c := tx.Rename(ctx, a, b)
+			return func() string { return xerr(c.Err()) }
+		}, func(ctx context.Context, tx Pipeliner) string { return xerr(tx.Rename(ctx, a, b)) }}
+	case 7:
+		a, b := key(), dst()
+		return xop{"RENAMENX " + a + " " + b, func(ctx context.Context, tx redis.Pipeliner) func() string { return rbool(tx.RenameNX(ctx, a, b)) },
+			func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.RenameNX(ctx, a, b)) }}
+	case 8:
+		a, b, replace := key(), dst(), r.IntN(2) == 0
+		if a == b {
+			return xcmd("EXISTS", a)
+		}
+		return xop{fmt.Sprintf("COPY %s %s replace=%v", a, b, replace), func(ctx context.Context, tx redis.Pipeliner) func() string {
+			c := tx.Copy(ctx, a, b, 0, replace)
+			return func() string { n, err := c.Result(); return xfmt(n == 1, err) }
+		}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.Copy(ctx, a, b, replace)) }}
+	case 9, 10:
+		k, d := key(), time.Duration(1+r.IntN(3))*time.Hour
+		cond := []ExpireCondition{ExpireNX, ExpireXX, ExpireGT, ExpireLT}[r.IntN(4)]
+		return xop{fmt.Sprintf("EXPIRE %s %v %s", k, d, cond), func(ctx context.Context, tx redis.Pipeliner) func() string {
+			f := map[ExpireCondition]func(context.Context, string, time.Duration) *redis.BoolCmd{
+				ExpireNX: tx.ExpireNX, ExpireXX: tx.ExpireXX, ExpireGT: tx.ExpireGT, ExpireLT: tx.ExpireLT}[cond]
+			return rbool(f(ctx, k, d))
+		}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ExpireWith(ctx, k, d, cond)) }}
+	default:
+		k := key()
+		return xop{"TTL " + k, func(ctx context.Context, tx redis.Pipeliner) func() string { return later(tx.TTL(ctx, k), xfmt) },
+			func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.TTL(ctx, k)) }}
+	}
 }

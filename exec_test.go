@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,28 @@ func TestTxTooBig(t *testing.T) {
 	card, err := c.SCard(ctx, p+"b")
 	require.NoError(t, err)
 	require.Equal(t, int64(38), card)
+}
+
+// A transaction past DynamoDB's 4 MB (long members) is refused whole,
+// with the reason, before anything is sent.
+func TestTxTooBigBytes(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	long := func(i int) string { return fmt.Sprint(i) + strings.Repeat("x", 380_000) }
+	cnt.reset()
+	err := c.TxPipelined(ctx, func(tx Pipeliner) error {
+		for i := range 10 {
+			if _, err := tx.SAdd(ctx, p+"s", long(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, ErrTxTooBig)
+	require.Contains(t, err.Error(), "bytes")
+	require.Zero(t, cnt.byOp["TransactWriteItems"], cnt.String())
+	n, err := c.Exists(ctx, p+"s")
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing written")
 }
 
 // fn's error discards the transaction.

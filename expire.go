@@ -166,6 +166,9 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		n, err := c.Del(ctx, key)
 		return n > 0, wrap(cmd, err)
 	}
+	if c.tx != nil {
+		return c.tx.setExpiry(ctx, key, at, cond)
+	}
 	tok := token()
 	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: metaKey(key),
@@ -248,6 +251,10 @@ func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 // an expiry to come, and cond holds (none when ""). It reports whether it
 // did, and otherwise the metadata item as the refusal found it.
 func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, meta, error) {
+	if c.tx != nil { // cond holds: the snapshot counts live members only
+		removed, err := c.tx.setExpiry(ctx, key, 0, ExpireXX)
+		return removed, meta{}, err
+	}
 	tok := token()
 	names := map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok}
 	expr := "attribute_exists(#t) AND #x > :now"

@@ -20,13 +20,28 @@ var metaProjection = struct {
 // nowMs is the clock (Options.Now) in Unix milliseconds.
 func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
 
+// The answers to "is this key live, and of this type?", each named for
+// what it returns (inside a transaction, the snapshot answers: seam.go):
+//
+//	storedMeta   the metadata item as stored, expired or not: one GetItem
+//	getMeta      live: an expired key is missing
+//	typedMeta    live, and ErrWrongType when of another type (a key of
+//	             another type whose members have all expired is missing)
+//	liveMetaOf   live and settled: missing when every member it stores
+//	             has expired (a request only for keys whose members all
+//	             have an expiry)
+//	metas        getMeta of many keys (BatchGetItem); typedMetas typed
+//	liveMeta, ofType, settle, exact (memberttl.go): the same steps on a
+//	             metadata item already read
+//	typedRead    typedMeta in parallel with a read of members
+
 // liveMeta decodes a metadata item as reads see it: an expired key is missing.
 func (c *Client) liveMeta(it item) meta { return decodeMeta(it).live(c.nowMs()) }
 
 // getMeta reads key's metadata item as reads see it (an expired key is
 // missing): one GetItem, 1 read unit (0.5 when eventually consistent).
 func (c *Client) getMeta(ctx context.Context, key string) (meta, error) {
-	m, err := c.readMeta(ctx, key)
+	m, err := c.storedMeta(ctx, key, nil)
 	return m.live(c.nowMs()), err
 }
 
@@ -40,13 +55,12 @@ func (c *Client) liveMetaOf(ctx context.Context, key string) (meta, error) {
 	return c.settle(ctx, key, m)
 }
 
-// readMeta reads key's metadata item as stored, expired or not.
-func (c *Client) readMeta(ctx context.Context, key string) (meta, error) {
-	return c.readMetaAs(ctx, key, nil)
-}
-
-// readMetaAs is readMeta with the consistency given (nil: as Options say).
-func (c *Client) readMetaAs(ctx context.Context, key string, consistent *bool) (meta, error) {
+// storedMeta reads key's metadata item as stored, expired or not, with the
+// consistency given (nil: as Options say).
+func (c *Client) storedMeta(ctx context.Context, key string, consistent *bool) (meta, error) {
+	if c.tx != nil {
+		return c.tx.metaOf(ctx, key)
+	}
 	it, err := c.getItem(ctx, metaKey(key), consistent, metaProjection.expr, metaProjection.names)
 	if err != nil {
 		return meta{}, err
@@ -63,19 +77,17 @@ func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, 
 	return c.ofType(ctx, key, m, typ)
 }
 
-// metaItems reads the metadata items of keys with the projection given
-// (BatchGetItem: 100 keys a request, in parallel); result[i] is keys[i]'s,
-// nil when it has none.
-func (c *Client) metaItems(ctx context.Context, keys []string, projection *string, names map[string]string) ([]item, error) {
-	return c.metaItemsWith(ctx, keys, c.consistent(), projection, names)
-}
-
-// metaItemsWith is metaItems with the consistency given.
-func (c *Client) metaItemsWith(ctx context.Context, keys []string, consistent *bool, projection *string, names map[string]string) ([]item, error) {
+// metaItems reads the metadata items of keys with the consistency (nil:
+// as Options say) and projection given (BatchGetItem: 100 keys a request,
+// in parallel); result[i] is keys[i]'s, nil when it has none.
+func (c *Client) metaItems(ctx context.Context, keys []string, consistent *bool, projection *string, names map[string]string) ([]item, error) {
 	unique := dedupe(keys)
 	req := make([]item, len(unique))
 	for i, k := range unique {
 		req[i] = metaKey(k)
+	}
+	if consistent == nil {
+		consistent = c.consistent()
 	}
 	items, err := c.batchGetWith(ctx, req, consistent, projection, names)
 	if err != nil {
@@ -95,7 +107,17 @@ func (c *Client) metaItemsWith(ctx context.Context, keys []string, consistent *b
 // metas reads the metadata items of keys with BatchGetItem (100 keys a
 // request, in parallel); result[i] belongs to keys[i].
 func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
-	items, err := c.metaItems(ctx, keys, metaProjection.expr, metaProjection.names)
+	if c.tx != nil {
+		out := make([]meta, len(keys))
+		for i, k := range keys {
+			var err error
+			if out[i], err = c.tx.metaOf(ctx, k); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	items, err := c.metaItems(ctx, keys, nil, metaProjection.expr, metaProjection.names)
 	return mapSlice(items, c.liveMeta), err // a nil item: typeNone
 }
 
@@ -156,6 +178,9 @@ func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyTy
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, in member order (keys-only projection plus ix), across pages.
 func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
+	if c.tx != nil {
+		return c.tx.scan(ctx, key, typ, prefix)
+	}
 	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
 	if len(prefix) <= inlineMemberLen {
 		return items
@@ -231,7 +256,7 @@ func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
 }
 
 func (c *Client) del(ctx context.Context, key string) (bool, error) {
-	m, err := c.readMeta(ctx, key)
+	m, err := c.storedMeta(ctx, key, nil)
 	if err != nil || m.typ == typeNone {
 		return false, err
 	}
@@ -251,7 +276,9 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 		case x == 0:
 			writes = append(writes, c.deleteMember(key, m.typ, member))
 		case x <= now:
-			writes = append(writes, c.sweepWrite(key, m.typ, bytesAttr(it, attrSK), x))
+			w := c.sweepWrite(key, m.typ, bytesAttr(it, attrSK), x)
+			w.member = member
+			writes = append(writes, w)
 		default:
 			writes = append(writes, pinDelete(c.deleteMember(key, m.typ, member), x))
 		}

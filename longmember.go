@@ -111,34 +111,6 @@ func (c *Client) completeLong(ctx context.Context, in *dynamodb.QueryInput, item
 	return items, nil
 }
 
-// guardLong makes a long member's update or delete require the item to
-// hold that member (a put's own condition, attribute_not_exists, needs no
-// guard: transact checks what a failed put found). It is idempotent.
-func guardLong(w *write) {
-	if len(w.member) <= inlineMemberLen {
-		return
-	}
-	var (
-		cond   **string
-		names  *map[string]string
-		values *map[string]types.AttributeValue
-	)
-	switch a := w.action; {
-	case a.Update != nil:
-		cond, names, values = &a.Update.ConditionExpression, &a.Update.ExpressionAttributeNames, &a.Update.ExpressionAttributeValues
-	case a.Delete != nil:
-		cond, names, values = &a.Delete.ConditionExpression, &a.Delete.ExpressionAttributeNames, &a.Delete.ExpressionAttributeValues
-	default:
-		return
-	}
-	if _, done := (*names)["#lm"]; done {
-		return
-	}
-	*names = withEntry(*names, "#lm", attrMem)
-	*values = withEntry(*values, ":lm", types.AttributeValue(bin([]byte(w.member))))
-	*cond = aws.String("(" + aws.ToString(*cond) + ") AND #lm = :lm")
-}
-
 // withEntry is a copy of m with k set to v (actions may share their maps).
 func withEntry[V any](m map[string]V, k string, v V) map[string]V {
 	out := make(map[string]V, len(m)+1)
@@ -146,18 +118,6 @@ func withEntry[V any](m map[string]V, k string, v V) map[string]V {
 		out[mk] = mv
 	}
 	out[k] = v
-	return out
-}
-
-// without is a copy of m without the keys ks (actions may share their maps).
-func without[V any](m map[string]V, ks ...string) map[string]V {
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	for _, k := range ks {
-		delete(out, k)
-	}
 	return out
 }
 

@@ -45,7 +45,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +83,9 @@ func (c *Client) memberTTL(ctx context.Context) (bool, error) {
 	c.caps.mu.Unlock()
 	if known {
 		return ok, nil
+	}
+	if c.tx != nil { // the table's description is not the transaction's
+		return c.tx.base.memberTTL(ctx)
 	}
 	desc, err := c.describeTable(ctx)
 	if err != nil {
@@ -201,7 +203,7 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 		if err != nil {
 			return 0, err
 		}
-		again, err := c.readMetaConsistent(ctx, key)
+		again, err := c.storedMeta(ctx, key, aws.Bool(true))
 		if err != nil {
 			return 0, err
 		}
@@ -225,6 +227,13 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 // deleted (a page holds ~25,000 members expiring between two calls).
 // Otherwise 1 GetItem, then liveCard's.
 func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64, error) {
+	if c.tx != nil {
+		m, err := c.typedMeta(ctx, key, typ)
+		if err != nil {
+			return 0, err
+		}
+		return m.card, nil
+	}
 	if seen, ok := c.seenCounts.get(key); ok {
 		now := c.nowMs()
 		var newly int64
@@ -235,7 +244,7 @@ func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64,
 			}
 			newly = n
 		}
-		stored, err := c.readMetaConsistent(ctx, key)
+		stored, err := c.storedMeta(ctx, key, aws.Bool(true))
 		if err != nil {
 			return 0, err
 		}
@@ -351,11 +360,6 @@ func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
 	}
 	m.card = n
 	return m, nil
-}
-
-// readMetaConsistent is readMeta strongly consistent whatever the options.
-func (c *Client) readMetaConsistent(ctx context.Context, key string) (meta, error) {
-	return c.readMetaAs(ctx, key, aws.Bool(true))
 }
 
 // Replies of the member-expiry commands, per member, as Redis's HEXPIRE
@@ -570,7 +574,7 @@ func (c *Client) sweep(ctx context.Context, key string, typ keyType) error {
 // expiry exp: −1 to the count and to mn, 0 to the reply.
 func (c *Client) sweepWrite(key string, typ keyType, sk []byte, exp int64) *write {
 	return &write{
-		delta: -1, ttl: -1, swept: true,
+		delta: -1, ttl: -1, swept: true, need: needPresent,
 		action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: item{attrPK: bin(pkValue(key)), attrSK: bin(sk)},
 			ConditionExpression:       aws.String("#mx = :mx"),
@@ -736,7 +740,7 @@ func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at
 		update = "SET #mx = :at"
 		values[":at"] = num(at)
 	}
-	w := &write{member: member, count: 1, known: true}
+	w := &write{member: member, count: 1, known: true, need: needExpiry, expWas: old, expTo: at}
 	switch {
 	case old == 0 && at != 0:
 		w.ttl = 1
@@ -780,7 +784,7 @@ func setMemberExp(it item, at int64) { it[attrMemExp] = num(at) }
 // 1; what it finds instead decides the retry.
 func (c *Client) rewriteMember(key string, typ keyType, member string, prev, want []byte, exp int64) *write {
 	w := &write{
-		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want),
+		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want), need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),
@@ -846,51 +850,7 @@ func (c *Client) memberTTLs(ctx context.Context, cmd string, typ keyType, key st
 	return out, nil
 }
 
-// guardLive makes a write that requires its member to exist also require
-// it not to have expired at now (a put's attribute_not_exists fails on an
-// expired item by itself; transact then treats the item as missing). A
-// delete must also know whether the member has an expiry, for mn: unless
-// it is pinned to one (pinDelete), it requires none, and transact pins it
-// to what a failed condition shows. Sweep writes, which target expired
-// items, are left alone. It is idempotent.
-func guardLive(w *write, now int64) {
-	if w.swept || w.rankItem {
-		return
-	}
-	var (
-		cond   **string
-		names  *map[string]string
-		values *map[string]types.AttributeValue
-		onFail *types.ReturnValuesOnConditionCheckFailure
-	)
-	switch a := w.action; {
-	case a.Update != nil:
-		cond, names, values, onFail = &a.Update.ConditionExpression, &a.Update.ExpressionAttributeNames, &a.Update.ExpressionAttributeValues, &a.Update.ReturnValuesOnConditionCheckFailure
-	case a.Delete != nil:
-		cond, names, values, onFail = &a.Delete.ConditionExpression, &a.Delete.ExpressionAttributeNames, &a.Delete.ExpressionAttributeValues, &a.Delete.ReturnValuesOnConditionCheckFailure
-	case a.ConditionCheck != nil:
-		cond, names, values, onFail = &a.ConditionCheck.ConditionExpression, &a.ConditionCheck.ExpressionAttributeNames, &a.ConditionCheck.ExpressionAttributeValues, &a.ConditionCheck.ReturnValuesOnConditionCheckFailure
-	default:
-		return
-	}
-	*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
-	if _, done := (*names)["#mxLive"]; done {
-		if _, ok := (*values)[":mxNow"]; ok {
-			*values = withEntry(*values, ":mxNow", types.AttributeValue(num(now)))
-		}
-		return
-	}
-	guard := liveGuard
-	if w.action.Delete != nil && w.pin == nil {
-		guard = noExpiryGuard
-	} else {
-		*values = withEntry(*values, ":mxNow", types.AttributeValue(num(now)))
-	}
-	*names = withEntry(*names, "#mxLive", attrMemExp)
-	*cond = aws.String("(" + aws.ToString(*cond) + ") AND " + guard)
-}
-
-// The conditions guardLive adds.
+// The conditions write.rendered adds for member expiry.
 const (
 	liveGuard     = "(attribute_not_exists(#mxLive) OR #mxLive > :mxNow)"
 	noExpiryGuard = "attribute_not_exists(#mxLive)"
@@ -898,36 +858,13 @@ const (
 
 // pinDelete is the delete w required to find the expiry exp (0: none),
 // counting -1 to mn for an expiry: what a delete becomes once a failed
-// condition showed the member's expiry. Its condition is w's without
-// guardLive's, which the next attempt adds again.
+// condition showed the member's expiry (write.rendered adds the pin).
 func pinDelete(w *write, exp int64) *write {
 	next := *w
-	d := *w.action.Delete
-	if w.unpinned == nil {
-		cond := aws.ToString(d.ConditionExpression)
-		for _, g := range []string{liveGuard, noExpiryGuard} {
-			if inner, ok := strings.CutSuffix(cond, ") AND "+g); ok && strings.HasPrefix(inner, "(") {
-				cond = inner[1:]
-				break
-			}
-		}
-		next.unpinned = &cond
-	}
-	d.ExpressionAttributeNames = withEntry(without(d.ExpressionAttributeNames, "#mxLive"), "#mxPin", attrMemExp)
-	d.ExpressionAttributeValues = without(d.ExpressionAttributeValues, ":mxNow", ":mxPin")
-	pin := "attribute_not_exists(#mxPin)"
-	next.ttl = 0
+	next.pin, next.ttl = &exp, 0
 	if exp != 0 {
-		pin = "#mxPin = :mxPin"
-		d.ExpressionAttributeValues = withEntry(d.ExpressionAttributeValues, ":mxPin", types.AttributeValue(num(exp)))
 		next.ttl = -1
 	}
-	if len(d.ExpressionAttributeValues) == 0 {
-		d.ExpressionAttributeValues = nil
-	}
-	d.ConditionExpression = aws.String("(" + *next.unpinned + ") AND " + pin)
-	next.action = types.TransactWriteItem{Delete: &d}
-	next.pin = &exp
 	return &next
 }
 

@@ -78,7 +78,7 @@ func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinc
 		n = min(n, m.card) // a distinct draw of SCARD or more is the whole set
 	}
 	b := bucketBits(m.card)
-	if b == 0 || expectedTrials(m.card, b, n) >= m.card/entriesPerUnit {
+	if c.tx != nil || b == 0 || expectedTrials(m.card, b, n) >= m.card/entriesPerUnit {
 		return c.randomFromWhole(ctx, key, n, distinct)
 	}
 	out, ok, err := c.randomFromBuckets(ctx, key, m.card, b, n, distinct, map[uint64][]string{})

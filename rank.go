@@ -939,6 +939,9 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 // Cost: one GetItem of the metadata item and one Query of the count items,
 // in parallel.
 func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
+	if c.tx != nil {
+		return nil // a transaction reads its snapshot
+	}
 	mt, ranges, err := c.metaAndRanges(c.labelled(ctx), key, c.consistent(), 0, nil)
 	if err != nil {
 		return err

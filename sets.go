@@ -4,6 +4,7 @@ package redimo
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"slices"
 	"strconv"
@@ -136,6 +137,9 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
 func (c *Client) probe(ctx context.Context, key string, typ keyType, members []string, withMeta bool) (map[string]item, error) {
+	if c.tx != nil {
+		return c.tx.probe(ctx, key, typ, members)
+	}
 	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
 	keys := make([]item, 0, len(members)+1)
 	if withMeta && !lazy {
@@ -240,7 +244,11 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :p)")
 			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":p": bin(skPrefix(typeSet, prefix))}
 		}
-		for it, err := range c.query(ctx, in, 0) {
+		items := c.query(ctx, in, 0)
+		if c.tx != nil {
+			items = c.tx.scan(ctx, key, typeSet, prefix)
+		}
+		for it, err := range items {
 			if err != nil {
 				yield("", wrap("SSCAN", err))
 				return
@@ -425,8 +433,11 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 			{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, randomIX())}},
 		}
 	})
-	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination {
-		// Redis answers 0 for a missing source before it looks at destination.
+	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination || c.tx != nil && errors.Is(err, ErrWrongType) {
+		// Redis answers 0 for a missing source before it looks at
+		// destination. (EXEC's writer answers ErrWrongType without the
+		// key, as EXEC replies; there a source of the wrong type fails
+		// typedMeta, which reads the snapshot.)
 		if m, err2 := c.typedMeta(ctx, source, typeSet); err2 == nil && m.typ == typeNone {
 			return false, nil
 		}

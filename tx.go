@@ -36,9 +36,14 @@ const maxTxItems = 100
 type write struct {
 	member string
 	action types.TransactWriteItem // its condition must be set
-	delta  int64                   // change of the key's cardinality when applied
-	count  int64                   // what it adds to the command's reply when applied
-	score  float64                 // for sorted-set writes: the score it stores
+	// need is the condition of action as data: EXEC's writer (seam.go)
+	// judges it against the snapshot instead of DynamoDB. A member-expiry
+	// change (needExpiry) requires the expiry expWas and sets expTo.
+	need          need
+	expWas, expTo int64
+	delta         int64   // change of the key's cardinality when applied
+	count         int64   // what it adds to the command's reply when applied
+	score         float64 // for sorted-set writes: the score it stores
 	// required: when its condition fails and retry gives no replacement, the
 	// whole command is abandoned (SMOVE: no add to the destination without
 	// the removal from the source).
@@ -63,8 +68,78 @@ type write struct {
 	// takes an expired member's place.
 	ttl             int64
 	swept, replaces bool
-	pin             *int64  // a delete's expected expiry (pinDelete); nil: not pinned
-	unpinned        *string // a pinned delete's condition without pin and guard
+	pin             *int64 // a delete's expected expiry (pinDelete); nil: not pinned
+}
+
+// rendered is w's action as sent at now: the condition its constructor
+// built (with the rank code's pin, rank.go) conjoined with the guards its
+// data asks for: a long member's update or delete requires the item to
+// hold that member (longmember.go); a pinned delete requires the expiry
+// it was pinned to (pinDelete); and on a table with member expiry
+// (memberTTL), a write that requires its member requires it live, and an
+// unpinned delete requires it to have no expiry, which a failed condition
+// then shows (memberttl.go). Sweeps and count items get no expiry guard.
+// w.action itself is never edited: each attempt renders afresh.
+func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
+	a := w.action
+	var (
+		cond   **string
+		names  *map[string]string
+		values *map[string]types.AttributeValue
+		onFail *types.ReturnValuesOnConditionCheckFailure
+	)
+	switch {
+	case a.Update != nil:
+		u := *a.Update
+		a.Update = &u
+		cond, names, values, onFail = &u.ConditionExpression, &u.ExpressionAttributeNames, &u.ExpressionAttributeValues, &u.ReturnValuesOnConditionCheckFailure
+	case a.Delete != nil:
+		d := *a.Delete
+		a.Delete = &d
+		cond, names, values, onFail = &d.ConditionExpression, &d.ExpressionAttributeNames, &d.ExpressionAttributeValues, &d.ReturnValuesOnConditionCheckFailure
+	case a.ConditionCheck != nil:
+		cc := *a.ConditionCheck
+		a.ConditionCheck = &cc
+		cond, names, values, onFail = &cc.ConditionExpression, &cc.ExpressionAttributeNames, &cc.ExpressionAttributeValues, &cc.ReturnValuesOnConditionCheckFailure
+	default:
+		return a // a put: attribute_not_exists needs no guard (transact reads what a failed one found)
+	}
+	nn, vv := maps.Clone(*names), maps.Clone(*values)
+	if nn == nil {
+		nn = map[string]string{}
+	}
+	if vv == nil {
+		vv = item{}
+	}
+	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
+	if len(w.member) > inlineMemberLen && a.ConditionCheck == nil {
+		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
+		and("#lm = :lm")
+	}
+	if w.pin != nil && a.Delete != nil {
+		nn["#mxPin"] = attrMemExp
+		if *w.pin != 0 {
+			vv[":mxPin"] = num(*w.pin)
+			and("#mxPin = :mxPin")
+		} else {
+			and("attribute_not_exists(#mxPin)")
+		}
+	}
+	if memberTTL && !w.swept && !w.rankItem {
+		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+		nn["#mxLive"] = attrMemExp
+		if a.Delete != nil && w.pin == nil {
+			and(noExpiryGuard)
+		} else {
+			vv[":mxNow"] = num(now)
+			and(liveGuard)
+		}
+	}
+	if len(vv) == 0 {
+		vv = nil
+	}
+	*names, *values = nn, vv
+	return a
 }
 
 // group is the writes of one command on one key.
@@ -120,11 +195,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			counts[g] = c.rankWrites(g)
 			for _, w := range append(g.writes, counts[g]...) {
-				guardLong(w)
-				if ttlTable {
-					guardLive(w, now)
-				}
-				actions = append(actions, w.action)
+				actions = append(actions, w.rendered(now, ttlTable))
 				owners, writes = append(owners, g), append(writes, w)
 			}
 			actions = append(actions, c.metaAction(g))
@@ -403,6 +474,9 @@ func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.ke
 // are tried again from scratch (the failed attempt's retries were made
 // against the old members).
 func (c *Client) transactPurging(ctx context.Context, build func() []*group) (res txResult, err error) {
+	if c.tx != nil {
+		return c.tx.apply(ctx, build())
+	}
 	err = c.attempts(ctx, false, func() (bool, error) {
 		var expired *expiredKeyError
 		if res, err = c.transact(ctx, build()...); !errors.As(err, &expired) {
@@ -455,6 +529,9 @@ func emptiedByPurge(it item) (meta, bool) {
 // Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
 // TransactWriteItems (2 write units per item).
 func (c *Client) purge(ctx context.Context, key string, m meta) error {
+	if c.tx != nil {
+		return c.tx.purge(ctx, key)
+	}
 	err := c.retryConflicts(ctx, func() error {
 		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: c.table(), Key: metaKey(key),
@@ -549,6 +626,10 @@ func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, wr
 // deletes the metadata item at the first attempt instead of the second. A
 // stale now costs one attempt, never correctness: the conditions decide.
 func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
+	if c.tx != nil {
+		res, err := c.tx.apply(ctx, []*group{{key: key, typ: typ, writes: writes}})
+		return res.applied, err
+	}
 	var applied []*write
 	chunks := bySize(key, c.chunksOf(key, typ, writes))
 	for len(chunks) > 0 {
@@ -628,7 +709,7 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 		it[attrMem] = bin([]byte(member))
 	}
 	return &write{
-		member: member, delta: 1, count: 1, ix: ix, known: true,
+		member: member, delta: 1, count: 1, ix: ix, known: true, need: needAbsent,
 		action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
 			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
@@ -642,7 +723,7 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 // cardinality), and does nothing when it is absent.
 func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 	return &write{
-		member: member, delta: -1, count: 1,
+		member: member, delta: -1, count: 1, need: needPresent,
 		action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
@@ -658,7 +739,7 @@ func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 // holds now; if it is gone, it adds it again.
 func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte) *write {
 	w := &write{
-		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true,
+		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true, need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),

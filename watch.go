@@ -112,7 +112,7 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 // EXEC's sweep then finds only members that expired since WATCH, and its
 // new version token is not taken for another client's write.
 func (c *Client) sweptVersions(ctx context.Context, keys []string) ([]string, error) {
-	items, err := c.metaItems(ctx, keys, versionProjection.expr, versionProjection.names)
+	items, err := c.metaItems(ctx, keys, nil, versionProjection.expr, versionProjection.names)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (c *Client) sweptVersions(ctx context.Context, keys []string) ([]string, er
 		}
 	}
 	if len(swept) > 0 {
-		again, err := c.metaItems(ctx, mapSlice(swept, func(i int) string { return keys[i] }), versionProjection.expr, versionProjection.names)
+		again, err := c.metaItems(ctx, mapSlice(swept, func(i int) string { return keys[i] }), nil, versionProjection.expr, versionProjection.names)
 		if err != nil {
 			return nil, err
 		}
@@ -147,6 +147,6 @@ func (w *Watch) unwatch() {
 // versions reads the version of each key: its tokens, "" when missing or
 // expired.
 func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) {
-	items, err := c.metaItems(ctx, keys, versionProjection.expr, versionProjection.names)
+	items, err := c.metaItems(ctx, keys, nil, versionProjection.expr, versionProjection.names)
 	return mapSlice(items, c.versionOf), err
 }

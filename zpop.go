@@ -193,8 +193,12 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, 
 }
 
 // block runs mpop until it pops something, the timeout passes (0: never)
-// or ctx ends.
+// or ctx ends. Inside a transaction it does not wait, as Redis's blocking
+// pops inside MULTI.
 func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, keys []string, rev bool, count int64) (string, []Z, error) {
+	if c.tx != nil {
+		return c.mpop(ctx, cmd, keys, rev, count, false)
+	}
 	// Registered before the first read, so that a write committed between
 	// that read and the wait still wakes it.
 	wake, first, stop := c.waiters.add(keys)

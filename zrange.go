@@ -53,6 +53,9 @@ type zrange struct {
 	// checked: the metadata item was just read (type and expiry are known
 	// good), so the range read need not read it again.
 	checked bool
+	// keep is the selection of in's key condition and filter (exclude
+	// included) in Go, for EXEC's reader (seam.go); nil: every member.
+	keep func(Z) bool
 }
 
 // scoreQuery is the index query of key's members with score in [lo, hi].
@@ -82,7 +85,11 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 	if err != nil {
 		return zrange{}, err
 	}
-	r := zrange{count: -1}
+	r := zrange{count: -1, keep: func(x Z) bool {
+		above := lo.ninf || !lo.inf && (x.Member > lo.value || !lo.excl && x.Member == lo.value)
+		below := hi.inf || !hi.ninf && (x.Member < hi.value || !hi.excl && x.Member == hi.value)
+		return above && below
+	}}
 	if lo.inf || hi.ninf || (!lo.ninf && !hi.inf && (lo.value > hi.value || (lo.value == hi.value && (lo.excl || hi.excl)))) {
 		r.empty = true
 		return r, nil
@@ -133,7 +140,8 @@ func (c *Client) scoreRange(cmd, key, min, max string) (zrange, error) {
 	if err != nil {
 		return zrange{}, err
 	}
-	return zrange{in: c.scoreQuery(key, lo, hi), count: -1, empty: empty}, nil
+	keep := func(x Z) bool { return x.Score >= lo && x.Score <= hi }
+	return zrange{in: c.scoreQuery(key, lo, hi), count: -1, empty: empty, keep: keep}, nil
 }
 
 // limit applies LIMIT offset count (Redis: a negative offset selects
@@ -152,6 +160,9 @@ func (r zrange) limit(offset, count int64) zrange {
 // read runs a resolved range on key and returns its members with scores,
 // in order, checking the type and expiry in parallel.
 func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
+	if c.tx != nil {
+		return c.tx.read(ctx, key, r)
+	}
 	if r.empty || r.count == 0 {
 		_, err := c.typedMeta(ctx, key, typeZSet)
 		return nil, err
@@ -434,6 +445,10 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs, withS
 
 // count counts a resolved range's members, checking type and expiry.
 func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error) {
+	if c.tx != nil {
+		zs, err := c.tx.read(ctx, key, r)
+		return int64(len(zs)), err
+	}
 	if r.empty {
 		_, err := c.typedMeta(ctx, key, typeZSet)
 		return 0, err
@@ -516,7 +531,7 @@ func (c *Client) countRange(ctx context.Context, cmd, key, min, max string, reso
 	if err != nil {
 		return 0, err
 	}
-	if !r.empty {
+	if !r.empty && c.tx == nil { // a transaction counts its snapshot
 		if n, ok, err := ranked(r); err != nil || ok {
 			return n, wrap(cmd, err)
 		}
@@ -579,6 +594,10 @@ func (c *Client) ZRevRankWithScore(ctx context.Context, key, member string) (Ran
 func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (RankScore, bool, error) {
 	if err := c.checkKeyMembers(cmd, key, []string{member}); err != nil {
 		return RankScore{}, false, err
+	}
+	if c.tx != nil {
+		rs, ok, err := c.tx.rank(ctx, key, member, rev)
+		return rs, ok, wrap(cmd, err)
 	}
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
 	if err != nil || it == nil {

@@ -74,8 +74,10 @@ func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count in
 		_, err := c.typedMeta(ctx, key, typeZSet)
 		return nil, wrap("ZRANDMEMBER", err)
 	}
-	if zs, ok, err := c.zRandRanked(ctx, key, count); err != nil || ok {
-		return zs, wrap("ZRANDMEMBER", err)
+	if c.tx == nil { // a transaction samples its snapshot
+		if zs, ok, err := c.zRandRanked(ctx, key, count); err != nil || ok {
+			return zs, wrap("ZRANDMEMBER", err)
+		}
 	}
 	var all []Z
 	for z, err := range c.ZScan(ctx, key, "") {

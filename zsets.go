@@ -178,19 +178,19 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 		w.retry = func(now item) (*write, error) { return c.zWrite(key, z.Member, now, decide) }
 		return w
 	}
-	cond := "attribute_exists(#pk) AND #ix <> :new"
+	cond, need := "attribute_exists(#pk) AND #ix <> :new", needOtherIX
 	switch {
 	case args.GT:
-		cond = "attribute_exists(#pk) AND #ix < :new"
+		cond, need = "attribute_exists(#pk) AND #ix < :new", needLowerIX
 	case args.LT:
-		cond = "attribute_exists(#pk) AND #ix > :new"
+		cond, need = "attribute_exists(#pk) AND #ix > :new", needHigherIX
 	}
 	var count int64
 	if args.Ch {
 		count = 1
 	}
 	return &write{
-		member: z.Member, count: count, score: z.Score, ix: zsetIX(z.Score, z.Member),
+		member: z.Member, count: count, score: z.Score, ix: zsetIX(z.Score, z.Member), need: need,
 		action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: itemKey(key, memberSK(typeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),

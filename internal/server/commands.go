@@ -60,9 +60,9 @@ type call struct {
 	st   redimo.Pipeliner
 	args []string // args[0] is the command's name as the client sent it
 	cmd  *Command
-	// noBlocking is set inside EXEC: blocking commands answer at once,
-	// as Redis's do inside MULTI.
-	noBlocking bool
+	// queued: the command runs inside EXEC (a blocking pop does not
+	// block there, nor count in INFO's blocked_clients).
+	queued bool
 }
 
 // families lists the command families; each file adds one (expire.go the
@@ -149,8 +149,10 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 	st := tx
 	if st == nil {
 		st = db
+	} else if p, ok := tx.(*redimo.Pipeline); ok {
+		db = p.Client // every command of EXEC runs in its transaction
 	}
-	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, noBlocking: tx != nil})
+	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, queued: tx != nil})
 	elapsed := time.Since(start)
 	if share, ok := ctx.Value(runShareKey{}).(*runShare); ok && tx == nil {
 		// One of pipelined commands run at once: its time is its share

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/redimo-go/redimo"
@@ -25,32 +26,28 @@ import (
 // per member item written, one per key touched) is refused whole:
 // EXECABORT, nothing written.
 //
-// What a transaction can hold (txCommands): SADD SREM SCARD SISMEMBER
-// SMISMEMBER SMEMBERS SMOVE SPOP ZADD ZINCRBY ZREM ZCARD ZSCORE ZMSCORE
-// ZRANGE (and ZREVRANGE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX) ZCOUNT
-// ZLEXCOUNT ZRANK ZREVRANK ZREMRANGEBYSCORE ZREMRANGEBYRANK
-// ZREMRANGEBYLEX ZPOPMIN ZPOPMAX ZMPOP BZPOPMIN BZPOPMAX BZMPOP (not blocking, as in
-// Redis) DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT PERSIST
-// TTL PTTL EXPIRETIME PEXPIRETIME, and the commands that read no key
-// (PING, ECHO, TIME, CLIENT, COMMAND, CONFIG GET). Any other command is
-// refused when queued, with an error naming it.
+// What a transaction can hold (inTx): every keyed command the library's
+// redimo.Pipeliner has a method for (the command named as the method, as
+// SINTERSTORE is Pipeliner.SInterStore; UNLINK runs DEL; the blocking
+// pops do not block, as Redis's inside MULTI), and the
+// commands that read no key (PING, ECHO, TIME, CLIENT, COMMAND, CONFIG
+// GET). Any other command is refused when queued, with an error naming
+// what a transaction holds. Inside EXEC a command runs on the
+// transaction's Client (redimo.Pipeline embeds it): the library's
+// command code, written once, in transaction mode.
 
 // multiState is a session's transaction state.
 type multiState struct {
 	on     bool // between MULTI and EXEC/DISCARD
 	dirty  bool // a command was refused while queueing: EXEC aborts
 	queued []queuedCommand
-	watch  *redimo.Watch   // nil: nothing watched
-	wdb    int32           // the database of the watched keys
-	writes map[string]bool // keys of the queued write commands
+	watch  *redimo.Watch // nil: nothing watched
+	wdb    int32         // the database of the watched keys
 }
 
 type queuedCommand struct {
 	cmd  *Command
 	args []string
-	// stored: a read-only command the transaction does not model, run
-	// against the stored keys (no earlier queued command writes them).
-	stored bool
 }
 
 // direct are the commands that run at once inside MULTI, as in Redis 7.0.
@@ -70,21 +67,22 @@ func (m *multiState) refuse(cmd *Command, refusal resp.Value) resp.Value {
 	return refusal
 }
 
-// txCommands are the keyed commands a transaction can hold: they run on
-// call.st, which EXEC sets to its transaction.
-var txCommands = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`sadd srem scard sismember smismember smembers smove zadd zincrby zrem zcard
-		zscore zmscore zrange zrevrange zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zcount zlexcount zrank zrevrank
-		zremrangebyscore zremrangebyrank zremrangebylex spop zpopmin zpopmax zmpop bzpopmin bzpopmax bzmpop del unlink exists type expire pexpire
-		expireat pexpireat persist ttl pttl expiretime pexpiretime`) {
-		txCommands[n] = true
+// pipelined are the lower-case names of redimo.Pipeliner's methods.
+var pipelined = func() map[string]bool {
+	t := reflect.TypeFor[redimo.Pipeliner]()
+	out := make(map[string]bool, t.NumMethod())
+	for i := range t.NumMethod() {
+		out[strings.ToLower(t.Method(i).Name)] = true
 	}
-}
+	return out
+}()
 
-// inTx reports whether a transaction can hold cmd: one of txCommands, or
-// a command that reads no key (its reply does not depend on the data).
+// txAlias names the Pipeliner method of the commands not named as theirs.
+var txAlias = map[string]string{"unlink": "del"}
+
+// inTx reports whether a transaction can hold cmd: a keyed command whose
+// method is Pipeliner's, or a command that reads no key (its reply does
+// not depend on the data).
 func inTx(cmd *Command) bool {
 	name, _, _ := strings.Cut(cmd.Name, "|")
 	switch name {
@@ -93,22 +91,30 @@ func inTx(cmd *Command) bool {
 	case "config":
 		return cmd.Name == "config|get"
 	}
-	return txCommands[cmd.Name]
+	method := strings.ReplaceAll(cmd.Name, "|", "")
+	if m, ok := txAlias[method]; ok {
+		method = m
+	}
+	return pipelined[method]
 }
 
-// readsStored reports whether cmd is a read-only command on keys at known
-// positions, which EXEC can run against the stored keys when no earlier
-// command of the transaction writes them (ZRANGE, SINTER, ZRANK, ...).
-func readsStored(cmd *Command) bool {
-	return cmd.has("readonly") && cmd.FirstKey > 0 && (cmd.Group == "set" || cmd.Group == "sorted-set" || cmd.Group == "generic")
+// txList is the list of the keyed commands a transaction holds, for errors.
+func txList() string {
+	var names []string
+	for _, c := range Commands() {
+		cmds := []*Command{c}
+		for _, sub := range c.subs {
+			cmds = append(cmds, sub)
+		}
+		sortCommands(cmds[1:])
+		for _, x := range cmds {
+			if x.FirstKey > 0 && inTx(x) {
+				names = append(names, strings.ToUpper(strings.ReplaceAll(x.Name, "|", " ")))
+			}
+		}
+	}
+	return strings.Join(names, " ") + ", and the commands that read no key"
 }
-
-// txList is the list of commands a transaction holds, for errors.
-const txList = "SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SMOVE SPOP ZADD ZINCRBY ZREM ZCARD ZSCORE ZMSCORE ZRANGE " +
-	"ZREVRANGE ZRANGEBYSCORE ZREVRANGEBYSCORE ZRANGEBYLEX ZREVRANGEBYLEX ZCOUNT ZLEXCOUNT ZRANK ZREVRANK ZREMRANGEBYSCORE " +
-	"ZREMRANGEBYRANK ZREMRANGEBYLEX ZPOPMIN " +
-	"ZPOPMAX ZMPOP BZPOPMIN BZPOPMAX BZMPOP DEL UNLINK EXISTS TYPE EXPIRE PEXPIRE EXPIREAT PEXPIREAT PERSIST TTL PTTL " +
-	"EXPIRETIME PEXPIRETIME, commands that read no key, and other read-only commands on keys no earlier command of the transaction writes"
 
 // queue queues the command when inside MULTI and reports whether it did;
 // refusal is set when the command was refused instead.
@@ -116,31 +122,12 @@ func (m *multiState) queue(cmd *Command, args []string) (queued bool, refusal re
 	if !m.on || direct[cmd.Name] {
 		return false, resp.Value{}
 	}
-	name := strings.ToUpper(strings.ReplaceAll(cmd.Name, "|", " "))
-	keys := commandKeys(cmd, args)
-	q := queuedCommand{cmd: cmd, args: append([]string(nil), args...)}
-	switch {
-	case inTx(cmd):
-	case readsStored(cmd):
-		for _, k := range keys {
-			if m.writes[k] {
-				return false, m.refuse(cmd, resp.Err("ERR "+name+" cannot be queued in a redimo transaction after a write to its key: "+
-					"EXEC runs as one atomic DynamoDB transaction, which holds "+txList))
-			}
-		}
-		q.stored = true
-	default:
+	if !inTx(cmd) {
+		name := strings.ToUpper(strings.ReplaceAll(cmd.Name, "|", " "))
 		return false, m.refuse(cmd, resp.Err("ERR "+name+" cannot be queued in a redimo transaction: "+
-			"EXEC runs as one atomic DynamoDB transaction, which holds "+txList))
+			"EXEC runs as one atomic DynamoDB transaction, which holds "+txList()))
 	}
-	if cmd.has("write") {
-		if m.writes == nil {
-			m.writes = map[string]bool{}
-		}
-		for _, k := range keys {
-			m.writes[k] = true
-		}
-	}
+	q := queuedCommand{cmd: cmd, args: append([]string(nil), args...)}
 	m.queued = append(m.queued, q)
 	return true, resp.Value{}
 }
@@ -217,11 +204,7 @@ func exec(c *call) resp.Value {
 		}
 		out = make([]resp.Value, len(queued))
 		for i, q := range queued {
-			if q.stored { // its keys were read (Prefetch): the commit checks them
-				out[i] = c.srv.run(c.ctx, c.sess, q.cmd, q.args, nil)
-			} else {
-				out[i] = c.srv.run(c.ctx, c.sess, q.cmd, q.args, p)
-			}
+			out[i] = c.srv.run(c.ctx, c.sess, q.cmd, q.args, p)
 		}
 		return nil
 	})

@@ -56,40 +56,28 @@ func parseTimeout(s string) (time.Duration, resp.Value) {
 }
 
 // bzpop is BZPOPMIN/BZPOPMAX key [key ...] timeout: [key, member, score],
-// or a null array when the timeout passes. Inside MULTI it does not wait.
+// or a null array when the timeout passes. Inside MULTI it does not wait
+// (the library's, in transaction mode).
 func bzpop(c *call, order redimo.PopOrder) resp.Value {
 	timeout, bad := parseTimeout(c.args[len(c.args)-1])
 	if bad.Kind != 0 {
 		return bad
 	}
-	keys := c.args[1 : len(c.args)-1]
-	var (
-		key string
-		zs  []redimo.Z
-		err error
-	)
-	if c.noBlocking {
-		key, zs, err = c.st.ZMPop(c.ctx, order, 1, keys...)
-	} else {
-		defer c.srv.block(timeout)()
-		var z redimo.ZWithKey
-		var ok bool
-		if order == redimo.PopMin {
-			z, ok, err = c.db.BZPopMin(c.ctx, timeout, keys...)
-		} else {
-			z, ok, err = c.db.BZPopMax(c.ctx, timeout, keys...)
-		}
-		if ok {
-			key, zs = z.Key, []redimo.Z{z.Z}
-		}
+	pop := c.st.BZPopMin
+	if order == redimo.PopMax {
+		pop = c.st.BZPopMax
 	}
-	if err != nil {
+	if !c.queued {
+		defer c.srv.block(timeout)() // INFO's blocked_clients
+	}
+	z, ok, err := pop(c.ctx, timeout, c.args[1:len(c.args)-1]...)
+	switch {
+	case err != nil:
 		return c.fail(err)
-	}
-	if len(zs) == 0 {
+	case !ok:
 		return resp.NilArray()
 	}
-	return resp.Arr(resp.Bulk(key), resp.Bulk(zs[0].Member), resp.Dbl(zs[0].Score))
+	return resp.Arr(resp.Bulk(z.Key), resp.Bulk(z.Member), resp.Dbl(z.Score))
 }
 
 // zmpop is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count] (at = 1) and
@@ -135,19 +123,16 @@ func zmpop(c *call, at int, blocking bool) resp.Value {
 		zs  []redimo.Z
 		err error
 	)
-	if blocking && !c.noBlocking {
+	if blocking { // inside MULTI it does not wait (the library's, in transaction mode)
 		timeout, bad := parseTimeout(c.args[1])
 		if bad.Kind != 0 {
 			return bad
 		}
-		defer c.srv.block(timeout)()
-		key, zs, err = c.db.BZMPop(c.ctx, timeout, order, count, keys...)
-	} else {
-		if blocking {
-			if _, bad := parseTimeout(c.args[1]); bad.Kind != 0 {
-				return bad
-			}
+		if !c.queued {
+			defer c.srv.block(timeout)()
 		}
+		key, zs, err = c.st.BZMPop(c.ctx, timeout, order, count, keys...)
+	} else {
 		key, zs, err = c.st.ZMPop(c.ctx, order, count, keys...)
 	}
 	if err != nil {
