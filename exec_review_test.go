@@ -40,6 +40,16 @@ func xerr(err error) string {
 
 func xfmt[T any](v T, err error) string { return fmt.Sprint(v) + xerr(err) }
 
+// xttl formats a TTL reply to the minute: the two sides set and read
+// their expiries at different moments (an hour less 0.6 s is 59m59s on
+// one side, 1h0m0s on the other); -1 and -2 stay as they are.
+func xttl(d time.Duration, err error) string {
+	if d > 0 {
+		d = d.Round(time.Minute)
+	}
+	return xfmt(d, err)
+}
+
 // later formats a go-redis reply by f once EXEC has run.
 func later[T any](c interface{ Result() (T, error) }, f func(T, error) string) func() string {
 	return func() string { return f(c.Result()) }
@@ -1473,7 +1483,7 @@ func randomTxKeyOp(r *rand.Rand, key, dst, set, zkey func() string) xop {
 		}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ExpireWith(ctx, k, d, cond)) }}
 	default:
 		k := key()
-		return xop{"TTL " + k, func(ctx context.Context, tx redis.Pipeliner) func() string { return later(tx.TTL(ctx, k), xfmt) },
-			func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.TTL(ctx, k)) }}
+		return xop{"TTL " + k, func(ctx context.Context, tx redis.Pipeliner) func() string { return later(tx.TTL(ctx, k), xttl) },
+			func(ctx context.Context, tx Pipeliner) string { return xttl(tx.TTL(ctx, k)) }}
 	}
 }
