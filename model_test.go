@@ -71,6 +71,20 @@ var partitions sync.Map
 // notePartitions adds to partitions the partition keys of the items and
 // keys a DynamoDB JSON request names.
 func notePartitions(body []byte) {
+	eachObject(body, func(m map[string]any) {
+		if pk, ok := m[attrPK].(map[string]any); ok {
+			if b, ok := pk["B"].(string); ok {
+				if raw, err := base64.StdEncoding.DecodeString(b); err == nil {
+					partitions.Store(string(raw), true)
+				}
+			}
+		}
+	})
+}
+
+// eachObject calls f with every JSON object of a DynamoDB JSON request,
+// nested ones included.
+func eachObject(body []byte, f func(map[string]any)) {
 	var v any
 	if json.Unmarshal(body, &v) != nil {
 		return
@@ -83,13 +97,7 @@ func notePartitions(body []byte) {
 				walk(x)
 			}
 		case map[string]any:
-			if pk, ok := v[attrPK].(map[string]any); ok {
-				if b, ok := pk["B"].(string); ok {
-					if raw, err := base64.StdEncoding.DecodeString(b); err == nil {
-						partitions.Store(string(raw), true)
-					}
-				}
-			}
+			f(v)
 			for _, x := range v {
 				walk(x)
 			}
@@ -102,10 +110,6 @@ func notePartitions(body []byte) {
 // names: placeholder values, item and key attributes, key schemas and
 // projections.
 func attributeNames(body []byte) []string {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return nil
-	}
 	var out []string
 	keysOf := func(v any) {
 		if m, ok := v.(map[string]any); ok {
@@ -114,44 +118,33 @@ func attributeNames(body []byte) []string {
 			}
 		}
 	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for k, x := range v {
-				switch k {
-				case "ExpressionAttributeNames":
-					if m, ok := x.(map[string]any); ok {
-						for _, n := range m {
-							out = append(out, fmt.Sprint(n))
-						}
-					}
-				case "Item", "Key", "ExclusiveStartKey":
-					keysOf(x)
-				case "Keys":
-					if l, ok := x.([]any); ok {
-						for _, it := range l {
-							keysOf(it)
-						}
-					}
-				case "AttributeName":
-					out = append(out, fmt.Sprint(x))
-				case "NonKeyAttributes":
-					if l, ok := x.([]any); ok {
-						for _, n := range l {
-							out = append(out, fmt.Sprint(n))
-						}
-					}
-				}
-				walk(x)
+	each := func(v any, f func(any)) {
+		if l, ok := v.([]any); ok {
+			for _, x := range l {
+				f(x)
 			}
 		}
 	}
-	walk(v)
+	eachObject(body, func(m map[string]any) {
+		for k, x := range m {
+			switch k {
+			case "ExpressionAttributeNames":
+				if names, ok := x.(map[string]any); ok {
+					for _, n := range names {
+						out = append(out, fmt.Sprint(n))
+					}
+				}
+			case "Item", "Key", "ExclusiveStartKey":
+				keysOf(x)
+			case "Keys":
+				each(x, keysOf)
+			case "AttributeName":
+				out = append(out, fmt.Sprint(x))
+			case "NonKeyAttributes":
+				each(x, func(n any) { out = append(out, fmt.Sprint(n)) })
+			}
+		}
+	})
 	return out
 }
 
