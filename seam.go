@@ -10,7 +10,7 @@ package redimo
 // snapshot and apply the writes to it, as Kvrocks runs EXEC's commands
 // with its storage in transaction mode and go-redis's Pipeline shares
 // cmdable with Client. Nothing else may reach the table from a Client in
-// transaction mode: its store refuses every request (refusingAPI), so a
+// transaction mode: its store refuses every request (failingAPI{errOutsideTx}), so a
 // command that would bypass the seam fails loudly instead of writing
 // outside the transaction.
 //
@@ -36,8 +36,6 @@ import (
 	"iter"
 	"slices"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // errOutsideTx is what a Client in transaction mode answers a request
@@ -46,40 +44,9 @@ import (
 // never a write outside the transaction.
 var errOutsideTx = errors.New("redimo: this command cannot run inside a transaction (see Pipeliner); nothing was read or written outside it")
 
-// refusingAPI is the DynamoDBAPI of a Client in transaction mode.
-type refusingAPI struct{}
-
-func (refusingAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return nil, errOutsideTx
-}
-
-func (refusingAPI) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return nil, errOutsideTx
-}
-
-func (refusingAPI) BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return nil, errOutsideTx
-}
-
-func (refusingAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return nil, errOutsideTx
-}
-
-func (refusingAPI) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return nil, errOutsideTx
-}
-
-func (refusingAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return nil, errOutsideTx
-}
-
-func (refusingAPI) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return nil, errOutsideTx
-}
-
 // inTx is c in transaction mode for p.
 func (c *Client) inTx(p *Pipeline) *Client {
-	return &Client{store: store{db: refusingAPI{}, opts: c.opts}, shared: c.shared, tx: p}
+	return &Client{store: store{db: failingAPI{errOutsideTx}, opts: c.opts}, shared: c.shared, tx: p}
 }
 
 // need is a write's condition on the member item it writes, as data.

@@ -61,43 +61,44 @@ func (c *Client) tableReady(ctx context.Context) error {
 var errNilDB = errors.New("redimo: NewClient was given a nil DynamoDB client: " +
 	"pass one, e.g. redimo.NewClient(dynamodb.NewFromConfig(cfg)) with cfg from config.LoadDefaultConfig")
 
-// nilAPI stands for a nil DynamoDB client: every call returns errNilDB
-// instead of a nil dereference.
-type nilAPI struct{}
+// failingAPI is a DynamoDBAPI whose every call returns err: the store of
+// NewClient(nil) (errNilDB) and of a Client in transaction mode
+// (errOutsideTx, seam.go).
+type failingAPI struct{ err error }
 
-func (nilAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return nil, f.err
 }
 
-func (nilAPI) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return nil, f.err
 }
 
-func (nilAPI) BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return nil, f.err
 }
 
-func (nilAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return nil, f.err
 }
 
-func (nilAPI) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return nil, f.err
 }
 
-func (nilAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return nil, f.err
 }
 
-func (nilAPI) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return nil, errNilDB
+func (f failingAPI) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return nil, f.err
 }
 
-// orNilAPI is db, or nilAPI when db is nil (a nil interface or a nil
+// orNilAPI is db, or failingAPI{errNilDB} when db is nil (a nil interface or a nil
 // *dynamodb.Client).
 func orNilAPI(db DynamoDBAPI) DynamoDBAPI {
 	if c, ok := db.(*dynamodb.Client); db == nil || ok && c == nil {
-		return nilAPI{}
+		return failingAPI{errNilDB}
 	}
 	return db
 }
