@@ -803,8 +803,8 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 	}
 	if _, ranked := k.raw[attrRanked]; ranked && !keepRank {
 		// A transaction that does not keep a sorted set's count items
-		// (rank.go; commit) unranks the key it writes; the next rank read
-		// of a big key builds them again, and until then ranks are counted.
+		// (rank.go; commit) unranks the key it writes; the next write that
+		// adds a member builds them again, and until then ranks are counted.
 		removes = append(removes, "#rk")
 		names["#rk"] = attrRanked
 	}

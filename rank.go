@@ -46,18 +46,26 @@ package redimo
 // value and create the range that starts there with the rest, on condition
 // that cv did not change (no write touched the range meanwhile). Writers
 // split the ranges they grew past rankMax (by their own count) after their
-// transaction; reads of the ranges split those they see too big. Ranges
+// transaction (a split that fails is tried again by the next writer that
+// grows the range; readers never write). Ranges
 // that shrink merge (rank_merge.go): a writer that shrank a range joins it
 // with a neighbour when together they hold at most rankMax/2.
 //
-// Building. Keys start unranked (existing tables' keys too): a rank read
-// of an unranked key of at least rankMin members builds its count items
-// (rankBuild: read the metadata item and every index value, then write
-// ranges of rankMax/2 members in transactions of 99 count items, each on
-// condition that the metadata item's version token and count did not
-// change, the last one setting rk). A key with an expiry is not built.
-// Until built, ranks are counted as before (O(rank)): never a wrong
-// answer.
+// Building. Keys start unranked. The metadata action of a writer that
+// believes a sorted set unranked and adds d members requires that the key
+// stays under rankMin members (rankGuard); the write that would take it
+// to rankMin fails that condition, builds its count items (rankBuild:
+// read the metadata item and every index value, about rankMin of them,
+// then write ranges of rankMax/2 members in transactions of 99 count
+// items, each on condition that the metadata item's version token and
+// count did not change, the last one setting rk), and writes again,
+// ranked. So reads never write: ZRANK and the other rank reads of an
+// unranked key count (O(rank)), never a wrong answer. A key with an
+// expiry or with member expiries is not built (its writes do not carry
+// the minimum); nor is one that grows inside EXEC (rank_exec.go) or one
+// whose build lost a race (group.noBuild): the next write that adds a
+// member builds it. Keys made bigger than rankMin before redimo kept
+// count items on write are built by their next such write.
 //
 // Count items of a key that is deleted go after it (rankDrop: DEL,
 // RENAME's source, a purge); any left behind (a deletion cut short, a key
@@ -91,8 +99,8 @@ const (
 	// metadata item, 0x00, with them) never meet count items.
 	// rankMax is the most members a range holds once split.
 	rankMax = 1000
-	// rankMin is the least members for which a rank read builds the count
-	// items of a key.
+	// rankMin is the members from which a sorted set has count items,
+	// built by the write that reaches it (rankGuard).
 	rankMin = 2000
 	// rankStep is the most writes in one transaction of a ranked key.
 	rankStep = (maxTxItems - 1) / 3
@@ -247,30 +255,63 @@ func find(ranges []rankRange, ix []byte) int {
 	return sort.Search(len(ranges), func(i int) bool { return bytes.Compare(ranges[i].lo, ix) > 0 }) - 1
 }
 
-// rankCondition adds to a sorted set's metadata action the condition that
-// the key is ranked as its writer believes.
-func (c *Client) rankCondition(g *group, a *types.TransactWriteItem) {
+// rankGuard is what a sorted set's metadata action (metaAction) requires
+// of its count items, with its placeholders added to names and values:
+// that the key is ranked as g's writer believes; and, when the writer
+// believes it unranked and adds d > 0 members, that the key then stays
+// below the build minimum, or has an expiry or members with one (which
+// are never ranked). When that fails, the writer builds the count items
+// (transact: rankCrossed, rankBuild) before it writes again: so a key is
+// ranked from the write that takes it to the minimum on, and ranks are
+// never built by a read.
+func (c *Client) rankGuard(g *group, d int64, names map[string]string, values item) string {
 	if g.typ != typeZSet {
-		return
+		return ""
 	}
-	cond := " AND attribute_not_exists(#rk)"
-	if g.rank != nil && g.rank.ranked {
-		cond = " AND attribute_exists(#rk)"
-	}
-	var expr **string
-	var names map[string]string
-	switch {
-	case a.Update != nil:
-		expr, names = &a.Update.ConditionExpression, a.Update.ExpressionAttributeNames
-	case a.Delete != nil:
-		expr, names = &a.Delete.ConditionExpression, a.Delete.ExpressionAttributeNames
-	case a.ConditionCheck != nil:
-		expr, names = &a.ConditionCheck.ConditionExpression, a.ConditionCheck.ExpressionAttributeNames
-	default:
-		return
-	}
-	*expr = aws.String("(" + aws.ToString(*expr) + ")" + cond)
 	names["#rk"] = attrRanked
+	if g.rank != nil && g.rank.ranked {
+		return " AND attribute_exists(#rk)"
+	}
+	if d <= 0 || g.noBuild {
+		return " AND attribute_not_exists(#rk)"
+	}
+	names["#rkmn"] = attrMemTTL
+	values[":rklim"], values[":rk0"] = num(c.rankMin()-d), num(0)
+	return " AND attribute_not_exists(#rk) AND (attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #rkmn > :rk0)"
+}
+
+// rankCrossed reports whether the metadata item it, returned by g's
+// failed metadata action, shows that g's writes would take an unranked
+// sorted set to the build minimum: once the type and the expiry passed
+// (transact checks them first), an unranked sorted set with no expiry
+// and no member expiries fails only rankGuard's minimum, whatever the
+// other attempts combined with g's added (combine.go).
+func (c *Client) rankCrossed(g *group, it item) bool {
+	if g.typ != typeZSet || g.noBuild || (g.rank != nil && g.rank.ranked) {
+		return false
+	}
+	var d int64
+	for _, w := range g.writes {
+		d += w.delta
+	}
+	m := decodeMeta(it)
+	_, ranked := it[attrRanked]
+	return d > 0 && !ranked && m.typ == typeZSet && m.exp == 0 && m.ttls == 0
+}
+
+// rankCreated builds the count items of a key that g's committed writes
+// made at least rankMin members big at once, which rankGuard cannot see:
+// a key created by them (possible only when rankMin is below a
+// transaction's 99 writes, as in tests). A build left undone is done by
+// the next write that adds a member.
+func (c *Client) rankCreated(ctx context.Context, g *group) {
+	var d int64
+	for _, w := range g.writes {
+		d += w.delta
+	}
+	if g.typ == typeZSet && !isRanked(g) && !g.noBuild && d >= c.rankMin() {
+		_, _ = c.rankBuild(ctx, g.key)
+	}
 }
 
 // rankSeen learns from a failed metadata condition (it, the item as it
@@ -706,8 +747,9 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 }
 
 // rankBuild gives key count items (see the file comment) when it is an
-// unranked sorted set of at least the build minimum, and reports whether
-// it is ranked now.
+// unranked sorted set with no expiry and no member expiries, and reports
+// whether it is ranked now. Its caller is the writer whose write takes
+// the key to the build minimum (rankGuard).
 func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	mt, err := c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
@@ -718,7 +760,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		c.setBelief(key, &rankBelief{ranked: true})
 		return true, nil
 	}
-	if m.typ != typeZSet || m.card < c.rankMin() || m.exp > 0 || m.ttls > 0 {
+	if m.typ != typeZSet || m.exp > 0 || m.ttls > 0 {
 		return false, nil
 	}
 	ver := bytesAttr(mt, attrVer)
@@ -803,8 +845,8 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 
 // rankByIndex is the rank of the member whose item is it in key (counted
 // from the lowest score, or from the highest with rev) from the count
-// items, and ok; ok is false when key has none and is too small to build
-// them or could not: the caller counts. m is the key's metadata item and
+// items, and ok; ok is false when key has none (it is not ranked): the
+// caller counts. m is the key's metadata item and
 // ranges what a Query of its count items gave at the same time.
 //
 // Cost: the count items' Query (done by the caller, in parallel with its
@@ -812,16 +854,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 // range: 1 read unit per ~80 entries.
 func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges []rankRange, ix []byte, rev bool) (int64, bool, error) {
 	if _, ok := meta[attrRanked]; !ok {
-		if m := c.liveMeta(meta); m.typ != typeZSet || m.card < c.rankMin() {
-			return 0, false, nil
-		}
-		built, err := c.rankBuild(ctx, key)
-		if err != nil || !built {
-			return 0, false, err
-		}
-		if ranges, err = c.readRanges(ctx, key); err != nil {
-			return 0, false, err
-		}
+		return 0, false, nil // not ranked: the caller counts
 	}
 	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
 		return 0, false, nil // cannot be while rk is set; count instead
@@ -866,11 +899,6 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 			n += o.n
 		}
 		n += below
-	}
-	for _, o := range ranges {
-		if o.n > c.rankMax() {
-			_ = c.rankSplit(ctx, key, o.lo)
-		}
 	}
 	return n, true, nil
 }

@@ -155,6 +155,9 @@ type group struct {
 	// rank is what this try believes of the key's count items (rank.go):
 	// its count-item actions and its metadata condition both follow it.
 	rank *rankBelief
+	// noBuild: a build of the key's count items at the minimum failed
+	// (rankGuard); this command writes it unranked, the next one builds.
+	noBuild bool
 }
 
 // txResult is what transact did.
@@ -219,6 +222,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				if g.typ == typeZSet && g.givesExpiry() {
 					c.setBelief(g.key, &rankBelief{}) // metaAction unranked it
 				}
+				c.rankCreated(ctx, g)
 			}
 			return res, nil
 		}
@@ -261,6 +265,15 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 						return txResult{}, &expiredKeyError{key: g.key, m: g.now, members: true}
 					}
 					return txResult{}, &wrongTypeError{key: g.key}
+				}
+				if c.rankCrossed(g, r.Item) {
+					// The key reaches the build minimum with these writes:
+					// give it count items, then write it ranked.
+					built, err := c.rankBuild(ctx, g.key)
+					if err != nil {
+						return txResult{}, err
+					}
+					g.noBuild = !built
 				}
 			}
 			g.typeOK = !conflict && !out.elsewhere
@@ -373,8 +386,7 @@ func (g *group) replace(w, next *write) {
 //
 // Every action but the deletion and the check stores a new version token
 // (attrVer), which WATCH compares.
-func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
-	defer c.rankCondition(g, &a)
+func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	var d, dt int64
 	mutates := false // a member is written, not only checked
 	for _, w := range g.writes {
@@ -382,15 +394,17 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 		dt += w.ttl
 		mutates = mutates || w.action.ConditionCheck == nil
 	}
+	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
+	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
 	// Every action also requires the key not to have expired: writes to an
 	// expired key would otherwise meet its old members. transact purges the
-	// key and starts again when that is what failed.
-	const live = " AND (attribute_not_exists(#x) OR #x > :now)"
+	// key and starts again when that is what failed. A sorted set's action
+	// requires it ranked as the writer believes (rank.go), and an unranked
+	// one that grows, that it stays below the build minimum (rankGuard).
+	live := " AND (attribute_not_exists(#x) OR #x > :now)" + c.rankGuard(g, d, names, values)
 	// Every action that changes the key also stores a fresh version
 	// token, which WATCH compares (watch.go).
 	// Updates also (re)write the key index attributes (keyIndexSet).
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
 	index := ", " + keyIndexSet(g.key, names, values)
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
@@ -403,7 +417,6 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	}
 	if dt > 0 && g.typ == typeZSet {
 		index += " REMOVE #rk"
-		names["#rk"] = attrRanked
 	}
 	update := func(expr, cond string) types.TransactWriteItem {
 		return types.TransactWriteItem{Update: &types.Update{
@@ -418,7 +431,7 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	// A deletion or a condition check writes no attribute: it keeps only
 	// the placeholders its condition uses.
 	bare := func(cond string) (*string, map[string]string, item) {
-		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
+		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt")
 		return aws.String(cond + live), names, values
 	}
 	switch {
