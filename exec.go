@@ -307,8 +307,9 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 // is not conditioned on them.
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
-		p := &Pipeline{base: c, watch: w, keys: map[string]*txKey{}}
-		p.Client = c.inTx(p)
+		base := c.frozen()
+		p := &Pipeline{base: base, watch: w, keys: map[string]*txKey{}}
+		p.Client = base.inTx(p)
 		if w != nil {
 			changed, err := p.touchWatched(ctx)
 			switch {
