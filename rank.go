@@ -385,39 +385,17 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 }
 
 // pin is w on condition that its member's index value is still the one
-// cur (the member's item; nil when absent) holds: its old value known.
-// When that condition is what failed, the pinned write is pinned again to
-// the new value; else w's own retry decides.
+// cur (the member's item; nil when absent) holds: its old value known
+// (write.pinned: rendered adds the condition). When that condition is
+// what failed, the pinned write is pinned again to the new value; else
+// w's own retry decides.
 func (c *Client) pin(w *write, cur item) *write {
-	prev := bytesAttr(cur, attrIX)
-	p := *w
-	p.prev, p.known = prev, true
-	names, values, expr, onFail := actionParts(&p.action)
-	if names == nil {
+	if w.action.Update == nil && w.action.Delete == nil {
 		return w
 	}
-	nn := map[string]string{}
-	for k, v := range names {
-		nn[k] = v
-	}
-	nv := item{}
-	for k, v := range values {
-		nv[k] = v
-	}
-	pinCond := "attribute_not_exists(#rkpk)"
-	nn["#rkpk"] = attrPK
-	if cur != nil {
-		pinCond = "#rkix = :rkprev"
-		nv[":rkprev"] = bin(prev)
-		delete(nn, "#rkpk")
-		nn["#rkix"] = attrIX
-	}
-	if len(nv) == 0 {
-		nv = nil
-	}
-	*expr = aws.String("(" + aws.ToString(*expr) + ") AND " + pinCond)
-	setParts(&p.action, nn, nv)
-	*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+	prev := bytesAttr(cur, attrIX)
+	p := *w
+	p.prev, p.known, p.pinned = prev, true, true
 	orig := w.retry
 	p.retry = func(now item) (*write, error) {
 		if (now == nil) == (cur == nil) && bytes.Equal(bytesAttr(now, attrIX), prev) {
@@ -429,30 +407,6 @@ func (c *Client) pin(w *write, cur item) *write {
 		return c.pin(w, now), nil
 	}
 	return &p
-}
-
-// actionParts returns pointers into a copy of a member action's fields.
-func actionParts(a *types.TransactWriteItem) (names map[string]string, values item, expr **string, onFail *types.ReturnValuesOnConditionCheckFailure) {
-	switch {
-	case a.Update != nil:
-		u := *a.Update
-		a.Update = &u
-		return u.ExpressionAttributeNames, u.ExpressionAttributeValues, &a.Update.ConditionExpression, &a.Update.ReturnValuesOnConditionCheckFailure
-	case a.Delete != nil:
-		d := *a.Delete
-		a.Delete = &d
-		return d.ExpressionAttributeNames, d.ExpressionAttributeValues, &a.Delete.ConditionExpression, &a.Delete.ReturnValuesOnConditionCheckFailure
-	}
-	return nil, nil, nil, nil
-}
-
-func setParts(a *types.TransactWriteItem, names map[string]string, values item) {
-	switch {
-	case a.Update != nil:
-		a.Update.ExpressionAttributeNames, a.Update.ExpressionAttributeValues = names, values
-	case a.Delete != nil:
-		a.Delete.ExpressionAttributeNames, a.Delete.ExpressionAttributeValues = names, values
-	}
 }
 
 // rankDeltas is what g's writes change in each range of ranges.
@@ -676,8 +630,9 @@ func decodeRange(it item) rankRange {
 }
 
 // rankSplit splits the range of key that starts at lo when it holds more
-// than the bound (see the file comment). It reports nothing when the range
-// changed meanwhile: the next one to see it big splits it.
+// than the bound (see the file comment), in halves until each is within
+// it. It reports nothing when the range changed meanwhile: the next
+// writer that grows it splits it.
 func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 	it, err := c.getItem(ctx, itemKey(key, rankSK(lo)), aws.Bool(true), nil, nil)
 	if err != nil || it == nil {
@@ -743,7 +698,20 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 		}},
 	})
 	c.rankStale(key)
-	return ignoreCancelled(err)
+	if err != nil {
+		return ignoreCancelled(err)
+	}
+	// Halves still past the bound (a range grown by far more than one
+	// transaction's writes, as with the small bounds of tests) split again.
+	if keep > c.rankMax() {
+		if err := c.rankSplit(ctx, key, lo); err != nil {
+			return err
+		}
+	}
+	if r.n-keep > c.rankMax() {
+		return c.rankSplit(ctx, key, mid)
+	}
+	return nil
 }
 
 // rankBuild gives key count items (see the file comment) when it is an

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -61,6 +62,9 @@ type write struct {
 	ix, prev []byte
 	known    bool
 	rankItem bool
+	// pinned: the write requires its member's index value to be prev
+	// (absent when prev is nil), which rankPrepare read (rank.go: pin).
+	pinned bool
 
 	// Member expiry (memberttl.go): ttl is the change the write makes to
 	// the number of members with an expiry (the metadata item's mn);
@@ -72,10 +76,11 @@ type write struct {
 }
 
 // rendered is w's action as sent at now: the condition its constructor
-// built (with the rank code's pin, rank.go) conjoined with the guards its
-// data asks for: a long member's update or delete requires the item to
-// hold that member (longmember.go); a pinned delete requires the expiry
-// it was pinned to (pinDelete); and on a table with member expiry
+// built conjoined with the guards its data asks for: a write pinned by
+// the rank code requires the index value it read (rank.go: pin); a long
+// member's update or delete requires the item to hold that member
+// (longmember.go); a pinned delete requires the expiry it was pinned to
+// (pinDelete); and on a table with member expiry
 // (memberTTL), a write that requires its member requires it live, and an
 // unpinned delete requires it to have no expiry, which a failed condition
 // then shows (memberttl.go). Sweeps and count items get no expiry guard.
@@ -112,6 +117,16 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 		vv = item{}
 	}
 	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
+	if w.pinned && a.ConditionCheck == nil {
+		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+		if w.prev == nil {
+			nn["#rkpk"] = attrPK
+			and("attribute_not_exists(#rkpk)")
+		} else {
+			nn["#rkix"], vv[":rkprev"] = attrIX, bin(w.prev)
+			and("#rkix = :rkprev")
+		}
+	}
 	if len(w.member) > inlineMemberLen && a.ConditionCheck == nil {
 		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
 		and("#lm = :lm")
@@ -658,8 +673,17 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 			return []*group{g}
 		})
 		if errors.Is(err, errRankChunk) && len(chunk) > rankStep {
-			// The key's count items need more room than planned.
-			chunks = append(fixedChunks(chunk, rankStep), chunks...)
+			// The key's count items need more room than planned: it was
+			// ranked meanwhile (by this command's own writes, rank.go:
+			// rankGuard), or its ranges changed. Cut what is left again,
+			// in index order, to the ranges rankPrepare just read.
+			// A plan no better than the one that failed falls back to
+			// chunks of rankStep, which always fit.
+			again := bySize(key, c.chunksOf(key, typ, slices.Concat(append([][]*write{chunk}, chunks...)...)))
+			if len(again[0]) >= len(chunk) {
+				again = append(fixedChunks(chunk, rankStep), chunks...)
+			}
+			chunks = again
 			continue
 		}
 		if err != nil {
