@@ -108,6 +108,7 @@ type Pipeliner interface {
 	SUnionStore(ctx context.Context, destination string, keys ...string) (int64, error)
 	SDiffStore(ctx context.Context, destination string, keys ...string) (int64, error)
 	SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error)
+	SAddExArgs(ctx context.Context, key string, args SAddExArgs) (bool, error)
 	SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
 	SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
 	SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
