@@ -196,6 +196,7 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 	cases := map[string]func() error{
 		"SAdd":             func() error { _, err := c.SAdd(ctx, k); return err },
 		"SAdd nil":         func() error { _, err := c.SAdd(ctx, k, nil...); return err },
+		"SAddExArgs":       func() error { _, err := c.SAddExArgs(ctx, k, SAddExArgs{TTL: time.Minute}); return err },
 		"SRem":             func() error { _, err := c.SRem(ctx, k); return err },
 		"SMIsMember":       func() error { _, err := c.SMIsMember(ctx, k); return err },
 		"SInter":           func() error { _, err := c.SInter(ctx); return err },
@@ -442,7 +443,11 @@ func memberTTLCases(ctx context.Context, c *Client, k string) map[string]func() 
 		"STTL": read(c.STTL), "SPTTL": read(c.SPTTL), "SExpireTime": read(c.SExpireTime), "SPExpireTime": read(c.SPExpireTime),
 		"ZTTL": read(c.ZTTL), "ZPTTL": read(c.ZPTTL), "ZExpireTime": read(c.ZExpireTime), "ZPExpireTime": read(c.ZPExpireTime),
 		"SPersist": read(c.SPersist), "ZPersist": read(c.ZPersist),
-		"SAddEx":   func() error { _, err := c.SAddEx(ctx, k, time.Minute, false, "a"); return err },
+		"SAddEx": func() error { _, err := c.SAddEx(ctx, k, time.Minute, false, "a"); return err },
+		"SAddExArgs": func() error {
+			_, err := c.SAddExArgs(ctx, k, SAddExArgs{Mode: SAddExMXX, TTL: time.Minute, Members: []string{"a"}})
+			return err
+		},
 		"SCollect": func() error { return c.SCollect(ctx, k) },
 		"ZCollect": func() error { return c.ZCollect(ctx, k) },
 	}
