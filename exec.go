@@ -162,6 +162,7 @@ type Pipeliner interface {
 	ExpireTime(ctx context.Context, key string) (int64, error)
 	Touch(ctx context.Context, keys ...string) (int64, error)
 	ObjectEncoding(ctx context.Context, key string) (string, bool, error)
+	ObjectEncodingWith(ctx context.Context, key string, lim EncodingLimits) (string, bool, error)
 	Rename(ctx context.Context, key, newkey string) error
 	RenameNX(ctx context.Context, key, newkey string) (bool, error)
 	Copy(ctx context.Context, source, destination string, replace bool) (bool, error)
