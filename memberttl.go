@@ -2,8 +2,8 @@ package redimo
 
 // Member expiry: a time to live for one member of any set or sorted set,
 // as Redis 8.12's SEXPIRE family (HEXPIRE's shape: per-member replies
-// −2/0/1/2, NX|XX|GT|LT), Garnet's ZEXPIRE family with ZPERSIST and
-// ZCOLLECT, and Dragonfly's SADDEX.
+// −2/0/1/2, NX|XX|GT|LT) and SADDEX (saddex.go), Garnet's ZEXPIRE family
+// with ZPERSIST and ZCOLLECT, and Dragonfly's SADDEX.
 //
 // Storage. A member with an expiry carries it in mx (Unix milliseconds);
 // the metadata item counts such members in mn. Two local indexes, made by

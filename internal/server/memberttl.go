@@ -14,8 +14,9 @@ import (
 // Redis's field-expiry commands accept (HFE_MAX_ABS_TIME_MSEC: 2^48 - 1).
 const maxMemberExpiry = 1<<48 - 1
 
-// memberTTLCommands are member expiry: Redis 8.12's SEXPIRE family,
-// Garnet's ZEXPIRE family with ZPERSIST and ZCOLLECT, Dragonfly's SADDEX.
+// memberTTLCommands are member expiry: Redis 8.12's SEXPIRE family and
+// SADDEX, Garnet's ZEXPIRE family with ZPERSIST and ZCOLLECT, Dragonfly's
+// SADDEX (saddex tells the two SADDEX forms apart).
 // Their grammar is HEXPIRE's: key [time [NX|XX|GT|LT]] MEMBERS n member...
 func memberTTLCommands() []*Command {
 	set, zset := keyedCommand("set"), keyedCommand("sorted-set")
