@@ -117,6 +117,9 @@ func TestSAddEx812(t *testing.T) {
 		args := strings.Fields(strings.NewReplacer("{k}", k, "{z}", z).Replace(b.args))
 		require.Equal(t, b.want+"\r\n", c.do(args...), b.args)
 	}
+	// MNX and MXX beyond one transaction (99 members): refused, nothing written.
+	many := append([]string{"SADDEX", k, "MNX", "MEMBERS", "100"}, strings.Fields(ints(1, 100))...)
+	require.True(t, strings.HasPrefix(c.do(many...), "-ERR redimo: transaction too big"), "100 members with MNX")
 	require.Equal(t, ":0\r\n", c.do("EXISTS", k), "nothing written")
 	require.Equal(t, ":1\r\n", c.do("ZCARD", z))
 
