@@ -155,7 +155,11 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"RenameNX":         func() error { _, err := c.RenameNX(ctx, k, z); return err },
 		"Copy":             func() error { _, err := c.Copy(ctx, z, k, true); return err },
 		"ObjectEncoding":   func() error { _, _, err := c.ObjectEncoding(ctx, k); return err },
-		"Watch":            func() error { return c.Watch(ctx, func(*Tx) error { return nil }, k) },
+		"ObjectEncodingWith": func() error {
+			_, _, err := c.ObjectEncodingWith(ctx, k, DefaultEncodingLimits())
+			return err
+		},
+		"Watch": func() error { return c.Watch(ctx, func(*Tx) error { return nil }, k) },
 		"TxPipelined": func() error {
 			return c.TxPipelined(ctx, func(p Pipeliner) error { _, err := p.SAdd(ctx, k, "a"); return err })
 		},
