@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/ddbmodel"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -306,8 +307,8 @@ func TestBZPopManyWaitersExactlyOnce(t *testing.T) {
 	ctx, c1, _, p := setup(t)
 	c2 := NewClient(testDB, func(o *Options) { o.TableName = testTable; o.MaxPollInterval = 100 * time.Millisecond })
 	k := p + "jobs"
-	const waiters = 20
-	members := 60
+	waiters := testenv.Budget(10, 20)
+	members := testenv.Budget(30, 90) // a multiple of 3
 	var (
 		mu     sync.Mutex
 		popped = map[string]int{}
