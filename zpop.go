@@ -9,11 +9,24 @@ package redimo
 // its existence, so two poppers, in this process or any other, never get
 // the same member.
 //
-// A blocking pop that finds every key empty waits: it is woken at once by
-// a write of the same Client that adds members to one of its keys (the
-// transaction writer calls notifyAdded after the commit), and otherwise
-// reads again after a delay that starts at minPollInterval and doubles up
-// to Options.MaxPollInterval, until its timeout or its context ends.
+// A blocking pop tries once by itself, as ZMPOP; when every key is empty
+// it waits, queued on each of its keys behind the earlier waiters of its
+// Client. Each key with waiters has a feeder (waiters.feed), a goroutine
+// of the Client that reads the key's metadata item and, when the key
+// holds n members, serves the waiters together, as Redis serves blocked
+// clients first come first served: it claims them in the order they
+// began to wait, each for up to its count, until n members are promised,
+// and takes the members for all of them with one pop per kind (MIN,
+// MAX), under a context no waiter can cancel. A feeder reads when a write
+// of its Client that added members to the key committed (the transaction
+// writer calls notifyAdded), and otherwise after a delay that starts at
+// minPollInterval, doubles up to Options.MaxPollInterval, and starts over
+// after a read that took members. What a pop took for a waiter that left
+// meanwhile goes to the next waiter of its kind, or back into the key; a
+// waiter whose timeout passed is answered nil only once each of its keys
+// was read afterwards without serving it. blockOp is the seam other
+// blocking commands (BZMOVE) serve through: "take up to n members from
+// key, give back what was taken".
 
 import (
 	"context"
@@ -73,14 +86,31 @@ func (c *Client) ZMPop(ctx context.Context, order PopOrder, count int64, keys ..
 // (Redis's nil) when the timeout passed. A negative timeout is an
 // ErrOutOfRange *ArgError.
 //
-// Waiting: a ZADD (or any write adding members) to one of keys made
-// through the same Client wakes the wait at once; a write from another
-// Client or process is seen at the next read, at most
-// Options.MaxPollInterval (default 1 s) later. A waiter costs one
-// BatchGetItem of the keys' metadata items per read (1 read unit per key):
-// reads 25 ms apart at first, doubling up to MaxPollInterval, so about
-// one read unit per key per second after the first seconds
-// (86,400 read units a day per key waited on, at the default).
+// Waiting: the waiters of one Client are served together, key by key,
+// first come first served as in Redis: when a key gets n members, the n
+// longest-waiting pops on it get one each, from one ZPOPMIN of n (one
+// per end when BZPopMax waiters wait too), not one pop after the other.
+// A ZADD (or any write adding members) to one of keys made through the
+// same Client is seen at once; a write from another Client or process at
+// the Client's next read of the key, at most Options.MaxPollInterval
+// (default 1 s) later. Between Clients, the one that reads first takes
+// the members: fair as far as their polls are. When the timeout passes,
+// the keys are read once more (a member added since the last read is
+// popped, not left behind), so a pop answers nil up to a read after its
+// timeout; a pop under way for it when the timeout passes is waited for.
+// A waiter whose ctx ends returns ctx's error at once, and a member popped
+// for it meanwhile goes to the next waiter, else back into its key (a
+// ZADD NX with its score: a key that pop emptied comes back without its
+// expiry, a member without its own).
+//
+// Cost of waiting, per Client and per key waited on, whatever the number
+// of waiters: one BatchGetItem of the key's metadata item (1 read unit)
+// per read, the reads 25 ms apart at first, doubling up to
+// MaxPollInterval, so about one read unit per key per second after the
+// first seconds (86,400 read units a day per key waited on, at the
+// default), plus one read per key at each waiter's timeout. Serving n
+// waiters of one end: one pop of n members (one Query and one GetItem,
+// ⌈n/99⌉ TransactWriteItems, one more when it empties the key).
 //
 // Cost when a member is there at once: as ZMPop.
 //
@@ -232,8 +262,10 @@ func (c *Client) popOp(cmd string, rev bool) blockOp {
 // transaction it does not wait, as Redis's blocking commands inside
 // MULTI. Its first try is its own, as ZMPOP's (WRONGTYPE for a first
 // existing key of another type), unless waiters of this Client are
-// already queued on one of keys: it then queues behind them at once. A
-// waiting command is served by its keys' feeders (waiters.feed).
+// already queued on one of keys: it then queues behind them at once,
+// first come first served (a key of another type then leaves it waiting,
+// as one that changed type while it waited). A waiting command is served
+// by its keys' feeders (waiters.feed).
 func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, keys []string, count int64, op blockOp) (string, []Z, error) {
 	if c.tx != nil {
 		return c.mpop(ctx, cmd, keys, count, op.take)
@@ -309,10 +341,10 @@ type waiter struct {
 type waitState int
 
 const (
-	trying  waitState = iota // its own first try: feeders pass it over
-	waiting                  // a feeder may claim it
-	claimed                  // a feeder's take for it is under way
-	answered                 // done holds its answer, or it left
+	trying   waitState = iota // its own first try: feeders pass it over
+	waiting                   // a feeder may claim it
+	claimed                   // a feeder's take for it is under way
+	answered                  // done holds its answer, or it left
 )
 
 // blockResult is a blocked command's answer.
