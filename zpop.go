@@ -288,7 +288,7 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 			return key, zs, err
 		}
 	}
-	c.waiters.ready(w, behind)
+	c.waiters.ready(w)
 	for {
 		select {
 		case r := <-w.done:
@@ -378,15 +378,14 @@ func (ws *waiters) add(c *Client, w *waiter) (behind bool) {
 	return behind
 }
 
-// ready lets feeders serve w, its own first try done (or skipped: behind,
-// and then its keys are read at once).
-func (ws *waiters) ready(w *waiter, behind bool) {
+// ready lets feeders serve w, its own first try done or skipped. (A
+// waiter queued behind others needs no read of its own: the key was empty
+// at the feeder's last read, or the feeder reads again minPollInterval
+// after the take under way.)
+func (ws *waiters) ready(w *waiter) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	w.state = waiting
-	if behind {
-		ws.kickAll(w)
-	}
 }
 
 // leave takes w out of the queues (its context ended, or its own try
@@ -431,13 +430,6 @@ func (ws *waiters) mark(w *waiter) {
 	}
 }
 
-// kickAll (ws.mu held) wakes the feeders of w's keys.
-func (ws *waiters) kickAll(w *waiter) {
-	for _, k := range w.keys {
-		signal(ws.by[k].kick)
-	}
-}
-
 // answer (ws.mu held) answers w and takes it out of the queues.
 func (ws *waiters) answer(w *waiter, r blockResult) {
 	w.state = answered
@@ -472,8 +464,7 @@ func (ws *waiters) notifyAdded(key string) {
 // feed serves q's waiters until it has none. Each round reads the key's
 // metadata item (its type and member count) and, when it holds members,
 // serves the waiters (serve). A round begins when the feeder is kicked
-// (this Client added members to the key, a waiter queued behind others or
-// its timeout passed), or after a delay: minPollInterval after a round
+// (this Client added members to the key, or a waiter's timeout passed), or after a delay: minPollInterval after a round
 // that took members, doubling after each that did not, up to
 // Options.MaxPollInterval. A round waits for its takes: the next begins
 // after them.

