@@ -113,8 +113,10 @@ func TestBZPopTenWaitersOneZAdd(t *testing.T) {
 			require.LessOrEqual(t, cnt.byOp["TransactWriteItems"], int64(btoi(same)+2), "one pop for the ten")
 			// A read or two of the key's metadata item (the feeder's
 			// read may have begun before the ZADD committed), the pop's
-			// Query and GetItem, its transaction.
-			require.LessOrEqual(t, cnt.requests.Load(), int64(btoi(same)+7))
+			// Query and GetItem, its transaction's two attempts and what
+			// the second reads: about 8, where serving the waiters one
+			// by one took 10 pops of 4 or 5 requests.
+			require.LessOrEqual(t, cnt.requests.Load(), int64(btoi(same)+10))
 		})
 	}
 }

@@ -21,7 +21,7 @@ package redimo
 // of its Client that added members to the key committed (the transaction
 // writer calls notifyAdded), and otherwise after a delay that starts at
 // minPollInterval, doubles up to Options.MaxPollInterval, and starts over
-// after a read that took members. What a pop took for a waiter that left
+// after a read that found members. What a pop took for a waiter that left
 // meanwhile goes to the next waiter of its kind, or back into the key; a
 // waiter whose timeout passed is answered nil only once each of its keys
 // was read afterwards without serving it. blockOp is the seam other
@@ -464,10 +464,10 @@ func (ws *waiters) notifyAdded(key string) {
 // feed serves q's waiters until it has none. Each round reads the key's
 // metadata item (its type and member count) and, when it holds members,
 // serves the waiters (serve). A round begins when the feeder is kicked
-// (this Client added members to the key, or a waiter's timeout passed), or after a delay: minPollInterval after a round
-// that took members, doubling after each that did not, up to
-// Options.MaxPollInterval. A round waits for its takes: the next begins
-// after them.
+// (this Client added members to the key, or a waiter's timeout passed),
+// or after a delay: minPollInterval after a round that found members,
+// doubling after each that did not, up to Options.MaxPollInterval. A
+// round waits for its takes: the next begins after them.
 func (ws *waiters) feed(c *Client, q *keyQueue) {
 	delay := minPollInterval
 	t := time.NewTimer(delay)
@@ -489,7 +489,7 @@ func (ws *waiters) feed(c *Client, q *keyQueue) {
 		ctx := q.ws[0].ctx // the longest waiting command's, for Options.Metrics
 		ws.mu.Unlock()
 
-		took := ws.round(c, q, ctx)
+		found := ws.round(c, q, ctx)
 
 		ws.mu.Lock()
 		for _, w := range slices.Clone(q.ws) {
@@ -501,7 +501,7 @@ func (ws *waiters) feed(c *Client, q *keyQueue) {
 			}
 		}
 		ws.mu.Unlock()
-		if took {
+		if found {
 			delay = minPollInterval
 		} else {
 			delay = min(2*delay, c.opts.MaxPollInterval)
@@ -511,8 +511,10 @@ func (ws *waiters) feed(c *Client, q *keyQueue) {
 }
 
 // round reads q's key and serves its waiters when it holds members; it
-// reports whether members were taken. A failed read is the answer of the
-// waiters waiting on the key, as a failed request of a command.
+// reports whether it found members (then the next read comes soon:
+// members a waiter still trying by itself missed, or that another client
+// took first, may be followed by more). A failed read is the answer of
+// the waiters waiting on the key, as a failed request of a command.
 func (ws *waiters) round(c *Client, q *keyQueue, ctx context.Context) bool {
 	ms, err := c.metas(ctx, []string{q.key})
 	var m meta
@@ -534,7 +536,8 @@ func (ws *waiters) round(c *Client, q *keyQueue, ctx context.Context) bool {
 		// A key of another type leaves its waiters waiting, as Redis.
 		return false
 	}
-	return ws.serve(c, q, ctx, m.card)
+	ws.serve(c, q, ctx, m.card)
+	return true
 }
 
 // batch is the waiters of one key served by one take.
@@ -548,8 +551,8 @@ type batch struct {
 // first served: it claims the waiting waiters in order, each for up to
 // its count, until card members are promised, then runs one take per
 // kind of waiter, in the order of their first waiter, and hands the
-// members out (deliver). It reports whether members were taken.
-func (ws *waiters) serve(c *Client, q *keyQueue, ctx context.Context, card int64) bool {
+// members out (deliver).
+func (ws *waiters) serve(c *Client, q *keyQueue, ctx context.Context, card int64) {
 	ws.mu.Lock()
 	var batches []*batch
 	for _, w := range q.ws {
@@ -571,13 +574,10 @@ func (ws *waiters) serve(c *Client, q *keyQueue, ctx context.Context, card int64
 		card -= n
 	}
 	ws.mu.Unlock()
-	took := false
 	for _, b := range batches {
 		zs, err := b.op.take(ctx, q.key, b.n)
-		took = took || len(zs) > 0
 		ws.deliver(ctx, q, b, zs, err)
 	}
-	return took
 }
 
 // deliver hands the members b's take returned to b's waiters in order,
