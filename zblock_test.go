@@ -111,12 +111,13 @@ func TestBZPopTenWaitersOneZAdd(t *testing.T) {
 			// itself, from the same Client, is one more.
 			require.Equal(t, int64(1), cnt.byOp["Query"], "one pop for the ten")
 			require.LessOrEqual(t, cnt.byOp["TransactWriteItems"], int64(btoi(same)+2), "one pop for the ten")
-			// A read or two of the key's metadata item (the feeder's
-			// read may have begun before the ZADD committed), the pop's
-			// Query and GetItem, its transaction's two attempts and what
-			// the second reads: about 8, where serving the waiters one
-			// by one took 10 pops of 4 or 5 requests.
-			require.LessOrEqual(t, cnt.requests.Load(), int64(btoi(same)+10))
+			// The pop's GetItem (the metadata item, beside the Query).
+			// Serving the waiters one by one took 10 pops: 10 Queries,
+			// 10 GetItems, 10 transactions or more. (The feeder's reads
+			// of the key, BatchGetItems, are not counted: they go on
+			// during the ZADD, which may take seconds on a loaded
+			// machine.)
+			require.LessOrEqual(t, cnt.byOp["GetItem"], int64(2))
 		})
 	}
 }

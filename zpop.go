@@ -321,6 +321,9 @@ type keyQueue struct {
 	ws     []*waiter     // in the order they began to wait
 	kick   chan struct{} // wakes the feeder: members were added, a waiter came or left
 	rounds uint64        // reads the feeder has begun
+	// missed: the feeder was kicked while no waiter was waiting (all
+	// trying by themselves or claimed on another key), and did not read.
+	missed bool
 }
 
 // waiter is one blocked command.
@@ -385,7 +388,19 @@ func (ws *waiters) add(c *Client, w *waiter) (behind bool) {
 func (ws *waiters) ready(w *waiter) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	ws.wait(w)
+}
+
+// wait (ws.mu held) lets feeders serve w, and has the keys whose feeder
+// passed a kick over while w was not waiting read at once.
+func (ws *waiters) wait(w *waiter) {
 	w.state = waiting
+	for _, k := range w.keys {
+		if q := ws.by[k]; q.missed {
+			q.missed = false
+			signal(q.kick)
+		}
+	}
 }
 
 // leave takes w out of the queues (its context ended, or its own try
@@ -467,14 +482,19 @@ func (ws *waiters) notifyAdded(key string) {
 // (this Client added members to the key, or a waiter's timeout passed),
 // or after a delay: minPollInterval after a round that found members,
 // doubling after each that did not, up to Options.MaxPollInterval. A
-// round waits for its takes: the next begins after them.
+// round waits for its takes: the next begins after them. No round reads
+// while no waiter is waiting (all trying by themselves, or claimed on
+// another key): the first to wait again has a kick passed over meanwhile
+// read at once (wait).
 func (ws *waiters) feed(c *Client, q *keyQueue) {
 	delay := minPollInterval
 	t := time.NewTimer(delay)
 	defer t.Stop()
 	for {
+		kicked := false
 		select {
 		case <-q.kick:
+			kicked = true
 		case <-t.C:
 		}
 		ws.mu.Lock()
@@ -484,6 +504,13 @@ func (ws *waiters) feed(c *Client, q *keyQueue) {
 			}
 			ws.mu.Unlock()
 			return
+		}
+		if !slices.ContainsFunc(q.ws, func(w *waiter) bool { return w.state == waiting }) {
+			// Nobody to serve: no read (wait reads when one is back).
+			q.missed = q.missed || kicked
+			ws.mu.Unlock()
+			t.Reset(delay)
+			continue
 		}
 		q.rounds++
 		ctx := q.ws[0].ctx // the longest waiting command's, for Options.Metrics
@@ -606,7 +633,7 @@ func (ws *waiters) deliver(ctx context.Context, q *keyQueue, b *batch, zs []Z, e
 		case err != nil:
 			ws.answer(w, blockResult{err: err})
 		default:
-			w.state = waiting
+			ws.wait(w)
 			if w.marks != nil {
 				ws.mark(w) // its timeout passed: its keys are read again
 			}
