@@ -58,16 +58,18 @@ func TestBZPopTimeoutAndCancel(t *testing.T) {
 	require.Equal(t, ZWithKey{}, z)
 	require.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
 
-	// The cost of waiting: polls 25 ms apart, doubling to 1 s: reads at
-	// 0, 25, 75, 175, 375, 775, 1575, 2575 ms in 3 s, one BatchGetItem
-	// of the two metadata items each.
+	// The cost of waiting: the first try reads both metadata items in
+	// one BatchGetItem; then each key's feeder reads its key 25 ms
+	// later, doubling to 1 s: at 25, 75, 175, 375, 775, 1575 and 2575 ms
+	// in 3 s, and once more at the timeout, one BatchGetItem of one
+	// metadata item each: 1 + 2×8 = 17.
 	cnt.reset()
 	_, ok, err = c.BZPopMin(ctx, 3*time.Second, p+"a", p+"b")
 	require.NoError(t, err)
 	require.False(t, ok)
 	t.Logf("3 s of waiting on 2 keys: %s", cnt)
-	require.LessOrEqual(t, cnt.requests.Load(), int64(9))
-	require.GreaterOrEqual(t, cnt.requests.Load(), int64(6))
+	require.LessOrEqual(t, cnt.requests.Load(), int64(19))
+	require.GreaterOrEqual(t, cnt.requests.Load(), int64(7)) // fewer reads when requests are slow (a loaded machine)
 
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,6 +198,53 @@ func TestServerReviewBlockedPopOrder(t *testing.T) {
 			ra, rb := string(a.read()), string(b.read())
 			require.Equal(t, "*-1\r\n", rb, "%s round %d: the client blocked second got the member", addr, round)
 			require.Equal(t, fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nx\r\n$1\r\n1\r\n", len(k), k), ra, "%s round %d", addr, round)
+		}
+	})
+}
+
+// Passes: blocked pops of several kinds on one key, fed by one ZADD, are
+// served as redis-server serves them, first come first served, each by
+// its own rule (BZMPOP MIN COUNT 3 the three lowest, BZPOPMIN the next,
+// BZPOPMAX the highest); a pop blocked on two keys that the ZADD left
+// without a member waits on and is served from its other key; ten
+// BZPOPMIN blocked on one key and a ZADD of ten members: each gets its
+// member, in the order they blocked. (redimo-server serves each key's
+// waiters together, with one pop per kind: the library's zpop.go.)
+func TestServerReviewBlockedPopsTogether(t *testing.T) {
+	bulk := func(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }
+	block := func(addr string, cmds ...[]string) []*client {
+		cs := make([]*client, len(cmds))
+		for i, cmd := range cmds {
+			cs[i] = dial(t, addr)
+			cs[i].send(encode(cmd...))
+			time.Sleep(150 * time.Millisecond) // blocked in this order
+		}
+		return cs
+	}
+	reviewEach(t, "together", func(addr, p string) {
+		k, k2 := p+":k", p+":k2"
+		o := dial(t, addr)
+		cs := block(addr, []string{"BZMPOP", "10", "1", k, "MIN", "COUNT", "3"}, []string{"BZPOPMIN", k, "10"},
+			[]string{"BZPOPMAX", k, "10"}, []string{"BZPOPMIN", k2, k, "10"})
+		require.Equal(t, ":5\r\n", o.do("ZADD", k, "1", "a", "2", "b", "3", "c", "4", "d", "5", "e"), addr)
+		pair := func(m, score string) string { return "*2\r\n" + bulk(m) + bulk(score) }
+		require.Equal(t, "*2\r\n"+bulk(k)+"*3\r\n"+pair("a", "1")+pair("b", "2")+pair("c", "3"), string(cs[0].read()), addr)
+		require.Equal(t, "*3\r\n"+bulk(k)+bulk("d")+bulk("4"), string(cs[1].read()), addr)
+		require.Equal(t, "*3\r\n"+bulk(k)+bulk("e")+bulk("5"), string(cs[2].read()), addr)
+		require.Equal(t, ":0\r\n", o.do("EXISTS", k), addr)
+		require.Equal(t, ":1\r\n", o.do("ZADD", k2, "9", "z"), addr)
+		require.Equal(t, "*3\r\n"+bulk(k2)+bulk("z")+bulk("9"), string(cs[3].read()), addr)
+
+		var ten [][]string
+		args := []string{"ZADD", k}
+		for i := range 10 {
+			ten = append(ten, []string{"BZPOPMIN", k, "10"})
+			args = append(args, strconv.Itoa(i), fmt.Sprint("job", i))
+		}
+		cs = block(addr, ten...)
+		require.Equal(t, ":10\r\n", o.do(args...), addr)
+		for i, c := range cs {
+			require.Equal(t, "*3\r\n"+bulk(k)+bulk(fmt.Sprint("job", i))+bulk(strconv.Itoa(i)), string(c.read()), "%s: waiter %d", addr, i)
 		}
 	})
 }

@@ -12,7 +12,12 @@ import (
 
 // zpopCommands are ZMPOP and the blocking pops. A blocking pop waits in
 // its connection's goroutine: other connections go on, and a client that
-// disconnects cancels the wait (the connection's context ends).
+// disconnects cancels the wait (the connection's context ends; a member
+// popped for it meanwhile goes to the next waiter or back into its key).
+// The connections of one database share its Client, whose waiters on a
+// key are served together, first come first served, by one pop (the
+// library's zpop.go): ten blocked BZPOPMIN and a ZADD of ten members are
+// ten replies a few DynamoDB requests after the ZADD.
 func zpopCommands() []*Command {
 	z := keyedCommand("sorted-set")
 	return []*Command{
