@@ -188,6 +188,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
 	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, shared: &shared{caps: capsOf(o.TableName)}}
+	c.db.(*api).indexes = indexShapes(c.schema())
 	c.guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}

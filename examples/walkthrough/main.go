@@ -128,8 +128,8 @@ type walk struct {
 	rdb      *redimo.Client
 	out      io.Writer
 	clock    *clock
-	cost     Tally // of the step running
-	total    Sum
+	cost     redimo.Tally // of the step running
+	total    redimo.Cost
 	commands int
 }
 
@@ -183,14 +183,14 @@ func quoteAll(s []string) []string {
 
 // costText is what a step cost ("1 request, 0.5 RCU, 0 WCU"); DynamoDB
 // Local's own WCU follow when they differ (transactions).
-func costText(c Sum) string {
+func costText(c redimo.Cost) string {
 	s := "s"
 	if c.Requests == 1 {
 		s = ""
 	}
-	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.Requests, s, c.RCU, c.WCU)
-	if c.Reported != c.WCU {
-		text += fmt.Sprintf(" (Local reported %g)", c.Reported)
+	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.Requests, s, c.ReadUnits, c.WriteUnits)
+	if c.ReportedWriteUnits != c.WriteUnits {
+		text += fmt.Sprintf(" (Local reported %g)", c.ReportedWriteUnits)
 	}
 	return text
 }
