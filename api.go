@@ -171,7 +171,9 @@ func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems,
 		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity },
-		func(*dynamodb.TransactWriteItemsOutput, float64) (float64, float64) { return 0, pricedTransact(in, a.indexes) })
+		func(*dynamodb.TransactWriteItemsOutput, float64) (float64, float64) {
+			return 0, pricedTransact(in, a.indexes)
+		})
 }
 
 // itemSize estimates the bytes of attributes as DynamoDB counts them: each
