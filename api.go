@@ -55,8 +55,10 @@ type Request struct {
 	// entry. DynamoDB reports the real units in WriteUnits; DynamoDB Local
 	// reports far fewer for a transaction (the units of one item for the
 	// whole of it), so tools running against it, like `make demo`, show
-	// these. 0 for a failed request. Tally sums them; Cost.Dollars prices
-	// them.
+	// these. A transaction cancelled by a failed condition or a conflict,
+	// and an UpdateItem whose condition failed, cost their items' units, as
+	// DynamoDB charges them; any other failed request 0. Tally sums them;
+	// Cost.Dollars prices them.
 	PricedReadUnits, PricedWriteUnits float64
 	// TransactWriteUnits is PricedWriteUnits for a TransactWriteItems, 0
 	// for other operations.
@@ -89,11 +91,11 @@ type api struct {
 var _ DynamoDBAPI = (*api)(nil)
 
 // send runs call and reports it. capacity extracts the output's consumed
-// capacity; priced is the cost model's units of a successful request,
-// given the read units DynamoDB reported (nil: none).
+// capacity; priced is the cost model's units of the request, given the
+// read units DynamoDB reported and its error (nil: none).
 func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []func(*dynamodb.Options),
 	call func(context.Context, In, ...func(*dynamodb.Options)) (Out, error),
-	capacity func(Out) []types.ConsumedCapacity, priced func(Out, float64) (float64, float64)) (Out, error) {
+	capacity func(Out) []types.ConsumedCapacity, priced func(Out, float64, error) (float64, float64)) (Out, error) {
 	if a.metrics == nil {
 		out, err := call(ctx, in, optFns...)
 		return out, a.setupError(ctx, err)
@@ -109,12 +111,12 @@ func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []f
 			r.ReadUnits += read
 			r.WriteUnits += write
 		}
-		if priced != nil {
-			r.PricedReadUnits, r.PricedWriteUnits = priced(out, r.ReadUnits)
-		}
-		if op == "TransactWriteItems" {
-			r.TransactWriteUnits = r.PricedWriteUnits
-		}
+	}
+	if priced != nil {
+		r.PricedReadUnits, r.PricedWriteUnits = priced(out, r.ReadUnits, err)
+	}
+	if op == "TransactWriteItems" && err == nil {
+		r.TransactWriteUnits = r.PricedWriteUnits
 	}
 	err = a.setupError(ctx, err)
 	r.Err, r.Conflict = err, isConflict(err)
@@ -128,7 +130,10 @@ func (a *api) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(
 	}
 	return send(a, ctx, "GetItem", in, o, a.db.GetItem,
 		func(out *dynamodb.GetItemOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) },
-		func(out *dynamodb.GetItemOutput, read float64) (float64, float64) {
+		func(out *dynamodb.GetItemOutput, read float64, err error) (float64, float64) {
+			if err != nil {
+				return 0, 0
+			}
 			return pricedRead(read, in.ConsistentRead, out.Item), 0
 		})
 }
@@ -139,7 +144,10 @@ func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dyn
 	}
 	return send(a, ctx, "Query", in, o, a.db.Query,
 		func(out *dynamodb.QueryOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) },
-		func(out *dynamodb.QueryOutput, read float64) (float64, float64) {
+		func(out *dynamodb.QueryOutput, read float64, err error) (float64, float64) {
+			if err != nil {
+				return 0, 0
+			}
 			return pricedRead(read, in.ConsistentRead, out.Items...), 0
 		})
 }
@@ -150,7 +158,10 @@ func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	}
 	return send(a, ctx, "BatchGetItem", in, o, a.db.BatchGetItem,
 		func(out *dynamodb.BatchGetItemOutput) []types.ConsumedCapacity { return out.ConsumedCapacity },
-		func(out *dynamodb.BatchGetItemOutput, read float64) (float64, float64) {
+		func(out *dynamodb.BatchGetItemOutput, read float64, err error) (float64, float64) {
+			if err != nil {
+				return 0, 0
+			}
 			if read > 0 {
 				return read, 0
 			}
@@ -171,8 +182,8 @@ func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems,
 		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity },
-		func(*dynamodb.TransactWriteItemsOutput, float64) (float64, float64) {
-			return 0, pricedTransact(in, a.indexes)
+		func(_ *dynamodb.TransactWriteItemsOutput, _ float64, err error) (float64, float64) {
+			return 0, pricedTransact(in, a.indexes, err)
 		})
 }
 
@@ -204,7 +215,16 @@ func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ..
 		func(out *dynamodb.UpdateItemOutput) []types.ConsumedCapacity {
 			return oneCapacity(out.ConsumedCapacity)
 		},
-		func(*dynamodb.UpdateItemOutput, float64) (float64, float64) {
+		func(_ *dynamodb.UpdateItemOutput, _ float64, err error) (float64, float64) {
+			var failed *types.ConditionalCheckFailedException
+			switch {
+			case errors.As(err, &failed):
+				// "If the expression evaluates to false, DynamoDB still
+				// consumes write capacity units from the table": the item's.
+				return 0, pricedWrite("Update", in.Key, in.ExpressionAttributeValues, nil, nil, nil, nil, nil)
+			case err != nil:
+				return 0, 0
+			}
 			return 0, pricedWrite("Update", in.Key, in.ExpressionAttributeValues, in.UpdateExpression, in.ConditionExpression,
 				in.ExpressionAttributeNames, in.ExpressionAttributeValues, a.indexes)
 		})

@@ -199,30 +199,42 @@ func benchManyKeys(b *testing.B, db *dynamodb.Client, m *ddbmodel.Model, slow fl
 		keysOf := func(kind string) func(k int) string {
 			return func(k int) string { return fmt.Sprintf("%s%s%d:%04d", p, kind, n, k) }
 		}
-		before := redimo.res.added
-		run(redimo, keysOf("redimo"), func(key, m string) (int64, error) { return c.SAdd(ctx, key, m) })
-		check(redimo, before, keysOf("redimo"))
-
-		before = cap4.res.added
-		run(cap4, keysOf("cap4"), func(key, m string) (int64, error) { return capped.SAdd(ctx, key, m) })
-		check(cap4, before, keysOf("cap4"))
-
-		before = flr.res.added
-		run(flr, keysOf("floor"), func(key, member string) (int64, error) {
-			w := floor.putMember(key, typeSet, member, randomIX())
-			g := &group{key: key, typ: typeSet, writes: []*write{w}}
-			if err := floor.sendTx(ctx, []types.TransactWriteItem{w.action, floor.metaAction(g)}); err != nil {
-				return 0, err
-			}
-			return 1, nil
-		})
-		check(flr, before, keysOf("floor"))
-
-		run(plain, keysOf("plain"), func(key, member string) (int64, error) {
-			cnt.count("PutItem")
-			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: itemKey(key, memberSK(typeSet, member))})
-			return 1, err
-		})
+		steps := []func(){
+			func() {
+				before := redimo.res.added
+				run(redimo, keysOf("redimo"), func(key, m string) (int64, error) { return c.SAdd(ctx, key, m) })
+				check(redimo, before, keysOf("redimo"))
+			},
+			func() {
+				before := cap4.res.added
+				run(cap4, keysOf("cap4"), func(key, m string) (int64, error) { return capped.SAdd(ctx, key, m) })
+				check(cap4, before, keysOf("cap4"))
+			},
+			func() {
+				before := flr.res.added
+				run(flr, keysOf("floor"), func(key, member string) (int64, error) {
+					w := floor.putMember(key, typeSet, member, randomIX())
+					g := &group{key: key, typ: typeSet, writes: []*write{w}}
+					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.action, floor.metaAction(g)}); err != nil {
+						return 0, err
+					}
+					return 1, nil
+				})
+				check(flr, before, keysOf("floor"))
+			},
+			func() {
+				run(plain, keysOf("plain"), func(key, member string) (int64, error) {
+					cnt.count("PutItem")
+					_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: itemKey(key, memberSK(typeSet, member))})
+					return 1, err
+				})
+			},
+		}
+		// Each round starts with another scenario: none always runs
+		// first (or always after the same one).
+		for i := range steps {
+			steps[(n+i)%len(steps)]()
+		}
 	}
 	for _, s := range []*scenario{redimo, cap4, flr, plain} {
 		r := s.res // in the model's time

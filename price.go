@@ -33,6 +33,12 @@ package redimo
 //     An index entry costs one unit per KB of its size (the table's key,
 //     the index key and the projected attributes, plus 100 bytes); inside a
 //     TransactWriteItems it is counted at the transactional rate, 2.
+//   - "This capacity is consumed even when the transaction is canceled (for
+//     example, because a condition check fails)"
+//     (read-write-operations.html), and "If the expression evaluates to
+//     false, DynamoDB still consumes write capacity units from the table"
+//     for a conditional UpdateItem: a write refused by its condition costs
+//     its items' units (no index entry is written).
 //
 // A request shows what it writes but not the item before it, so each
 // index write is read from the request: what a Put's item carries (ix:
@@ -52,6 +58,7 @@ package redimo
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -169,8 +176,28 @@ func itemIndexes(key item, s indexShape) bool {
 	return false
 }
 
-// pricedTransact is the cost model's write units of a TransactWriteItems.
-func pricedTransact(in *dynamodb.TransactWriteItemsInput, ixs []indexShape) float64 {
+// pricedTransact is the cost model's write units of a TransactWriteItems
+// that returned err. A transaction cancelled by a failed condition or a
+// conflict costs its items' units and writes no index entry: "DynamoDB
+// performs two underlying writes for each item — one to prepare the
+// transaction and one to commit it ... This capacity is consumed even when
+// the transaction is canceled (for example, because a condition check
+// fails)" (read-write-operations.html). One refused for throttling or as
+// invalid, or that failed otherwise, costs nothing here.
+func pricedTransact(in *dynamodb.TransactWriteItemsInput, ixs []indexShape, err error) float64 {
+	if err != nil {
+		var cancelled *types.TransactionCanceledException
+		if !errors.As(err, &cancelled) {
+			return 0
+		}
+		for _, r := range cancelled.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ThrottlingError", "ProvisionedThroughputExceeded", "ValidationError":
+				return 0
+			}
+		}
+		ixs = nil // no index entry is written
+	}
 	units := 0.0
 	for _, a := range in.TransactItems {
 		switch {

@@ -192,13 +192,12 @@ func TestPricedUnits(t *testing.T) {
 	var log metricsLog
 	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record })
 	// one checks the command's last request (before it, a ZADD's first
-	// try may be cancelled: a failed request costs nothing).
+	// try may be cancelled).
 	one := func(what string, wcu, rcu float64) {
 		t.Helper()
 		reqs := log.take()
 		for _, r := range reqs[:len(reqs)-1] {
 			require.Error(t, r.Err, what)
-			require.Zero(t, r.PricedWriteUnits+r.PricedReadUnits, what)
 		}
 		r := reqs[len(reqs)-1]
 		require.Equal(t, wcu, r.PricedWriteUnits, "%s: write units", what)
@@ -219,6 +218,12 @@ func TestPricedUnits(t *testing.T) {
 	one("SADD of a 1,000-byte member: its item and its by_ix entry are over 1 KB", 10, 0)
 	must(c.SRem(ctx, k+"s", "n"))
 	one("SREM: member item, its by_ix entry deleted, metadata item", 6, 0)
+	must(c.SAdd(ctx, k+"s", "m1"))
+	reqs := log.take()
+	require.Len(t, reqs, 1)
+	require.Error(t, reqs[0].Err, "cancelled: m1 is there")
+	require.Equal(t, 4.0, reqs[0].PricedWriteUnits, "SADD of a member already there: a cancelled transaction costs its 2 items' units, no index entry")
+	require.Zero(t, reqs[0].TransactWriteUnits, "the deprecated field stays as it was: committed transactions only")
 	must(c.SCard(ctx, k+"s"))
 	one("SCARD: one item read, as reported", 0, 1)
 
