@@ -162,10 +162,11 @@ func BenchmarkCostTable(b *testing.B) {
 		}
 	}
 	perM := func(x float64, cmds int) float64 { return x / float64(cmds) * 1e6 }
-	b.Logf("DynamoDB on-demand, us-east-1: $%.3f per million RCU, $%.3f per million WCU; serverless Redis: $%.2f per million commands",
+	// The table goes to stdout whole (a benchmark's log keeps 10 lines).
+	fmt.Printf("DynamoDB on-demand, us-east-1: $%.3f per million RCU, $%.3f per million WCU; serverless Redis: $%.2f per million commands\n",
 		OnDemandPrices.PerMillionReadUnits, OnDemandPrices.PerMillionWriteUnits, upstashPerMillion)
-	b.Logf("| mix | client | requests / command | RCU / command | WCU / command | $ per million commands |")
-	b.Logf("|---|---|---|---|---|---|")
+	fmt.Printf("| mix | client | requests / command | RCU / command | WCU / command | $ per million commands |\n")
+	fmt.Printf("|---|---|---|---|---|---|\n")
 	for _, mix := range costMixes {
 		r := rows[mix.name]
 		for _, side := range []struct {
@@ -174,13 +175,13 @@ func BenchmarkCostTable(b *testing.B) {
 		}{{"redimo", r.redimo}, {"plain", r.plain}} {
 			cmds := float64(r.commands)
 			dollars := perM(side.c.Dollars(OnDemandPrices), r.commands)
-			b.Logf("| %s | %s | %.2f | %.2f | %.2f | $%.2f |", mix.name, side.name,
+			fmt.Printf("| %s | %s | %.2f | %.2f | %.2f | $%.2f |\n", mix.name, side.name,
 				float64(side.c.Requests)/cmds, side.c.ReadUnits/cmds, side.c.WriteUnits/cmds, dollars)
 			b.ReportMetric(side.c.ReadUnits/cmds, mix.name+"-"+side.name+"-RCU/cmd")
 			b.ReportMetric(side.c.WriteUnits/cmds, mix.name+"-"+side.name+"-WCU/cmd")
 			b.ReportMetric(dollars, mix.name+"-"+side.name+"-$/Mcmd")
 		}
-		b.Logf("| %s | serverless Redis | | | | $%.2f |", mix.name, upstashPerMillion)
+		fmt.Printf("| %s | serverless Redis | | | | $%.2f |\n", mix.name, upstashPerMillion)
 	}
 }
 
