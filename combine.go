@@ -7,9 +7,10 @@ package redimo
 // so on a busy key every writer meets every other on that one item: on
 // DynamoDB they cancel each other (TransactionConflict), and DynamoDB
 // Local runs transactions one at a time. So the Client lets at most one
-// transaction per key be in flight, and at most Options.MaxTransactions in
-// all; an attempt that cannot go at once waits in a queue, and whatever
-// waits goes together in the next transaction: up to maxTxItems actions,
+// transaction per key be in flight (and, only when Options.MaxTransactions
+// is set, at most that many in all); an attempt whose key is busy waits in
+// a queue, and whatever waits goes together in the next transaction: up
+// to maxTxItems actions,
 // one metadata action per key carrying the sum of the cardinality changes,
 // and, for a ranked sorted set, one action per count item carrying the sum
 // of the changes of its range (DynamoDB refuses two actions on one item in
@@ -143,7 +144,8 @@ func batchContext(batch []*attempt) (context.Context, func()) {
 
 // take removes from the queue the attempts of the next transaction, or
 // returns nil when none can go now (every queued attempt waits for a key
-// in flight, or Options.MaxTransactions are in flight). It marks their keys busy. mu held.
+// in flight, or Options.MaxTransactions are in flight). It marks their
+// keys busy. mu held.
 func (cb *combiner) take() []*attempt {
 	if capped := cb.c.opts.MaxTransactions > 0 && cb.inflight >= cb.c.opts.MaxTransactions; capped || len(cb.queue) == 0 {
 		return nil
