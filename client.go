@@ -44,7 +44,8 @@ const (
 	DefaultMaxAttempts = 100
 	// DefaultMaxTransactions is Options.MaxTransactions's default: 0, no
 	// Client-wide cap on write transactions in flight (only one per key).
-	// It was 4 before v0.x: see Options.MaxTransactions.
+	// It was 4 until the cap was found to cost throughput on many keys
+	// (CHANGELOG.md).
 	DefaultMaxTransactions = 0
 	// DefaultParallelism bounds the concurrent DynamoDB requests of one
 	// command (batch reads of set algebra, for example).
