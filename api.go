@@ -45,13 +45,25 @@ type Request struct {
 	// are 0 for a failed request (a cancelled transaction included):
 	// DynamoDB reports no consumption with an error.
 	ReadUnits, WriteUnits float64
-	// TransactWriteUnits is, for a TransactWriteItems that committed,
-	// DynamoDB's documented price of it: 2 write units per action per KB
-	// of its item (rounded up per action), the item's size estimated from
-	// the key and values the action sends. DynamoDB reports the real units
-	// in WriteUnits; DynamoDB Local reports far fewer there (the units of
-	// one item for the whole transaction), so tools running against it,
-	// like `make demo`, show this figure instead.
+	// PricedReadUnits and PricedWriteUnits are the request's cost at
+	// DynamoDB's documented rates, index writes included (the cost model,
+	// price.go): for reads, the units DynamoDB reported (else one per 4 KB
+	// returned, half eventually consistent); for a TransactWriteItems that
+	// committed, 2 write units per KB of each item written or checked plus
+	// 2 per KB of each index entry it puts or deletes (a changed index key
+	// is a delete and a put); for an UpdateItem, 1 per KB and per index
+	// entry. DynamoDB reports the real units in WriteUnits; DynamoDB Local
+	// reports far fewer for a transaction (the units of one item for the
+	// whole of it), so tools running against it, like `make demo`, show
+	// these. A transaction cancelled by a failed condition or a conflict,
+	// and an UpdateItem whose condition failed, cost their items' units, as
+	// DynamoDB charges them; any other failed request 0. Tally sums them;
+	// Cost.Dollars prices them.
+	PricedReadUnits, PricedWriteUnits float64
+	// TransactWriteUnits is PricedWriteUnits for a TransactWriteItems, 0
+	// for other operations.
+	//
+	// Deprecated: use PricedWriteUnits, which prices every operation.
 	TransactWriteUnits float64
 	// Attempts is how many times the AWS SDK sent the request: 1, or more
 	// when it retried (throttling, a network error, a 5xx).
@@ -73,15 +85,17 @@ type api struct {
 	db      DynamoDBAPI
 	table   string
 	metrics func(context.Context, Request)
+	indexes []indexShape // the table's indexes, for the cost model (price.go)
 }
 
 var _ DynamoDBAPI = (*api)(nil)
 
 // send runs call and reports it. capacity extracts the output's consumed
-// capacity.
+// capacity; priced is the cost model's units of the request, given the
+// read units DynamoDB reported and its error (nil: none).
 func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []func(*dynamodb.Options),
 	call func(context.Context, In, ...func(*dynamodb.Options)) (Out, error),
-	capacity func(Out) []types.ConsumedCapacity) (Out, error) {
+	capacity func(Out) []types.ConsumedCapacity, priced func(Out, float64, error) (float64, float64)) (Out, error) {
 	if a.metrics == nil {
 		out, err := call(ctx, in, optFns...)
 		return out, a.setupError(ctx, err)
@@ -97,7 +111,12 @@ func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []f
 			r.ReadUnits += read
 			r.WriteUnits += write
 		}
-		r.TransactWriteUnits, _ = ctx.Value(transactKey{}).(float64)
+	}
+	if priced != nil {
+		r.PricedReadUnits, r.PricedWriteUnits = priced(out, r.ReadUnits, err)
+	}
+	if op == "TransactWriteItems" && err == nil {
+		r.TransactWriteUnits = r.PricedWriteUnits
 	}
 	err = a.setupError(ctx, err)
 	r.Err, r.Conflict = err, isConflict(err)
@@ -110,7 +129,13 @@ func (a *api) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "GetItem", in, o, a.db.GetItem,
-		func(out *dynamodb.GetItemOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) })
+		func(out *dynamodb.GetItemOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) },
+		func(out *dynamodb.GetItemOutput, read float64, err error) (float64, float64) {
+			if err != nil {
+				return 0, 0
+			}
+			return pricedRead(read, in.ConsistentRead, out.Item), 0
+		})
 }
 
 func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
@@ -118,7 +143,13 @@ func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dyn
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "Query", in, o, a.db.Query,
-		func(out *dynamodb.QueryOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) })
+		func(out *dynamodb.QueryOutput) []types.ConsumedCapacity { return oneCapacity(out.ConsumedCapacity) },
+		func(out *dynamodb.QueryOutput, read float64, err error) (float64, float64) {
+			if err != nil {
+				return 0, 0
+			}
+			return pricedRead(read, in.ConsistentRead, out.Items...), 0
+		})
 }
 
 func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
@@ -126,42 +157,34 @@ func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "BatchGetItem", in, o, a.db.BatchGetItem,
-		func(out *dynamodb.BatchGetItemOutput) []types.ConsumedCapacity { return out.ConsumedCapacity })
+		func(out *dynamodb.BatchGetItemOutput) []types.ConsumedCapacity { return out.ConsumedCapacity },
+		func(out *dynamodb.BatchGetItemOutput, read float64, err error) (float64, float64) {
+			if err != nil {
+				return 0, 0
+			}
+			if read > 0 {
+				return read, 0
+			}
+			units := 0.0
+			for table, items := range out.Responses {
+				for _, it := range items {
+					units += pricedRead(0, in.RequestItems[table].ConsistentRead, it)
+				}
+			}
+			return units, 0
+		})
 }
 
 func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	if a.metrics == nil {
-		return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems, nil)
+		return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems, nil, nil)
 	}
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-	ctx = context.WithValue(ctx, transactKey{}, transactUnits(in))
 	return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems,
-		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity })
-}
-
-// transactKey carries transactUnits from TransactWriteItems to send.
-type transactKey struct{}
-
-// transactUnits is DynamoDB's documented price of a committed
-// transaction: 2 WCU per action per KB of its item, rounded up per action,
-// each item's size estimated from the key and values the action sends.
-func transactUnits(in *dynamodb.TransactWriteItemsInput) float64 {
-	units := 0.0
-	for _, a := range in.TransactItems {
-		size := 0
-		switch {
-		case a.Put != nil:
-			size = itemSize(a.Put.Item)
-		case a.Update != nil:
-			size = itemSize(a.Update.Key) + itemSize(a.Update.ExpressionAttributeValues)
-		case a.Delete != nil:
-			size = itemSize(a.Delete.Key)
-		case a.ConditionCheck != nil:
-			size = itemSize(a.ConditionCheck.Key)
-		}
-		units += 2 * float64(max(1, (size+1023)/1024))
-	}
-	return units
+		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity },
+		func(_ *dynamodb.TransactWriteItemsOutput, _ float64, err error) (float64, float64) {
+			return 0, pricedTransact(in, a.indexes, err)
+		})
 }
 
 // itemSize estimates the bytes of attributes as DynamoDB counts them: each
@@ -191,17 +214,30 @@ func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ..
 	return send(a, ctx, "UpdateItem", in, o, a.db.UpdateItem,
 		func(out *dynamodb.UpdateItemOutput) []types.ConsumedCapacity {
 			return oneCapacity(out.ConsumedCapacity)
+		},
+		func(_ *dynamodb.UpdateItemOutput, _ float64, err error) (float64, float64) {
+			var failed *types.ConditionalCheckFailedException
+			switch {
+			case errors.As(err, &failed):
+				// "If the expression evaluates to false, DynamoDB still
+				// consumes write capacity units from the table": the item's.
+				return 0, pricedWrite("Update", in.Key, in.ExpressionAttributeValues, nil, nil, nil, nil, nil)
+			case err != nil:
+				return 0, 0
+			}
+			return 0, pricedWrite("Update", in.Key, in.ExpressionAttributeValues, in.UpdateExpression, in.ConditionExpression,
+				in.ExpressionAttributeNames, in.ExpressionAttributeValues, a.indexes)
 		})
 }
 
 func (a *api) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, o ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	return send(a, ctx, "DescribeTable", in, o, a.db.DescribeTable,
-		func(*dynamodb.DescribeTableOutput) []types.ConsumedCapacity { return nil })
+		func(*dynamodb.DescribeTableOutput) []types.ConsumedCapacity { return nil }, nil)
 }
 
 func (a *api) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, o ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
 	return send(a, ctx, "CreateTable", in, o, a.db.CreateTable,
-		func(*dynamodb.CreateTableOutput) []types.ConsumedCapacity { return nil })
+		func(*dynamodb.CreateTableOutput) []types.ConsumedCapacity { return nil }, nil)
 }
 
 func oneCapacity(c *types.ConsumedCapacity) []types.ConsumedCapacity {

@@ -42,9 +42,11 @@ const (
 	// DefaultMaxAttempts is Options.MaxAttempts's default: the attempts of
 	// a command that keeps losing to concurrent writers or throttling.
 	DefaultMaxAttempts = 100
-	// DefaultMaxTransactions bounds the write transactions of one Client
-	// in flight at once; see Options.MaxTransactions.
-	DefaultMaxTransactions = 4
+	// DefaultMaxTransactions is Options.MaxTransactions's default: 0, no
+	// Client-wide cap on write transactions in flight (only one per key).
+	// It was 4 until the cap was found to cost throughput on many keys
+	// (CHANGELOG.md).
+	DefaultMaxTransactions = 0
 	// DefaultParallelism bounds the concurrent DynamoDB requests of one
 	// command (batch reads of set algebra, for example).
 	DefaultParallelism = 8
@@ -85,10 +87,15 @@ type Options struct {
 	// (see combine.go), which multiplies the writes per second of a busy
 	// key and avoids DynamoDB's transaction conflicts between them.
 	DisableWriteCombining bool
-	// MaxTransactions bounds the write transactions of this Client in
-	// flight at once when write combining is on; writes that find every
-	// slot busy wait and share the next transaction. Default
-	// DefaultMaxTransactions.
+	// MaxTransactions, when positive, bounds the write transactions of
+	// this Client in flight at once when write combining is on; writes
+	// that find every slot busy wait and share the next transaction.
+	// Default DefaultMaxTransactions (0): no Client-wide cap, only one
+	// transaction in flight per key, so writes of different keys go out
+	// in parallel at DynamoDB's latency. A cap trades throughput for
+	// fewer concurrent requests: under the model of real DynamoDB, 64
+	// writers over 1,000 keys with a cap of 4 make each write wait for
+	// others' round trips (BENCHMARKS.md, BenchmarkManyKeysModel).
 	MaxTransactions int
 	// DisableKeyExpiry declares that no key of the table ever has an
 	// expiry: Expire and its kin fail with ErrKeyExpiryDisabled, and reads
@@ -178,10 +185,11 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxPollInterval <= 0 {
 		o.MaxPollInterval = DefaultMaxPollInterval
 	}
-	if o.MaxTransactions <= 0 {
+	if o.MaxTransactions < 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
 	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, shared: &shared{caps: capsOf(o.TableName)}}
+	c.db.(*api).indexes = indexShapes(c.schema())
 	c.guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}

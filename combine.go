@@ -7,15 +7,21 @@ package redimo
 // so on a busy key every writer meets every other on that one item: on
 // DynamoDB they cancel each other (TransactionConflict), and DynamoDB
 // Local runs transactions one at a time. So the Client lets at most one
-// transaction per key be in flight, and at most Options.MaxTransactions in
-// all; an attempt that cannot go at once waits in a queue, and whatever
-// waits goes together in the next transaction: up to maxTxItems actions,
+// transaction per key be in flight (and, only when Options.MaxTransactions
+// is set, at most that many in all); an attempt whose key is busy waits in
+// a queue, and whatever waits goes together in the next transaction: up
+// to maxTxItems actions,
 // one metadata action per key carrying the sum of the cardinality changes,
 // and, for a ranked sorted set, one action per count item carrying the sum
 // of the changes of its range (DynamoDB refuses two actions on one item in
 // a transaction).
-// When the client is idle an attempt goes at once, in the caller's
-// goroutine: no added latency.
+// An attempt on a key with no transaction in flight goes at once, in the
+// caller's goroutine: no added latency, and writes of different keys go
+// out in parallel, as many as the callers make (by default there is no
+// Client-wide cap: a cap makes writes of idle keys wait for the
+// latency of others, which costs throughput on DynamoDB, where
+// transactions of different items run side by side;
+// BenchmarkManyKeysModel measures it).
 //
 // Each attempt keeps its own writes, conditions and retries (transact):
 // a cancelled shared transaction hands every attempt the cancellation
@@ -137,10 +143,11 @@ func batchContext(batch []*attempt) (context.Context, func()) {
 }
 
 // take removes from the queue the attempts of the next transaction, or
-// returns nil when none can go now (all slots busy, or every queued
-// attempt waits for a key in flight). It marks their keys busy. mu held.
+// returns nil when none can go now (every queued attempt waits for a key
+// in flight, or Options.MaxTransactions are in flight). It marks their
+// keys busy. mu held.
 func (cb *combiner) take() []*attempt {
-	if cb.inflight >= cb.c.opts.MaxTransactions || len(cb.queue) == 0 {
+	if capped := cb.c.opts.MaxTransactions > 0 && cb.inflight >= cb.c.opts.MaxTransactions; capped || len(cb.queue) == 0 {
 		return nil
 	}
 	var (

@@ -183,27 +183,66 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// TestTransactWriteUnits: DynamoDB's price of a transaction, 2 WCU per
-// item per KB, which DynamoDB Local does not report (it reports the units
-// of one item for the whole transaction).
-func TestTransactWriteUnits(t *testing.T) {
+// TestPricedUnits: the cost model (price.go) on redimo's own requests to
+// DynamoDB Local, which reports the units of one item for a whole
+// transaction and no index writes: 2 WCU per KB of each item a
+// transaction writes, 2 per index entry it puts or deletes (4 when a
+// changed index key deletes one and puts one), reads as reported.
+func TestPricedUnits(t *testing.T) {
 	var log metricsLog
 	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record })
-	members := numbered("m%d", 10)
-	_, err := c.SAdd(ctx, k+"s", members...)
-	require.NoError(t, err)
+	// one checks the command's last request (before it, a ZADD's first
+	// try may be cancelled).
+	one := func(what string, wcu, rcu float64) {
+		t.Helper()
+		reqs := log.take()
+		for _, r := range reqs[:len(reqs)-1] {
+			require.Error(t, r.Err, what)
+		}
+		r := reqs[len(reqs)-1]
+		require.Equal(t, wcu, r.PricedWriteUnits, "%s: write units", what)
+		require.Equal(t, rcu, r.PricedReadUnits, "%s: read units", what)
+		if r.Operation == "TransactWriteItems" {
+			require.Equal(t, wcu, r.TransactWriteUnits, what)
+		} else {
+			require.Zero(t, r.TransactWriteUnits, what)
+		}
+	}
+	must := func(_ any, err error) { t.Helper(); require.NoError(t, err) }
+
+	must(c.SAdd(ctx, k+"s", numbered("m%d", 10)...))
+	one("SADD of 10 to a new key: 10 member items and their by_ix entries, the metadata item (its by_key entry, made once per key, is not seen)", 42, 0)
+	must(c.SAdd(ctx, k+"s", "n"))
+	one("SADD of 1 to a set: member item, by_ix entry, metadata item", 6, 0)
+	must(c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)))
+	one("SADD of a 1,000-byte member: its item and its by_ix entry are over 1 KB", 10, 0)
+	must(c.SRem(ctx, k+"s", "n"))
+	one("SREM: member item, its by_ix entry deleted, metadata item", 6, 0)
+	must(c.SAdd(ctx, k+"s", "m1"))
 	reqs := log.take()
 	require.Len(t, reqs, 1)
-	require.Equal(t, 22.0, reqs[0].TransactWriteUnits, "10 members and the metadata item, 2 WCU each")
-	require.Less(t, reqs[0].WriteUnits, reqs[0].TransactWriteUnits, "DynamoDB Local reports fewer (if this fails, Local got it right: show WriteUnits)")
+	require.Error(t, reqs[0].Err, "cancelled: m1 is there")
+	require.Equal(t, 4.0, reqs[0].PricedWriteUnits, "SADD of a member already there: a cancelled transaction costs its 2 items' units, no index entry")
+	require.Zero(t, reqs[0].TransactWriteUnits, "the deprecated field stays as it was: committed transactions only")
+	must(c.SCard(ctx, k+"s"))
+	one("SCARD: one item read, as reported", 0, 1)
 
-	_, err = c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)) // member item over 1 KB with its key
-	require.NoError(t, err)
-	require.Equal(t, 6.0, log.take()[0].TransactWriteUnits, "2 KB member item + metadata item")
+	must(c.ZAdd(ctx, k+"z", Z{Score: 1, Member: "a"}, Z{Score: 2, Member: "b"}))
+	one("ZADD of 2 new members", 10, 0)
+	must(c.ZAdd(ctx, k+"z", Z{Score: 3, Member: "a"}))
+	one("ZADD of a new score: member item, its by_ix entry deleted and put, metadata item", 8, 0)
 
-	_, err = c.SCard(ctx, k+"s")
-	require.NoError(t, err)
-	require.Zero(t, log.take()[0].TransactWriteUnits, "not a transaction")
+	must(c.Expire(ctx, k+"z", time.Hour))
+	log.take() // the GetItem
+	must(c.Persist(ctx, k+"z"))
+	one("PERSIST: UpdateItem of the metadata item, x (projected into by_key) removed", 2, 0)
+
+	if ttl, err := c.memberTTL(ctx); err == nil && ttl {
+		must(c.SExpire(ctx, k+"s", time.Hour, ExpireAlways, "m1"))
+		reqs := log.take()
+		last := reqs[len(reqs)-1]
+		require.Equal(t, 10.0, last.PricedWriteUnits, "SEXPIRE of a member: its item, by_exp entry put, by_ix entry updated (mx projected), metadata item and its by_key entry (mn projected)")
+	}
 }
 
 // TestMetricsAttempts: a request the SDK retried reports its attempts.

@@ -41,7 +41,6 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/connect"
-	"github.com/redimo-go/redimo/internal/cost"
 	"github.com/redimo-go/redimo/internal/resp"
 	"github.com/redimo-go/redimo/internal/server"
 )
@@ -283,7 +282,7 @@ func arity(n int) string {
 }
 
 // tally sums what commands cost in DynamoDB (redimo.Options.Metrics).
-type tally struct{ cost.Tally }
+type tally struct{ redimo.Tally }
 
 func (t *tally) add(ctx context.Context, r redimo.Request) {
 	server.Record(ctx, r) // INFO commandstats
@@ -294,9 +293,9 @@ func (t *tally) add(ctx context.Context, r redimo.Request) {
 // 6 WCU") and zeroes them.
 func (t *tally) take() string {
 	c := t.Take()
-	s := fmt.Sprintf("%d DynamoDB request%s, %g RCU, %g WCU", c.Requests, plural(c.Requests), c.RCU, c.WCU)
-	if c.Reported != c.WCU {
-		s += fmt.Sprintf(" (%g reported)", c.Reported)
+	s := fmt.Sprintf("%d DynamoDB request%s, %g RCU, %g WCU", c.Requests, plural(c.Requests), c.ReadUnits, c.WriteUnits)
+	if c.ReportedWriteUnits != c.WriteUnits {
+		s += fmt.Sprintf(" (%g reported)", c.ReportedWriteUnits)
 	}
 	return s
 }

@@ -58,7 +58,7 @@ func runWalk(ctx context.Context, endpoint string, out io.Writer) error {
 	w := &walk{ctx: ctx, out: out, clock: &clock{}}
 	w.rdb = redimo.NewClient(db, func(o *redimo.Options) {
 		o.TableName = Table
-		o.Metrics = w.cost.Add // what each request cost, as DynamoDB reports it
+		o.Metrics = w.cost.Add // what each request costs, by redimo's cost model
 		o.Now = w.clock.Now
 	})
 	if err := w.rdb.CreateTable(ctx); err != nil {
@@ -73,11 +73,13 @@ DynamoDB: requests, read capacity units (RCU) and write capacity units
 per million RCU and $0.625 per million WCU (us-east-1). A strongly
 consistent read of an item up to 4 KB is 1 RCU; a write of an item up to
 1 KB is 1 WCU, 2 inside a transaction (redimo's writes are transactions,
-so counts stay exact). Reads show the units DynamoDB Local reported.
-For transactions, DynamoDB Local reports the units of one item only, so
-they show DynamoDB's documented price (2 WCU per item per KB), with what
-Local reported in parentheses. A transaction DynamoDB cancels (a condition
-failed: the member was there already) reports no units.
+so counts stay exact), and each index entry a write puts or deletes costs
+as much again. The figures are redimo's cost model (Request.PricedReadUnits
+and PricedWriteUnits): reads as DynamoDB Local reported them; for writes,
+DynamoDB Local reports the units of one item per transaction and no index
+writes, so its own figure follows in parentheses. A transaction cancelled
+because a condition failed (the member was there already) still costs its
+items' units, as on DynamoDB.
 `, endpoint, Table)
 	for i, s := range sections {
 		fmt.Fprintf(out, "\n== %d. %s ==\n%s\n\n", i+1, s.title, s.intro)
@@ -128,8 +130,8 @@ type walk struct {
 	rdb      *redimo.Client
 	out      io.Writer
 	clock    *clock
-	cost     Tally // of the step running
-	total    Sum
+	cost     redimo.Tally // of the step running
+	total    redimo.Cost
 	commands int
 }
 
@@ -183,14 +185,14 @@ func quoteAll(s []string) []string {
 
 // costText is what a step cost ("1 request, 0.5 RCU, 0 WCU"); DynamoDB
 // Local's own WCU follow when they differ (transactions).
-func costText(c Sum) string {
+func costText(c redimo.Cost) string {
 	s := "s"
 	if c.Requests == 1 {
 		s = ""
 	}
-	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.Requests, s, c.RCU, c.WCU)
-	if c.Reported != c.WCU {
-		text += fmt.Sprintf(" (Local reported %g)", c.Reported)
+	text := fmt.Sprintf("%d request%s, %g RCU, %g WCU", c.Requests, s, c.ReadUnits, c.WriteUnits)
+	if c.ReportedWriteUnits != c.WriteUnits {
+		text += fmt.Sprintf(" (Local reported %g)", c.ReportedWriteUnits)
 	}
 	return text
 }

@@ -42,8 +42,8 @@ func (t *tally) add(r redimo.Request) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.requests++
-	t.rcu += r.ReadUnits
-	t.wcu += r.WriteUnits
+	t.rcu += r.PricedReadUnits // redimo's cost model (price.go): DynamoDB Local under-reports writes
+	t.wcu += r.PricedWriteUnits
 	t.latency += r.Latency
 	if r.Conflict {
 		t.conflicts++
@@ -235,8 +235,8 @@ var (
 	descFailed   = desc("command_errors_total", "Commands that replied with an error, by command.")
 	descDuration = desc("command_duration_seconds", "Time taken by commands, by command.")
 	descRequests = desc("dynamodb_requests_total", "DynamoDB requests made by commands, by command.")
-	descRCU      = desc("dynamodb_read_capacity_units_total", "Read capacity units consumed, as DynamoDB reported them, by command.")
-	descWCU      = desc("dynamodb_write_capacity_units_total", "Write capacity units consumed, as DynamoDB reported them, by command.")
+	descRCU      = desc("dynamodb_read_capacity_units_total", "Read capacity units consumed, by redimo's cost model (DynamoDB's documented rates), by command.")
+	descWCU      = desc("dynamodb_write_capacity_units_total", "Write capacity units consumed, index writes included, by redimo's cost model (DynamoDB's documented rates), by command.")
 	descConflict = desc("dynamodb_transaction_conflicts_total", "Transactions cancelled by a concurrent one (then retried), by command.")
 	descRetries  = desc("dynamodb_retries_total", "Requests the AWS SDK sent again (throttling, network errors, 5xx), by command.")
 	descReqTime  = desc("dynamodb_request_duration_seconds", "Time taken by DynamoDB requests, by command.")

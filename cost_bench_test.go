@@ -1,0 +1,207 @@
+package redimo
+
+// BenchmarkCostTable: what a million commands cost, for three workloads,
+// computed from the requests the commands make on DynamoDB Local priced by
+// the cost model (price.go, Request.PricedReadUnits and PricedWriteUnits)
+// at DynamoDB's on-demand prices (OnDemandPrices), beside:
+//
+//   - the plain client: each write command one PutItem of its member's
+//     item, each read command one strongly consistent GetItem, no counts
+//     (what a hand-written DynamoDB client does), priced by the same model;
+//   - serverless Redis at about $2 per million commands (Upstash's
+//     pay-as-you-go price, 2026).
+//
+// The mixes (commands chosen at random, 8 goroutines):
+//
+//   - visitors: unique visitors per page and day (20 sets, 5,000 users):
+//     90% SADD of a visitor (new or returning), 5% SCARD, 5% SISMEMBER;
+//   - leaderboard: 5 boards of 1,000 players: 70% ZINCRBY, 15% ZREVRANGE
+//     0 9 WITHSCORES, 10% ZSCORE, 5% ZREVRANK;
+//   - expiring: members with an expiry of their own (who is online: 20
+//     sets, 5,000 users): 70% SADDEX of 10 minutes (new or refreshed), 20%
+//     SISMEMBER, 10% SCARD.
+//
+// It prints the table BENCHMARKS.md and docs/costs.md show:
+//
+//	make bench BENCHFLAGS='-bench CostTable -benchtime 1x'
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/local"
+)
+
+// UpstashPerMillion is serverless Redis's price of a million commands at
+// Upstash's pay-as-you-go rate ($0.2 per 100,000 commands), in dollars.
+const upstashPerMillion = 2.0
+
+// costMix is a workload: op runs command i of a worker on c (redimo) and
+// says whether it is a write; the plain client makes one PutItem of the
+// member's item for a write, one GetItem of it for a read.
+type costMix struct {
+	name string
+	op   func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (write bool, k, member string, err error)
+}
+
+var costMixes = []costMix{
+	{"visitors", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
+		k, m := key(fmt.Sprintf("page%02d", rng.IntN(20))), fmt.Sprintf("user%04d", rng.IntN(5000))
+		switch p := rng.IntN(100); {
+		case p < 90:
+			_, err := c.SAdd(ctx, k, m)
+			return true, k, m, err
+		case p < 95:
+			_, err := c.SCard(ctx, k)
+			return false, k, m, err
+		default:
+			_, err := c.SIsMember(ctx, k, m)
+			return false, k, m, err
+		}
+	}},
+	{"leaderboard", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
+		k, m := key(fmt.Sprintf("board%d", rng.IntN(5))), fmt.Sprintf("player%04d", rng.IntN(1000))
+		switch p := rng.IntN(100); {
+		case p < 70:
+			_, err := c.ZIncrBy(ctx, k, float64(1+rng.IntN(10)), m)
+			return true, k, m, err
+		case p < 85:
+			_, err := c.ZRevRangeWithScores(ctx, k, 0, 9)
+			return false, k, m, err
+		case p < 95:
+			_, _, err := c.ZScore(ctx, k, m)
+			return false, k, m, err
+		default:
+			_, _, err := c.ZRevRank(ctx, k, m)
+			return false, k, m, err
+		}
+	}},
+	{"expiring", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
+		k, m := key(fmt.Sprintf("online%02d", rng.IntN(20))), fmt.Sprintf("user%04d", rng.IntN(5000))
+		switch p := rng.IntN(100); {
+		case p < 70:
+			_, err := c.SAddEx(ctx, k, 10*time.Minute, false, m)
+			return true, k, m, err
+		case p < 90:
+			_, err := c.SIsMember(ctx, k, m)
+			return false, k, m, err
+		default:
+			_, err := c.SCard(ctx, k)
+			return false, k, m, err
+		}
+	}},
+}
+
+func BenchmarkCostTable(b *testing.B) {
+	needDB(b)
+	const workers, warm, measured = 8, 1000, 2000
+	db := local.Client(testEndpoint, nil)
+	var tally Tally
+	c := NewClient(db, func(o *Options) { o.TableName = testTable; o.Metrics = tally.Add })
+	ixs := c.db.(*api).indexes
+	ctx := context.Background()
+	if err := c.CheckTable(ctx); err != nil {
+		b.Fatal(err)
+	}
+	p := "CostTable:" + randomHex(3) + ":"
+	type row struct {
+		redimo, plain Cost
+		commands      int
+	}
+	rows := map[string]*row{}
+	for n := range b.N {
+		for _, mix := range costMixes {
+			r := rows[mix.name]
+			if r == nil {
+				r = &row{}
+				rows[mix.name] = r
+			}
+			key := func(k string) string { return fmt.Sprintf("%s%s%d:%s", p, mix.name, n, k) }
+			var (
+				mu    sync.Mutex
+				plain Cost
+				first error
+			)
+			run := func(count int, seed uint64, measure bool) {
+				runWorkers(workers, func(w int) {
+					rng := rand.New(rand.NewPCG(seed, uint64(w)))
+					for range count / workers {
+						write, k, m, err := mix.op(ctx, c, key, rng)
+						if err == nil && measure {
+							var pc Cost
+							pc, err = plainCommand(ctx, db, ixs, write, "plain:"+k, m)
+							mu.Lock()
+							plain = plain.Plus(pc)
+							mu.Unlock()
+						}
+						if err != nil {
+							mu.Lock()
+							first = err
+							mu.Unlock()
+							return
+						}
+					}
+				})
+			}
+			run(warm, uint64(n), false) // the sets grow to their working size
+			tally.Take()
+			run(measured, uint64(n)+1000, true)
+			if first != nil {
+				b.Fatalf("%s: %v", mix.name, first)
+			}
+			r.redimo = r.redimo.Plus(tally.Take())
+			r.plain = r.plain.Plus(plain)
+			r.commands += measured / workers * workers
+		}
+	}
+	perM := func(x float64, cmds int) float64 { return x / float64(cmds) * 1e6 }
+	// The table goes to stdout whole (a benchmark's log keeps 10 lines).
+	fmt.Printf("DynamoDB on-demand, us-east-1: $%.3f per million RCU, $%.3f per million WCU; serverless Redis: $%.2f per million commands\n",
+		OnDemandPrices.PerMillionReadUnits, OnDemandPrices.PerMillionWriteUnits, upstashPerMillion)
+	fmt.Printf("| mix | client | requests / command | RCU / command | WCU / command | $ per million commands |\n")
+	fmt.Printf("|---|---|---|---|---|---|\n")
+	for _, mix := range costMixes {
+		r := rows[mix.name]
+		for _, side := range []struct {
+			name string
+			c    Cost
+		}{{"redimo", r.redimo}, {"plain", r.plain}} {
+			cmds := float64(r.commands)
+			dollars := perM(side.c.Dollars(OnDemandPrices), r.commands)
+			fmt.Printf("| %s | %s | %.2f | %.2f | %.2f | $%.2f |\n", mix.name, side.name,
+				float64(side.c.Requests)/cmds, side.c.ReadUnits/cmds, side.c.WriteUnits/cmds, dollars)
+			b.ReportMetric(side.c.ReadUnits/cmds, mix.name+"-"+side.name+"-RCU/cmd")
+			b.ReportMetric(side.c.WriteUnits/cmds, mix.name+"-"+side.name+"-WCU/cmd")
+			b.ReportMetric(dollars, mix.name+"-"+side.name+"-$/Mcmd")
+		}
+		fmt.Printf("| %s | serverless Redis | | | | $%.2f |\n", mix.name, upstashPerMillion)
+	}
+}
+
+// plainCommand is the plain client's command: one PutItem of member's item
+// in key for a write, one strongly consistent GetItem of it for a read;
+// priced by the cost model.
+func plainCommand(ctx context.Context, db *dynamodb.Client, ixs []indexShape, write bool, key, member string) (Cost, error) {
+	it := itemKey(key, memberSK(typeSet, member))
+	if write {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: it})
+		return Cost{Requests: 1, WriteUnits: pricedWrite("Put", it, it, nil, nil, nil, nil, ixs)}, err
+	}
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: it, ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil {
+		return Cost{}, err
+	}
+	reported := 0.0
+	if out.ConsumedCapacity != nil {
+		reported = aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)
+	}
+	return Cost{Requests: 1, ReadUnits: pricedRead(reported, aws.Bool(true), out.Item)}, nil
+}
