@@ -196,8 +196,17 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, rev bool, 
 // or ctx ends. Inside a transaction it does not wait, as Redis's blocking
 // pops inside MULTI.
 func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, keys []string, rev bool, count int64) (string, []Z, error) {
+	return c.blockOn(ctx, cmd, timeout, keys, func(others bool) (string, []Z, error) {
+		return c.mpop(ctx, cmd, keys, rev, count, others)
+	})
+}
+
+// blockOn is block for any take: one try at taking members from keys
+// (BZMOVE's moves them), passing over keys of another type when others
+// is set (the tries after the first).
+func (c *Client) blockOn(ctx context.Context, cmd string, timeout time.Duration, keys []string, take func(others bool) (string, []Z, error)) (string, []Z, error) {
 	if c.tx != nil {
-		return c.mpop(ctx, cmd, keys, rev, count, false)
+		return take(false)
 	}
 	// Registered before the first read, so that a write committed between
 	// that read and the wait still wakes it.
@@ -213,7 +222,7 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 	for try := 0; ; try++ {
 		// WRONGTYPE only at the first try, as Redis: a key that becomes
 		// another type while the pop waits leaves it waiting.
-		key, zs, err := c.mpop(ctx, cmd, keys, rev, count, try > 0)
+		key, zs, err := take(try > 0)
 		if err != nil || len(zs) > 0 {
 			return key, zs, err
 		}
