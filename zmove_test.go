@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -467,6 +468,7 @@ func TestZMoveConcurrent(t *testing.T) {
 // every key (members, scores, type, whether it has an expiry) after
 // each step.
 func TestZMoveAgainstRedis(t *testing.T) {
+	t.Parallel() // its own key prefixes on both sides, nothing timed
 	ctx, c, _, p := setup(t)
 	rdb := zRedis(t)
 	rp := "zmove-oracle:" + randomHex(4) + ":"
@@ -491,7 +493,7 @@ func TestZMoveAgainstRedis(t *testing.T) {
 		}
 		return b
 	}
-	steps := testenv.Budget(150, 1000)
+	steps := testenv.Budget(100, 1000)
 	for step := range steps {
 		src, dst := keys[r.IntN(3)], keys[r.IntN(3)]
 		if r.IntN(10) == 0 {
@@ -658,4 +660,127 @@ func redimoState(t *testing.T, c *Client, k string) keyState {
 		require.NoError(t, err)
 	}
 	return s
+}
+
+// TestZMoveFaults runs movers between two ranked sorted sets through a
+// transport that loses responses after DynamoDB applied them, answers
+// 500s, throttles or reports conflicts (faults_test.go): every member must
+// end where the replies put it, never lost, never in both keys, with exact
+// counts. The negative control (a resent transaction with a fresh
+// idempotency token) must break that model.
+func TestZMoveFaults(t *testing.T) {
+	needDB(t)
+	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, throttling, conflicts) {
+		t.Run(string(mode), func(t *testing.T) {
+			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
+			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
+			violations := zmoveFaultWorkload(t, c, clean, p)
+			t.Logf("injected (%s, 20%% of requests): %s; transactions resent with their token: %d", mode, f.summary(), f.reused.Load())
+			require.Empty(t, violations, "the state differs from the model built from the replies")
+			if mode == dropResponse || mode == appliedThen5 {
+				require.Positive(t, f.reused.Load(), "lost responses were retried with the same idempotency token")
+			}
+		})
+	}
+	t.Run(string(freshToken), func(t *testing.T) {
+		f := &faulty{next: http.DefaultTransport, mode: freshToken, share: 0.2}
+		c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
+		violations := zmoveFaultWorkload(t, c, clean, p)
+		t.Logf("injected: %s; the model caught %d violations, e.g. %q", f.summary(), len(violations), first(violations))
+		require.NotEmpty(t, violations, "resent moves with fresh tokens applied twice, yet the model saw nothing")
+	})
+}
+
+// zmoveFaultWorkload runs 4 movers through c between the sorted sets a
+// (30 members, ranked) and b, and returns how the final state, read
+// through clean, differs from the replies: each member is in b exactly
+// when the replies moved it to b once more than back, with its score;
+// the counts equal the members; the count items are exact.
+func zmoveFaultWorkload(t *testing.T, c, clean *Client, p string) []string {
+	ctx := context.Background()
+	c.ranks.max, c.ranks.min = 4, 8
+	clean.ranks.max, clean.ranks.min = 4, 8
+	a, b := p+"a", p+"b"
+	const n = 30
+	buildRanked(t, clean, a, n, n)
+	var mu sync.Mutex
+	var violations []string
+	net := map[string]int{}
+	rounds := testenv.Budget(12, 40)
+	seed := testenv.Seed(t, 5)
+	runWorkers(4, func(w int) {
+		r := rand.New(rand.NewPCG(seed, uint64(w)))
+		for range rounds {
+			toB := r.IntN(2) == 0
+			from, to := a, b
+			if !toB {
+				from, to = b, a
+			}
+			var zs []Z
+			var err error
+			switch r.IntN(4) {
+			case 0:
+				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMin, Count: int64(1 + r.IntN(3))})
+			case 1:
+				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMax, Count: int64(1 + r.IntN(3))})
+			case 2:
+				ms := []string{fmt.Sprintf("m%03d", r.IntN(n)), fmt.Sprintf("m%03d", r.IntN(n))}
+				zs, err = c.ZMoveMember(ctx, from, to, ZMoveMemberArgs{Members: ms})
+			case 3:
+				zs, err = c.BZMove(ctx, 10*time.Millisecond, from, to, ZMoveArgs{Order: PopMin, Count: 2})
+			}
+			mu.Lock()
+			if err != nil {
+				violations = append(violations, fmt.Sprintf("worker %d: %v", w, err))
+			}
+			for _, z := range zs {
+				if toB {
+					net[z.Member]++
+				} else {
+					net[z.Member]--
+				}
+			}
+			mu.Unlock()
+		}
+	})
+	inA, err := clean.ZRangeWithScores(ctx, a, 0, -1)
+	require.NoError(t, err)
+	inB, err := clean.ZRangeWithScores(ctx, b, 0, -1)
+	require.NoError(t, err)
+	where := map[string]int{}
+	for _, z := range inA {
+		where[z.Member]--
+	}
+	for _, z := range inB {
+		where[z.Member] += 2
+	}
+	for i := range n {
+		m := fmt.Sprintf("m%03d", i)
+		switch {
+		case where[m] == 0:
+			violations = append(violations, m+" lost")
+		case where[m] == 1:
+			violations = append(violations, m+" in both keys")
+		case where[m] == -1 && net[m] != 0:
+			violations = append(violations, fmt.Sprintf("%s in a after %+d moves to b", m, net[m]))
+		case where[m] == 2 && net[m] != 1:
+			violations = append(violations, fmt.Sprintf("%s in b after %+d moves to b", m, net[m]))
+		}
+	}
+	for _, z := range append(inA, inB...) {
+		if want := float64(z.Member[1]-'0')*100 + float64(z.Member[2]-'0')*10 + float64(z.Member[3]-'0'); z.Score != want {
+			violations = append(violations, fmt.Sprintf("%s scores %v, not %v", z.Member, z.Score, want))
+		}
+	}
+	for _, k := range []string{a, b} {
+		n, err := clean.ZCard(ctx, k)
+		require.NoError(t, err)
+		zs, err := clean.ZRangeWithScores(ctx, k, 0, -1)
+		require.NoError(t, err)
+		if int(n) != len(zs) {
+			violations = append(violations, fmt.Sprintf("ZCARD %s = %d, %d members", k, n, len(zs)))
+		}
+		checkRankItems(t, clean, k)
+	}
+	return violations
 }
