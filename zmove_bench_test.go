@@ -15,13 +15,14 @@ func BenchmarkZMove(b *testing.B) {
 	fill := func(key string) {
 		zs := make([]Z, 100)
 		for i := range zs {
-			zs[i] = Z{Score: float64(i), Member: fmt.Sprintf("%s-%03d", key[len(p):], i)}
+			zs[i] = Z{Score: float64(i), Member: fmt.Sprintf("%s-%03d", key[len(p):], i)} // "name:rand:a-007"
 		}
 		if _, err := c.ZAdd(ctx, key, zs...); err != nil {
 			b.Fatal(err)
 		}
 	}
-	keys := func(name string) (string, string) {
+	keys := func(name string) (string, string) { // fresh keys for every run of a sub-benchmark
+		name += ":" + randomHex(3)
 		a, z := p+name+":a", p+name+":b"
 		fill(a)
 		fill(z)
@@ -72,7 +73,7 @@ func BenchmarkZMove(b *testing.B) {
 		i := 0
 		report(b, cnt, func() {
 			from, to := src, dst
-			m := "member:a-050"
+			m := src[len(p):] + "-050"
 			if i++; i%2 == 0 {
 				from, to = dst, src
 			}
