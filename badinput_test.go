@@ -582,6 +582,20 @@ func TestRejectsBadInput(t *testing.T) {
 		{"SCAN TYPE negative count", ErrOutOfRange, func() error { _, _, err := c.ScanType(ctx, 0, "", -5, "set"); return err }},
 		{"ZMPOP count 0", ErrOutOfRange, func() error { _, _, err := c.ZMPop(ctx, PopMin, 0, z); return err }},
 		{"BZMPOP count -1", ErrOutOfRange, func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, -1, z); return err }},
+		{"ZMOVE count -1", ErrOutOfRange, func() error { _, err := c.ZMove(ctx, z, k+"d", ZMoveArgs{Order: PopMin, Count: -1}); return err }},
+		{"ZMOVE BYSCORE bound", ErrNotFloat, func() error {
+			_, err := c.ZMove(ctx, z, k+"d", ZMoveArgs{ByScore: true, Min: "x", Max: "1"})
+			return err
+		}},
+		{"BZMOVE negative timeout", ErrOutOfRange, func() error { _, err := c.BZMove(ctx, -time.Second, z, k+"d", ZMoveArgs{Order: PopMin}); return err }},
+		{"ZMOVEMEMBER long member", ErrMemberTooLong, func() error {
+			_, err := c.ZMoveMember(ctx, z, k+"d", ZMoveMemberArgs{Members: []string{"a", long}})
+			return err
+		}},
+		{"ZMOVEMEMBER long destination", ErrKeyTooLong, func() error {
+			_, err := c.ZMoveMember(ctx, z, longKey, ZMoveMemberArgs{Members: []string{"a"}})
+			return err
+		}},
 		{"BZPOPMIN negative timeout", ErrOutOfRange, func() error { _, _, err := c.BZPopMin(ctx, -time.Second, z); return err }},
 		{"ZUNIONSTORE no keys", ErrSyntax, func() error { _, err := c.ZUnionStore(ctx, k+"d", &ZStore{}); return err }},
 		{"ZUNIONSTORE weights count", ErrSyntax, func() error {
