@@ -311,6 +311,29 @@ func TestBZMove(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []Z{{1, "a"}, {1, "d"}, {2, "b"}}, got)
 
+	// A destination of another type: WRONGTYPE once there are members to
+	// move (not while the source is missing), nothing moved.
+	s := p + "set"
+	_, err = c.SAdd(ctx, s, "x")
+	require.NoError(t, err)
+	errs := make(chan error, 1)
+	go func() {
+		_, err := c.BZMove(ctx, 10*time.Second, p+"src2", s, ZMoveArgs{Order: PopMin})
+		errs <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err = c.ZAdd(ctx, p+"src2", Z{1, "a"})
+	require.NoError(t, err)
+	select {
+	case err := <-errs:
+		require.ErrorIs(t, err, ErrWrongType)
+	case <-time.After(5 * time.Second):
+		t.Fatal("BZMOVE not woken by the ZADD")
+	}
+	n, err := c.ZCard(ctx, p+"src2")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n, "nothing moved")
+
 	// Inside a transaction: no wait.
 	start = time.Now()
 	var moved []Z

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redimo-go/redimo/internal/resp"
 	"github.com/redimo-go/redimo/internal/server"
@@ -159,4 +160,21 @@ func TestZMoveMulti(t *testing.T) {
 	require.Equal(t, ":0\r\n", c.do("EXISTS", s))
 	require.Equal(t, ":2\r\n", c.do("ZCARD", d))
 	c.do("DEL", d)
+}
+
+// TestBZMoveWoken: a BZMOVE waiting on one connection is woken by a ZADD
+// on another, and counts in INFO's blocked_clients while it waits.
+func TestBZMoveWoken(t *testing.T) {
+	ts := startServer(t, nil, server.Config{})
+	waiter, writer := dial(t, ts.addr), dial(t, ts.addr)
+	p := "bzmove:" + randomHex(4) + ":"
+	waiter.send(encode("BZMOVE", p+"s", p+"d", "MAX", "5", "COUNT", "3"))
+	require.Eventually(t, func() bool {
+		return strings.Contains(writer.do("INFO", "clients"), "blocked_clients:1\r\n")
+	}, 5*time.Second, 20*time.Millisecond)
+	require.Equal(t, ":2\r\n", writer.do("ZADD", p+"s", "1", "a", "2", "b"))
+	require.Equal(t, movedRESP(2, "pairs b 2 a 1"), string(waiter.read()))
+	require.Equal(t, ":0\r\n", writer.do("EXISTS", p+"s"))
+	require.Equal(t, ":2\r\n", writer.do("ZCARD", p+"d"))
+	require.Equal(t, ":1\r\n", writer.do("DEL", p+"d"))
 }
