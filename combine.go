@@ -350,6 +350,7 @@ func (c *Client) sendShared(batch []*attempt) {
 			if isRanked(g) {
 				m.rank = g.rank // the key's attempts agree that it is ranked (fits)
 			}
+			m.noBuild = m.noBuild || g.noBuild
 			if g.known && !m.known {
 				m.known, m.now = true, g.now
 			}

@@ -215,9 +215,10 @@ func TestCombiningRankedKey(t *testing.T) {
 	// Sharing: ZINCRBYs of distinct members of another key, each staying
 	// between its neighbours (distinct scores, small increments), so
 	// that all apply at their first try: their count-item actions (ADD 0
-	// to 20 ranges of 6) merge.
+	// to the ~20 ranges of 6 to 12 the ZADD's build and splits left) merge.
 	spread := p + "spread"
-	require.Equal(t, 20, buildRanked(t, c, spread, 120, 120))
+	ranges := buildRanked(t, c, spread, 120, 120)
+	require.GreaterOrEqual(t, ranges, 10)
 	s.txs.Store(0)
 	runWorkers(writers, func(w int) {
 		for i := range each {
@@ -229,7 +230,7 @@ func TestCombiningRankedKey(t *testing.T) {
 	// machine.
 	t.Logf("%d ZINCRBYs: %d transactions", writers*each, s.txs.Load())
 	require.Less(t, s.txs.Load(), int64(writers*each/2), "writes of the ranked key share transactions")
-	require.Equal(t, 20, checkRankItems(t, c, spread))
+	require.Equal(t, ranges, checkRankItems(t, c, spread), "score steps within neighbours: no range changed")
 
 	// Exactness: a mix whose failed conditions (ZADD of a member that
 	// exists, ZREM of one that does not, a count item split or merged

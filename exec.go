@@ -310,8 +310,9 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 // is not conditioned on them.
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
-		p := &Pipeline{base: c, watch: w, keys: map[string]*txKey{}}
-		p.Client = c.inTx(p)
+		base := c.frozen()
+		p := &Pipeline{base: base, watch: w, keys: map[string]*txKey{}}
+		p.Client = base.inTx(p)
 		if w != nil {
 			changed, err := p.touchWatched(ctx)
 			switch {
@@ -806,8 +807,8 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 	}
 	if _, ranked := k.raw[attrRanked]; ranked && !keepRank {
 		// A transaction that does not keep a sorted set's count items
-		// (rank.go; commit) unranks the key it writes; the next rank read
-		// of a big key builds them again, and until then ranks are counted.
+		// (rank.go; commit) unranks the key it writes; the next write that
+		// adds a member builds them again, and until then ranks are counted.
 		removes = append(removes, "#rk")
 		names["#rk"] = attrRanked
 	}

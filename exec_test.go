@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,4 +221,53 @@ func TestTxBadArguments(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Zero(t, cnt.requests.Load(), cnt.String())
+}
+
+// TestExecTimeFrozen: inside a transaction time stands still at the
+// moment it started, as Redis freezes it during EXEC: with a clock that
+// moves a second each time it is read, a key that expires 2.5 s after the
+// start stays live for every command of the transaction, and PTTL answers
+// the same each time; the next command outside sees it expired.
+func TestExecTimeFrozen(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	tick := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}
+	ctx, c, _, p := setup(t, func(o *Options) { o.Now = tick })
+	k := p + "k"
+	_, err := c.SAdd(ctx, k, "a", "b")
+	require.NoError(t, err)
+	var cards []int64
+	var ttls []time.Duration
+	require.NoError(t, c.TxPipelined(ctx, func(tx Pipeliner) error {
+		if _, err := tx.PExpire(ctx, k, 2500*time.Millisecond); err != nil {
+			return err
+		}
+		for range 4 {
+			n, err := tx.SCard(ctx, k)
+			if err != nil {
+				return err
+			}
+			d, err := tx.PTTL(ctx, k)
+			if err != nil {
+				return err
+			}
+			cards, ttls = append(cards, n), append(ttls, d)
+		}
+		return nil
+	}))
+	require.Equal(t, []int64{2, 2, 2, 2}, cards, "live for the whole transaction")
+	require.Equal(t, []time.Duration{2500 * time.Millisecond, 2500 * time.Millisecond, 2500 * time.Millisecond, 2500 * time.Millisecond}, ttls)
+	tick() // 2 s after the start of the transaction: still live
+	n, err := c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	tick() // 3 s after
+	n, err = c.SCard(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n, "expired 2.5 s after the transaction started")
 }

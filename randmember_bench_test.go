@@ -69,7 +69,7 @@ func BenchmarkRankBig(b *testing.B) {
 			b.Fatal(ok, err)
 		}
 		ranges, _ := c.readRanges(ctx, key)
-		fmt.Printf("%s: build at the first ZRANK: %v, %.0f capacity units; %d ranges\n", scores, cnt, cnt.units(), len(ranges))
+		fmt.Printf("%s: the first ZRANK (count items built by the load's write that reached 2,000 members): %v, %.0f capacity units; %d ranges\n", scores, cnt, cnt.units(), len(ranges))
 		for _, m := range []struct{ name, member string }{{"median", median}, {"last", last}} {
 			b.Run(fmt.Sprintf("%s/ZRank_%s/index", scores, m.name), func(b *testing.B) {
 				report(b, cnt, func() {

@@ -46,18 +46,26 @@ package redimo
 // value and create the range that starts there with the rest, on condition
 // that cv did not change (no write touched the range meanwhile). Writers
 // split the ranges they grew past rankMax (by their own count) after their
-// transaction; reads of the ranges split those they see too big. Ranges
+// transaction (a split that fails is tried again by the next writer that
+// grows the range; readers never write). Ranges
 // that shrink merge (rank_merge.go): a writer that shrank a range joins it
 // with a neighbour when together they hold at most rankMax/2.
 //
-// Building. Keys start unranked (existing tables' keys too): a rank read
-// of an unranked key of at least rankMin members builds its count items
-// (rankBuild: read the metadata item and every index value, then write
-// ranges of rankMax/2 members in transactions of 99 count items, each on
-// condition that the metadata item's version token and count did not
-// change, the last one setting rk). A key with an expiry is not built.
-// Until built, ranks are counted as before (O(rank)): never a wrong
-// answer.
+// Building. Keys start unranked. The metadata action of a writer that
+// believes a sorted set unranked and adds d members requires that the key
+// stays under rankMin members (rankGuard); the write that would take it
+// to rankMin fails that condition, builds its count items (rankBuild:
+// read the metadata item and every index value, about rankMin of them,
+// then write ranges of rankMax/2 members in transactions of 99 count
+// items, each on condition that the metadata item's version token and
+// count did not change, the last one setting rk), and writes again,
+// ranked. So reads never write: ZRANK and the other rank reads of an
+// unranked key count (O(rank)), never a wrong answer. A key with an
+// expiry or with member expiries is not built (its writes do not carry
+// the minimum); nor is one that grows inside EXEC (rank_exec.go) or one
+// whose build lost a race (group.noBuild): the next write that adds a
+// member builds it. Keys made bigger than rankMin before redimo kept
+// count items on write are built by their next such write.
 //
 // Count items of a key that is deleted go after it (rankDrop: DEL,
 // RENAME's source, a purge); any left behind (a deletion cut short, a key
@@ -91,8 +99,8 @@ const (
 	// metadata item, 0x00, with them) never meet count items.
 	// rankMax is the most members a range holds once split.
 	rankMax = 1000
-	// rankMin is the least members for which a rank read builds the count
-	// items of a key.
+	// rankMin is the members from which a sorted set has count items,
+	// built by the write that reaches it (rankGuard).
 	rankMin = 2000
 	// rankStep is the most writes in one transaction of a ranked key.
 	rankStep = (maxTxItems - 1) / 3
@@ -247,30 +255,63 @@ func find(ranges []rankRange, ix []byte) int {
 	return sort.Search(len(ranges), func(i int) bool { return bytes.Compare(ranges[i].lo, ix) > 0 }) - 1
 }
 
-// rankCondition adds to a sorted set's metadata action the condition that
-// the key is ranked as its writer believes.
-func (c *Client) rankCondition(g *group, a *types.TransactWriteItem) {
+// rankGuard is what a sorted set's metadata action (metaAction) requires
+// of its count items, with its placeholders added to names and values:
+// that the key is ranked as g's writer believes; and, when the writer
+// believes it unranked and adds d > 0 members, that the key then stays
+// below the build minimum, or has an expiry or members with one (which
+// are never ranked). When that fails, the writer builds the count items
+// (transact: rankCrossed, rankBuild) before it writes again: so a key is
+// ranked from the write that takes it to the minimum on, and ranks are
+// never built by a read.
+func (c *Client) rankGuard(g *group, d int64, names map[string]string, values item) string {
 	if g.typ != typeZSet {
-		return
+		return ""
 	}
-	cond := " AND attribute_not_exists(#rk)"
-	if g.rank != nil && g.rank.ranked {
-		cond = " AND attribute_exists(#rk)"
-	}
-	var expr **string
-	var names map[string]string
-	switch {
-	case a.Update != nil:
-		expr, names = &a.Update.ConditionExpression, a.Update.ExpressionAttributeNames
-	case a.Delete != nil:
-		expr, names = &a.Delete.ConditionExpression, a.Delete.ExpressionAttributeNames
-	case a.ConditionCheck != nil:
-		expr, names = &a.ConditionCheck.ConditionExpression, a.ConditionCheck.ExpressionAttributeNames
-	default:
-		return
-	}
-	*expr = aws.String("(" + aws.ToString(*expr) + ")" + cond)
 	names["#rk"] = attrRanked
+	if g.rank != nil && g.rank.ranked {
+		return " AND attribute_exists(#rk)"
+	}
+	if d <= 0 || g.noBuild {
+		return " AND attribute_not_exists(#rk)"
+	}
+	names["#rkmn"] = attrMemTTL
+	values[":rklim"], values[":rk0"] = num(c.rankMin()-d), num(0)
+	return " AND attribute_not_exists(#rk) AND (attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #rkmn > :rk0)"
+}
+
+// rankCrossed reports whether the metadata item it, returned by g's
+// failed metadata action, shows that g's writes would take an unranked
+// sorted set to the build minimum: once the type and the expiry passed
+// (transact checks them first), an unranked sorted set with no expiry
+// and no member expiries fails only rankGuard's minimum, whatever the
+// other attempts combined with g's added (combine.go).
+func (c *Client) rankCrossed(g *group, it item) bool {
+	if g.typ != typeZSet || g.noBuild || (g.rank != nil && g.rank.ranked) {
+		return false
+	}
+	var d int64
+	for _, w := range g.writes {
+		d += w.delta
+	}
+	m := decodeMeta(it)
+	_, ranked := it[attrRanked]
+	return d > 0 && !ranked && m.typ == typeZSet && m.exp == 0 && m.ttls == 0
+}
+
+// rankCreated builds the count items of a key that g's committed writes
+// made at least rankMin members big at once, which rankGuard cannot see:
+// a key created by them (possible only when rankMin is below a
+// transaction's 99 writes, as in tests). A build left undone is done by
+// the next write that adds a member.
+func (c *Client) rankCreated(ctx context.Context, g *group) {
+	var d int64
+	for _, w := range g.writes {
+		d += w.delta
+	}
+	if g.typ == typeZSet && !isRanked(g) && !g.noBuild && d >= c.rankMin() {
+		_, _ = c.rankBuild(ctx, g.key)
+	}
 }
 
 // rankSeen learns from a failed metadata condition (it, the item as it
@@ -344,39 +385,17 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 }
 
 // pin is w on condition that its member's index value is still the one
-// cur (the member's item; nil when absent) holds: its old value known.
-// When that condition is what failed, the pinned write is pinned again to
-// the new value; else w's own retry decides.
+// cur (the member's item; nil when absent) holds: its old value known
+// (write.pinned: rendered adds the condition). When that condition is
+// what failed, the pinned write is pinned again to the new value; else
+// w's own retry decides.
 func (c *Client) pin(w *write, cur item) *write {
-	prev := bytesAttr(cur, attrIX)
-	p := *w
-	p.prev, p.known = prev, true
-	names, values, expr, onFail := actionParts(&p.action)
-	if names == nil {
+	if w.action.Update == nil && w.action.Delete == nil {
 		return w
 	}
-	nn := map[string]string{}
-	for k, v := range names {
-		nn[k] = v
-	}
-	nv := item{}
-	for k, v := range values {
-		nv[k] = v
-	}
-	pinCond := "attribute_not_exists(#rkpk)"
-	nn["#rkpk"] = attrPK
-	if cur != nil {
-		pinCond = "#rkix = :rkprev"
-		nv[":rkprev"] = bin(prev)
-		delete(nn, "#rkpk")
-		nn["#rkix"] = attrIX
-	}
-	if len(nv) == 0 {
-		nv = nil
-	}
-	*expr = aws.String("(" + aws.ToString(*expr) + ") AND " + pinCond)
-	setParts(&p.action, nn, nv)
-	*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+	prev := bytesAttr(cur, attrIX)
+	p := *w
+	p.prev, p.known, p.pinned = prev, true, true
 	orig := w.retry
 	p.retry = func(now item) (*write, error) {
 		if (now == nil) == (cur == nil) && bytes.Equal(bytesAttr(now, attrIX), prev) {
@@ -388,30 +407,6 @@ func (c *Client) pin(w *write, cur item) *write {
 		return c.pin(w, now), nil
 	}
 	return &p
-}
-
-// actionParts returns pointers into a copy of a member action's fields.
-func actionParts(a *types.TransactWriteItem) (names map[string]string, values item, expr **string, onFail *types.ReturnValuesOnConditionCheckFailure) {
-	switch {
-	case a.Update != nil:
-		u := *a.Update
-		a.Update = &u
-		return u.ExpressionAttributeNames, u.ExpressionAttributeValues, &a.Update.ConditionExpression, &a.Update.ReturnValuesOnConditionCheckFailure
-	case a.Delete != nil:
-		d := *a.Delete
-		a.Delete = &d
-		return d.ExpressionAttributeNames, d.ExpressionAttributeValues, &a.Delete.ConditionExpression, &a.Delete.ReturnValuesOnConditionCheckFailure
-	}
-	return nil, nil, nil, nil
-}
-
-func setParts(a *types.TransactWriteItem, names map[string]string, values item) {
-	switch {
-	case a.Update != nil:
-		a.Update.ExpressionAttributeNames, a.Update.ExpressionAttributeValues = names, values
-	case a.Delete != nil:
-		a.Delete.ExpressionAttributeNames, a.Delete.ExpressionAttributeValues = names, values
-	}
 }
 
 // rankDeltas is what g's writes change in each range of ranges.
@@ -635,8 +630,9 @@ func decodeRange(it item) rankRange {
 }
 
 // rankSplit splits the range of key that starts at lo when it holds more
-// than the bound (see the file comment). It reports nothing when the range
-// changed meanwhile: the next one to see it big splits it.
+// than the bound (see the file comment), in halves until each is within
+// it. It reports nothing when the range changed meanwhile: the next
+// writer that grows it splits it.
 func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 	it, err := c.getItem(ctx, itemKey(key, rankSK(lo)), aws.Bool(true), nil, nil)
 	if err != nil || it == nil {
@@ -702,12 +698,26 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 		}},
 	})
 	c.rankStale(key)
-	return ignoreCancelled(err)
+	if err != nil {
+		return ignoreCancelled(err)
+	}
+	// Halves still past the bound (a range grown by far more than one
+	// transaction's writes, as with the small bounds of tests) split again.
+	if keep > c.rankMax() {
+		if err := c.rankSplit(ctx, key, lo); err != nil {
+			return err
+		}
+	}
+	if r.n-keep > c.rankMax() {
+		return c.rankSplit(ctx, key, mid)
+	}
+	return nil
 }
 
 // rankBuild gives key count items (see the file comment) when it is an
-// unranked sorted set of at least the build minimum, and reports whether
-// it is ranked now.
+// unranked sorted set with no expiry and no member expiries, and reports
+// whether it is ranked now. Its caller is the writer whose write takes
+// the key to the build minimum (rankGuard).
 func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	mt, err := c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
@@ -718,7 +728,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		c.setBelief(key, &rankBelief{ranked: true})
 		return true, nil
 	}
-	if m.typ != typeZSet || m.card < c.rankMin() || m.exp > 0 || m.ttls > 0 {
+	if m.typ != typeZSet || m.exp > 0 || m.ttls > 0 {
 		return false, nil
 	}
 	ver := bytesAttr(mt, attrVer)
@@ -803,8 +813,8 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 
 // rankByIndex is the rank of the member whose item is it in key (counted
 // from the lowest score, or from the highest with rev) from the count
-// items, and ok; ok is false when key has none and is too small to build
-// them or could not: the caller counts. m is the key's metadata item and
+// items, and ok; ok is false when key has none (it is not ranked): the
+// caller counts. m is the key's metadata item and
 // ranges what a Query of its count items gave at the same time.
 //
 // Cost: the count items' Query (done by the caller, in parallel with its
@@ -812,16 +822,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 // range: 1 read unit per ~80 entries.
 func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges []rankRange, ix []byte, rev bool) (int64, bool, error) {
 	if _, ok := meta[attrRanked]; !ok {
-		if m := c.liveMeta(meta); m.typ != typeZSet || m.card < c.rankMin() {
-			return 0, false, nil
-		}
-		built, err := c.rankBuild(ctx, key)
-		if err != nil || !built {
-			return 0, false, err
-		}
-		if ranges, err = c.readRanges(ctx, key); err != nil {
-			return 0, false, err
-		}
+		return 0, false, nil // not ranked: the caller counts
 	}
 	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
 		return 0, false, nil // cannot be while rk is set; count instead
@@ -866,11 +867,6 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 			n += o.n
 		}
 		n += below
-	}
-	for _, o := range ranges {
-		if o.n > c.rankMax() {
-			_ = c.rankSplit(ctx, key, o.lo)
-		}
 	}
 	return n, true, nil
 }

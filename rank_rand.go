@@ -29,8 +29,7 @@ import (
 type rangeReader func(ctx context.Context, key string, r rankRange, offsets []int64) (zs []Z, ok bool, err error)
 
 // zRandRanked draws from key as ZRANDMEMBER with count (count > 0:
-// distinct; < 0: |count| that may repeat) from its count items, building
-// them for a big key. ok is false when it cannot (an unranked key, or a
+// distinct; < 0: |count| that may repeat) from its count items. ok is false when it cannot (an unranked key, or a
 // draw that reading the whole set does as cheaply): the caller reads the
 // whole set.
 //
@@ -58,16 +57,7 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 		return nil, false, nil // most of the set, or as dear as all of it
 	}
 	if _, ranked := mt[attrRanked]; !ranked {
-		if m.card < c.rankMin() {
-			return nil, false, nil
-		}
-		built, err := c.rankBuild(ctx, key)
-		if err != nil || !built {
-			return nil, false, err
-		}
-		if ranges, err = c.readRanges(ctx, key); err != nil {
-			return nil, false, err
-		}
+		return nil, false, nil
 	}
 	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
 		return nil, false, nil

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/redimo-go/redimo/internal/testenv"
@@ -63,9 +64,9 @@ func checkRankItems(t *testing.T, c *Client, key string) int {
 }
 
 // rankedClient is a test client whose ranges split beyond max members and
-// whose rank reads build count items from min members.
+// whose sorted sets get count items from min members.
 // buildRanked adds n members m000, m001, ... to the sorted set k, member i
-// with score i%mod (mod n: all distinct), builds its count items (ZRANK)
+// with score i%mod (mod n: all distinct) in one ZAdd, which builds its count items,
 // and returns how many there are, checked against a recount
 // (checkRankItems).
 func buildRanked(t *testing.T, c *Client, k string, n, mod int) int {
@@ -77,7 +78,7 @@ func buildRanked(t *testing.T, c *Client, k string, n, mod int) int {
 	}
 	_, err := c.ZAdd(ctx, k, zs...)
 	require.NoError(t, err)
-	_, _, err = c.ZRank(ctx, k, "m000") // builds
+	_, _, err = c.ZRank(ctx, k, "m000") // reads (the ZAdd built the count items)
 	require.NoError(t, err)
 	return checkRankItems(t, c, k)
 }
@@ -110,7 +111,7 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 	for _, z := range zs {
 		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
 	}
-	require.Zero(t, checkRankItems(t, c, k), "keys start unranked")
+	require.Positive(t, checkRankItems(t, c, k), "ranked by the write that reached the minimum")
 
 	compare := func(round int) {
 		all, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
@@ -325,9 +326,12 @@ func TestRankIndexFallback(t *testing.T) {
 		other[i] = Z{Score: float64(-i), Member: fmt.Sprintf("o%03d", i)}
 	}
 	fresh, _, _ := rankedClient(t, 8, 100) // knows nothing of k
-	_, err = fresh.ZAdd(ctx, k, other...)
+	_, err = fresh.ZAdd(ctx, k, other[:99]...)
 	require.NoError(t, err)
-	require.Zero(t, checkRankItems(t, c, k))
+	require.Zero(t, checkRankItems(t, c, k), "99 members: below the minimum")
+	_, err = fresh.ZAdd(ctx, k, other[99:]...)
+	require.NoError(t, err)
+	require.Positive(t, checkRankItems(t, c, k), "built by the write that reached the minimum")
 	rank, _, err = c.ZRank(ctx, k, "o000")
 	require.NoError(t, err)
 	require.EqualValues(t, 119, rank)
@@ -345,7 +349,8 @@ func TestRankIndexFallback(t *testing.T) {
 // A transaction (TxPipelined, EXEC) that writes a ranked key keeps its
 // count items exact (adds, removes, score changes); one whose count items
 // would not fit in 100 actions, or that makes the key a set, unranks it:
-// ranks stay exact, counted, until a rank read builds them again. And a
+// ranks stay exact, counted, until the next write that adds a member
+// builds them again. And a
 // ranked key of long members sharing their first bytes (no bound can fall
 // inside their run) keeps exact count items.
 func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
@@ -446,7 +451,12 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	require.Equal(t, 0, checkRankItems(t, c, k), "the transaction unranked the key")
 	zs = append(zs, many...)
 	check("after an unranking transaction")
-	require.Greater(t, checkRankItems(t, c, k), 1, "the rank reads built count items again")
+	require.Zero(t, checkRankItems(t, c, k), "rank reads count, never build")
+	_, err = c.ZAdd(ctx, k, Z{Score: 3, Member: "after"})
+	require.NoError(t, err)
+	zs = append(zs, Z{Score: 3, Member: "after"})
+	require.Greater(t, checkRankItems(t, c, k), 1, "the next write that adds a member built count items again")
+	check("after the write that built them again")
 	checkStoredCounts(t, p)
 }
 
@@ -485,7 +495,7 @@ func TestRankIndexMerges(t *testing.T) {
 	k := p + "z"
 	var err error
 	built := buildRanked(t, c, k, 240, 3)
-	require.GreaterOrEqual(t, built, 60, "ranges of 4")
+	require.GreaterOrEqual(t, built, 30, "ranges of at most 8")
 	// One at a time: every member but one in ten.
 	for i := range 120 {
 		if i%10 != 0 {
@@ -592,4 +602,86 @@ func TestExecDelRankedDropsCountItems(t *testing.T) {
 		return err
 	}))
 	require.Empty(t, rawPartition(t, pkValue(k)), "member, metadata and count items of the deleted key")
+}
+
+// TestRankBuiltByTheWriteThatReachesTheMinimum: a sorted set gets its
+// count items from the write that takes it to the build minimum, also
+// when writers on two Clients (one combining, one not) cross it at once,
+// adding and removing single members; afterwards every rank read (ZRANK,
+// ZREVRANK, ZRANGE deep by rank, ZCOUNT, ZRANDMEMBER) sends no write. A
+// key with member expiries stays unranked and its rank reads write
+// nothing either (Redis has no such cost: its reads never write).
+func TestRankBuiltByTheWriteThatReachesTheMinimum(t *testing.T) {
+	t.Parallel() // isolated by its key prefix
+	a, cnt, p := rankedClient(t, 8, 40)
+	b, _, _ := rankedClient(t, 8, 40, func(o *Options) { o.DisableWriteCombining = true })
+	ctx := context.Background()
+	k := p + "z"
+	rdb := zRedisKey(t, k)
+	runWorkers(6, func(g int) {
+		c := a
+		if g%2 == 1 {
+			c = b
+		}
+		for i := range 15 {
+			m := fmt.Sprintf("w%d-%02d", g, i)
+			if _, err := c.ZAdd(ctx, k, Z{Score: float64(i % 4), Member: m}); err != nil {
+				t.Error(err)
+				return
+			}
+			if i%5 == 4 { // and now and then one removed
+				if _, err := c.ZRem(ctx, k, fmt.Sprintf("w%d-%02d", g, i-2)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	})
+	require.False(t, t.Failed())
+	require.Greater(t, checkRankItems(t, a, k), 1, "72 members: ranked by a write")
+	all, err := a.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Len(t, all, 72)
+	for _, z := range all {
+		require.NoError(t, rdb.ZAdd(ctx, k, redis.Z{Score: z.Score, Member: z.Member}).Err())
+	}
+	writes := func() int64 {
+		cnt.mu.Lock()
+		defer cnt.mu.Unlock()
+		return cnt.byOp["TransactWriteItems"] + cnt.byOp["PutItem"] + cnt.byOp["UpdateItem"] + cnt.byOp["DeleteItem"] + cnt.byOp["BatchWriteItem"]
+	}
+	reads := func(c *Client, key string) {
+		for _, m := range []string{"w0-00", "w3-14", "w5-08"} {
+			want, err := rdb.ZRank(ctx, k, m).Result()
+			require.NoError(t, err)
+			got, ok, err := c.ZRank(ctx, key, m)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, want, got, "ZRANK %s", m)
+			_, _, err = c.ZRevRank(ctx, key, m)
+			require.NoError(t, err)
+		}
+		got, err := c.ZRange(ctx, key, 50, 55)
+		require.NoError(t, err)
+		want, err := rdb.ZRange(ctx, k, 50, 55).Result()
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		_, err = c.ZCount(ctx, key, "1", "2")
+		require.NoError(t, err)
+		_, err = c.ZRandMember(ctx, key, 3)
+		require.NoError(t, err)
+	}
+	cnt.reset()
+	reads(a, k)
+	require.Zero(t, writes(), "rank reads of a ranked key write nothing: %v", cnt.byOp)
+
+	// A member with an expiry of its own unranks the key; its reads count
+	// and still write nothing.
+	_, err = a.ZExpire(ctx, k, time.Hour, ExpireAlways, "w1-00")
+	require.NoError(t, err)
+	require.Zero(t, checkRankItems(t, a, k))
+	cnt.reset()
+	reads(a, k)
+	require.Zero(t, writes(), "rank reads of an unranked key write nothing: %v", cnt.byOp)
+	checkStoredCounts(t, p)
 }

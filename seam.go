@@ -36,6 +36,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"time"
 )
 
 // errOutsideTx is what a Client in transaction mode answers a request
@@ -47,6 +48,18 @@ var errOutsideTx = errors.New("redimo: this command cannot run inside a transact
 // inTx is c in transaction mode for p.
 func (c *Client) inTx(p *Pipeline) *Client {
 	return &Client{store: store{db: failingAPI{errOutsideTx}, opts: c.opts}, shared: c.shared, tx: p}
+}
+
+// frozen is c with its clock stopped at now: every command of a
+// transaction, the snapshot's reads of expiries and the sweeps and purges
+// they make run at the moment the transaction started, as Redis freezes
+// time during EXEC (a key or member that expires meanwhile is live for the
+// whole transaction). Each attempt of the transaction freezes anew.
+func (c *Client) frozen() *Client {
+	at := c.opts.Now()
+	f := *c
+	f.opts.Now = func() time.Time { return at }
+	return &f
 }
 
 // need is a write's condition on the member item it writes, as data.

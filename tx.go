@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -61,6 +62,9 @@ type write struct {
 	ix, prev []byte
 	known    bool
 	rankItem bool
+	// pinned: the write requires its member's index value to be prev
+	// (absent when prev is nil), which rankPrepare read (rank.go: pin).
+	pinned bool
 
 	// Member expiry (memberttl.go): ttl is the change the write makes to
 	// the number of members with an expiry (the metadata item's mn);
@@ -76,10 +80,11 @@ type write struct {
 }
 
 // rendered is w's action as sent at now: the condition its constructor
-// built (with the rank code's pin, rank.go) conjoined with the guards its
-// data asks for: a long member's update or delete requires the item to
-// hold that member (longmember.go); a pinned delete requires the expiry
-// it was pinned to (pinDelete); and on a table with member expiry
+// built conjoined with the guards its data asks for: a write pinned by
+// the rank code requires the index value it read (rank.go: pin); a long
+// member's update or delete requires the item to hold that member
+// (longmember.go); a pinned delete requires the expiry it was pinned to
+// (pinDelete); and on a table with member expiry
 // (memberTTL), a write that requires its member requires it live, and an
 // unpinned delete requires it to have no expiry, which a failed condition
 // then shows (memberttl.go). Sweeps and count items get no expiry guard.
@@ -116,6 +121,16 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 		vv = item{}
 	}
 	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
+	if w.pinned && a.ConditionCheck == nil {
+		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+		if w.prev == nil {
+			nn["#rkpk"] = attrPK
+			and("attribute_not_exists(#rkpk)")
+		} else {
+			nn["#rkix"], vv[":rkprev"] = attrIX, bin(w.prev)
+			and("#rkix = :rkprev")
+		}
+	}
 	if len(w.member) > inlineMemberLen && a.ConditionCheck == nil {
 		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
 		and("#lm = :lm")
@@ -159,6 +174,9 @@ type group struct {
 	// rank is what this try believes of the key's count items (rank.go):
 	// its count-item actions and its metadata condition both follow it.
 	rank *rankBelief
+	// noBuild: a build of the key's count items at the minimum failed
+	// (rankGuard); this command writes it unranked, the next one builds.
+	noBuild bool
 }
 
 // txResult is what transact did.
@@ -223,6 +241,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				if g.typ == typeZSet && g.givesExpiry() {
 					c.setBelief(g.key, &rankBelief{}) // metaAction unranked it
 				}
+				c.rankCreated(ctx, g)
 			}
 			return res, nil
 		}
@@ -265,6 +284,15 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 						return txResult{}, &expiredKeyError{key: g.key, m: g.now, members: true}
 					}
 					return txResult{}, &wrongTypeError{key: g.key}
+				}
+				if c.rankCrossed(g, r.Item) {
+					// The key reaches the build minimum with these writes:
+					// give it count items, then write it ranked.
+					built, err := c.rankBuild(ctx, g.key)
+					if err != nil {
+						return txResult{}, err
+					}
+					g.noBuild = !built
 				}
 			}
 			g.typeOK = !conflict && !out.elsewhere
@@ -377,8 +405,7 @@ func (g *group) replace(w, next *write) {
 //
 // Every action but the deletion and the check stores a new version token
 // (attrVer), which WATCH compares.
-func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
-	defer c.rankCondition(g, &a)
+func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	var d, dt int64
 	mutates := false // a member is written, not only checked
 	for _, w := range g.writes {
@@ -386,15 +413,17 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 		dt += w.ttl
 		mutates = mutates || w.action.ConditionCheck == nil
 	}
+	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
+	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
 	// Every action also requires the key not to have expired: writes to an
 	// expired key would otherwise meet its old members. transact purges the
-	// key and starts again when that is what failed.
-	const live = " AND (attribute_not_exists(#x) OR #x > :now)"
+	// key and starts again when that is what failed. A sorted set's action
+	// requires it ranked as the writer believes (rank.go), and an unranked
+	// one that grows, that it stays below the build minimum (rankGuard).
+	live := " AND (attribute_not_exists(#x) OR #x > :now)" + c.rankGuard(g, d, names, values)
 	// Every action that changes the key also stores a fresh version
 	// token, which WATCH compares (watch.go).
 	// Updates also (re)write the key index attributes (keyIndexSet).
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
 	index := ", " + keyIndexSet(g.key, names, values)
 	key := metaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
@@ -407,7 +436,6 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	}
 	if dt > 0 && g.typ == typeZSet {
 		index += " REMOVE #rk"
-		names["#rk"] = attrRanked
 	}
 	update := func(expr, cond string) types.TransactWriteItem {
 		return types.TransactWriteItem{Update: &types.Update{
@@ -422,7 +450,7 @@ func (c *Client) metaAction(g *group) (a types.TransactWriteItem) {
 	// A deletion or a condition check writes no attribute: it keeps only
 	// the placeholders its condition uses.
 	bare := func(cond string) (*string, map[string]string, item) {
-		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt", "rk")
+		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt")
 		return aws.String(cond + live), names, values
 	}
 	switch {
@@ -649,8 +677,17 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 			return []*group{g}
 		})
 		if errors.Is(err, errRankChunk) && len(chunk) > rankStep {
-			// The key's count items need more room than planned.
-			chunks = append(fixedChunks(chunk, rankStep), chunks...)
+			// The key's count items need more room than planned: it was
+			// ranked meanwhile (by this command's own writes, rank.go:
+			// rankGuard), or its ranges changed. Cut what is left again,
+			// in index order, to the ranges rankPrepare just read.
+			// A plan no better than the one that failed falls back to
+			// chunks of rankStep, which always fit.
+			again := bySize(key, c.chunksOf(key, typ, slices.Concat(append([][]*write{chunk}, chunks...)...)))
+			if len(again[0]) >= len(chunk) {
+				again = append(fixedChunks(chunk, rankStep), chunks...)
+			}
+			chunks = again
 			continue
 		}
 		if err != nil {

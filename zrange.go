@@ -560,11 +560,11 @@ func resolveChecked(cmd, key, min, max string, resolve func(cmd, key, min, max s
 // Cost, with count items: a BatchGetItem (member and metadata) and a
 // Query of the count items in parallel, then a Query COUNT within one
 // range: 3 requests, 2 round trips; 16 read units at 100,000 members
-// (BENCHMARKS.md), growing with the number of ranges (~SCARD/500). The
-// first rank read of a bigger set builds them (reads every index entry
-// once, 1 read unit per ~80, and writes the count items). Without
-// (smaller sets): a Query COUNT over the members below it, 1 read unit
-// per ~80.
+// (BENCHMARKS.md), growing with the number of ranges (~SCARD/500). A
+// sorted set has them from 2,000 members on, built by the write that
+// takes it there (rank.go): ZRANK only reads. Without (smaller sets, and
+// keys with an expiry or member expiries): a Query COUNT over the
+// members below it, 1 read unit per ~80.
 //
 // [ZRANK]: https://redis.io/docs/latest/commands/zrank/
 func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, error) {

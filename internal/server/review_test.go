@@ -99,10 +99,16 @@ func TestServerReviewClientListArguments(t *testing.T) {
 }
 
 // FINDING (low). CLIENT LIST listed connections in random order (a map);
-// redis-server lists them in the order they connected (ascending id).
+// redis-server lists them in the order they connected (ascending id),
+// mostly: its clientsCron rotates the list now and then, so a busy
+// redis-server listed "08 00 01 ... 07 09 ..." once. redimo-server lists
+// by id always; only its order is checked.
 func TestServerReviewClientListOrder(t *testing.T) {
 	ids := regexp.MustCompile(`(?m)^id=(\d+) .* name=review-(\d+) `)
 	reviewEach(t, "order", func(addr, _ string) {
+		if addr == redisAddr {
+			return // the oracle's order is not a promise (above)
+		}
 		var first *client
 		for i := range 16 {
 			c := dial(t, addr)
