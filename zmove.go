@@ -451,17 +451,12 @@ func moveBytes(source, destination string, cands []moveCand) int {
 }
 
 // moveOut is the delete of cd from key: on condition that it still holds
-// the score it was read with, and (pinned) the expiry; required and
-// strict, so that any change abandons the move.
+// the score it was read with (pinned, as rank.go's pin) and, when read,
+// the expiry (pinDelete); required and strict, so that any change
+// abandons the move.
 func (c *Client) moveOut(key string, cd moveCand) *write {
 	w := c.deleteMember(key, typeZSet, cd.z.Member)
-	prev := zsetIX(cd.z.Score, cd.z.Member)
-	d := *w.action.Delete
-	d.ConditionExpression = aws.String("attribute_exists(#pk) AND #ix = :prev")
-	d.ExpressionAttributeNames = map[string]string{"#pk": attrPK, "#ix": attrIX}
-	d.ExpressionAttributeValues = item{":prev": bin(prev)}
-	w.action = types.TransactWriteItem{Delete: &d}
-	w.score, w.prev, w.known, w.need = cd.z.Score, prev, true, needIX
+	w.score, w.prev, w.known, w.pinned, w.need = cd.z.Score, zsetIX(cd.z.Score, cd.z.Member), true, true, needIX
 	w.required, w.strict = true, true
 	if cd.pinned {
 		w = pinDelete(w, cd.exp)
