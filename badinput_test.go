@@ -159,7 +159,11 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"RenameNX":         func() error { _, err := c.RenameNX(ctx, k, z); return err },
 		"Copy":             func() error { _, err := c.Copy(ctx, z, k, true); return err },
 		"ObjectEncoding":   func() error { _, _, err := c.ObjectEncoding(ctx, k); return err },
-		"Watch":            func() error { return c.Watch(ctx, func(*Tx) error { return nil }, k) },
+		"ObjectEncodingWith": func() error {
+			_, _, err := c.ObjectEncodingWith(ctx, k, DefaultEncodingLimits())
+			return err
+		},
+		"Watch": func() error { return c.Watch(ctx, func(*Tx) error { return nil }, k) },
 		"TxPipelined": func() error {
 			return c.TxPipelined(ctx, func(p Pipeliner) error { _, err := p.SAdd(ctx, k, "a"); return err })
 		},
@@ -200,6 +204,7 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 	cases := map[string]func() error{
 		"SAdd":             func() error { _, err := c.SAdd(ctx, k); return err },
 		"SAdd nil":         func() error { _, err := c.SAdd(ctx, k, nil...); return err },
+		"SAddExArgs":       func() error { _, err := c.SAddExArgs(ctx, k, SAddExArgs{TTL: time.Minute}); return err },
 		"SRem":             func() error { _, err := c.SRem(ctx, k); return err },
 		"SMIsMember":       func() error { _, err := c.SMIsMember(ctx, k); return err },
 		"SInter":           func() error { _, err := c.SInter(ctx); return err },
@@ -478,7 +483,11 @@ func memberTTLCases(ctx context.Context, c *Client, k string) map[string]func() 
 		"STTL": read(c.STTL), "SPTTL": read(c.SPTTL), "SExpireTime": read(c.SExpireTime), "SPExpireTime": read(c.SPExpireTime),
 		"ZTTL": read(c.ZTTL), "ZPTTL": read(c.ZPTTL), "ZExpireTime": read(c.ZExpireTime), "ZPExpireTime": read(c.ZPExpireTime),
 		"SPersist": read(c.SPersist), "ZPersist": read(c.ZPersist),
-		"SAddEx":   func() error { _, err := c.SAddEx(ctx, k, time.Minute, false, "a"); return err },
+		"SAddEx": func() error { _, err := c.SAddEx(ctx, k, time.Minute, false, "a"); return err },
+		"SAddExArgs": func() error {
+			_, err := c.SAddExArgs(ctx, k, SAddExArgs{Mode: SAddExMXX, TTL: time.Minute, Members: []string{"a"}})
+			return err
+		},
 		"SCollect": func() error { return c.SCollect(ctx, k) },
 		"ZCollect": func() error { return c.ZCollect(ctx, k) },
 	}

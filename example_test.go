@@ -544,6 +544,35 @@ func ExampleClient_SExpire() {
 	// [tok-b] 1
 }
 
+// Redis 8.12's SADDEX: claim two job slots for 30 s only if neither is
+// taken (MNX, atomic), then renew them only if both are still held (MXX).
+func ExampleClient_SAddExArgs() {
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	rdb := newClient(func(o *redimo.Options) { o.Now = clock.Now })
+	claim := redimo.SAddExArgs{Mode: redimo.SAddExMNX, TTL: 30 * time.Second, Members: []string{"slot-1", "slot-2"}}
+	first, err := rdb.SAddExArgs(ctx, "claims", claim)
+	if err != nil {
+		log.Fatal(err)
+	}
+	again, err := rdb.SAddExArgs(ctx, "claims", claim) // both taken: nothing written
+	if err != nil {
+		log.Fatal(err)
+	}
+	clock.Advance(20 * time.Second)
+	renew := redimo.SAddExArgs{Mode: redimo.SAddExMXX, TTL: 30 * time.Second, Members: []string{"slot-1", "slot-2"}}
+	renewed, err := rdb.SAddExArgs(ctx, "claims", renew)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ttls, err := rdb.STTL(ctx, "claims", "slot-1", "slot-2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(first, again, renewed, ttls)
+	// Output: true false true [30 30]
+}
+
 // ExampleClient_BZPopMin is a job queue: producers add jobs to a sorted
 // set scored by when they are due, and workers, in any number of
 // processes, pop the earliest; each job goes to one worker only. A worker

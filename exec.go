@@ -111,6 +111,7 @@ type Pipeliner interface {
 	SUnionStore(ctx context.Context, destination string, keys ...string) (int64, error)
 	SDiffStore(ctx context.Context, destination string, keys ...string) (int64, error)
 	SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error)
+	SAddExArgs(ctx context.Context, key string, args SAddExArgs) (bool, error)
 	SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
 	SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error)
 	SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error)
@@ -164,6 +165,7 @@ type Pipeliner interface {
 	ExpireTime(ctx context.Context, key string) (int64, error)
 	Touch(ctx context.Context, keys ...string) (int64, error)
 	ObjectEncoding(ctx context.Context, key string) (string, bool, error)
+	ObjectEncodingWith(ctx context.Context, key string, lim EncodingLimits) (string, bool, error)
 	Rename(ctx context.Context, key, newkey string) error
 	RenameNX(ctx context.Context, key, newkey string) (bool, error)
 	Copy(ctx context.Context, source, destination string, replace bool) (bool, error)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/redisarg"
 )
 
 // DefaultScanCount is how many keys Scan examines when count is 0 (Redis's
@@ -365,28 +366,115 @@ func (c *Client) Touch(ctx context.Context, keys ...string) (int64, error) {
 	return n, nil
 }
 
-// ObjectEncoding returns the encoding Redis would report for the key's
-// type, a fixed answer: "hashtable" for a set, "skiplist" for a sorted
-// set (redimo has no compact small encodings: Redis reports "listpack" or
-// "intset" for small ones). ok is false when the key is missing.
-//
-// Cost: one GetItem, 1 read unit.
+// EncodingLimits are the thresholds under which Redis 7.2 keeps a set or
+// a sorted set in a compact encoding: redis.conf's set-max-intset-entries,
+// set-max-listpack-entries, set-max-listpack-value,
+// zset-max-listpack-entries and zset-max-listpack-value (entries: members;
+// value: a member's length in bytes). ObjectEncodingWith reads them.
+type EncodingLimits struct {
+	SetMaxIntsetEntries    int64
+	SetMaxListpackEntries  int64
+	SetMaxListpackValue    int64
+	ZSetMaxListpackEntries int64
+	ZSetMaxListpackValue   int64
+}
+
+// DefaultEncodingLimits are Redis 7.2's defaults: 512, 128, 64, 128, 64.
+func DefaultEncodingLimits() EncodingLimits {
+	return EncodingLimits{
+		SetMaxIntsetEntries: 512, SetMaxListpackEntries: 128, SetMaxListpackValue: 64,
+		ZSetMaxListpackEntries: 128, ZSetMaxListpackValue: 64,
+	}
+}
+
+// ObjectEncoding is ObjectEncodingWith under DefaultEncodingLimits.
 //
 // [OBJECT ENCODING]: https://redis.io/docs/latest/commands/object-encoding/
 func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, error) {
+	return c.ObjectEncodingWith(ctx, key, DefaultEncodingLimits())
+}
+
+// ObjectEncodingWith returns the encoding Redis 7.2 reports for a key
+// holding the members key holds now, under lim, as OBJECT ENCODING; ok is
+// false when the key is missing. A set is "intset" when every member is
+// an integer as Redis reads one (string2ll: "12", not "012" or "+1") and
+// there are at most SetMaxIntsetEntries (at most 2^30, as Redis caps
+// it), else "listpack" when there are at most SetMaxListpackEntries and
+// none is longer than SetMaxListpackValue bytes, else "hashtable"; a
+// sorted set is "listpack" within ZSetMaxListpackEntries and
+// ZSetMaxListpackValue, else "skiplist". redimo stores every key the same
+// way: the answer is what Redis would hold, for clients and tests that
+// look at it.
+//
+// Where it differs: Redis converts one way only (intset to listpack or
+// hashtable, listpack to hashtable or skiplist) and keeps the large
+// encoding when the key shrinks or its thresholds are raised; it also
+// picks a large encoding at once for a key created by one command naming
+// more members than a threshold, duplicates included. redimo keeps no
+// history of a key, and recording one would cost a write on every
+// command, so it answers from the key as it is: the encoding Redis gives
+// a key made by adding these members one at a time under lim. The answers
+// agree whenever the key never held more, or longer, members than lim
+// allows compactly.
+//
+// Cost: one GetItem (1 read unit); for a key small enough for a compact
+// encoding (or, with member expiries, a COUNT of the expired ones first),
+// a Query of its members (1 read unit per 4 KB), stopped at the first
+// member that rules the compact encodings out.
+func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim EncodingLimits) (string, bool, error) {
 	if err := checkKey("OBJECT", key); err != nil {
 		return "", false, err
 	}
 	m, err := c.liveMetaOf(ctx, key)
-	switch {
-	case err != nil:
-		return "", false, wrap("OBJECT", err)
-	case m.typ == typeSet:
-		return "hashtable", true, nil
-	case m.typ == typeZSet:
-		return "skiplist", true, nil
+	if err == nil {
+		m, err = c.exact(ctx, key, m)
 	}
-	return "", false, nil
+	if err != nil {
+		return "", false, wrap("OBJECT", err)
+	}
+	var (
+		large            string
+		entries, value   int64
+		ints, intEntries = m.typ == typeSet, min(lim.SetMaxIntsetEntries, 1<<30)
+	)
+	switch m.typ {
+	case typeSet:
+		large, entries, value = "hashtable", lim.SetMaxListpackEntries, lim.SetMaxListpackValue
+	case typeZSet:
+		large, entries, value = "skiplist", lim.ZSetMaxListpackEntries, lim.ZSetMaxListpackValue
+		intEntries = -1
+	default:
+		return "", false, nil
+	}
+	compact := max(entries, intEntries)
+	if m.card > compact {
+		return large, true, nil
+	}
+	var n int64
+	fits := true // every member so far within value
+	for it, err := range c.memberItems(ctx, key, m.typ, "") {
+		if err != nil {
+			return "", false, wrap("OBJECT", err)
+		}
+		member, _, _ := memberOf(it)
+		n++
+		if ints {
+			_, ints = redisarg.Int(member)
+		}
+		fits = fits && int64(len(member)) <= value
+		if !ints && (!fits || n > entries) || n > compact {
+			return large, true, nil
+		}
+	}
+	switch {
+	case n == 0: // every member expired meanwhile
+		return "", false, nil
+	case ints && n <= intEntries:
+		return "intset", true, nil
+	case fits && n <= entries:
+		return "listpack", true, nil
+	}
+	return large, true, nil
 }
 
 // KeyspaceStats are the figures of INFO's Keyspace section.

@@ -106,10 +106,10 @@ func TestKeyspace(t *testing.T) {
 	enc, ok, err := c.ObjectEncoding(ctx, "s1")
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.Equal(t, "hashtable", enc)
+	require.Equal(t, "listpack", enc) // {a, b}: Redis 7.2's
 	enc, _, err = c.ObjectEncoding(ctx, "z1")
 	require.NoError(t, err)
-	require.Equal(t, "skiplist", enc)
+	require.Equal(t, "listpack", enc)
 	_, ok, err = c.ObjectEncoding(ctx, "nope")
 	require.NoError(t, err)
 	require.False(t, ok)

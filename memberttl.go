@@ -2,8 +2,8 @@ package redimo
 
 // Member expiry: a time to live for one member of any set or sorted set,
 // as Redis 8.12's SEXPIRE family (HEXPIRE's shape: per-member replies
-// −2/0/1/2, NX|XX|GT|LT), Garnet's ZEXPIRE family with ZPERSIST and
-// ZCOLLECT, and Dragonfly's SADDEX.
+// −2/0/1/2, NX|XX|GT|LT) and SADDEX (saddex.go), Garnet's ZEXPIRE family
+// with ZPERSIST and ZCOLLECT, and Dragonfly's SADDEX.
 //
 // Storage. A member with an expiry carries it in mx (Unix milliseconds);
 // the metadata item counts such members in mn. Two local indexes, made by
@@ -480,39 +480,6 @@ func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([
 	return c.memberExpire(ctx, "ZPERSIST", typeZSet, key, persistAt, ExpireAlways, members)
 }
 
-// SAddEx adds members to the set at key with a time to live of d and
-// returns how many were new, as Dragonfly's SADDEX key [KEEPTTL] seconds
-// member...: members already there get the new expiry, or keep theirs
-// with keepTTL (one without an expiry then stays without). d must be
-// positive.
-//
-// Cost: as SAdd, plus the by_exp index entry of each member written.
-func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error) {
-	if err := c.checkKeyMembers("SADDEX", key, members); err != nil {
-		return 0, err
-	}
-	if d <= 0 {
-		return 0, argError("SADDEX", "seconds", d.String(), ErrOutOfRange)
-	}
-	if err := c.requireMemberTTL(ctx, "SADDEX"); err != nil {
-		return 0, err
-	}
-	at := c.expiryIn(d)
-	members = dedupe(members)
-	writes := make([]*write, len(members))
-	for i, m := range members {
-		w := c.putMember(key, typeSet, m, randomIX())
-		setMemberExp(w.action.Put.Item, at)
-		w.ttl = 1
-		if !keepTTL { // an existing live member gets the new expiry, counting 0
-			w.retry = func(now item) (*write, error) { return c.expireWrite(key, typeSet, m, now, at), nil }
-		}
-		writes[i] = w
-	}
-	applied, err := c.transactChunks(ctx, key, typeSet, writes)
-	return counted(applied), wrap("SADDEX", err)
-}
-
 // SCollect deletes the expired members of the set at key now, as Garnet's
 // ZCOLLECT for sets (reads never need it: expired members are invisible;
 // it frees their storage and makes SCARD one request again).
@@ -758,22 +725,6 @@ func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
-	return w
-}
-
-// expireWrite is SADDEX's write for a member that exists (now): its expiry
-// becomes at, counting 0 (not new); a member gone meanwhile is added.
-func (c *Client) expireWrite(key string, typ keyType, member string, now item, at int64) *write {
-	if now == nil {
-		w := c.putMember(key, typ, member, randomIX())
-		setMemberExp(w.action.Put.Item, at)
-		w.ttl = 1
-		w.retry = func(now item) (*write, error) { return c.expireWrite(key, typ, member, now, at), nil }
-		return w
-	}
-	w := c.setMemberExpiry(key, typ, member, memberExp(now), at)
-	w.count = 0
-	w.retry = func(now item) (*write, error) { return c.expireWrite(key, typ, member, now, at), nil }
 	return w
 }
 

@@ -254,7 +254,7 @@ func TestMemberExpiryModel(t *testing.T) {
 		}
 		ms := []string{member(), member(), member()}
 		what := fmt.Sprintf("step %d on %s", step, k)
-		switch op := r.IntN(9); op {
+		switch op := r.IntN(10); op {
 		case 0, 1: // add
 			var n int64
 			var err error
@@ -356,6 +356,45 @@ func TestMemberExpiryModel(t *testing.T) {
 				require.NoError(t, c.ZCollect(ctx, k))
 			} else {
 				require.NoError(t, c.SCollect(ctx, k))
+			}
+		case 9: // Redis 8.12's SADDEX, on the set
+			if isZ {
+				break
+			}
+			args := SAddExArgs{Mode: []SAddExCondition{SAddExAlways, SAddExMNX, SAddExMXX}[r.IntN(3)], Members: ms}
+			d := time.Duration(r.IntN(7)-1) * time.Second
+			at := int64(0) // the expiry the members named get; -1: keep
+			switch r.IntN(4) {
+			case 0:
+				args.TTL = max(d, time.Second)
+				at = now() + args.TTL.Milliseconds()
+			case 1:
+				args.ExpireAt = clock.Now().Add(d)
+				at = now() + d.Milliseconds()
+			case 2:
+				args.KeepTTL, at = true, -1
+			}
+			got, err := c.SAddExArgs(ctx, k, args)
+			require.NoError(t, err, what)
+			found := 0
+			for _, m := range dedupe(ms) {
+				if _, ok := live(k)[m]; ok {
+					found++
+				}
+			}
+			want := args.Mode == SAddExAlways || args.Mode == SAddExMNX && found == 0 || args.Mode == SAddExMXX && found == len(dedupe(ms))
+			require.Equal(t, want, got, what+" SADDEX %+v", args)
+			for _, m := range dedupe(ms) {
+				e, ok := live(k)[m]
+				switch {
+				case !want:
+				case at > 0 && at <= now(): // a time not in the future deletes
+					delete(model[k], m)
+				case ok && at >= 0:
+					e.exp = at
+				case !ok:
+					set(k, m, &entry{exp: max(at, 0)})
+				}
 			}
 		}
 		// Every read agrees with the model's live members.

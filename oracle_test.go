@@ -41,6 +41,9 @@ type op struct {
 	// are: for replies to reshape (a SCAN iterated to its end) or commands
 	// the oracle lacks (ZRANK WITHSCORE is Redis 7.2).
 	redis func(ctx context.Context, rdb *redis.Client) (any, error)
+	// notQueued: Redis's MULTI refuses it before EXEC (a wrong number of
+	// arguments), so a transaction (gen.transaction) does not draw it.
+	notQueued bool
 }
 
 // onRedis runs o on the oracle.

@@ -320,6 +320,7 @@ func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (Rank
 // makes to its item when its condition holds.
 func (w *write) applyTo(k *txKey, typ keyType, m *txMember) {
 	switch a := w.action; {
+	case a.ConditionCheck != nil: // a check (memberCheck) changes nothing
 	case a.Delete != nil:
 		k.remove(m)
 	case a.Put != nil: // a new item: its expiry is the one it carries

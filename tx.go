@@ -82,12 +82,13 @@ type write struct {
 // rendered is w's action as sent at now: the condition its constructor
 // built conjoined with the guards its data asks for: a write pinned by
 // the rank code requires the index value it read (rank.go: pin); a long
-// member's update or delete requires the item to hold that member
-// (longmember.go); a pinned delete requires the expiry it was pinned to
-// (pinDelete); and on a table with member expiry
-// (memberTTL), a write that requires its member requires it live, and an
-// unpinned delete requires it to have no expiry, which a failed condition
-// then shows (memberttl.go). Sweeps and count items get no expiry guard.
+// member's update, delete or check of presence requires the item to hold
+// that member (longmember.go); a pinned delete requires the expiry it was
+// pinned to (pinDelete); and on a table with member expiry (memberTTL), a
+// write that requires its member requires it live, a check of absence
+// (memberCheck) also holds for an expired item, and an unpinned delete
+// requires it to have no expiry, which a failed condition then shows
+// (memberttl.go). Sweeps and count items get no expiry guard.
 // w.action itself is never edited: each attempt renders afresh.
 func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 	a := w.action
@@ -131,7 +132,8 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 			and("#rkix = :rkprev")
 		}
 	}
-	if len(w.member) > inlineMemberLen && a.ConditionCheck == nil {
+	absentCheck := a.ConditionCheck != nil && w.need == needAbsent // memberCheck(..., false)
+	if len(w.member) > inlineMemberLen && (a.ConditionCheck == nil || w.need == needPresent) {
 		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
 		and("#lm = :lm")
 	}
@@ -147,9 +149,13 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 	if memberTTL && !w.swept && !w.rankItem {
 		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
 		nn["#mxLive"] = attrMemExp
-		if a.Delete != nil && w.pin == nil {
+		switch {
+		case absentCheck: // missing, or stored but expired
+			vv[":mxNow"] = num(now)
+			*cond = aws.String("(" + aws.ToString(*cond) + ") OR #mxLive <= :mxNow")
+		case a.Delete != nil && w.pin == nil:
 			and(noExpiryGuard)
-		} else {
+		default:
 			vv[":mxNow"] = num(now)
 			and(liveGuard)
 		}

@@ -238,6 +238,8 @@ func (c *call) fail(err error) resp.Value {
 		return resp.Err(msgOutOfRange)
 	case errors.Is(err, redimo.ErrSyntax):
 		return resp.Err(msgSyntax)
+	case errors.Is(err, redimo.ErrTxTooBig): // SADDEX MNX|MXX beyond one transaction
+		return resp.Err("ERR " + err.Error())
 	case errors.Is(err, redimo.ErrInvalidArgument):
 		return resp.Err("ERR " + err.Error())
 	case c.ctx.Err() != nil:

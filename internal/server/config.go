@@ -14,8 +14,9 @@ import (
 // CONFIG GET and CONFIG SET read and write the parameters of params, as
 // Redis 7.0 names, parses and reports them. What CONFIG SET sets is
 // remembered by the Server for the life of the process (no config file,
-// no CONFIG REWRITE) and changes nothing else: redimo has no compact
-// encodings, no persistence and no memory limit of its own. The
+// no CONFIG REWRITE). The encoding thresholds decide what OBJECT ENCODING
+// answers (encodingLimits); the others change nothing: redimo has no
+// persistence and no memory limit of its own. The
 // parameters the server does act on (port, maxclients, timeout,
 // databases) are set by its flags and refused by CONFIG SET as Redis
 // refuses an immutable one.
@@ -103,6 +104,22 @@ func (s *Server) paramValue(p *param) string {
 		return v
 	}
 	return p.def
+}
+
+// encodingLimits are the encoding thresholds CONFIG SET gave (or their
+// defaults), for OBJECT ENCODING (redimo.Client.ObjectEncodingWith).
+func (s *Server) encodingLimits() redimo.EncodingLimits {
+	get := func(name string) int64 {
+		n, _ := strconv.ParseInt(s.paramValue(lookupParam(name)), 10, 64) // stored as parse returned it
+		return n
+	}
+	return redimo.EncodingLimits{
+		SetMaxIntsetEntries:    get("set-max-intset-entries"),
+		SetMaxListpackEntries:  get("set-max-listpack-entries"),
+		SetMaxListpackValue:    get("set-max-listpack-value"),
+		ZSetMaxListpackEntries: get("zset-max-listpack-entries"),
+		ZSetMaxListpackValue:   get("zset-max-listpack-value"),
+	}
 }
 
 // configGet is CONFIG GET pattern [pattern ...]: each parameter that one

@@ -17,8 +17,8 @@ func keyspaceCommands() []*Command {
 	k := keyedCommand("generic")
 	object := k("object", -2, "", 0, 0, "2.2.3", "A container for object introspection commands.", nil)
 	object.subs = map[string]*Command{
-		"encoding": k("object|encoding", 3, "readonly", 2, 2, "2.2.3", "Returns the internal encoding of a Redis object (redimo: hashtable for a set, skiplist for a sorted set).", func(c *call) resp.Value {
-			enc, ok, err := c.db.ObjectEncoding(c.ctx, c.args[2])
+		"encoding": k("object|encoding", 3, "readonly", 2, 2, "2.2.3", "Returns the internal encoding of a Redis object (redimo: the one Redis 7.2 would use for the key's members, under CONFIG SET's thresholds).", func(c *call) resp.Value {
+			enc, ok, err := c.st.ObjectEncodingWith(c.ctx, c.args[2], c.srv.encodingLimits())
 			return reply(c, enc, err, func(s string) resp.Value { return bulkOrNil(s, ok) })
 		}),
 		"help": k("object|help", 2, "loading stale", 0, 0, "6.2.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {

@@ -31,7 +31,7 @@ import (
 // SINTERSTORE is Pipeliner.SInterStore; UNLINK runs DEL; the blocking
 // pops do not block, as Redis's inside MULTI), and the
 // commands that read no key (PING, ECHO, TIME, CLIENT, COMMAND, CONFIG
-// GET). Any other command is refused when queued, with an error naming
+// GET, INFO: its keyspace counts are read outside the transaction). Any other command is refused when queued, with an error naming
 // what a transaction holds. Inside EXEC a command runs on the
 // transaction's Client (redimo.Pipeline embeds it): the library's
 // command code, written once, in transaction mode.
@@ -86,7 +86,10 @@ var txAlias = map[string]string{"unlink": "del"}
 func inTx(cmd *Command) bool {
 	name, _, _ := strings.Cut(cmd.Name, "|")
 	switch name {
-	case "ping", "echo", "time", "client", "command", "hello", "unwatch":
+	case "ping", "echo", "time", "client", "command", "hello", "unwatch", "info":
+		// INFO reads the server's figures, and for its keyspace section
+		// the key index outside the transaction (the counts do not see
+		// the transaction's own writes, as Redis's would).
 		return true
 	case "config":
 		return cmd.Name == "config|get"
