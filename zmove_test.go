@@ -391,8 +391,8 @@ func TestZMoveInTransaction(t *testing.T) {
 }
 
 // TestZMoveConcurrent: movers in both directions between two ranked
-// sorted sets (count items: rank.go), with ZRANKs building and reading
-// them. Every member ends in exactly one key with its score, the counts
+// sorted sets (count items: rank.go, built by the write that takes a key
+// to 8 members here), with ZRANKs reading them. Every member ends in exactly one key with its score, the counts
 // are exact, and each member's moves reported by the replies account for
 // where it is.
 func TestZMoveConcurrent(t *testing.T) {
