@@ -149,6 +149,10 @@ func TestEveryCommandRejectsLongKeys(t *testing.T) {
 		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, time.Second, z, k); return err },
 		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0, k); return err },
 		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 2, k); return err },
+		"ZMove":            func() error { _, err := c.ZMove(ctx, z, k, ZMoveArgs{Order: PopMin}); return err },
+		"ZMove source":     func() error { _, err := c.ZMove(ctx, k, z, ZMoveArgs{Order: PopMin}); return err },
+		"BZMove":           func() error { _, err := c.BZMove(ctx, 0, z, k, ZMoveArgs{Order: PopMax}); return err },
+		"ZMoveMember":      func() error { _, err := c.ZMoveMember(ctx, z, k, ZMoveMemberArgs{Members: []string{"a"}}); return err },
 		"WatchKeys":        func() error { _, err := c.WatchKeys(ctx, z, k); return err },
 		"Touch":            func() error { _, err := c.Touch(ctx, z, k); return err },
 		"Rename":           func() error { return c.Rename(ctx, z, k) },
@@ -239,8 +243,22 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, 0); return err },
 		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0); return err },
 		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 1); return err },
-		"WatchKeys":        func() error { _, err := c.WatchKeys(ctx); return err },
-		"Touch":            func() error { _, err := c.Touch(ctx); return err },
+		"ZMove order":      func() error { _, err := c.ZMove(ctx, k, k+"d", ZMoveArgs{}); return err },
+		"ZMove order and ByScore": func() error {
+			_, err := c.ZMove(ctx, k, k+"d", ZMoveArgs{Order: PopMin, ByScore: true, Min: "0", Max: "1"})
+			return err
+		},
+		"BZMove ByScore": func() error {
+			_, err := c.BZMove(ctx, 0, k, k+"d", ZMoveArgs{ByScore: true, Min: "0", Max: "1"})
+			return err
+		},
+		"ZMoveMember": func() error { _, err := c.ZMoveMember(ctx, k, k+"d", ZMoveMemberArgs{}); return err },
+		"ZMoveMember NX XX": func() error {
+			_, err := c.ZMoveMember(ctx, k, k+"d", ZMoveMemberArgs{NX: true, XX: true, Members: []string{"a"}})
+			return err
+		},
+		"WatchKeys": func() error { _, err := c.WatchKeys(ctx); return err },
+		"Touch":     func() error { _, err := c.Touch(ctx); return err },
 	}
 	rejected(t, cnt, p, ErrSyntax, cases)
 }
@@ -328,7 +346,25 @@ func TestEveryCommandWrongType(t *testing.T) {
 		"ZMPop":            func() error { _, _, err := c.ZMPop(ctx, PopMin, 1, p+"none", s, p+"z"); return err },
 		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, 0, s); return err },
 		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, time.Millisecond, PopMax, 3, s); return err },
-		"ZRandMember":      func() error { _, err := c.ZRandMember(ctx, s, 1); return err },
+		"ZMove":            func() error { _, err := c.ZMove(ctx, s, p+"d", ZMoveArgs{Order: PopMin}); return err },
+		"BZMove": func() error {
+			_, err := c.BZMove(ctx, time.Millisecond, s, p+"d", ZMoveArgs{Order: PopMin})
+			return err
+		},
+		"ZMoveMember": func() error {
+			_, err := c.ZMoveMember(ctx, s, p+"d", ZMoveMemberArgs{Members: []string{"a"}})
+			return err
+		},
+		"ZMove destination": func() error {
+			_, err := c.ZMove(ctx, z, s, ZMoveArgs{ByScore: true, Min: "(100", Max: "+inf"}) // nothing in the range: still WRONGTYPE
+			return err
+		},
+		"BZMove destination": func() error { _, err := c.BZMove(ctx, 0, z, s, ZMoveArgs{Order: PopMax, Count: 2}); return err },
+		"ZMoveMember destination": func() error {
+			_, err := c.ZMoveMember(ctx, z, s, ZMoveMemberArgs{NX: true, Members: []string{"none"}})
+			return err
+		},
+		"ZRandMember": func() error { _, err := c.ZRandMember(ctx, s, 1); return err },
 		"ZRandMemberWithScores": func() error {
 			_, err := c.ZRandMemberWithScores(ctx, s, -3)
 			return err
@@ -555,6 +591,20 @@ func TestRejectsBadInput(t *testing.T) {
 		{"SCAN TYPE negative count", ErrOutOfRange, func() error { _, _, err := c.ScanType(ctx, 0, "", -5, "set"); return err }},
 		{"ZMPOP count 0", ErrOutOfRange, func() error { _, _, err := c.ZMPop(ctx, PopMin, 0, z); return err }},
 		{"BZMPOP count -1", ErrOutOfRange, func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, -1, z); return err }},
+		{"ZMOVE count -1", ErrOutOfRange, func() error { _, err := c.ZMove(ctx, z, k+"d", ZMoveArgs{Order: PopMin, Count: -1}); return err }},
+		{"ZMOVE BYSCORE bound", ErrNotFloat, func() error {
+			_, err := c.ZMove(ctx, z, k+"d", ZMoveArgs{ByScore: true, Min: "x", Max: "1"})
+			return err
+		}},
+		{"BZMOVE negative timeout", ErrOutOfRange, func() error { _, err := c.BZMove(ctx, -time.Second, z, k+"d", ZMoveArgs{Order: PopMin}); return err }},
+		{"ZMOVEMEMBER long member", ErrMemberTooLong, func() error {
+			_, err := c.ZMoveMember(ctx, z, k+"d", ZMoveMemberArgs{Members: []string{"a", long}})
+			return err
+		}},
+		{"ZMOVEMEMBER long destination", ErrKeyTooLong, func() error {
+			_, err := c.ZMoveMember(ctx, z, longKey, ZMoveMemberArgs{Members: []string{"a"}})
+			return err
+		}},
 		{"BZPOPMIN negative timeout", ErrOutOfRange, func() error { _, _, err := c.BZPopMin(ctx, -time.Second, z); return err }},
 		{"ZUNIONSTORE no keys", ErrSyntax, func() error { _, err := c.ZUnionStore(ctx, k+"d", &ZStore{}); return err }},
 		{"ZUNIONSTORE weights count", ErrSyntax, func() error {

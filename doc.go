@@ -28,7 +28,9 @@
 // # Guarantees
 //
 //   - A write of up to 99 members is one TransactWriteItems: all or nothing.
-//     Larger writes go in transactions of 99 members, each atomic.
+//     Larger writes go in transactions of 99 members, each atomic. A move
+//     between sorted sets (ZMOVE, BZMOVE, ZMOVEMEMBER) deletes and puts
+//     each member: up to 49 members are one transaction.
 //   - Counts are exact under any concurrency: SADD/SREM/ZADD replies, SCARD
 //     and ZCARD, because every transaction that adds or removes members also
 //     updates the key's metadata item, and each member write is conditional.

@@ -73,6 +73,10 @@ type write struct {
 	ttl             int64
 	swept, replaces bool
 	pin             *int64 // a delete's expected expiry (pinDelete); nil: not pinned
+	// strict: a failed delete is never re-pinned to the expiry it found;
+	// its retry, or required, decides (ZMOVE: the destination's write was
+	// built from the member as read).
+	strict bool
 }
 
 // rendered is w's action as sent at now: the condition its constructor
@@ -321,7 +325,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				if next, err = c.onExpired(owners[i].key, owners[i].typ, w, r.Item); err != nil {
 					return txResult{}, err
 				}
-			case r.Item != nil && w.action.Delete != nil && !w.swept && (w.pin == nil || *w.pin != memberExp(r.Item)):
+			case r.Item != nil && w.action.Delete != nil && !w.swept && !w.strict && (w.pin == nil || *w.pin != memberExp(r.Item)):
 				next = pinDelete(w, memberExp(r.Item)) // it has an expiry, or another one
 			case w.retry != nil:
 				var err error

@@ -66,10 +66,11 @@ type call struct {
 }
 
 // families lists the command families; each file adds one (expire.go the
-// expiry commands, zpop.go the sorted-set queue commands, multi.go
-// MULTI/EXEC, keyspace.go SCAN and kin).
+// expiry commands, zpop.go the sorted-set queue commands, zmove.go the
+// moves between sorted sets, multi.go MULTI/EXEC, keyspace.go SCAN and
+// kin).
 func families() [][]*Command {
-	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), memberTTLCommands(), zpopCommands(), multiCommands(), keyspaceCommands()}
+	return [][]*Command{connectionCommands(), serverCommands(), keyCommands(), expireCommands(), setCommands(), zsetCommands(), memberTTLCommands(), zpopCommands(), zmoveCommands(), multiCommands(), keyspaceCommands()}
 }
 
 // table maps a lower-case command name to its command.

@@ -1,0 +1,549 @@
+package redimo
+
+// Redis 8.12's moves between sorted sets: ZMOVE, BZMOVE, ZMOVEMEMBER.
+//
+// A move is the pop's delete from the source and ZADD's write to the
+// destination in one transaction, through the one writer (transact):
+//
+//   - each source member goes by a delete on condition that it still holds
+//     the index value (score) it was read with, and, when the key has member
+//     expiries, the expiry it was read with (pinDelete): the destination
+//     gets exactly what the source lost;
+//   - each destination write is a put on condition that the member is
+//     absent, or, when it is there, a put replacing the item read back on
+//     condition that it still holds it (score, expiry): the moved member
+//     keeps its score and its expiry, as a move does;
+//   - every write is required and strict: when any condition fails (another
+//     client took the member, re-scored it, gave it an expiry), the whole
+//     attempt is abandoned and the move starts again from fresh reads. So
+//     a member is never in both keys or in neither, and the counts (n, mn,
+//     the count items of ranked keys) change in the same transaction as the
+//     members.
+//
+// One TransactWriteItems holds 100 actions: a move of up to maxMove
+// members (a delete and a put each, plus the two metadata items) is
+// atomic; more go in successive atomic chunks, each read afresh.
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxMove is the most members one transaction moves: a delete and a put
+// each, and the two metadata items, in DynamoDB's 100 actions.
+const maxMove = (maxTxItems - 2) / 2
+
+// ZMoveArgs selects the members ZMove and BZMove move: the Count lowest
+// (Order PopMin, Redis's MIN) or highest (PopMax, MAX) scores, or with
+// ByScore the members with scores between Min and Max (BYSCORE score-min
+// score-max; bounds as ZRangeByScore's: "1", "(1" exclusive, "-inf",
+// "+inf"), lowest first. Count 0 is Redis's default: 1 member with Order,
+// every member in the range with ByScore.
+type ZMoveArgs struct {
+	Order    PopOrder // PopMin or PopMax; empty with ByScore
+	ByScore  bool
+	Min, Max string // ByScore's bounds
+	Count    int64  // at most this many members (COUNT); 0: the default
+}
+
+// ZMoveMemberArgs are ZMOVEMEMBER's options and members: NX moves only the
+// members absent from the destination, XX only those present there; the
+// others stay in the source.
+type ZMoveMemberArgs struct {
+	NX, XX  bool
+	Members []string
+}
+
+// moveSel is a checked ZMoveArgs: a range of the source (its key filled in
+// per read) and the most members to move (-1: all).
+type moveSel struct {
+	byScore bool
+	lo, hi  float64
+	empty   bool
+	rev     bool
+	count   int64
+}
+
+// ZMove moves members, with their scores, from the sorted set at source to
+// the one at destination, as Redis 8.12's ZMOVE, and returns them (member
+// and score) in the order selected: lowest first for PopMin and ByScore,
+// highest first for PopMax. A member already in destination takes the
+// source's score. destination is created when needed (without an expiry),
+// source deleted when its last member goes; existing key expiries are
+// kept. A moved member keeps its own expiry (ZEXPIRE), replacing the one
+// it had in destination. zs is empty (Redis's null) when nothing moved:
+// source missing, nothing in the range, or source and destination the
+// same key. When source exists and either key holds another type the
+// error is ErrWrongType and nothing is written.
+//
+// Atomic as Redis's for up to 49 members: one TransactWriteItems deletes
+// them from source and writes them to destination, with both keys'
+// metadata items; a member taken meanwhile by another client (a pop, a
+// concurrent move) makes the move read again, so it is never moved twice
+// or lost. More than 49 (fewer with members over 1015 bytes, whose
+// transactions fill DynamoDB's 4 MB sooner, or when a ranked key's count
+// items need the room) move in successive transactions of up to 49, each
+// atomic and each reading the source afresh: another client can see the
+// move half done, never a member in both keys or in neither.
+//
+// Cost: one BatchGetItem of the two metadata items (2 read units), one
+// Query of the source's index for the members, and one TransactWriteItems
+// of 2 per member plus 2 items (4 write units per member plus 4); when the
+// source has members with expiries, a BatchGetItem of the members read (1
+// read unit each); a member already in destination costs one more
+// attempt of the transaction. Per 49 members beyond the first 49, as much
+// again.
+//
+// [ZMOVE]: https://redis.io/docs/latest/commands/zmove/
+func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) ([]Z, error) {
+	sel, err := checkZMove("ZMOVE", source, destination, args)
+	if err != nil {
+		return nil, err
+	}
+	return c.zmove(ctx, "ZMOVE", source, destination, sel, false)
+}
+
+// BZMove is ZMove waiting, as BZPopMin does, up to timeout (0: until ctx
+// ends) for source to have members, as Redis 8.12's BZMOVE: it moves up
+// to args.Count of them (Order PopMin or PopMax; ByScore is ErrSyntax) as
+// soon as there is one, without waiting for more. zs is empty (Redis's
+// null) when the timeout passed. Writes to destination do not end the
+// wait. The same key as source and destination answers empty at once,
+// without waiting; inside a transaction (TxPipelined, MULTI) it does not
+// wait, as Redis's. A source of another type is ErrWrongType at the first
+// try, as BZPOPMIN's keys; a destination of another type is ErrWrongType
+// when members are there to move.
+//
+// Waiting: as BZPopMin (a write of the same Client adding members to
+// source wakes it at once; another Client's is seen at the next poll, at
+// most Options.MaxPollInterval later), first come first served among the
+// Client's waiters of source: those moving to the same destination from
+// the same end are served by one move of as many members as they wait
+// for. Cost: as BZPopMin's waiting (one read of source's metadata item
+// per poll, whatever the number of waiters), then as ZMove.
+//
+// [BZMOVE]: https://redis.io/docs/latest/commands/bzmove/
+func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) ([]Z, error) {
+	if args.ByScore {
+		return nil, argError("BZMOVE", "BYSCORE", "", ErrSyntax)
+	}
+	sel, err := checkZMove("BZMOVE", source, destination, args)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTimeout("BZMOVE", timeout); err != nil {
+		return nil, err
+	}
+	if source == destination {
+		return nil, c.sameKey(ctx, "BZMOVE", source)
+	}
+	// The waiters of one Client moving from source to destination at the
+	// same end are served together (zpop.go: block), by one move of as many
+	// members as they wait for; members moved for a waiter that left go
+	// back (ZMOVEMEMBER from destination).
+	end := PopMin
+	if sel.rev {
+		end = PopMax
+	}
+	op := blockOp{
+		kind: "move\x00" + string(end) + "\x00" + destination,
+		take: func(ctx context.Context, key string, n int64) ([]Z, error) {
+			s := sel
+			s.count = n
+			return c.zmove(ctx, "BZMOVE", key, destination, s, false)
+		},
+		undo: func(ctx context.Context, key string, zs []Z) error {
+			_, err := c.ZMoveMember(ctx, destination, key, ZMoveMemberArgs{Members: members(zs)})
+			return err
+		},
+	}
+	_, zs, err := c.block(ctx, "BZMOVE", timeout, []string{source}, sel.count, op)
+	return zs, err
+}
+
+// ZMoveMember moves the named members, with their scores, from the sorted
+// set at source to the one at destination, as Redis 8.12's ZMOVEMEMBER,
+// and returns those moved (member and score) in the order given. Members
+// missing from source are skipped, a member named twice moves once; with
+// NX a member already in destination stays in source, with XX one absent
+// from it. zs is empty (Redis's null) when none moved, and when source
+// and destination are the same key. Keys, expiries, types and atomicity
+// as ZMove: one transaction for up to 49 members named, successive
+// atomic chunks of 49 beyond.
+//
+// Cost: one BatchGetItem of the two metadata items, one BatchGetItem of
+// the members in source (1 read unit each; with NX or XX, in destination
+// too), and one TransactWriteItems as ZMove's.
+//
+// [ZMOVEMEMBER]: https://redis.io/docs/latest/commands/zmovemember/
+func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) ([]Z, error) {
+	const cmd = "ZMOVEMEMBER"
+	switch {
+	case args.NX && args.XX:
+		return nil, argError(cmd, "options", "NX XX", ErrSyntax)
+	case len(args.Members) == 0:
+		return nil, argError(cmd, "members", "", ErrSyntax)
+	}
+	if err := c.checkKeyMembers(cmd, source, args.Members); err != nil {
+		return nil, err
+	}
+	if err := checkKey(cmd, destination); err != nil {
+		return nil, err
+	}
+	if source == destination {
+		return nil, c.sameKey(ctx, cmd, source)
+	}
+	names := dedupe(args.Members)
+	var moved []Z
+	for start := 0; start < len(names); {
+		end := min(start+maxMove, len(names))
+		chunk := names[start:end]
+		var got []Z
+		err := c.attempts(ctx, false, func() (bool, error) {
+			sm, dm, ok, err := c.moveMetas(ctx, source, destination, false)
+			if err != nil || !ok {
+				return true, err
+			}
+			found, err := c.probe(ctx, source, typeZSet, chunk, false)
+			if err != nil {
+				return true, err
+			}
+			var cands []moveCand
+			for _, m := range chunk {
+				if it, ok := found[m]; ok {
+					cands = append(cands, moveCand{z: Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, exp: memberExp(it), pinned: true})
+				}
+			}
+			var inDst map[string]item
+			if (args.NX || args.XX) && len(cands) > 0 && dm.typ != typeNone {
+				if inDst, err = c.probe(ctx, destination, typeZSet, members(mapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
+					return true, err
+				}
+			}
+			var abandoned bool
+			got, abandoned, err = c.moveChunk(ctx, source, destination, sm, cands, inDst, args.NX, args.XX)
+			if errors.Is(err, errRankChunk) && len(chunk) > 1 {
+				end = start + len(chunk)/2
+				chunk = chunk[:len(chunk)/2]
+				return false, nil
+			}
+			return !abandoned, err
+		})
+		moved = append(moved, got...)
+		if err != nil {
+			return moved, wrap(cmd, err)
+		}
+		start = end
+	}
+	return moved, nil
+}
+
+// checkZMove validates ZMOVE's and BZMOVE's arguments.
+func checkZMove(cmd, source, destination string, args ZMoveArgs) (moveSel, error) {
+	sel := moveSel{count: args.Count}
+	if args.Count < 0 {
+		return sel, argError(cmd, "count", strconv.FormatInt(args.Count, 10), ErrOutOfRange)
+	}
+	if args.ByScore {
+		if args.Order != "" {
+			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+		}
+		var err error
+		if sel.lo, sel.hi, sel.empty, err = parseScoreRange(cmd, args.Min, args.Max); err != nil {
+			return sel, err
+		}
+		sel.byScore = true
+		if sel.count == 0 {
+			sel.count = -1
+		}
+	} else {
+		switch strings.ToUpper(string(args.Order)) {
+		case string(PopMin):
+		case string(PopMax):
+			sel.rev = true
+		default:
+			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+		}
+		if sel.count == 0 {
+			sel.count = 1
+		}
+	}
+	if err := checkKey(cmd, source); err != nil {
+		return sel, err
+	}
+	return sel, checkKey(cmd, destination)
+}
+
+// sameKey is the reply of a move from key to itself: nothing, after
+// checking key's type as Redis does.
+func (c *Client) sameKey(ctx context.Context, cmd, key string) error {
+	_, err := c.typedMeta(ctx, key, typeZSet)
+	return wrap(cmd, err)
+}
+
+// moveCand is a source member to move: its score, and its expiry (0: none)
+// when pinned, that is when it was read (else the delete requires none).
+type moveCand struct {
+	z      Z
+	exp    int64
+	pinned bool
+}
+
+// zmove is ZMOVE and BZMOVE's try: it moves the members sel selects from
+// source to destination in chunks of at most maxMove, each chunk read
+// afresh and retried whole when another client changed them meanwhile.
+// With others, a source of another type is a missing one (a blocked
+// move's later tries).
+func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel moveSel, others bool) ([]Z, error) {
+	if source == destination {
+		return nil, c.sameKey(ctx, cmd, source)
+	}
+	var moved []Z
+	size := int64(maxMove)
+	for done := false; !done; {
+		var got []Z
+		err := c.attempts(ctx, false, func() (bool, error) {
+			sm, _, ok, err := c.moveMetas(ctx, source, destination, others)
+			if err != nil || !ok {
+				done = true
+				return true, err
+			}
+			want := size
+			if sel.count >= 0 {
+				want = min(want, sel.count-int64(len(moved)))
+			}
+			r := zrange{in: c.scoreQuery(source, math.Inf(-1), math.Inf(1)), rev: sel.rev, count: want, checked: true}
+			if sel.byScore {
+				r.in, r.empty = c.scoreQuery(source, sel.lo, sel.hi), sel.empty
+				lo, hi := sel.lo, sel.hi
+				r.keep = func(x Z) bool { return x.Score >= lo && x.Score <= hi }
+			}
+			zs, err := c.read(ctx, source, r)
+			if err != nil || len(zs) == 0 {
+				done = true
+				return true, err
+			}
+			cands := make([]moveCand, len(zs))
+			for i, z := range zs {
+				cands[i] = moveCand{z: z}
+			}
+			// Members with expiries: read them, so that each moves with
+			// its own (EXEC's snapshot always knows them).
+			if sm.ttls > 0 || c.tx != nil {
+				found, err := c.probe(ctx, source, typeZSet, members(zs), false)
+				if err != nil {
+					return true, err
+				}
+				cands = cands[:0]
+				for _, z := range zs {
+					if it, ok := found[z.Member]; ok && scoreOfIX(bytesAttr(it, attrIX)) == z.Score {
+						cands = append(cands, moveCand{z: z, exp: memberExp(it), pinned: true})
+					}
+				}
+				if len(cands) < len(zs) {
+					return false, nil // changed since the range was read: read again
+				}
+			}
+			var abandoned bool
+			got, abandoned, err = c.moveChunk(ctx, source, destination, sm, cands, nil, false, false)
+			switch {
+			case errors.Is(err, errRankChunk) && size > 1:
+				size /= 2
+				return false, nil
+			case err != nil, abandoned:
+				return !abandoned, err
+			}
+			done = int64(len(zs)) < want || sel.count >= 0 && int64(len(moved)+len(got)) >= sel.count
+			return true, nil
+		})
+		moved = append(moved, got...)
+		if err != nil {
+			return moved, wrap(cmd, err)
+		}
+	}
+	return moved, nil
+}
+
+// moveMetas reads source's and destination's metadata items: ok is false
+// when there is nothing to move (source missing, or of another type with
+// others); ErrWrongType when source exists and either key holds another
+// type.
+func (c *Client) moveMetas(ctx context.Context, source, destination string, others bool) (sm, dm meta, ok bool, err error) {
+	ms, err := c.metas(ctx, []string{source, destination})
+	if err != nil {
+		return meta{}, meta{}, false, err
+	}
+	keys := []string{source, destination}
+	for i := range ms {
+		// A key whose members all expired is missing (memberttl.go).
+		if ms[i], err = c.settle(ctx, keys[i], ms[i]); err != nil {
+			return meta{}, meta{}, false, err
+		}
+	}
+	sm, dm = ms[0], ms[1]
+	switch {
+	case sm.typ == typeNone, sm.typ != typeZSet && others:
+		return sm, dm, false, nil
+	case sm.typ != typeZSet, dm.typ != typeNone && dm.typ != typeZSet:
+		return sm, dm, false, ErrWrongType
+	}
+	return sm, dm, true, nil
+}
+
+// moveChunk moves cands (at most maxMove) from source, whose metadata
+// reads sm, to destination in one transaction. inDst holds the items of
+// the candidates present in destination, read for NX or XX: with NX
+// those stay, with XX the absent ones do. abandoned: a condition failed
+// (a member taken, re-scored or given an expiry meanwhile, one added to
+// or removed from destination under NX or XX): nothing was written.
+func (c *Client) moveChunk(ctx context.Context, source, destination string, sm meta, cands []moveCand, inDst map[string]item, nx, xx bool) (moved []Z, abandoned bool, err error) {
+	first := true
+	var picked []moveCand
+	for _, cd := range cands {
+		_, there := inDst[cd.z.Member]
+		if nx && there || xx && !there {
+			continue
+		}
+		picked = append(picked, cd)
+	}
+	if len(picked) == 0 {
+		return nil, false, nil
+	}
+	if size := moveBytes(source, destination, picked); size > maxTxBytes && len(picked) > 1 {
+		return nil, false, errRankChunk // cut smaller, as a ranked key's
+	}
+	res, err := c.transactPurging(ctx, func() []*group {
+		src := &group{key: source, typ: typeZSet}
+		dst := &group{key: destination, typ: typeZSet}
+		if first && sm.ttls == 0 && c.tx == nil {
+			src.known, src.now = true, sm // the chunk that empties it deletes it at once
+		}
+		first = false
+		for _, cd := range picked {
+			src.writes = append(src.writes, c.moveOut(source, cd))
+			var in *write
+			switch {
+			case xx:
+				in = c.moveOver(destination, cd, inDst[cd.z.Member])
+				in.retry = nil // changed since read: read again
+			case nx:
+				in = c.moveIn(destination, cd)
+				in.retry = nil
+			default:
+				in = c.moveIn(destination, cd)
+			}
+			dst.writes = append(dst.writes, in)
+		}
+		return []*group{src, dst}
+	})
+	if err != nil || res.abandoned {
+		return nil, res.abandoned, err
+	}
+	out := make(map[string]bool, len(res.applied))
+	for _, w := range res.applied {
+		if w.action.Delete != nil {
+			out[w.member] = true
+		}
+	}
+	for _, cd := range picked {
+		if out[cd.z.Member] {
+			moved = append(moved, cd.z)
+		}
+	}
+	return moved, false, nil
+}
+
+// moveBytes estimates the size of the transaction moving cands.
+func moveBytes(source, destination string, cands []moveCand) int {
+	n := 0
+	for _, cd := range cands {
+		w := &write{member: cd.z.Member}
+		n += writeBytes(source, w) + writeBytes(destination, w)
+	}
+	return n
+}
+
+// moveOut is the delete of cd from key: on condition that it still holds
+// the score it was read with (pinned, as rank.go's pin) and, when read,
+// the expiry (pinDelete); required and strict, so that any change
+// abandons the move.
+func (c *Client) moveOut(key string, cd moveCand) *write {
+	w := c.deleteMember(key, typeZSet, cd.z.Member)
+	w.score, w.prev, w.known, w.pinned, w.need = cd.z.Score, zsetIX(cd.z.Score, cd.z.Member), true, true, needIX
+	w.required, w.strict = true, true
+	if cd.pinned {
+		w = pinDelete(w, cd.exp)
+	}
+	return w
+}
+
+// moveIn is the put of cd into key, where it is believed absent: its
+// score, and its expiry. When the member is there after all, its retry
+// replaces it (moveOver).
+func (c *Client) moveIn(key string, cd moveCand) *write {
+	w := c.putMember(key, typeZSet, cd.z.Member, zsetIX(cd.z.Score, cd.z.Member))
+	w.count, w.score, w.required = 0, cd.z.Score, true
+	if cd.exp != 0 {
+		setMemberExp(w.action.Put.Item, cd.exp)
+		w.ttl = 1
+	}
+	w.retry = func(now item) (*write, error) { return c.moveTo(key, cd, now), nil }
+	return w
+}
+
+// moveTo is moveIn when now is nil, else moveOver now.
+func (c *Client) moveTo(key string, cd moveCand, now item) *write {
+	if now == nil {
+		return c.moveIn(key, cd)
+	}
+	return c.moveOver(key, cd, now)
+}
+
+// moveOver is the put of cd replacing key's member item cur, on condition
+// that it still holds cur's score and expiry: the member takes cd's score
+// and expiry.
+func (c *Client) moveOver(key string, cd moveCand, cur item) *write {
+	want, prev, was := zsetIX(cd.z.Score, cd.z.Member), bytesAttr(cur, attrIX), memberExp(cur)
+	it := itemKey(key, memberSK(typeZSet, cd.z.Member))
+	it[attrIX] = bin(want)
+	names := map[string]string{"#ix": attrIX, "#mx": attrMemExp}
+	values := item{":prev": bin(prev)}
+	cond := "#ix = :prev AND attribute_not_exists(#mx)"
+	if was != 0 {
+		cond = "#ix = :prev AND #mx = :was"
+		values[":was"] = num(was)
+	}
+	if len(cd.z.Member) > inlineMemberLen {
+		it[attrMem] = bin([]byte(cd.z.Member))
+		names["#lm"], values[":lm"] = attrMem, bin([]byte(cd.z.Member))
+		cond += " AND #lm = :lm"
+	}
+	var ttl int64
+	if cd.exp != 0 {
+		setMemberExp(it, cd.exp)
+		ttl++
+	}
+	if was != 0 {
+		ttl--
+	}
+	w := &write{
+		member: cd.z.Member, score: cd.z.Score, ix: want, prev: prev, known: true, need: needIX,
+		ttl: ttl, required: true, replaces: true, // an expired cur is replaced, not counted again
+		action: types.TransactWriteItem{Put: &types.Put{
+			TableName: c.table(), Item: it,
+			ConditionExpression:                 aws.String(cond),
+			ExpressionAttributeNames:            names,
+			ExpressionAttributeValues:           values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+	}
+	w.retry = func(now item) (*write, error) { return c.moveTo(key, cd, now), nil }
+	return w
+}
