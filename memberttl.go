@@ -501,7 +501,7 @@ func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTT
 	members = dedupe(members)
 	writes := make([]*write, len(members))
 	for i, m := range members {
-		w := c.putMember(key, typeSet, m, randomIX())
+		w := c.putMember(key, typeSet, m, nil)
 		setMemberExp(w.action.Put.Item, at)
 		w.ttl = 1
 		if !keepTTL { // an existing live member gets the new expiry, counting 0
@@ -765,7 +765,7 @@ func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at
 // becomes at, counting 0 (not new); a member gone meanwhile is added.
 func (c *Client) expireWrite(key string, typ keyType, member string, now item, at int64) *write {
 	if now == nil {
-		w := c.putMember(key, typ, member, randomIX())
+		w := c.putMember(key, typ, member, nil)
 		setMemberExp(w.action.Put.Item, at)
 		w.ttl = 1
 		w.retry = func(now item) (*write, error) { return c.expireWrite(key, typ, member, now, at), nil }
@@ -781,8 +781,12 @@ func setMemberExp(it item, at int64) { it[attrMemExp] = num(at) }
 
 // rewriteMember makes an existing member with the index value prev and
 // the expiry exp hold want and no expiry (a *STORE's new value), counting
-// 1; what it finds instead decides the retry.
+// 1; what it finds instead decides the retry. A set member has no index
+// value (prev and want are nil): only its expiry goes.
 func (c *Client) rewriteMember(key string, typ keyType, member string, prev, want []byte, exp int64) *write {
+	if typ == typeSet {
+		return c.dropMemberExpiry(key, member, exp)
+	}
 	w := &write{
 		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want), need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
@@ -794,9 +798,6 @@ func (c *Client) rewriteMember(key string, typ keyType, member string, prev, wan
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	if typ == typeSet {
-		w.score = 0
-	}
 	w.retry = func(now item) (*write, error) {
 		cur := bytesAttr(now, attrIX)
 		switch x := memberExp(now); {
@@ -806,6 +807,22 @@ func (c *Client) rewriteMember(key string, typ keyType, member string, prev, wan
 			return c.rewriteMember(key, typ, member, cur, want, x), nil
 		case typ == typeZSet && string(cur) != string(want):
 			return c.setIX(key, typ, member, cur, want), nil
+		}
+		return nil, nil
+	}
+	return w
+}
+
+// dropMemberExpiry is rewriteMember for a set member: its expiry exp
+// goes; gone meanwhile, it is added again.
+func (c *Client) dropMemberExpiry(key, member string, exp int64) *write {
+	w := c.setMemberExpiry(key, typeSet, member, exp, 0)
+	w.retry = func(now item) (*write, error) {
+		switch x := memberExp(now); {
+		case now == nil:
+			return c.putMember(key, typeSet, member, nil), nil
+		case x != 0:
+			return c.dropMemberExpiry(key, member, x), nil
 		}
 		return nil, nil
 	}
