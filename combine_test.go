@@ -153,7 +153,7 @@ func TestCombinerTake(t *testing.T) {
 		g := &group{key: key, typ: typ}
 		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
 		for _, m := range members {
-			w := c.putMember(key, typ, m, randomIX())
+			w := c.putMember(key, typ, m, nil)
 			g.writes = append(g.writes, w)
 			a.actions = append(a.actions, w.action)
 			a.owners, a.writes = append(a.owners, g), append(a.writes, w)

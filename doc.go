@@ -52,12 +52,14 @@
 //	attribute  type  role
 //	pk         B     partition key: 'k' + the Redis key (database n ≥ 1 of
 //	                 WithDB: byte n + the key)
-//	sk         B     sort key: 0x00 for the key's metadata item, 's' + member
-//	                 for a set member, 'z' + member for a sorted-set member
-//	ix         B     sort key of the local secondary index "by_ix" on (pk, ix),
-//	                 projecting mx: 8 random bytes for a set member,
-//	                 the order-preserving score encoding + 0x00 + member for
-//	                 a sorted-set member; absent on metadata items
+//	sk         B     sort key: 0x00 for the key's metadata item, 's' + the
+//	                 first 7 bytes of the member's SHA-256 + member for a
+//	                 set member (no index entry: random picks query the
+//	                 table from a random hash; keys.go), 'z' + member for a
+//	                 sorted-set member
+//	ix         B     sorted-set member only: sort key of the local secondary
+//	                 index "by_ix" on (pk, ix), projecting mx: the
+//	                 order-preserving score encoding + 0x00 + member
 //	t, n             metadata item: type ("set", "zset") and exact cardinality
 //	ks, kh     B     metadata item only: partition and sort key of the global
 //	                 secondary index "by_key" on (ks, kh), projecting t, x, mn,
@@ -67,7 +69,7 @@
 //	                 n ≥ 1, ks is the two bytes n, shard)
 //	x, xt, v         metadata item: expiry, expiry token, version token (WATCH)
 //	m          B     a member over 1015 bytes: the whole member (sk and ix
-//	                 then hold its first 1015 bytes; see keys.go)
+//	                 then hold its first 1015 bytes and a hash; see keys.go)
 //	kk         B     the metadata item of a key over 2047 bytes: the whole
 //	                 key (pk is then 'K' + its first 2015 bytes + SHA-256)
 //	hi, cv     B     a sorted set's count item (sk 0xFF + the lower bound of a

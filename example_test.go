@@ -95,6 +95,8 @@ func ExampleClient_SPop() {
 	// the raffle is empty
 }
 
+// SScan streams a set's members in the order of their hashes (a set has
+// no order); SMembers returns them sorted.
 func ExampleClient_SScan() {
 	ctx := context.Background()
 	rdb := newClient()
@@ -108,8 +110,8 @@ func ExampleClient_SScan() {
 		fmt.Println(member)
 	}
 	// Output:
-	// admin:ann
 	// admin:cyd
+	// admin:ann
 }
 
 // Set algebra: SINTER reads the smallest set and probes the others.
@@ -315,7 +317,7 @@ func ExampleOptions_metrics() {
 		fmt.Println(l)
 	}
 	// Output:
-	// SAdd: TransactWriteItems, 0 RCU, 8 WCU
+	// SAdd: TransactWriteItems, 0 RCU, 6 WCU
 	// SCard: GetItem, 1 RCU, 0 WCU
 }
 

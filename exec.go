@@ -218,7 +218,7 @@ type memKey struct {
 }
 
 type txMember struct {
-	origIX  []byte // nil: absent when read
+	origIX  []byte // nil: absent when read (a set member read has an empty one)
 	ix      []byte // nil: absent now
 	score   float64
 	present bool
@@ -229,9 +229,13 @@ type txMember struct {
 	origMX, mx int64
 }
 
-// readMember is the state of a member whose item reads it (index value ix).
+// readMember is the state of a member whose item reads it (index value ix;
+// a set member has none, and an empty one says it was read present).
 func readMember(typ keyType, it item) *txMember {
 	ix := bytesAttr(it, attrIX)
+	if ix == nil {
+		ix = []byte{}
+	}
 	mx := memberExp(it)
 	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: mx, mx: mx}
 }
@@ -578,7 +582,9 @@ func (k *txKey) gone() {
 	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
 }
 
-// present returns k's members of its current type, sorted by member.
+// present returns k's members of its current type in the order a Query of
+// the table returns them: a sorted set's by member, a set's by sort key
+// (the order of their hashes: "Set members" in keys.go).
 func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey, error) {
 	if k.typ == typeNone {
 		return nil, nil
@@ -591,6 +597,14 @@ func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey,
 		if mk.typ == k.typ && m.present {
 			out = append(out, mk)
 		}
+	}
+	if k.typ == typeSet { // in the order of the table's Query (keys.go)
+		sks := make(map[string]string, len(out))
+		for _, mk := range out {
+			sks[mk.member] = string(memberSK(typeSet, mk.member))
+		}
+		slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(sks[a.member], sks[b.member]) })
+		return out, nil
 	}
 	slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(a.member, b.member) })
 	return out, nil
@@ -651,6 +665,11 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
 				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
 				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
+				if mk.typ == typeSet { // no index value: the member's expiry changed
+					w.action.Put.ConditionExpression = aws.String("attribute_exists(#pk)")
+					w.action.Put.ExpressionAttributeNames = map[string]string{"#pk": attrPK}
+					w.action.Put.ExpressionAttributeValues = nil
+				}
 				if m.mx != 0 {
 					w.action.Put.Item[attrMemExp] = num(m.mx)
 					k.dmn++

@@ -6,6 +6,7 @@ package redimo
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -176,17 +177,19 @@ func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyTy
 }
 
 // memberItems yields the member items of key of type typ whose member starts
-// with prefix, in member order (keys-only projection plus ix), across pages.
+// with prefix, across pages: a sorted set's in member order, a set's in the
+// order of their hashes ("Set members" in keys.go).
 func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
 	if c.tx != nil {
 		return c.tx.scan(ctx, key, typ, prefix)
 	}
 	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
-	if len(prefix) <= inlineMemberLen {
+	if prefix == "" || (typ == typeZSet && len(prefix) <= inlineMemberLen) {
 		return items
 	}
-	// The sort keys hold the first 1015 bytes of a long member: the query
-	// selects the members that start with as much of prefix.
+	// The sort keys hold the first 1015 bytes of a long member, and a set
+	// member's starts with its hash: the query selects every member that
+	// may start with prefix, and the member decides.
 	return func(yield func(item, error) bool) {
 		for it, err := range items {
 			if err == nil {
@@ -202,7 +205,7 @@ func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefi
 }
 
 // memberQuery is the Query of the member items of key of type typ whose
-// member starts with prefix.
+// member may start with prefix (every member, for a set: see skPrefix).
 func memberQuery(key string, typ keyType, prefix string) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
@@ -213,7 +216,9 @@ func memberQuery(key string, typ keyType, prefix string) *dynamodb.QueryInput {
 	}
 }
 
-// members returns every member of key of type typ, in member order.
+// members returns every member of key of type typ, in member (byte) order:
+// a set's are sorted after the read, which returns them in the order of
+// their hashes.
 func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string, error) {
 	var out []string
 	for it, err := range c.memberItems(ctx, key, typ, "") {
@@ -222,6 +227,9 @@ func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string
 		}
 		m, _, _ := memberOf(it)
 		out = append(out, m)
+	}
+	if typ == typeSet {
+		slices.Sort(out)
 	}
 	return out, nil
 }

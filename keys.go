@@ -8,16 +8,27 @@ package redimo
 // it is, never mangled into U+FFFD, and lexicographic ranges
 // (ZRANGEBYLEX) are key-condition ranges.
 //
-//	item        pk            sk              ix (local secondary index sort key)
-//	metadata    'k' + key     0x00            (absent: not in the index)
+//	item        pk            sk                        ix (local secondary index sort key)
+//	metadata    'k' + key     0x00                      (absent: not in the index)
 //
 // Metadata items also carry ks and kh, the keys of the global secondary
 // index that lists keys (keyspace.go): kh is the first 8 bytes of the
 // key's SHA-256, ks its top 4 bits (16 shards, so no one index partition
 // takes every key's writes). Members never have them: the index holds
 // metadata items only.
-//	set member  'k' + key     's' + member    8 random bytes
-//	zset member 'k' + key     'z' + member    score(8 bytes) + 0x00 + member
+//	set member  'k' + key     's' + hash(7) + member    (absent: not in the index)
+//	zset member 'k' + key     'z' + member              score(8 bytes) + 0x00 + member
+//
+// Set members. A set has no order, so a set member needs no index entry:
+// its sort key starts with the first 7 bytes of the member's SHA-256
+// (setHashLen), which spreads the members of a set uniformly over the
+// sort keys of its partition, and random picks (SRANDMEMBER, SPOP:
+// randmember.go) query the table itself from a random point. Writing a
+// set member therefore writes one item and no index entry. The price:
+// a Query returns a set's members in the order of their hashes, not in
+// byte order (SMEMBERS and the set algebra sort what they return), and a
+// pattern's literal prefix cannot select members (SSCAN reads the whole
+// set and filters).
 //
 // The 'k' prefix lets the empty key exist (DynamoDB key values cannot be
 // empty); the 's'/'z' prefixes keep every member, the empty one included,
@@ -34,23 +45,23 @@ package redimo
 // bytes is stored with its first 1015 bytes where a short member has all
 // of it, and whole in the attribute m:
 //
-//	long member 'k' + key     's'|'z' + member[:1015] + hash    as above, with member[:1015]
-//	                          (1024 bytes: hash = 8 bytes of SHA-256(member)); m = member
+//	long zset member  'z' + member[:1015] + hash(8)              (1024 bytes)
+//	long set member   's' + hash(7) + member[:1015] + hash[7]    (1024 bytes)
 //
-// A short member's sk has at most 1016 bytes, a long one's exactly 1024,
-// so they never collide; two long members collide only if they share
-// their first 1015 bytes and 64 bits of SHA-256 (then the second is
-// refused with ErrMemberCollision, never mistaken for the first). Order is
-// kept wherever the first 1015 bytes differ, which covers every pair but
-// long members sharing those bytes (and, in the index, the same score):
-// queryPages puts such a run in member order (longmember.go). The short
-// member equal to the shared prefix sorts before them, as it should.
+// where hash is SHA-256(member), and m = member. A short member's sk has
+// at most 1016 bytes (1023 in a set), a long one's exactly 1024, so they
+// never collide; two long members collide only if they share their first
+// 1015 bytes and 64 bits of SHA-256 (then the second is refused with
+// ErrMemberCollision, never mistaken for the first). In a sorted set,
+// order is kept wherever the first 1015 bytes differ, which covers every
+// pair but long members sharing those bytes (and, in the index, the same
+// score): queryPages puts such a run in member order (longmember.go). The
+// short member equal to the shared prefix sorts before them, as it should.
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -61,7 +72,7 @@ import (
 const (
 	attrPK     = "pk" // partition key: the Redis key
 	attrSK     = "sk" // sort key: a member or the metadata item
-	attrIX     = "ix" // sort key of the local secondary index
+	attrIX     = "ix" // sorted-set member: sort key of the local secondary index
 	attrType   = "t"  // metadata: "set" or "zset"
 	attrCard   = "n"  // metadata: exact number of members
 	attrExp    = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
@@ -104,7 +115,7 @@ const (
 var attributes = []struct{ name, typ, holds string }{
 	{attrPK, "B", "partition key: namespace byte + key (keys.go)"},
 	{attrSK, "B", "sort key: metaSK, or member prefix + member, or a limiter slot"},
-	{attrIX, "B", "member: sort key of the local secondary index by_ix"},
+	{attrIX, "B", "sorted-set member: sort key of the local secondary index by_ix"},
 	{attrType, "S", "metadata: set or zset"},
 	{attrCard, "N", "metadata: exact number of members"},
 	{attrExp, "N", "metadata: key expiry, Unix ms"},
@@ -145,6 +156,12 @@ const (
 	// the 1024-byte limit of the index sort key minus the 8-byte score and
 	// 1 separator byte.
 	inlineMemberLen = 1015
+
+	// setHashLen is how many bytes of a member's SHA-256 start its sort
+	// key in a set, after the prefix (see "Set members" above): 7, so that
+	// a set member of inlineMemberLen bytes has a sort key of 1023 bytes,
+	// shorter than a long member's.
+	setHashLen = 7
 
 	// longSKLen is the length of a long member's sort key.
 	longSKLen = 1 + inlineMemberLen + 8
@@ -193,8 +210,11 @@ func memberPrefix(t keyType) byte {
 	return prefixSet
 }
 
-// memberSK is member's sort key: see "Long members" above.
+// memberSK is member's sort key: see "Set members" and "Long members" above.
 func memberSK(t keyType, member string) []byte {
+	if t == typeSet {
+		return setMemberSK(member)
+	}
 	if len(member) <= inlineMemberLen {
 		return append([]byte{memberPrefix(t)}, member...)
 	}
@@ -202,6 +222,29 @@ func memberSK(t keyType, member string) []byte {
 	sk = append(append(sk, memberPrefix(t)), member[:inlineMemberLen]...)
 	h := sha256.Sum256([]byte(member))
 	return append(sk, h[:8]...)
+}
+
+// setMemberSK is the sort key of a set member: 's', the first setHashLen
+// bytes of its SHA-256, then the member (its first inlineMemberLen bytes
+// and the hash's next byte for a long one).
+func setMemberSK(member string) []byte {
+	h := sha256.Sum256([]byte(member))
+	n := min(len(member), inlineMemberLen)
+	sk := make([]byte, 0, 1+setHashLen+n+1)
+	sk = append(append(append(sk, prefixSet), h[:setHashLen]...), member[:n]...)
+	if len(member) > inlineMemberLen {
+		sk = append(sk, h[setHashLen])
+	}
+	return sk
+}
+
+// setSKAt is the sort key of the position pos (the first setHashLen
+// bytes of a member's hash, as an integer) in a set: every member whose
+// hash starts at pos or after sorts at or after it.
+func setSKAt(pos uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], pos)
+	return append([]byte{prefixSet}, b[8-setHashLen:]...)
 }
 
 // isLongSK reports whether sk is a long member's sort key.
@@ -249,6 +292,9 @@ func memberOf(it item) (member string, t keyType, ok bool) {
 			panic("redimo: long member item read without its attribute m")
 		}
 		return string(m.Value), t, true
+	}
+	if t == typeSet {
+		return string(sk[min(len(sk), 1+setHashLen):]), t, true
 	}
 	return string(sk[1:]), t, true
 }
@@ -302,12 +348,6 @@ func decodeMeta(it item) meta {
 		return meta{typ: typeNone}
 	}
 	return m
-}
-
-// randomIX is a set member's index value: random, so that a query from a
-// random point of the index picks random members.
-func randomIX() []byte {
-	return binary.BigEndian.AppendUint64(nil, rand.Uint64())
 }
 
 // encodeScore maps a float64 to 8 bytes whose unsigned order is the float's

@@ -2,7 +2,10 @@ package redimo
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -100,4 +103,37 @@ func TestGlobMatch(t *testing.T) {
 	}
 	require.Equal(t, "user:", globPrefix("user:*"))
 	require.Equal(t, "a*b", globPrefix(`a\*b?`))
+}
+
+// TestSetMemberSK: a set member's sort key is 's' + 7 bytes of its
+// SHA-256 + the member (keys.go): at most 1023 bytes when short, exactly
+// 1024 when long, and inside the Query bounds of the bucket its position
+// falls in (readBucket), whatever the number of buckets.
+func TestSetMemberSK(t *testing.T) {
+	for _, n := range []int{0, 1, 1014, inlineMemberLen, inlineMemberLen + 1, 5000} {
+		m := strings.Repeat("\xff", n)
+		sk := memberSK(typeSet, m)
+		h := sha256.Sum256([]byte(m))
+		require.Equal(t, append([]byte{prefixSet}, h[:setHashLen]...), sk[:1+setHashLen], "%d bytes: the hash first", n)
+		if n <= inlineMemberLen {
+			require.Len(t, sk, 1+setHashLen+n)
+			require.False(t, isLongSK(sk), "%d bytes: short", n)
+		} else {
+			require.Len(t, sk, longSKLen)
+			require.True(t, isLongSK(sk), "%d bytes: long", n)
+			require.Equal(t, h[setHashLen], sk[longSKLen-1], "a long member's sort key ends with the hash's 8th byte")
+		}
+		pos := binary.BigEndian.Uint64(append(make([]byte, 8-setHashLen), h[:setHashLen]...))
+		for _, b := range []int{1, 10, 30, 8 * setHashLen} {
+			j := pos >> (8*setHashLen - b)
+			lo := j << (8*setHashLen - b)
+			hi := lo | (1<<(8*setHashLen-b) - 1)
+			end := append(setSKAt(hi), bytes.Repeat([]byte{0xFF}, longSKLen-1-setHashLen)...)
+			require.True(t, bytes.Compare(setSKAt(lo), sk) <= 0 && bytes.Compare(sk, end) <= 0, "%d bytes, %d bucket bits: in its bucket", n, b)
+			if j > 0 {
+				require.Negative(t, bytes.Compare(append(setSKAt(lo-1), bytes.Repeat([]byte{0xFF}, longSKLen-1-setHashLen)...), sk), "after the previous bucket")
+			}
+		}
+	}
+	require.Equal(t, 8*setHashLen, bucketBits(math.MaxInt64), "no more buckets than positions")
 }

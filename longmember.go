@@ -32,15 +32,22 @@ import (
 var ErrMemberCollision = errors.New("redimo: member collides with another member's sort key")
 
 // skPrefix is the sort-key prefix shared by every member of type t that
-// starts with prefix.
+// starts with prefix. A set's members share none but the type's (their
+// sort keys start with a hash: "Set members" in keys.go), so for a set it
+// is the prefix of every member, whatever prefix.
 func skPrefix(t keyType, prefix string) []byte {
+	if t == typeSet {
+		return []byte{prefixSet}
+	}
 	return append([]byte{memberPrefix(t)}, prefix[:min(len(prefix), inlineMemberLen)]...)
 }
 
 // runKey is what a run of long members shares in the order the query in
 // reads, or nil when it is not in such a run: for the local index the
 // whole index value when it is as long as an index value gets, for the
-// table the sort key's first 1+inlineMemberLen bytes of a long member.
+// table the sort key's first 1+inlineMemberLen bytes of a long member of
+// a sorted set. A set's members have no order to restore (they come in
+// the order of their hashes): never in a run.
 func runKey(in *dynamodb.QueryInput, it item) []byte {
 	if in.IndexName != nil {
 		if ix := bytesAttr(it, attrIX); len(ix) == 9+inlineMemberLen {
@@ -48,7 +55,7 @@ func runKey(in *dynamodb.QueryInput, it item) []byte {
 		}
 		return nil
 	}
-	if sk := bytesAttr(it, attrSK); isLongSK(sk) {
+	if sk := bytesAttr(it, attrSK); isLongSK(sk) && sk[0] != prefixSet {
 		return sk[:1+inlineMemberLen]
 	}
 	return nil

@@ -213,7 +213,7 @@ func benchManyKeys(b *testing.B, db *dynamodb.Client, m *ddbmodel.Model, slow fl
 			func() {
 				before := flr.res.added
 				run(flr, keysOf("floor"), func(key, member string) (int64, error) {
-					w := floor.putMember(key, typeSet, member, randomIX())
+					w := floor.putMember(key, typeSet, member, nil)
 					g := &group{key: key, typ: typeSet, writes: []*write{w}}
 					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.action, floor.metaAction(g)}); err != nil {
 						return 0, err

@@ -732,8 +732,12 @@ func setMemberExp(it item, at int64) { it[attrMemExp] = num(at) }
 
 // rewriteMember makes an existing member with the index value prev and
 // the expiry exp hold want and no expiry (a *STORE's new value), counting
-// 1; what it finds instead decides the retry.
+// 1; what it finds instead decides the retry. A set member has no index
+// value (prev and want are nil): only its expiry goes.
 func (c *Client) rewriteMember(key string, typ keyType, member string, prev, want []byte, exp int64) *write {
+	if typ == typeSet {
+		return c.dropMemberExpiry(key, member, exp)
+	}
 	w := &write{
 		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want), need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
@@ -745,9 +749,6 @@ func (c *Client) rewriteMember(key string, typ keyType, member string, prev, wan
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	if typ == typeSet {
-		w.score = 0
-	}
 	w.retry = func(now item) (*write, error) {
 		cur := bytesAttr(now, attrIX)
 		switch x := memberExp(now); {
@@ -757,6 +758,22 @@ func (c *Client) rewriteMember(key string, typ keyType, member string, prev, wan
 			return c.rewriteMember(key, typ, member, cur, want, x), nil
 		case typ == typeZSet && string(cur) != string(want):
 			return c.setIX(key, typ, member, cur, want), nil
+		}
+		return nil, nil
+	}
+	return w
+}
+
+// dropMemberExpiry is rewriteMember for a set member: its expiry exp
+// goes; gone meanwhile, it is added again.
+func (c *Client) dropMemberExpiry(key, member string, exp int64) *write {
+	w := c.setMemberExpiry(key, typeSet, member, exp, 0)
+	w.retry = func(now item) (*write, error) {
+		switch x := memberExp(now); {
+		case now == nil:
+			return c.putMember(key, typeSet, member, nil), nil
+		case x != 0:
+			return c.dropMemberExpiry(key, member, x), nil
 		}
 		return nil, nil
 	}

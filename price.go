@@ -162,15 +162,16 @@ func indexShapes(in *dynamodb.CreateTableInput) []indexShape {
 
 // itemIndexes reports, for a write whose request does not show it,
 // whether an item with primary key key has an entry in index s: a
-// metadata item (sort key metaSK) in the index of ks and kh, a member
-// item in the index of ix. (A member's mx shows in its writes'
-// conditions: member expiry guards them, memberttl.go.)
+// metadata item (sort key metaSK) in the index of ks and kh, a
+// sorted-set member item in the index of ix (a set member has no ix:
+// keys.go). (A member's mx shows in its writes' conditions: member
+// expiry guards them, memberttl.go.)
 func itemIndexes(key item, s indexShape) bool {
 	sk := bytesAttr(key, attrSK)
 	if len(sk) == 1 && sk[0] == metaSK[0] {
 		return slices.Contains(s.keys, attrKS)
 	}
-	if len(sk) > 0 && (sk[0] == 's' || sk[0] == 'z') {
+	if len(sk) > 0 && sk[0] == memberPrefix(typeZSet) {
 		return slices.Contains(s.keys, attrIX)
 	}
 	return false

@@ -2,21 +2,24 @@ package redimo
 
 // Uniform random members of a set (SRANDMEMBER, SPOP).
 //
-// Every set member carries 8 uniformly random bytes in the index (ix,
-// keys.go). The index is cut into B = 2^b equal buckets of ix values, b
-// chosen from the cardinality N so that a bucket holds λ = N/B members on
-// average, 8 ≤ λ < 16. A trial picks a bucket uniformly, reads it (one
-// Query, at most bucketCap+1 entries) and draws u uniformly in
-// [0, bucketCap): when u is less than the m members the bucket holds, the
-// trial returns the u-th of them, otherwise it returns nothing. Every
-// member is returned by a trial with probability exactly 1/(B·bucketCap),
-// whatever the gaps between the random values: the draw is exactly
-// uniform as long as no bucket holds more than bucketCap members. The
-// random values make that overwhelmingly likely (with λ < 16, a bucket
+// A set member's sort key starts with the first 7 bytes of its SHA-256
+// ("Set members" in keys.go), a 56-bit position spread uniformly over the
+// set's part of the table. The positions are cut into B = 2^b equal
+// buckets, b chosen from the cardinality N so that a bucket holds λ = N/B
+// members on average, 8 ≤ λ < 16. A trial picks a bucket uniformly, reads
+// it (one Query of the table, at most bucketCap+1 items) and draws u
+// uniformly in [0, bucketCap): when u is less than the m members the
+// bucket holds, the trial returns the u-th of them, otherwise it returns
+// nothing. Every member is returned by a trial with probability exactly
+// 1/(B·bucketCap), whatever the gaps between the positions: the draw is
+// exactly uniform as long as no bucket holds more than bucketCap members.
+// The hashes make that overwhelmingly likely (with λ < 16, a bucket
 // exceeds 48 members with probability below 3·10⁻¹¹, so a
 // 1,000,000-member set has such a bucket with probability below 10⁻⁶);
 // and a trial that meets one sees it (the Query returns bucketCap+1
-// entries), and the draw falls back to reading the whole set.
+// items), and the draw falls back to reading the whole set. Members
+// chosen to share a bucket (it takes about 2^b tries per member to find
+// them) make the draws read the whole set, still uniform.
 //
 // A trial succeeds with probability λ/bucketCap (1/6 to 1/3), so a draw
 // takes 3 to 6 trials on average. Trials of one call run in parallel
@@ -27,8 +30,8 @@ package redimo
 // reading the whole set is cheaper and just as uniform: redimo does that.
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -45,7 +48,7 @@ const (
 	// bucketMinMean is the least average occupancy of a bucket: buckets
 	// hold between bucketMinMean and 2·bucketMinMean members on average.
 	bucketMinMean = 8
-	// entriesPerUnit is about how many index entries of a set one read
+	// entriesPerUnit is about how many member items of a set one read
 	// unit reads (4 KB): it decides when reading the whole set is cheaper.
 	entriesPerUnit = 80
 	// maxRandRounds bounds the rounds of trials of one call before it
@@ -55,11 +58,12 @@ const (
 
 // bucketBits is b, for a set of n members: 2^b buckets of 8 to 16 members
 // on average; 0 for a set of fewer than 16 members (one bucket: the set).
+// At most 8·setHashLen: a bucket is at least one position.
 func bucketBits(n int64) int {
 	if n < 2*bucketMinMean {
 		return 0
 	}
-	return min(bits.Len64(uint64(n/bucketMinMean))-1, 63)
+	return min(bits.Len64(uint64(n/bucketMinMean))-1, 8*setHashLen)
 }
 
 // randomMembers draws n members of the set at key uniformly: distinct ones
@@ -171,16 +175,20 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 	return nil, false, nil
 }
 
-// readBucket reads the members of bucket j of 2^b (at most bucketCap+1).
+// readBucket reads the members of bucket j of 2^b (at most bucketCap+1):
+// the set members whose position (keys.go) is in [j, j+1)·2^(56-b).
 func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([]string, error) {
-	lo := j << (64 - b)
-	hi := lo | (^uint64(0) >> b)
+	const posBits = 8 * setHashLen
+	lo := j << (posBits - b)
+	hi := lo | (1<<(posBits-b) - 1)
+	// The last sort key at position hi: every member's sort key is at most
+	// as long (longSKLen), so 0xFF bytes to that length end the bucket.
+	end := append(setSKAt(hi), bytes.Repeat([]byte{0xFF}, longSKLen-1-setHashLen)...)
 	in := &dynamodb.QueryInput{
-		IndexName:                aws.String(c.opts.IndexName),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
 		ExpressionAttributeValues: item{":pk": bin(pkValue(key)),
-			":lo": bin(binary.BigEndian.AppendUint64(nil, lo)), ":hi": bin(binary.BigEndian.AppendUint64(nil, hi))},
+			":lo": bin(setSKAt(lo)), ":hi": bin(end)},
 	}
 	return c.queryMembers(ctx, in, typeSet, bucketCap+1, 0)
 }

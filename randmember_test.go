@@ -82,8 +82,9 @@ func TestSRandMemberUniform(t *testing.T) {
 	t.Logf("bucket sampler: chi2 = %.0f on %d degrees of freedom, p = %.3g (%d buckets read)", chi2, n-1, pv, len(cache))
 	require.Greater(t, pv, 0.001, "SRANDMEMBER is uniform")
 
-	// The window method: the 33 members that follow a random point of the
-	// index (wrapping around), one of them picked uniformly.
+	// The window method: the 33 members that follow a random position
+	// (keys.go: the sort keys of set members start with their hash),
+	// wrapping around, one of them picked uniformly.
 	type entry struct {
 		ix     []byte
 		member int
@@ -92,7 +93,7 @@ func TestSRandMemberUniform(t *testing.T) {
 	for it, err := range c.memberItems(ctx, k, typeSet, "") {
 		require.NoError(t, err)
 		m, _, _ := memberOf(it)
-		entries = append(entries, entry{bytesAttr(it, attrIX), index[m]})
+		entries = append(entries, entry{bytesAttr(it, attrSK), index[m]})
 	}
 	require.Len(t, entries, n)
 	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].ix, entries[j].ix) < 0 })
@@ -100,7 +101,7 @@ func TestSRandMemberUniform(t *testing.T) {
 	oldWay := func() []int {
 		counts := make([]int, n)
 		for range draws {
-			from := randomIX()
+			from := setSKAt(rand.Uint64() >> (64 - 8*setHashLen))
 			i, _ := slices.BinarySearchFunc(entries, from, func(e entry, ix []byte) int { return bytes.Compare(e.ix, ix) })
 			counts[entries[(i+rand.IntN(window))%n].member]++
 		}

@@ -198,7 +198,7 @@ func (c *Client) addExWrite(key, member string, op addEx) *write {
 
 // addExPut creates member with the expiry op.at, counting 1.
 func (c *Client) addExPut(key, member string, op addEx) *write {
-	w := c.putMember(key, typeSet, member, randomIX())
+	w := c.putMember(key, typeSet, member, nil)
 	if op.at != 0 {
 		setMemberExp(w.action.Put.Item, op.at)
 		w.ttl = 1

@@ -104,7 +104,9 @@ func itemOf(key string, typ keyType, member string, m *txMember) item {
 		return nil
 	}
 	it := itemKey(key, memberSK(typ, member))
-	it[attrIX] = bin(m.ix)
+	if typ == typeZSet {
+		it[attrIX] = bin(m.ix)
+	}
 	if len(member) > inlineMemberLen {
 		it[attrMem] = bin([]byte(member))
 	}
@@ -214,7 +216,8 @@ func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members [
 }
 
 // scan yields the items of key's members of type typ that start with
-// prefix, in member order, after checking key's type.
+// prefix, in the order of Client.memberItems (present), after checking
+// key's type.
 func (p *Pipeline) scan(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
 	return func(yield func(item, error) bool) {
 		k, err := p.typed(ctx, key, typ)

@@ -23,7 +23,8 @@ import (
 //
 // Cost: ⌈n/99⌉ TransactWriteItems for n distinct members, 2 write units per
 // new member (transactional writes cost double) plus 2 for the metadata
-// item, and the index entry of each new member. Members that already exist
+// item: 4 for one new member of an existing set. A set member has no
+// index entry ("Set members" in keys.go). Members that already exist
 // cost one more TransactWriteItems for the chunk that holds them.
 //
 // [SADD]: https://redis.io/docs/latest/commands/sadd/
@@ -34,7 +35,7 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 	members = dedupe(members)
 	writes := make([]*write, len(members))
 	for i, m := range members {
-		writes[i] = c.putMember(key, typeSet, m, randomIX())
+		writes[i] = c.putMember(key, typeSet, m, nil)
 	}
 	applied, err := c.transactChunks(ctx, key, typeSet, writes)
 	return counted(applied), wrap("SADD", err)
@@ -184,7 +185,8 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 }
 
 // SMembers returns all members of the set at key, in byte order (Redis's
-// order is unspecified), as Redis's SMEMBERS. Use SScan to stream a big set.
+// order is unspecified: redimo sorts what it read), as Redis's SMEMBERS.
+// Use SScan to stream a big set.
 //
 // Cost: one Query per 1 MB of members, 1 read unit per 4 KB read (0.5
 // eventually consistent), the metadata item included.
@@ -198,20 +200,24 @@ func (c *Client) SMembers(ctx context.Context, key string) ([]string, error) {
 		}
 		out = append(out, m)
 	}
+	slices.Sort(out)
 	return out, nil
 }
 
 // SScan returns an iterator over the members of the set at key that match
-// the glob-style pattern match ("" or "*" for all), in byte order, as
-// Redis's SSCAN iterated to the end. It reads page by page as the caller
-// iterates; a member added or removed meanwhile may or may not appear, as
-// with SSCAN, but no member present throughout is missed or repeated.
+// the glob-style pattern match ("" or "*" for all), as Redis's SSCAN
+// iterated to the end, in no order Redis promises (redimo's: the order of
+// a hash of the member, the same for every set; "Set members" in
+// keys.go). It reads page by page as the caller iterates; a member added
+// or removed meanwhile may or may not appear, as with SSCAN, but no member
+// present throughout is missed or repeated.
 //
-// A pattern with a literal prefix ("user:*") reads only the members with
-// that prefix; other filtering is done in the client after the read.
+// The members are filtered in the client after the read: every pattern,
+// a literal prefix ("user:*") included, reads the whole set (unlike
+// ZSCAN's, a set's sort keys do not keep its members in byte order).
 //
-// Cost: one Query per 1 MB of members read, 1 read unit per 4 KB; a
-// pattern with a literal prefix also reads the metadata item (1 GetItem).
+// Cost: one Query per 1 MB of members read, 1 read unit per 4 KB, the
+// metadata item included.
 //
 // [SSCAN]: https://redis.io/docs/latest/commands/sscan/
 func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string, error] {
@@ -220,7 +226,6 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			yield("", err)
 			return
 		}
-		prefix := globPrefix(match)
 		in := &dynamodb.QueryInput{
 			// The metadata item (sk 0x00) sorts before every set member
 			// ('s'...) and is read in the same query, for the type check.
@@ -230,23 +235,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 				":pk": bin(pkValue(key)), ":end": bin([]byte{memberPrefix(typeSet) + 1}),
 			},
 		}
-		if prefix != "" {
-			if m, err := c.typedMeta(ctx, key, typeSet); err != nil || m.typ == typeNone {
-				if err != nil {
-					yield("", wrap("SSCAN", err))
-				}
-				return
-			}
-			if len(prefix) > MaxMemberLen {
-				return // no member is that long
-			}
-			// A long prefix selects by its first 1015 bytes; match filters.
-			in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :p)")
-			in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":p": bin(skPrefix(typeSet, prefix))}
-		}
 		items := c.query(ctx, in, 0)
 		if c.tx != nil {
-			items = c.tx.scan(ctx, key, typeSet, prefix)
+			items = c.tx.scan(ctx, key, typeSet, "")
 		}
 		for it, err := range items {
 			if err != nil {
@@ -277,9 +268,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 // SRANDMEMBER without count.
 //
 // Cost: SRandMemberN's with count 1: a GetItem of the metadata item, then
-// on average 3 to 6 Queries of the index (in parallel) reading at most 49
-// keys each (1 read unit each); a set of fewer than 49 members is read
-// whole (one Query).
+// on average 3 to 6 Queries (in parallel) reading at most 49 members each
+// (1 read unit each); a set of fewer than 49 members is read whole (one
+// Query).
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {
@@ -301,16 +292,16 @@ const MaxRandCount = 1 << 24
 // members; for count < 0, |count| members that may repeat (|count| at most
 // MaxRandCount); for 0, none.
 //
-// Every member is equally likely (randmember.go): each set member
-// carries a random value in the table's index, cut into buckets of 8 to 16
-// members on average; a trial reads one random bucket and keeps one of its
-// members with probability (members in the bucket)/48, so each member has
-// exactly the same chance, whatever the gaps between the random values. A
-// draw takes 3 to 6 trials on average; the trials of one call run in
-// parallel and read each bucket once. Exactly uniform as long as no bucket
-// holds more than 48 members, which the random values make unlikely (below
-// 10⁻⁶ for a set of 1,000,000 members) and which a trial detects: the call
-// then reads the whole set.
+// Every member is equally likely (randmember.go): a set member's sort key
+// starts with a hash of the member, and the hashes are cut into buckets of
+// 8 to 16 members on average; a trial reads one random bucket and keeps
+// one of its members with probability (members in the bucket)/48, so each
+// member has exactly the same chance, whatever the gaps between the
+// hashes. A draw takes 3 to 6 trials on average; the trials of one call
+// run in parallel and read each bucket once. Exactly uniform as long as no
+// bucket holds more than 48 members, which the hashes make unlikely (below
+// 10⁻⁶ for a set of 1,000,000 members, unless its members were crafted
+// to collide) and which a trial detects: the call then reads the whole set.
 //
 // Cost: a GetItem of the metadata item, then on average 3 to 6 Queries per
 // member drawn, at most 49 keys (1 read unit) each, in parallel rounds of
@@ -430,7 +421,7 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 		rem.required = true
 		return []*group{
 			{key: source, typ: typeSet, writes: []*write{rem}},
-			{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, randomIX())}},
+			{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, nil)}},
 		}
 	})
 	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination || c.tx != nil && errors.Is(err, ErrWrongType) {
@@ -460,6 +451,7 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 func (c *Client) SInter(ctx context.Context, keys ...string) ([]string, error) {
 	var out []string
 	err := c.inter(ctx, "SINTER", keys, 0, func(m string) { out = append(out, m) })
+	slices.Sort(out) // in byte order, as the other set replies
 	return out, err
 }
 
@@ -844,7 +836,7 @@ func (c *Client) setStore(ctx context.Context, cmd, destination string, keys []s
 	if err != nil {
 		return 0, wrap(cmd, err)
 	}
-	return int64(len(result)), wrap(cmd, c.overwrite(ctx, destination, typeSet, result, func(m string) []byte { return randomIX() }))
+	return int64(len(result)), wrap(cmd, c.overwrite(ctx, destination, typeSet, result, func(string) []byte { return nil }))
 }
 
 // overwrite makes the key hold exactly members (of type typ, with index

@@ -1,6 +1,7 @@
 package redimo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -403,13 +404,18 @@ func TestSScan(t *testing.T) {
 	k := p + "scan"
 	_, err := c.SAdd(ctx, k, "user:1", "user:2", "user:10", "admin:1", "u*", "[x]")
 	require.NoError(t, err)
+	// In the order of the members' sort keys (their hashes: keys.go);
+	// compared sorted below.
 	collect := func(match string) []string {
 		var out []string
 		for m, err := range c.SScan(ctx, k, match) {
 			require.NoError(t, err)
 			out = append(out, m)
 		}
-		return out
+		require.True(t, slices.IsSortedFunc(out, func(a, b string) int {
+			return bytes.Compare(memberSK(typeSet, a), memberSK(typeSet, b))
+		}), "in sort-key order: %q", out)
+		return sorted(out)
 	}
 	require.Equal(t, []string{"user:1", "user:10", "user:2"}, collect("user:*"))
 	require.Equal(t, []string{"user:1", "user:2"}, collect("user:?"))
@@ -713,4 +719,58 @@ func TestSetCardModel(t *testing.T) {
 			require.Equal(t, n, got, what)
 		}
 	}
+}
+
+// TestSetWritesNoIndexEntry: no write of set members adds, changes or
+// removes a by_ix entry (keys.go, "Set members"), counted from the items
+// each write changed (indexAudit, setcost_bench_test.go), and no set
+// member item holds ix.
+func TestSetWritesNoIndexEntry(t *testing.T) {
+	needDB(t)
+	audit := newIndexAudit(testDB)
+	audit.tableIndexAttrs = []string{attrIX}
+	c := NewClient(audit, func(o *Options) { o.TableName = testTable })
+	ctx, p := context.Background(), "TestSetWritesNoIndexEntry:"+randomHex(3)+":"
+	a, b, d := p+"a", p+"b", p+"d"
+	long := strings.Repeat("L", inlineMemberLen+10)
+	steps := []func() error{
+		func() error { _, err := c.SAdd(ctx, a, "x", "y", "z", long); return err },
+		func() error { _, err := c.SAdd(ctx, b, "y", "w"); return err },
+		func() error { _, err := c.SMove(ctx, a, b, "x"); return err },
+		func() error { _, err := c.SInterStore(ctx, d, a, b); return err },
+		func() error { _, err := c.SUnionStore(ctx, d, a, b); return err },
+		func() error { _, err := c.Copy(ctx, a, p+"copy", false); return err },
+		func() error { return c.Rename(ctx, p+"copy", p+"renamed") },
+		func() error {
+			return c.TxPipelined(ctx, func(tx Pipeliner) error {
+				_, err := tx.SAdd(ctx, a, "tx")
+				if err == nil {
+					_, err = tx.SRem(ctx, b, "w")
+				}
+				return err
+			})
+		},
+		func() error { _, err := c.SPopN(ctx, a, 2); return err },
+		func() error { _, err := c.SRem(ctx, b, "x", "y"); return err },
+		func() error { _, err := c.Del(ctx, d); return err },
+	}
+	for i, step := range steps {
+		require.NoError(t, step(), "step %d", i)
+		wcu, lsi, _, actions := audit.take()
+		require.Positive(t, actions, "step %d wrote", i)
+		require.Zero(t, lsi, "step %d: no index entry (%v WCU)", i, wcu)
+	}
+	items := rawItemsOf(t, p)
+	require.NotEmpty(t, items)
+	for _, it := range items {
+		if _, typ, ok := memberOf(it); ok {
+			require.Equal(t, typeSet, typ)
+			require.NotContains(t, it, attrIX, "set member %x", bytesAttr(it, attrSK))
+		}
+	}
+	// The same audit sees a sorted set's index entry: the test can fail.
+	_, err := c.ZAdd(ctx, p+"z", Z{Score: 1, Member: "m"})
+	require.NoError(t, err)
+	_, lsi, _, _ := audit.take()
+	require.Equal(t, 1, lsi, "a sorted-set member's by_ix entry")
 }

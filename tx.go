@@ -748,10 +748,16 @@ func counted(ws []*write) int64 {
 }
 
 // putMember is a write that creates member, counting +1, and does nothing
-// when it exists (the condition fails and the write is dropped).
+// when it exists (the condition fails and the write is dropped). ix is a
+// sorted-set member's index value; a set member has none (nil), so its
+// item writes no index entry ("Set members" in keys.go).
 func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *write {
 	it := itemKey(key, memberSK(typ, member))
-	it[attrIX] = bin(ix)
+	if typ == typeZSet {
+		it[attrIX] = bin(ix)
+	} else {
+		ix = nil
+	}
 	if len(member) > inlineMemberLen {
 		it[attrMem] = bin([]byte(member))
 	}

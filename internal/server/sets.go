@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/redimo-go/redimo"
@@ -26,7 +27,12 @@ func setCommands() []*Command {
 		set("smembers", 2, "readonly", 1, 1, "1.0.0", "Returns all members of a set.", onKey(redimo.Pipeliner.SMembers, resp.SetOf)),
 		set("sscan", -3, "readonly", 1, 1, "2.8.0", "Iterates over members of a set (redimo: cursor 0 returns every match at once, with cursor 0).", func(c *call) resp.Value {
 			return memberScan(c, "set", func(match string) ([]string, error) {
-				return gather(c.db.SScan(c.ctx, c.args[1], match), func(m string) []string { return []string{m} })
+				// Every match at once: sorted, so that the reply is in byte
+				// order as the other set replies (the library's SScan
+				// streams in the order of the members' hashes).
+				ms, err := gather(c.db.SScan(c.ctx, c.args[1], match), func(m string) []string { return []string{m} })
+				slices.Sort(ms)
+				return ms, err
 			})
 		}),
 		set("srandmember", -2, "readonly", 1, 1, "1.0.0", "Get one or multiple random members from a set", srandmember),
