@@ -327,12 +327,12 @@ func ExampleTally() {
 	ctx := context.Background()
 	var t redimo.Tally
 	rdb := newClient(func(o *redimo.Options) { o.Metrics = t.Add })
-	must(rdb.SAdd(ctx, "cost:visitors", "u1", "u2")) // 2 member items and their by_ix entries, the metadata item: 2 WCU each
+	must(rdb.SAdd(ctx, "cost:visitors", "u1", "u2")) // 2 member items and the metadata item: 2 WCU each
 	must(rdb.SCard(ctx, "cost:visitors"))            // the metadata item, strongly consistent
 	c := t.Take()
 	fmt.Printf("%d requests, %g RCU, %g WCU: $%.3f per million times\n", c.Requests, c.ReadUnits, c.WriteUnits, c.Dollars(redimo.OnDemandPrices)*1e6)
 	// Output:
-	// 2 requests, 1 RCU, 10 WCU: $6.375 per million times
+	// 2 requests, 1 RCU, 6 WCU: $3.875 per million times
 }
 
 // Sorted-set examples: a game's leaderboard.

@@ -211,13 +211,13 @@ func TestPricedUnits(t *testing.T) {
 	must := func(_ any, err error) { t.Helper(); require.NoError(t, err) }
 
 	must(c.SAdd(ctx, k+"s", numbered("m%d", 10)...))
-	one("SADD of 10 to a new key: 10 member items and their by_ix entries, the metadata item (its by_key entry, made once per key, is not seen)", 42, 0)
+	one("SADD of 10 to a new key: 10 member items (no index entry: keys.go), the metadata item (its by_key entry, made once per key, is not seen)", 22, 0)
 	must(c.SAdd(ctx, k+"s", "n"))
-	one("SADD of 1 to a set: member item, by_ix entry, metadata item", 6, 0)
+	one("SADD of 1 to a set: member item, metadata item", 4, 0)
 	must(c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)))
-	one("SADD of a 1,000-byte member: its item and its by_ix entry are over 1 KB", 10, 0)
+	one("SADD of a 1,000-byte member: its item is over 1 KB", 6, 0)
 	must(c.SRem(ctx, k+"s", "n"))
-	one("SREM: member item, its by_ix entry deleted, metadata item", 6, 0)
+	one("SREM: member item, metadata item", 4, 0)
 	must(c.SAdd(ctx, k+"s", "m1"))
 	reqs := log.take()
 	require.Len(t, reqs, 1)
@@ -241,7 +241,7 @@ func TestPricedUnits(t *testing.T) {
 		must(c.SExpire(ctx, k+"s", time.Hour, ExpireAlways, "m1"))
 		reqs := log.take()
 		last := reqs[len(reqs)-1]
-		require.Equal(t, 10.0, last.PricedWriteUnits, "SEXPIRE of a member: its item, by_exp entry put, by_ix entry updated (mx projected), metadata item and its by_key entry (mn projected)")
+		require.Equal(t, 8.0, last.PricedWriteUnits, "SEXPIRE of a member: its item, by_exp entry put, metadata item and its by_key entry (mn projected)")
 	}
 }
 

@@ -45,7 +45,7 @@ func TestWalkthrough(t *testing.T) {
 		require.Contains(t, text, "reply: \"allowed=false remaining=0")
 		// 1000 new members: 1000 member items and their by_ix entries and 11
 		// metadata items, 2 WCU each (price.go).
-		require.Regexp(t, `> SADD big member-0000 \.\.\. member-0999\n.*\n    reply: 1000 +cost: 11 requests, 0 RCU, 4022 WCU \(Local reported \d+\)\n`, text)
+		require.Regexp(t, `> SADD big member-0000 \.\.\. member-0999\n.*\n    reply: 1000 +cost: 11 requests, 0 RCU, 2022 WCU \(Local reported \d+\)\n`, text)
 		require.Regexp(t, `> SCARD big\n.*\n    reply: 1000 +cost: 1 request, 1 RCU, 0 WCU\n`, text)
 		require.Regexp(t, `\nNext: [^\n]+\n(.+\n)+DynamoDB Local"\)\.\n$`, text)
 		if run == 0 {
