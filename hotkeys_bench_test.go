@@ -37,13 +37,18 @@ import (
 
 // hotDuration is how long each scenario runs: REDIMO_HOT_DURATION, else 3s.
 func hotDuration(b *testing.B) time.Duration {
-	v := os.Getenv("REDIMO_HOT_DURATION")
+	return envDuration(b, "REDIMO_HOT_DURATION", 3*time.Second)
+}
+
+// envDuration is the duration the environment variable name gives, else def.
+func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
 	if v == "" {
-		return 3 * time.Second
+		return def
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		b.Fatalf("REDIMO_HOT_DURATION=%q: %v", v, err)
+		b.Fatalf("%s=%q: %v", name, v, err)
 	}
 	return d
 }

@@ -24,7 +24,6 @@ package redimo
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -42,15 +41,7 @@ const queueRate = 25
 // queueDuration is how long the producer produces: REDIMO_QUEUE_DURATION,
 // else 4s.
 func queueDuration(b *testing.B) time.Duration {
-	v := os.Getenv("REDIMO_QUEUE_DURATION")
-	if v == "" {
-		return 4 * time.Second
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		b.Fatalf("REDIMO_QUEUE_DURATION=%q: %v", v, err)
-	}
-	return d
+	return envDuration(b, "REDIMO_QUEUE_DURATION", 4*time.Second)
 }
 
 func BenchmarkJobQueueLocal(b *testing.B) {

@@ -68,7 +68,7 @@ func (a *indexAudit) read(ctx context.Context, table *string, key item) item {
 // charge adds what changing before into after cost, as one action of a
 // transaction (tx) or a single write.
 func (a *indexAudit) charge(before, after item, tx bool) {
-	size := max(auditSize(before), auditSize(after))
+	size := max(itemSize(before), itemSize(after))
 	units := math.Ceil(float64(max(size, 1)) / 1024)
 	lsi := 0
 	for _, attr := range a.tableIndexAttrs {
@@ -138,26 +138,6 @@ func avEqual(x, y types.AttributeValue) bool {
 		return ok && xv.Value == yv.Value
 	}
 	return false
-}
-
-// auditSize is an item's size as DynamoDB bills it, close enough: each
-// attribute's name and value bytes.
-func auditSize(it item) int {
-	n := 0
-	for k, v := range it {
-		n += len(k)
-		switch v := v.(type) {
-		case *types.AttributeValueMemberB:
-			n += len(v.Value)
-		case *types.AttributeValueMemberS:
-			n += len(v.Value)
-		case *types.AttributeValueMemberN:
-			n += len(v.Value)/2 + 1
-		default:
-			n += 8
-		}
-	}
-	return n
 }
 
 func (a *indexAudit) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
