@@ -105,6 +105,12 @@ type Options struct {
 	// GetItem in parallel, and a found SIsMember/ZScore member one read
 	// unit instead of two. Default false: Redis's key expiry works.
 	DisableKeyExpiry bool
+	// DisableSmallSets turns off the small-set encoding for the sets this
+	// client creates and grows (smallset.go): every member is an item, as
+	// before issue 26. Small sets other clients made are still read and
+	// written (a write that needs member items converts them). For
+	// comparisons (benchmarks); default false.
+	DisableSmallSets bool
 	// Now is the clock of key expiry, member expiry and rate limits.
 	// Default time.Now. All clients of one table should have clocks in
 	// sync (NTP): an expiry or a window is judged by the clock of the

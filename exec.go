@@ -416,6 +416,12 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 				return err
 			}
 			swept = true
+		} else if m.small != nil && !m.expired(p.base.nowMs()) {
+			// A small set (smallset.go) becomes member items, which the
+			// snapshot reads and the commit writes.
+			if err := p.base.convert(ctx, key, raw); err != nil {
+				return err
+			}
 		} else if !m.expired(p.base.nowMs()) {
 			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
 			if m.typ == typeNone {

@@ -16,7 +16,7 @@ import (
 var metaProjection = struct {
 	expr  *string
 	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp, "#mn": attrMemTTL, "#v": attrVer, "#rk": attrRanked}}
+}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #sm"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp, "#mn": attrMemTTL, "#v": attrVer, "#rk": attrRanked, "#sm": attrSmall}}
 
 // nowMs is the clock (Options.Now) in Unix milliseconds.
 func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
@@ -184,6 +184,9 @@ func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefi
 		return c.tx.scan(ctx, key, typ, prefix)
 	}
 	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
+	if typ == typeSet { // a small set's members are in its metadata item
+		items = membersOnly(c.setItems(ctx, key))
+	}
 	if prefix == "" || (typ == typeZSet && len(prefix) <= inlineMemberLen) {
 		return items
 	}
@@ -270,6 +273,12 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 	}
 	if m.expired(c.nowMs()) { // already gone for Redis; reclaim its items
 		return false, c.purge(ctx, key, m)
+	}
+	if m.small != nil {
+		if deleted, ok, err := c.smallDel(ctx, key); ok {
+			return deleted, err
+		}
+		return c.del(ctx, key) // it changed meanwhile: read it again
 	}
 	// Every stored member goes, expired ones too (memberttl.go): those
 	// are swept, and the key existed only if a live one was deleted.

@@ -90,6 +90,11 @@ const (
 	attrRanked = "rk" // metadata: the key has exact count items (rank.go)
 	attrMemExp = "mx" // member: its expiry, Unix milliseconds (absent: none; memberttl.go)
 	attrMemTTL = "mn" // metadata: how many stored members have mx, expired or not (absent: 0)
+	// A small set's metadata item (smallset.go).
+	attrSmall       = "sm" // its members
+	attrSmallLen    = "sb" // the bytes its members take
+	attrWriteTok    = "wt" // tokens of its last single-item writes
+	attrWriteTokOld = "wo" // the tokens before those
 )
 
 // Namespaces: the first byte of a partition key (an upper-case one for a
@@ -133,6 +138,10 @@ var attributes = []struct{ name, typ, holds string }{
 	{attrRanked, "N", "metadata: the key's count items exist and are exact"},
 	{attrMemExp, "N", "member: its expiry, Unix ms; sort key of the local secondary index by_exp"},
 	{attrMemTTL, "N", "metadata: number of stored members with an expiry"},
+	{attrSmall, "BS", "metadata of a small set: its members"},
+	{attrSmallLen, "N", "metadata of a small set: bytes of its members"},
+	{attrWriteTok, "BS", "metadata: tokens of the last single-item writes"},
+	{attrWriteTokOld, "BS", "metadata: the write tokens before those"},
 }
 
 const (
@@ -311,6 +320,8 @@ type meta struct {
 	ver  []byte // the version token (attrVer)
 	// ranked: the sorted set has count items (rank.go; attrRanked).
 	ranked bool
+	// small: a small set's members (smallset.go); nil for any other key.
+	small []string
 }
 
 // live is m as seen at now (Unix milliseconds): an expired key is missing.
@@ -344,6 +355,7 @@ func decodeMeta(it item) meta {
 	}
 	m.ver = bytesAttr(it, attrVer)
 	_, m.ranked = it[attrRanked]
+	m.small = smallMembers(it)
 	if m.card <= 0 {
 		return meta{typ: typeNone}
 	}

@@ -432,6 +432,9 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	if err != nil {
 		return "", false, wrap("OBJECT", err)
 	}
+	if m.typ == typeSet && c.tx == nil { // as stored (smallset.go)
+		return smallEncoding(m, lim), true, nil
+	}
 	var (
 		large            string
 		entries, value   int64

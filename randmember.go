@@ -35,6 +35,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -78,6 +79,10 @@ func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinc
 	if err != nil || m.typ == typeNone || n == 0 {
 		return nil, false, err
 	}
+	if m.small != nil { // in the metadata item just read
+		out, whole := drawFrom(slices.Clone(m.small), n, distinct)
+		return out, whole, nil
+	}
 	if distinct {
 		n = min(n, m.card) // a distinct draw of SCARD or more is the whole set
 	}
@@ -108,18 +113,26 @@ func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, disti
 	if err != nil || len(all) == 0 {
 		return nil, false, err
 	}
+	out, whole := drawFrom(all, n, distinct)
+	return out, whole, nil
+}
+
+// drawFrom draws n members of all (not empty, which it may reorder) as
+// randomMembers: distinct ones, whole when that is all of them, or
+// independent draws.
+func drawFrom(all []string, n int64, distinct bool) ([]string, bool) {
 	if distinct {
 		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 		if n >= int64(len(all)) {
-			return all, true, nil
+			return all, true
 		}
-		return all[:n], false, nil
+		return all[:n], false
 	}
 	out := make([]string, n)
 	for i := range out {
 		out[i] = all[rand.IntN(len(all))]
 	}
-	return out, false, nil
+	return out, false
 }
 
 // randomFromBuckets runs trials (see the file comment) on the 2^b buckets

@@ -8,9 +8,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // SAdd adds members to the set at key, creating it when missing, and returns
@@ -33,6 +30,9 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 		return 0, err
 	}
 	members = dedupe(members)
+	if n, ok, err := c.smallAdd(ctx, key, members); ok {
+		return n, wrap("SADD", err)
+	}
 	writes := make([]*write, len(members))
 	for i, m := range members {
 		writes[i] = c.putMember(key, typeSet, m, nil)
@@ -53,6 +53,9 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 func (c *Client) SRem(ctx context.Context, key string, members ...string) (int64, error) {
 	if err := c.checkKeyMembers("SREM", key, members); err != nil {
 		return 0, err
+	}
+	if n, ok, err := c.smallRem(ctx, key, dedupe(members)); ok {
+		return n, wrap("SREM", err)
 	}
 	return c.remove(ctx, "SREM", key, typeSet, members)
 }
@@ -141,6 +144,13 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 	if c.tx != nil {
 		return c.tx.probe(ctx, key, typ, members)
 	}
+	if typ == typeSet { // the metadata item first: a small set answers alone
+		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
+		if ok || err != nil {
+			return found, err
+		}
+		withMeta = false // a live set of member items
+	}
 	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
 	keys := make([]item, 0, len(members)+1)
 	if withMeta && !lazy {
@@ -226,16 +236,7 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			yield("", err)
 			return
 		}
-		in := &dynamodb.QueryInput{
-			// The metadata item (sk 0x00) sorts before every set member
-			// ('s'...) and is read in the same query, for the type check.
-			KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :end"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
-			ExpressionAttributeValues: item{
-				":pk": bin(pkValue(key)), ":end": bin([]byte{memberPrefix(typeSet) + 1}),
-			},
-		}
-		items := c.query(ctx, in, 0)
+		items := c.setItems(ctx, key) // the metadata item first, for the type check
 		if c.tx != nil {
 			items = c.tx.scan(ctx, key, typeSet, "")
 		}
@@ -362,6 +363,11 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 	}
 	if count < 0 {
 		return nil, argError("SPOP", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
+	}
+	if count > 0 {
+		if popped, ok, err := c.smallPop(ctx, key, count); ok {
+			return popped, wrap("SPOP", err)
+		}
 	}
 	var popped []string
 	err := c.attempts(ctx, false, func() (bool, error) {

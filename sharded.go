@@ -229,17 +229,20 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 		return nil, wrap("SMISMEMBER", err)
 	}
 	live := map[string]bool{} // partition keys of the shards that are sets now
+	found := map[string]bool{}
 	for _, it := range items {
 		if _, _, ok := memberOf(it); !ok {
 			switch m := s.c.liveMeta(it); m.typ {
 			case typeSet:
 				live[string(bytesAttr(it, attrPK))] = true
+				for _, x := range m.small { // a small shard (smallset.go)
+					found[x] = true
+				}
 			case typeZSet:
 				return nil, ErrWrongType
 			}
 		}
 	}
-	found := map[string]bool{}
 	now := s.c.nowMs()
 	for _, it := range items {
 		if m, t, ok := memberOf(it); ok && t == typeSet && !expiredAt(it, now) && live[string(bytesAttr(it, attrPK))] { // member expiry: memberttl.go

@@ -265,6 +265,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 		}
 		// Metadata first: a wrong type outranks everything else.
+		converted := false
 		for i, r := range out.reasons {
 			g := owners[i]
 			if writes[i] != nil {
@@ -291,6 +292,13 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 					}
 					return txResult{}, &wrongTypeError{key: g.key}
 				}
+				if smallMembers(r.Item) != nil { // a small set: its members become items first
+					if err := c.convert(ctx, g.key, r.Item); err != nil {
+						return txResult{}, err
+					}
+					converted = true
+					continue
+				}
 				if c.rankCrossed(g, r.Item) {
 					// The key reaches the build minimum with these writes:
 					// give it count items, then write it ranked.
@@ -302,6 +310,9 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 				}
 			}
 			g.typeOK = !conflict && !out.elsewhere
+		}
+		if converted { // the other writes were judged against the small set
+			continue
 		}
 		for i, r := range out.reasons {
 			w := writes[i]
@@ -427,6 +438,10 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	// requires it ranked as the writer believes (rank.go), and an unranked
 	// one that grows, that it stays below the build minimum (rankGuard).
 	live := " AND (attribute_not_exists(#x) OR #x > :now)" + c.rankGuard(g, d, names, values)
+	if g.typ == typeSet { // member items need a set of member items: transact converts a small one
+		live += " AND attribute_not_exists(#sm)"
+		names["#sm"] = attrSmall
+	}
 	// Every action that changes the key also stores a fresh version
 	// token, which WATCH compares (watch.go).
 	// Updates also (re)write the key index attributes (keyIndexSet).
@@ -569,6 +584,9 @@ func emptiedByPurge(it item) (meta, bool) {
 func (c *Client) purge(ctx context.Context, key string, m meta) error {
 	if c.tx != nil {
 		return c.tx.purge(ctx, key)
+	}
+	if m.small != nil { // its only item
+		return c.smallPurge(ctx, key, m.exp)
 	}
 	err := c.retryConflicts(ctx, func() error {
 		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
