@@ -1,0 +1,386 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// smallRaw reads key's metadata item: whether it is a small set, and how
+// many member items the key has.
+func smallRaw(t *testing.T, c *Client, key string) (small bool, items int) {
+	t.Helper()
+	ctx := context.Background()
+	it, err := c.getItem(ctx, metaKey(key), nil, nil, nil)
+	require.NoError(t, err)
+	for range c.query(ctx, memberQuery(key, typeSet, ""), 0) {
+		items++
+	}
+	return smallMembers(it) != nil, items
+}
+
+// TestSmallSetRequests: the done-when of issue 26 on DynamoDB Local: SADD
+// of one member to a small set is one UpdateItem of one item, 1 write
+// unit, no index entry; SISMEMBER and SCARD read one item.
+func TestSmallSetRequests(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	key := p + "tags"
+	n, err := c.SAdd(ctx, key, "a", "b")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	cnt.reset()
+	n, err = c.SAdd(ctx, key, "c")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Equal(t, "1 requests (UpdateItem=1), 0 items read", cnt.String())
+	require.InDelta(t, 1, cnt.units(), 0.01, "one write unit: the item is under 1 KB and no index entry is written")
+	cnt.reset()
+	ok, err := c.SIsMember(ctx, key, "c")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "1 requests (GetItem=1), 1 items read", cnt.String())
+	cnt.reset()
+	card, err := c.SCard(ctx, key)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, card)
+	require.Equal(t, "1 requests (GetItem=1), 1 items read", cnt.String())
+	cnt.reset()
+	m, ok, err := c.SRandMember(ctx, key)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Contains(t, []string{"a", "b", "c"}, m)
+	require.Equal(t, "1 requests (GetItem=1), 1 items read", cnt.String())
+	cnt.reset()
+	n, err = c.SRem(ctx, key, "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Equal(t, "1 requests (UpdateItem=1), 0 items read", cnt.String())
+	small, items := smallRaw(t, c, key)
+	require.True(t, small)
+	require.Zero(t, items)
+}
+
+// TestSmallSetCommands: every set command on a small set, and on the same
+// set converted, answers alike (the encoding is invisible but to OBJECT
+// ENCODING), and conversion happens past the threshold.
+func TestSmallSetCommands(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	key, other := p+"s", p+"o"
+	_, err := c.SAdd(ctx, key, "1", "2", "3")
+	require.NoError(t, err)
+	enc, _, err := c.ObjectEncoding(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, "intset", enc)
+	_, err = c.SAdd(ctx, key, "x", "y")
+	require.NoError(t, err)
+	enc, _, err = c.ObjectEncoding(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, "listpack", enc)
+	_, err = c.SAdd(ctx, other, "x", "q")
+	require.NoError(t, err)
+
+	check := func() {
+		t.Helper()
+		ms, err := c.SMembers(ctx, key)
+		require.NoError(t, err)
+		require.Equal(t, []string{"1", "2", "3", "x", "y"}, ms)
+		in, err := c.SMIsMember(ctx, key, "x", "nope", "1")
+		require.NoError(t, err)
+		require.Equal(t, []bool{true, false, true}, in)
+		inter, err := c.SInter(ctx, key, other)
+		require.NoError(t, err)
+		require.Equal(t, []string{"x"}, inter)
+		diff, err := c.SDiff(ctx, key, other)
+		require.NoError(t, err)
+		require.Equal(t, []string{"1", "2", "3", "y"}, diff)
+		n, err := c.SInterCard(ctx, 0, key, other)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n)
+		var scanned []string
+		for m, err := range c.SScan(ctx, key, "*") {
+			require.NoError(t, err)
+			scanned = append(scanned, m)
+		}
+		slices.Sort(scanned)
+		require.Equal(t, ms, scanned)
+		rs, err := c.SRandMemberN(ctx, key, -20)
+		require.NoError(t, err)
+		require.Len(t, rs, 20)
+		typ, err := c.Type(ctx, key)
+		require.NoError(t, err)
+		require.Equal(t, "set", typ)
+		_, err = c.ZAdd(ctx, key, Z{Member: "a"})
+		require.ErrorIs(t, err, ErrWrongType)
+	}
+	check()
+	// A long member converts the set: member items from then on.
+	long := strings.Repeat("L", 2000)
+	n, err := c.SAdd(ctx, key, long)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	small, items := smallRaw(t, c, key)
+	require.False(t, small)
+	require.Equal(t, 6, items)
+	enc, _, err = c.ObjectEncoding(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, "hashtable", enc)
+	n, err = c.SRem(ctx, key, long, "nope")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	check()
+
+	// Past the member threshold.
+	big := p + "big"
+	for i := range smallMaxMembers {
+		n, err := c.SAdd(ctx, big, fmt.Sprint(i))
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n)
+	}
+	small, items = smallRaw(t, c, big)
+	require.True(t, small)
+	require.Zero(t, items)
+	n, err = c.SAdd(ctx, big, "0", "new")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	small, items = smallRaw(t, c, big)
+	require.False(t, small)
+	require.Equal(t, smallMaxMembers+1, items)
+	card, err := c.SCard(ctx, big)
+	require.NoError(t, err)
+	require.EqualValues(t, smallMaxMembers+1, card)
+
+	// Past the byte budget.
+	bytes := p + "bytes"
+	for i := 0; ; i++ {
+		_, err := c.SAdd(ctx, bytes, fmt.Sprintf("%050d", i))
+		require.NoError(t, err)
+		if small, _ := smallRaw(t, c, bytes); !small {
+			require.Greater(t, 50*(i+1), smallBudget(bytes))
+			require.LessOrEqual(t, 50*i, smallBudget(bytes))
+			break
+		}
+	}
+
+	// SPOP to the end deletes the key; DEL, EXPIRE.
+	popped, err := c.SPopN(ctx, other, 5)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"x", "q"}, popped)
+	ex, err := c.Exists(ctx, other)
+	require.NoError(t, err)
+	require.Zero(t, ex)
+	_, err = c.SAdd(ctx, other, "a", "b", "c")
+	require.NoError(t, err)
+	popped, err = c.SPopN(ctx, other, 2)
+	require.NoError(t, err)
+	require.Len(t, popped, 2)
+	n, err = c.SRem(ctx, other, "a", "b", "c")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	ex, err = c.Exists(ctx, other)
+	require.NoError(t, err)
+	require.Zero(t, ex)
+	_, err = c.SAdd(ctx, other, "a")
+	require.NoError(t, err)
+	n, err = c.Del(ctx, other, p+"none")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	n, err = c.SAdd(ctx, other, "a")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	ok, err := c.Expire(ctx, other, time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	n, err = c.SAdd(ctx, other, "b")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	ttl, err := c.TTL(ctx, other)
+	require.NoError(t, err)
+	require.Greater(t, ttl, 50*time.Minute, "SADD keeps the key's expiry")
+}
+
+// TestSmallSetExpiry: a small set's key expiry, member expiry (which
+// converts it) and SMOVE between encodings.
+func TestSmallSetExpiry(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	key := p + "e"
+	_, err := c.SAdd(ctx, key, "a", "b")
+	require.NoError(t, err)
+	_, err = c.Expire(ctx, key, time.Second)
+	require.NoError(t, err)
+	clock.Add(2 * time.Second)
+	n, err := c.SCard(ctx, key)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	n, err = c.SAdd(ctx, key, "c")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	ms, err := c.SMembers(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, []string{"c"}, ms, "the expired members are gone")
+	ttl, err := c.TTL(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, TTLPersistent, ttl)
+
+	// Member expiry converts.
+	_, err = c.SAdd(ctx, key, "d")
+	require.NoError(t, err)
+	res, err := c.SExpire(ctx, key, time.Second, ExpireAlways, "d")
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	small, _ := smallRaw(t, c, key)
+	require.False(t, small)
+	clock.Add(2 * time.Second)
+	ms, err = c.SMembers(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, []string{"c"}, ms)
+
+	// SMOVE from a small set to a missing one, and back.
+	src, dst := p+"src", p+"dst"
+	_, err = c.SAdd(ctx, src, "m", "n")
+	require.NoError(t, err)
+	moved, err := c.SMove(ctx, src, dst, "m")
+	require.NoError(t, err)
+	require.True(t, moved)
+	moved, err = c.SMove(ctx, src, dst, "m")
+	require.NoError(t, err)
+	require.False(t, moved)
+	a, err := c.SMembers(ctx, src)
+	require.NoError(t, err)
+	b, err := c.SMembers(ctx, dst)
+	require.NoError(t, err)
+	require.Equal(t, []string{"n"}, a)
+	require.Equal(t, []string{"m"}, b)
+}
+
+// TestSmallSetExec: MULTI/EXEC and WATCH on a small set.
+func TestSmallSetExec(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	key := p + "x"
+	_, err := c.SAdd(ctx, key, "a", "b")
+	require.NoError(t, err)
+	w, err := c.WatchKeys(ctx, key)
+	require.NoError(t, err)
+	var added, card int64
+	require.NoError(t, c.ExecWatched(ctx, w, func(p *Pipeline) error {
+		var err error
+		if added, err = p.SAdd(ctx, key, "c", "a"); err != nil {
+			return err
+		}
+		card, err = p.SCard(ctx, key)
+		return err
+	}))
+	require.EqualValues(t, 1, added)
+	require.EqualValues(t, 3, card)
+	ms, err := c.SMembers(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, ms)
+
+	// A write to a watched small set fails the transaction; an SADD that
+	// adds nothing does not.
+	other := p + "y"
+	_, err = c.SAdd(ctx, other, "a")
+	require.NoError(t, err)
+	w, err = c.WatchKeys(ctx, other)
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, other, "a")
+	require.NoError(t, err)
+	require.NoError(t, c.ExecWatched(ctx, w, func(p *Pipeline) error { _, err := p.SCard(ctx, other); return err }))
+	w, err = c.WatchKeys(ctx, other)
+	require.NoError(t, err)
+	_, err = c.SAdd(ctx, other, "b")
+	require.NoError(t, err)
+	require.ErrorIs(t, c.ExecWatched(ctx, w, func(p *Pipeline) error { _, err := p.SCard(ctx, other); return err }), ErrTxFailed)
+}
+
+// TestSmallSetConcurrency: 16 writers add and remove members of one set
+// whose size crosses the threshold back and forth (it converts when it
+// grows past it, and starts small again each time it is emptied), with
+// exact replies: the final set is what the replies say, member by member.
+func TestSmallSetConcurrency(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	key := p + "hot"
+	const writers, rounds = 16, 60
+	// 130 possible members: the set crosses smallMaxMembers (99) when
+	// the writers fill it, and empties when they drain it.
+	universe := numbered("m%03d", 130)
+	var (
+		mu         sync.Mutex
+		total      int64
+		conversion int
+		emptied    int
+		wg         sync.WaitGroup
+		errs       []error
+	)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 26))
+			for i := range rounds {
+				phase := (i / 15) % 2 // fill, then drain, then fill...
+				k := 1 + r.IntN(8)
+				ms := make([]string, k)
+				for j := range ms {
+					ms[j] = universe[r.IntN(len(universe))]
+				}
+				ms = dedupe(ms)
+				var (
+					n   int64
+					err error
+				)
+				switch {
+				case phase == 0 && r.IntN(5) > 0:
+					n, err = c.SAdd(ctx, key, ms...)
+					mu.Lock()
+					total += n
+					mu.Unlock()
+				case phase == 1 && r.IntN(4) == 0:
+					var popped []string
+					popped, err = c.SPopN(ctx, key, int64(k))
+					mu.Lock()
+					total -= int64(len(popped))
+					mu.Unlock()
+				default:
+					n, err = c.SRem(ctx, key, ms...)
+					mu.Lock()
+					total -= n
+					mu.Unlock()
+				}
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				if small, _ := smallRaw(t, c, key); !small {
+					mu.Lock()
+					conversion++
+					mu.Unlock()
+				}
+				if card, _ := c.SCard(ctx, key); card == 0 {
+					mu.Lock()
+					emptied++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.Empty(t, errs)
+	ms, err := c.SMembers(ctx, key)
+	require.NoError(t, err)
+	card, err := c.SCard(ctx, key)
+	require.NoError(t, err)
+	require.EqualValues(t, len(ms), card)
+	require.EqualValues(t, total, card, "Σ added − Σ removed/popped equals SCARD")
+	t.Logf("seen as member items %d times, empty %d times; %d members at the end", conversion, emptied, card)
+	require.Positive(t, conversion, "the set crossed the threshold")
+	require.Positive(t, emptied, "the set was emptied (and starts small again)")
+}
