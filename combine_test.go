@@ -36,7 +36,9 @@ func (s *slowTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWr
 func slowClient(t *testing.T, d time.Duration, optFns ...func(*Options)) (*Client, *slowTx, string) {
 	plain, _, p := newTestClient(t)
 	s := &slowTx{DynamoDBAPI: plain.db, d: d}
-	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)
+	// Write combining shares transactions: the sets here are member
+	// items, whatever their size (smallset.go).
+	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
 	return NewClient(s, opts...), s, p
 }
 
@@ -378,7 +380,9 @@ var appliedLost = "review: applied, then the response was lost"
 func reviewClient(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Client, *reviewTx, string) {
 	plain, _, p := newTestClient(t)
 	r := &reviewTx{DynamoDBAPI: plain.db, delay: delay}
-	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)
+	// Write combining shares transactions: the sets here are member
+	// items, whatever their size (smallset.go).
+	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
 	return NewClient(r, opts...), r, p
 }
 
@@ -992,7 +996,7 @@ func TestCombineReviewBatchLimits(t *testing.T) {
 	plain, _, p := newTestClient(t)
 	r := &reviewTx{DynamoDBAPI: plain.db}
 	l := &limitsTx{DynamoDBAPI: r}
-	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1 })
+	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1; o.DisableSmallSets = true })
 	ctx := context.Background()
 	release := r.holdSAdd(t, c, p)
 	var added [3]atomic.Int64

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -50,6 +52,12 @@ func checkStoredCounts(t testing.TB, prefix string) {
 		if !ok {
 			m := decodeMeta(it)
 			s.meta = &m
+			// A small set's members are in its metadata item (smallset.go),
+			// with their byte count.
+			s.members += int64(len(m.small))
+			if sb, _ := it[attrSmallLen].(*types.AttributeValueMemberN); m.small != nil && (sb == nil || sb.Value != strconv.Itoa(smallBytes(m.small))) {
+				t.Errorf("%q: small set of %d bytes, sb %v", key, smallBytes(m.small), sb)
+			}
 			continue
 		}
 		s.members++

@@ -265,7 +265,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 		}
 		// Metadata first: a wrong type outranks everything else.
-		converted := false
+		small := map[string]item{} // small sets met, converted once no key has the wrong type
 		for i, r := range out.reasons {
 			g := owners[i]
 			if writes[i] != nil {
@@ -293,10 +293,7 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 					return txResult{}, &wrongTypeError{key: g.key}
 				}
 				if smallMembers(r.Item) != nil { // a small set: its members become items first
-					if err := c.convert(ctx, g.key, r.Item); err != nil {
-						return txResult{}, err
-					}
-					converted = true
+					small[g.key] = r.Item
 					continue
 				}
 				if c.rankCrossed(g, r.Item) {
@@ -311,7 +308,12 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			g.typeOK = !conflict && !out.elsewhere
 		}
-		if converted { // the other writes were judged against the small set
+		for key, it := range small {
+			if err := c.convert(ctx, key, it); err != nil {
+				return txResult{}, err
+			}
+		}
+		if len(small) > 0 { // the other writes were judged against the small sets
 			continue
 		}
 		for i, r := range out.reasons {
