@@ -410,12 +410,15 @@ func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, 
 // hashtable, listpack to hashtable or skiplist) and keeps the large
 // encoding when the key shrinks or its thresholds are raised; it also
 // picks a large encoding at once for a key created by one command naming
-// more members than a threshold, duplicates included. redimo keeps no
-// history of a key, and recording one would cost a write on every
-// command, so it answers from the key as it is: the encoding Redis gives
-// a key made by adding these members one at a time under lim. The answers
-// agree whenever the key never held more, or longer, members than lim
-// allows compactly.
+// more members than a threshold, duplicates included. redimo answers
+// from how it stores a set (smallset.go): a set of member items is
+// "hashtable", as a Redis set that outgrew the compact encodings; a small
+// set (its members in one item) gets the encoding Redis gives a key made
+// by adding these members one at a time under lim, and so does a sorted
+// set. So a set that Redis keeps compact but redimo holds as member items
+// (more than 99 members, or more than about 640 bytes of them, or one
+// that was converted and shrank since) is "hashtable" here. Inside a
+// transaction the snapshot's members decide, as for a small set.
 //
 // Cost: one GetItem (1 read unit); for a key small enough for a compact
 // encoding (or, with member expiries, a COUNT of the expired ones first),
@@ -432,8 +435,8 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	if err != nil {
 		return "", false, wrap("OBJECT", err)
 	}
-	if m.typ == typeSet && c.tx == nil { // as stored (smallset.go)
-		return smallEncoding(m, lim), true, nil
+	if m.typ == typeSet && m.small == nil && c.tx == nil { // member items (smallset.go)
+		return "hashtable", true, nil
 	}
 	var (
 		large            string

@@ -74,7 +74,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/redimo-go/redimo/internal/redisarg"
 )
 
 const (
@@ -648,17 +647,4 @@ func (c *Client) smallPurge(ctx context.Context, key string, exp int64) error {
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}})
 	return ignoreCancelled(err)
-}
-
-// smallEncoding is OBJECT ENCODING of a live set: intset for a small set
-// of integers (as Redis reads them) within lim's intset entries, listpack
-// for another small set, hashtable for a set of member items.
-func smallEncoding(m meta, lim EncodingLimits) string {
-	if m.small == nil {
-		return "hashtable"
-	}
-	if int64(len(m.small)) <= lim.SetMaxIntsetEntries && !slices.ContainsFunc(m.small, func(s string) bool { _, ok := redisarg.Int(s); return !ok }) {
-		return "intset"
-	}
-	return "listpack"
 }
