@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -383,4 +384,108 @@ func TestSmallSetConcurrency(t *testing.T) {
 	t.Logf("seen as member items %d times, empty %d times; %d members at the end", conversion, emptied, card)
 	require.Positive(t, conversion, "the set crossed the threshold")
 	require.Positive(t, emptied, "the set was emptied (and starts small again)")
+}
+
+// TestSmallSetFaults: the small-set writes under lost responses (applied
+// by DynamoDB Local, then the connection reset or a 500: the SDK resends
+// the UpdateItem, which must recognise its own write by its token), 500s
+// and throttling, with 8 concurrent workers. The replies must build the
+// final state exactly: per member on a small set, in sum on a set that
+// crosses the threshold (converting under faults), and SPOP returns each
+// member once.
+func TestSmallSetFaults(t *testing.T) {
+	needDB(t)
+	for _, mode := range []faultMode{dropResponse, appliedThen5, serverError, throttling} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
+			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
+			ctx := context.Background()
+			set, grow, pop := p+"set", p+"grow", p+"pop"
+			popping := numbered("p%d", 40)
+			_, err := clean.SAdd(ctx, pop, popping...)
+			require.NoError(t, err)
+			var (
+				mu        sync.Mutex
+				net       = map[string]int64{}
+				growTotal int64
+				popped    = map[string]int{}
+				errs      []string
+				wg        sync.WaitGroup
+			)
+			for w := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(uint64(w), 262))
+					for range 40 {
+						var err error
+						switch r.IntN(4) {
+						case 0:
+							m := fmt.Sprint("m", r.IntN(12))
+							var n int64
+							if r.IntN(2) == 0 {
+								n, err = c.SAdd(ctx, set, m)
+							} else {
+								n, err = c.SRem(ctx, set, m)
+								n = -n
+							}
+							mu.Lock()
+							net[m] += n
+							mu.Unlock()
+						case 1, 2:
+							ms := make([]string, 1+r.IntN(6))
+							for j := range ms {
+								ms[j] = fmt.Sprint("g", r.IntN(140))
+							}
+							var n int64
+							if r.IntN(3) > 0 {
+								n, err = c.SAdd(ctx, grow, ms...)
+							} else {
+								n, err = c.SRem(ctx, grow, ms...)
+								n = -n
+							}
+							mu.Lock()
+							growTotal += n
+							mu.Unlock()
+						default:
+							var ms []string
+							ms, err = c.SPopN(ctx, pop, int64(1+r.IntN(2)))
+							mu.Lock()
+							for _, m := range ms {
+								popped[m]++
+							}
+							mu.Unlock()
+						}
+						if err != nil {
+							mu.Lock()
+							errs = append(errs, err.Error())
+							mu.Unlock()
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			t.Logf("injected (%s, 20%%): %s", mode, f.summary())
+			require.Empty(t, errs)
+			got, err := clean.SMembers(ctx, set)
+			require.NoError(t, err)
+			for i := range 12 {
+				m := fmt.Sprint("m", i)
+				require.Contains(t, []int64{0, 1}, net[m], m)
+				require.Equal(t, net[m] == 1, slices.Contains(got, m), "%s: replies say %d", m, net[m])
+			}
+			card, err := clean.SCard(ctx, grow)
+			require.NoError(t, err)
+			ms, err := clean.SMembers(ctx, grow)
+			require.NoError(t, err)
+			require.EqualValues(t, growTotal, card)
+			require.Len(t, ms, int(card))
+			left, err := clean.SMembers(ctx, pop)
+			require.NoError(t, err)
+			for _, m := range popping {
+				require.Equal(t, 1, popped[m]+btoi(slices.Contains(left, m)), "%s popped %d times", m, popped[m])
+			}
+			checkStoredCounts(t, p)
+		})
+	}
 }
