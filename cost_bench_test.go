@@ -17,6 +17,8 @@ package redimo
 //     90% SADD of a visitor (new or returning), 5% SCARD, 5% SISMEMBER;
 //   - leaderboard: 5 boards of 1,000 players: 70% ZINCRBY, 15% ZREVRANGE
 //     0 9 WITHSCORES, 10% ZSCORE, 5% ZREVRANK;
+//   - tags: tags of 1,000 posts (100 tags): 40% SADD, 10% SREM, 40%
+//     SISMEMBER, 10% SCARD;
 //   - expiring: members with an expiry of their own (who is online: 20
 //     sets, 5,000 users): 70% SADDEX of 10 minutes (new or refreshed), 20%
 //     SISMEMBER, 10% SCARD.
@@ -29,6 +31,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -83,6 +86,23 @@ var costMixes = []costMix{
 			return false, k, m, err
 		}
 	}},
+	{"tags", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
+		k, m := key(fmt.Sprintf("post%04d", rng.IntN(1000))), fmt.Sprintf("tag%03d", rng.IntN(100))
+		switch p := rng.IntN(100); {
+		case p < 40:
+			_, err := c.SAdd(ctx, k, m)
+			return true, k, m, err
+		case p < 50:
+			_, err := c.SRem(ctx, k, m)
+			return true, k, m, err
+		case p < 90:
+			_, err := c.SIsMember(ctx, k, m)
+			return false, k, m, err
+		default:
+			_, err := c.SCard(ctx, k)
+			return false, k, m, err
+		}
+	}},
 	{"expiring", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
 		k, m := key(fmt.Sprintf("online%02d", rng.IntN(20))), fmt.Sprintf("user%04d", rng.IntN(5000))
 		switch p := rng.IntN(100); {
@@ -104,7 +124,10 @@ func BenchmarkCostTable(b *testing.B) {
 	const workers, warm, measured = 8, 1000, 2000
 	db := local.Client(testEndpoint, nil)
 	var tally Tally
-	c := NewClient(db, func(o *Options) { o.TableName = testTable; o.Metrics = tally.Add })
+	// REDIMO_DISABLE_SMALL_SETS=1: every set member an item, as before
+	// issue 26 (the "before" of BENCHMARKS.md's small-set table).
+	noSmall := os.Getenv("REDIMO_DISABLE_SMALL_SETS") == "1"
+	c := NewClient(db, func(o *Options) { o.TableName = testTable; o.Metrics = tally.Add; o.DisableSmallSets = noSmall })
 	ixs := c.db.(*api).indexes
 	ctx := context.Background()
 	if err := c.CheckTable(ctx); err != nil {
