@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -25,12 +26,12 @@ import (
 // prefixes ("a"…, "\x00"…, "\xff"…) and 1,100 bytes in all, so members of a
 // family differ only after the prefix (a "run"), some by a \x00 byte.
 func reviewLong(i int) string {
-	prefix := strings.Repeat(string([]byte{"a\x00\xff"[i%3]}), inlineMemberLen)
+	prefix := strings.Repeat(string([]byte{"a\x00\xff"[i%3]}), model.InlineMemberLen)
 	tail := fmt.Sprintf("%06d", i)
 	if i%5 == 0 {
 		tail = "\x00" + tail
 	}
-	return prefix + tail + strings.Repeat("z", 1100-inlineMemberLen-len(tail))
+	return prefix + tail + strings.Repeat("z", 1100-model.InlineMemberLen-len(tail))
 }
 
 func reviewSorted(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -427,11 +428,11 @@ func TestLimitsRoundTrip(t *testing.T) {
 			n, err = c.Del(ctx, zkey)
 			require.NoError(t, err)
 			require.EqualValues(t, 1, n)
-			var left []item
+			var left []model.Item
 			for it, err := range c.query(ctx, &dynamodb.QueryInput{
 				KeyConditionExpression:    aws.String("#pk = :pk"),
-				ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-				ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+				ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+				ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key))},
 			}, 0) {
 				require.NoError(t, err)
 				left = append(left, it)

@@ -43,6 +43,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // attempt is one try of one command's transaction: its actions as it
@@ -183,17 +184,17 @@ func (cb *combiner) take() []*attempt {
 
 // batchState is what a batch being taken holds so far.
 type batchState struct {
-	n       int                // actions: one per key's metadata item, one per count item
-	size    int                // bytes, by writeBytes
-	types   map[string]keyType // keys in the batch and their type
-	ranked  map[string]bool    // whether the batch's attempts of a key believe it ranked
-	members map[string]bool    // key + sort key of every member written
-	counts  map[string]string  // key + sort key of every count item → its condition (rankCond)
-	blocked map[string]bool    // keys an earlier attempt could not take
+	n       int                      // actions: one per key's metadata item, one per count item
+	size    int                      // bytes, by writeBytes
+	types   map[string]model.KeyType // keys in the batch and their type
+	ranked  map[string]bool          // whether the batch's attempts of a key believe it ranked
+	members map[string]bool          // key + sort key of every member written
+	counts  map[string]string        // key + sort key of every count item → its condition (rankCond)
+	blocked map[string]bool          // keys an earlier attempt could not take
 }
 
 func newBatchState() *batchState {
-	return &batchState{types: map[string]keyType{}, ranked: map[string]bool{}, members: map[string]bool{},
+	return &batchState{types: map[string]model.KeyType{}, ranked: map[string]bool{}, members: map[string]bool{},
 		counts: map[string]string{}, blocked: map[string]bool{}}
 }
 
@@ -304,13 +305,13 @@ func writeSK(w *write) []byte {
 	a := w.action
 	switch {
 	case a.Put != nil:
-		return bytesAttr(a.Put.Item, attrSK)
+		return model.BytesAttr(a.Put.Item, model.AttrSK)
 	case a.Update != nil:
-		return bytesAttr(a.Update.Key, attrSK)
+		return model.BytesAttr(a.Update.Key, model.AttrSK)
 	case a.Delete != nil:
-		return bytesAttr(a.Delete.Key, attrSK)
+		return model.BytesAttr(a.Delete.Key, model.AttrSK)
 	case a.ConditionCheck != nil:
-		return bytesAttr(a.ConditionCheck.Key, attrSK)
+		return model.BytesAttr(a.ConditionCheck.Key, model.AttrSK)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -149,7 +150,7 @@ func TestCombiningWrongTypeIsolated(t *testing.T) {
 func TestCombinerTake(t *testing.T) {
 	c := NewClient(nil, func(o *Options) { o.MaxTransactions = 2 })
 	cb := c.combiner
-	att := func(key string, typ keyType, members ...string) *attempt {
+	att := func(key string, typ model.KeyType, members ...string) *attempt {
 		g := &group{key: key, typ: typ}
 		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
 		for _, m := range members {
@@ -166,13 +167,13 @@ func TestCombinerTake(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprint("x", i)
 	}
-	a1 := att("k", typeSet, "a")
-	a2 := att("k", typeSet, "a", "b") // same member as a1: next transaction
-	a3 := att("k", typeSet, "c")      // after a2 on k: waits with it
-	a4 := att("j", typeZSet, "a")     // another key: joins
-	a5 := att("j", typeSet, "b")      // another type on j: never with a4
-	a6 := att("i", typeSet, many...)  // 98 actions: too many beside the others
-	a7 := att("h", typeSet, "h")
+	a1 := att("k", model.TypeSet, "a")
+	a2 := att("k", model.TypeSet, "a", "b") // same member as a1: next transaction
+	a3 := att("k", model.TypeSet, "c")      // after a2 on k: waits with it
+	a4 := att("j", model.TypeZSet, "a")     // another key: joins
+	a5 := att("j", model.TypeSet, "b")      // another type on j: never with a4
+	a6 := att("i", model.TypeSet, many...)  // 98 actions: too many beside the others
+	a7 := att("h", model.TypeSet, "h")
 	cb.queue = []*attempt{a1, a2, a3, a4, a5, a6, a7}
 	names := map[*attempt]string{a1: "a1", a2: "a2", a3: "a3", a4: "a4", a5: "a5", a6: "a6", a7: "a7"}
 	name := func(as []*attempt) []string {
@@ -298,8 +299,8 @@ func TestCombinerTakeRanked(t *testing.T) {
 	ranges := []rankRange{{lo: []byte{}, hi: []byte("m")}, {lo: []byte("m")}}
 	stale := []rankRange{{lo: []byte{}, hi: []byte("q")}, {lo: []byte("q")}}
 	att := func(b *rankBelief, member string, ix []byte) *attempt {
-		g := &group{key: "k", typ: typeZSet, rank: b}
-		w := c.putMember("k", typeZSet, member, ix)
+		g := &group{key: "k", typ: model.TypeZSet, rank: b}
+		w := c.putMember("k", model.TypeZSet, member, ix)
 		g.writes = []*write{w}
 		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
 		for _, x := range append(g.writes, c.rankWrites(g)...) {
@@ -322,8 +323,8 @@ func TestCombinerTakeRanked(t *testing.T) {
 	require.Equal(t, []*attempt{a4, a5}, cb.queue)
 	require.Equal(t, rankCond(a1.writes[1]), rankCond(a2.writes[1]))
 	merged := rankMerged([]*write{a1.writes[1], a2.writes[1]})
-	require.Equal(t, num(2), merged.Update.ExpressionAttributeValues[":d"], "the sum of their changes")
-	require.Equal(t, num(1), a1.writes[1].action.Update.ExpressionAttributeValues[":d"], "each attempt's own action unchanged")
+	require.Equal(t, model.Num(2), merged.Update.ExpressionAttributeValues[":d"], "the sum of their changes")
+	require.Equal(t, model.Num(1), a1.writes[1].action.Update.ExpressionAttributeValues[":d"], "each attempt's own action unchanged")
 }
 
 // Adversarial review of write combining and the transaction writer. Each

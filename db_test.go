@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -71,13 +72,13 @@ func TestDBRawItems(t *testing.T) {
 	// The raw table: database n's items start with byte n.
 	byDB := map[byte]int{}
 	for _, it := range rawItemsOf(t, p) {
-		pk := bytesAttr(it, attrPK)
+		pk := model.BytesAttr(it, model.AttrPK)
 		if len(pk) <= len(p) || string(pk[1:1+len(p)]) != p {
 			continue
 		}
 		byDB[pk[0]]++
-		if ks := bytesAttr(it, attrKS); ks != nil && pk[0] != 'k' {
-			require.Equal(t, []byte{pk[0], shardOf(keyHash(string(pk[1:])))}, ks)
+		if ks := model.BytesAttr(it, model.AttrKS); ks != nil && pk[0] != 'k' {
+			require.Equal(t, []byte{pk[0], model.ShardOf(model.KeyHash(string(pk[1:])))}, ks)
 		}
 	}
 	// db 0: s (1 member + meta), z (1 + meta); db 1: s (2 + meta), z (1 + meta);
@@ -119,9 +120,9 @@ func TestDBLongKeys(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{long}, keys)
 	}
-	it := itemKey(long, metaSK)
-	it[attrPK] = bin(append([]byte{0x10 | 3}, pkValue(long)[1:]...))
-	require.Equal(t, long, string(bytesAttr(rawGet(t, it), attrKey)), "database 3's metadata item of the long key, raw")
+	it := model.ItemKey(long, model.MetaSK)
+	it[model.AttrPK] = model.Bin(append([]byte{0x10 | 3}, model.PkValue(long)[1:]...))
+	require.Equal(t, long, string(model.BytesAttr(rawGet(t, it), model.AttrKey)), "database 3's metadata item of the long key, raw")
 }
 
 // A RateLimiter's slots and a ShardedSet's shard-count record belong to
@@ -158,10 +159,10 @@ func TestDBLimiterAndShardedSet(t *testing.T) {
 
 	firsts := map[byte]bool{}
 	for _, it := range rawItemsOf(t, p) {
-		pk := bytesAttr(it, attrPK)
+		pk := model.BytesAttr(it, model.AttrPK)
 		if len(pk) > len(p) && string(pk[1:1+len(p)]) == p && !strings.HasPrefix(string(pk[1+len(p):]), "visitors{") {
 			firsts[pk[0]] = true
 		}
 	}
-	require.Equal(t, map[byte]bool{nsLimiter: true, 0x20 | 1: true, nsSharded: true, 0x80 | 1: true}, firsts)
+	require.Equal(t, map[byte]bool{model.NsLimiter: true, 0x20 | 1: true, model.NsSharded: true, 0x80 | 1: true}, firsts)
 }

@@ -35,6 +35,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ErrTxTooBig is returned by TxPipelined (and Tx.TxPipelined) when the
@@ -195,9 +196,9 @@ type Pipeline struct {
 // txKey is one key of a transaction: as read, and as the transaction
 // left it.
 type txKey struct {
-	raw  item // the metadata item as read; nil when absent
-	orig meta // what raw says (live: an expired key was purged first)
-	typ  keyType
+	raw  model.Item // the metadata item as read; nil when absent
+	orig model.Meta // what raw says (live: an expired key was purged first)
+	typ  model.KeyType
 	card int64
 	exp  int64
 	// full: every member item of orig.typ is in mem, so a member that is
@@ -213,7 +214,7 @@ type txKey struct {
 }
 
 type memKey struct {
-	typ    keyType
+	typ    model.KeyType
 	member string
 }
 
@@ -231,8 +232,8 @@ type txMember struct {
 
 // readMember is the state of a member whose item reads it (index value ix;
 // a set member has none, and an empty one says it was read present).
-func readMember(typ keyType, it item) *txMember {
-	ix := bytesAttr(it, attrIX)
+func readMember(typ model.KeyType, it model.Item) *txMember {
+	ix := model.BytesAttr(it, model.AttrIX)
 	if ix == nil {
 		ix = []byte{}
 	}
@@ -399,26 +400,26 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 }
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
-func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
+func (p *Pipeline) strongGet(ctx context.Context, keys []model.Item) ([]model.Item, error) {
 	return p.base.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
 // purged first (it is missing for Redis) and read again.
-func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
+func (p *Pipeline) use(ctx context.Context, key string, raw model.Item) error {
 	swept := false
 	for range p.base.opts.MaxAttempts {
-		m := decodeMeta(raw) // an item left with no members is a missing key
-		if m.ttls > 0 && !swept && !m.expired(p.base.nowMs()) {
+		m := model.DecodeMeta(raw) // an item left with no members is a missing key
+		if m.Ttls > 0 && !swept && !m.Expired(p.base.nowMs()) {
 			// Members with an expiry: the expired ones go first, so that
 			// the snapshot's count is the live one (memberttl.go).
-			if err := p.base.sweep(ctx, key, m.typ); err != nil {
+			if err := p.base.sweep(ctx, key, m.Typ); err != nil {
 				return err
 			}
 			swept = true
-		} else if !m.expired(p.base.nowMs()) {
-			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
-			if m.typ == typeNone {
+		} else if !m.Expired(p.base.nowMs()) {
+			k := &txKey{raw: raw, orig: m, typ: m.Typ, card: m.Card, exp: m.Exp, mem: map[memKey]*txMember{}}
+			if m.Typ == model.TypeNone {
 				k.exp, k.full = 0, true
 			}
 			p.keys[key] = k
@@ -428,7 +429,7 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 			return err
 		}
 		var err error
-		if raw, err = p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
+		if raw, err = p.base.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
 	}
@@ -444,7 +445,7 @@ func (p *Pipeline) key(ctx context.Context, key string) *txKey {
 	if p.err != nil {
 		return nil
 	}
-	raw, err := p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
+	raw, err := p.base.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
 		err = p.use(ctx, key, raw)
 	}
@@ -457,11 +458,11 @@ func (p *Pipeline) key(ctx context.Context, key string) *txKey {
 
 // member returns the state of member (of type typ) of k, reading those of
 // names not known yet in one BatchGetItem.
-func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyType, names []string) []*txMember {
+func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ model.KeyType, names []string) []*txMember {
 	var missing []string
 	for _, m := range dedupe(names) {
 		if _, ok := k.mem[memKey{typ, m}]; !ok {
-			if k.full || k.orig.typ != typ {
+			if k.full || k.orig.Typ != typ {
 				k.mem[memKey{typ, m}] = &txMember{}
 			} else {
 				missing = append(missing, m)
@@ -469,9 +470,9 @@ func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyTyp
 		}
 	}
 	if len(missing) > 0 && p.err == nil {
-		req := make([]item, len(missing))
+		req := make([]model.Item, len(missing))
 		for i, m := range missing {
-			req[i] = itemKey(key, memberSK(typ, m))
+			req[i] = model.ItemKey(key, model.MemberSK(typ, m))
 		}
 		items, err := p.strongGet(ctx, req)
 		if err != nil {
@@ -482,7 +483,7 @@ func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyTyp
 			k.mem[memKey{typ, m}] = &txMember{}
 		}
 		for _, it := range items {
-			if m, t, ok := memberOf(it); ok && t == typ {
+			if m, t, ok := model.MemberOf(it); ok && t == typ {
 				k.mem[memKey{typ, m}] = readMember(typ, it)
 			}
 		}
@@ -497,9 +498,9 @@ func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyTyp
 	return out
 }
 
-func scoreIfZ(typ keyType, ix []byte) float64 {
-	if typ == typeZSet && len(ix) >= 8 {
-		return scoreOfIX(ix)
+func scoreIfZ(typ model.KeyType, ix []byte) float64 {
+	if typ == model.TypeZSet && len(ix) >= 8 {
+		return model.ScoreOfIX(ix)
 	}
 	return 0
 }
@@ -510,15 +511,15 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 	if k.full {
 		return true
 	}
-	q := memberQuery(key, k.orig.typ, "")
+	q := memberQuery(key, k.orig.Typ, "")
 	q.TableName, q.ConsistentRead = p.base.table(), aws.Bool(true)
 	for it, err := range p.base.query(ctx, q, 0) {
 		if err != nil {
 			p.err = err
 			return false
 		}
-		m, t, ok := memberOf(it)
-		if !ok || t != k.orig.typ {
+		m, t, ok := model.MemberOf(it)
+		if !ok || t != k.orig.Typ {
 			continue
 		}
 		if _, known := k.mem[memKey{t, m}]; !known {
@@ -532,7 +533,7 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
 // typed returns k for a command on type typ: nil and ErrWrongType when k
 // holds another type, nil and p.err when it could not be read (the
 // command wraps it with its name).
-func (p *Pipeline) typed(ctx context.Context, key string, typ keyType) (*txKey, error) {
+func (p *Pipeline) typed(ctx context.Context, key string, typ model.KeyType) (*txKey, error) {
 	if err := checkKey("EXEC", key); err != nil {
 		return nil, err
 	}
@@ -540,20 +541,20 @@ func (p *Pipeline) typed(ctx context.Context, key string, typ keyType) (*txKey, 
 	switch {
 	case k == nil:
 		return nil, p.err
-	case k.typ != typeNone && k.typ != typ:
+	case k.typ != model.TypeNone && k.typ != typ:
 		return nil, ErrWrongType
 	}
 	return k, nil
 }
 
 // add makes m (of k, type typ) present with index value ix.
-func (k *txKey) add(typ keyType, m *txMember, ix []byte) {
-	if k.typ == typeNone {
+func (k *txKey) add(typ model.KeyType, m *txMember, ix []byte) {
+	if k.typ == model.TypeNone {
 		k.typ, k.exp = typ, 0
 	}
 	if !m.present {
 		k.card++
-		if typ == typeSet && m.origIX != nil {
+		if typ == model.TypeSet && m.origIX != nil {
 			ix = m.origIX // a set member removed and added again is left as it was
 		}
 	}
@@ -579,17 +580,17 @@ func (k *txKey) gone() {
 	for _, m := range k.mem {
 		m.present, m.ix, m.mx = false, nil, 0
 	}
-	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
+	k.typ, k.card, k.exp, k.full, k.touched = model.TypeNone, 0, 0, true, true
 }
 
 // present returns k's members of its current type in the order a Query of
 // the table returns them: a sorted set's by member, a set's by sort key
 // (the order of their hashes: "Set members" in keys.go).
 func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey, error) {
-	if k.typ == typeNone {
+	if k.typ == model.TypeNone {
 		return nil, nil
 	}
-	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
+	if k.typ == k.orig.Typ && !p.loadAll(ctx, key, k) {
 		return nil, p.err
 	}
 	var out []memKey
@@ -598,10 +599,10 @@ func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey,
 			out = append(out, mk)
 		}
 	}
-	if k.typ == typeSet { // in the order of the table's Query (keys.go)
+	if k.typ == model.TypeSet { // in the order of the table's Query (keys.go)
 		sks := make(map[string]string, len(out))
 		for _, mk := range out {
-			sks[mk.member] = string(memberSK(typeSet, mk.member))
+			sks[mk.member] = string(model.MemberSK(model.TypeSet, mk.member))
 		}
 		slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(sks[a.member], sks[b.member]) })
 		return out, nil
@@ -638,7 +639,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	for _, key := range p.order {
 		k := p.keys[key]
 		k.dmn = 0
-		changed := k.touched || k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
+		changed := k.touched || k.expSet || k.exp != k.orig.Exp || k.typ != k.orig.Typ
 		added := false
 		var zw []*write // the sorted-set member changes, for the count items
 		for mk, m := range k.mem {
@@ -646,9 +647,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			switch {
 			case m.origIX == nil && m.present:
 				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
-				added = added || mk.typ == typeZSet
+				added = added || mk.typ == model.TypeZSet
 				if m.mx != 0 {
-					w.action.Put.Item[attrMemExp] = num(m.mx)
+					w.action.Put.Item[model.AttrMemExp] = model.Num(m.mx)
 					k.dmn++
 				}
 			case m.origIX != nil && !m.present:
@@ -663,15 +664,15 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				// the one its adding write gave.
 				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
 				w.action.Put.ConditionExpression = aws.String("#ix = :old")
-				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
-				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
-				if mk.typ == typeSet { // no index value: the member's expiry changed
+				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": model.AttrIX}
+				w.action.Put.ExpressionAttributeValues = model.Item{":old": model.Bin(m.origIX)}
+				if mk.typ == model.TypeSet { // no index value: the member's expiry changed
 					w.action.Put.ConditionExpression = aws.String("attribute_exists(#pk)")
-					w.action.Put.ExpressionAttributeNames = map[string]string{"#pk": attrPK}
+					w.action.Put.ExpressionAttributeNames = map[string]string{"#pk": model.AttrPK}
 					w.action.Put.ExpressionAttributeValues = nil
 				}
 				if m.mx != 0 {
-					w.action.Put.Item[attrMemExp] = num(m.mx)
+					w.action.Put.Item[model.AttrMemExp] = model.Num(m.mx)
 					k.dmn++
 				}
 				if m.origMX != 0 {
@@ -683,16 +684,16 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			actions = append(actions, w.action)
 			size += writeBytes(key, w)
 			changed = true
-			if mk.typ == typeZSet {
+			if mk.typ == model.TypeZSet {
 				w.prev = m.origIX // exact: the metadata condition pins the key as read
 				zw = append(zw, w)
 			}
 		}
 		keep := false
-		if _, ok := k.raw[attrRanked]; ok && changed {
+		if _, ok := k.raw[model.AttrRanked]; ok && changed {
 			// The count items of a ranked sorted set that stays one change
 			// with its members (rank.go); any other change unranks it.
-			if k.typ == typeZSet && k.orig.typ == typeZSet {
+			if k.typ == model.TypeZSet && k.orig.Typ == model.TypeZSet {
 				g, cs, err := p.base.rankExec(ctx, key, zw)
 				if err != nil {
 					return false, wrap("EXEC", err)
@@ -773,7 +774,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	}
 	for _, key := range unranked {
 		p.base.setBelief(key, &rankBelief{})
-		if p.keys[key].typ != typeZSet {
+		if p.keys[key].typ != model.TypeZSet {
 			// Deleted, or a set now: its count items go, as after DEL
 			// (rankDrop). The transaction committed: one left behind
 			// after an error here is ignored until a build replaces it.
@@ -795,56 +796,56 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types.TransactWriteItem {
 	cond, names, values := asRead(k.raw)
 	switch {
-	case !changed, k.typ == typeNone && k.raw == nil:
+	case !changed, k.typ == model.TypeNone && k.raw == nil:
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			TableName: p.base.table(), Key: model.MetaKey(key), ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
-	case k.typ == typeNone:
+	case k.typ == model.TypeNone:
 		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
+			TableName: p.base.table(), Key: model.MetaKey(key), ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	}
-	for n, a := range map[string]string{"#t": attrType, "#n": attrCard, "#v": attrVer, "#x": attrExp, "#xt": attrExpTok} {
+	for n, a := range map[string]string{"#t": model.AttrType, "#n": model.AttrCard, "#v": model.AttrVer, "#x": model.AttrExp, "#xt": model.AttrExpTok} {
 		names[n] = a
 	}
 	if values == nil {
-		values = item{}
+		values = model.Item{}
 	}
-	values[":nt"], values[":nn"], values[":nv"] = str(string(k.typ)), num(k.card), bin(versionToken())
-	set := "SET #t = :nt, #n = :nn, #v = :nv, " + keyIndexSet(key, names, values)
+	values[":nt"], values[":nn"], values[":nv"] = model.Str(string(k.typ)), model.Num(k.card), model.Bin(versionToken())
+	set := "SET #t = :nt, #n = :nn, #v = :nv, " + model.KeyIndexSet(key, names, values)
 	remove := ""
-	if k.expSet || k.exp != k.orig.exp {
+	if k.expSet || k.exp != k.orig.Exp {
 		set += ", #xt = :nxt"
-		values[":nxt"] = str(token())
+		values[":nxt"] = model.Str(token())
 	}
 	var removes []string
 	if k.exp != 0 {
 		set += ", #x = :nx"
-		values[":nx"] = num(k.exp)
+		values[":nx"] = model.Num(k.exp)
 	} else {
 		removes = append(removes, "#x")
 	}
-	if _, ranked := k.raw[attrRanked]; ranked && !keepRank {
+	if _, ranked := k.raw[model.AttrRanked]; ranked && !keepRank {
 		// A transaction that does not keep a sorted set's count items
 		// (rank.go; commit) unranks the key it writes; the next write that
 		// adds a member builds them again, and until then ranks are counted.
 		removes = append(removes, "#rk")
-		names["#rk"] = attrRanked
+		names["#rk"] = model.AttrRanked
 	}
 	if removes != nil {
 		remove = " REMOVE " + strings.Join(removes, ", ")
 	}
 	if k.dmn != 0 {
 		remove += " ADD #mn :dmn"
-		names["#mn"], values[":dmn"] = attrMemTTL, num(k.dmn)
+		names["#mn"], values[":dmn"] = model.AttrMemTTL, model.Num(k.dmn)
 	}
 	if !strings.Contains(set+cond, "#xt") {
 		delete(names, "#xt")
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: p.base.table(), Key: metaKey(key),
+		TableName: p.base.table(), Key: model.MetaKey(key),
 		UpdateExpression: aws.String(set + remove), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}
@@ -852,16 +853,16 @@ func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types
 
 // asRead is the condition that a metadata item is exactly raw (nil:
 // absent) in every attribute a write changes.
-func asRead(raw item) (string, map[string]string, item) {
+func asRead(raw model.Item) (string, map[string]string, model.Item) {
 	if raw == nil {
-		return "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil
+		return "attribute_not_exists(#pk)", map[string]string{"#pk": model.AttrPK}, nil
 	}
 	names := map[string]string{}
-	values := item{}
+	values := model.Item{}
 	var parts []string
 	// rk too: a build (rank.go) sets it without a new version, and a
 	// transaction that read the key unranked keeps no count items.
-	for i, a := range []string{attrType, attrCard, attrExp, attrVer, attrExpTok, attrRanked} {
+	for i, a := range []string{model.AttrType, model.AttrCard, model.AttrExp, model.AttrVer, model.AttrExpTok, model.AttrRanked} {
 		n := fmt.Sprintf("#a%d", i)
 		names[n] = a
 		if v, ok := raw[a]; ok {
@@ -880,15 +881,15 @@ func asRead(raw item) (string, map[string]string, item) {
 
 // versionOf is a metadata item's version as Watch compares it: its
 // tokens, "" when missing or expired.
-func (c *Client) versionOf(it item) string {
-	if it == nil || c.liveMeta(it).typ == typeNone {
+func (c *Client) versionOf(it model.Item) string {
+	if it == nil || c.liveMeta(it).Typ == model.TypeNone {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("v")
-	b.Write(bytesAttr(it, attrVer))
+	b.Write(model.BytesAttr(it, model.AttrVer))
 	b.WriteByte(0)
-	if s, ok := it[attrExpTok].(*types.AttributeValueMemberS); ok {
+	if s, ok := it[model.AttrExpTok].(*types.AttributeValueMemberS); ok {
 		b.WriteString(s.Value)
 	}
 	return b.String()

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -430,8 +431,8 @@ func TestExecReviewSetSequence(t *testing.T) {
 // KEYS answered [] where Redis (and the Client's SADD) answer [key].
 func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	outside := p + "out" + strings.Repeat("k", inlineKeyLen+10)
-	inside := p + "in" + strings.Repeat("k", inlineKeyLen+10)
+	outside := p + "out" + strings.Repeat("k", model.InlineKeyLen+10)
+	inside := p + "in" + strings.Repeat("k", model.InlineKeyLen+10)
 	_, err := c.SAdd(ctx, outside, "a")
 	require.NoError(t, err)
 	require.NoError(t, c.TxPipelined(ctx, func(tx Pipeliner) error {
@@ -682,7 +683,7 @@ func TestExecReviewRankedOverflowUnranks(t *testing.T) {
 		_, err := tx.ZAdd(ctx, k, zs...)
 		return err
 	}))
-	_, ranked := rawGet(t, metaKey(k))[attrRanked]
+	_, ranked := rawGet(t, model.MetaKey(k))[model.AttrRanked]
 	require.False(t, ranked, "unranked: no room for its count items")
 	_, err := c2.ZAdd(ctx, k, Z{-5, "late"})
 	require.NoError(t, err)
@@ -764,7 +765,7 @@ func TestExecReviewWatchSeesNetZeroExec(t *testing.T) {
 // ZRANK, ZRANGEBYLEX, ZREM, SADD, SMOVE, SISMEMBER, SPOP, and the end
 // state and stored counts.
 func TestExecReviewLongMembers(t *testing.T) {
-	shared := strings.Repeat("x", inlineMemberLen)
+	shared := strings.Repeat("x", model.InlineMemberLen)
 	l1, l2, l3 := shared+"1", shared+"2", shared+"22"
 	runDiff(t, func(p string) []xop {
 		z, s, d := p+"z", p+"s", p+"d"
@@ -1243,7 +1244,7 @@ func TestExecReviewWatchLoopConcurrent(t *testing.T) {
 // never ended).
 func TestExecReviewWatchLongKey(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	for _, k := range []string{p + "short", p + "long" + strings.Repeat("k", inlineKeyLen)} {
+	for _, k := range []string{p + "short", p + "long" + strings.Repeat("k", model.InlineKeyLen)} {
 		_, err := c.SAdd(ctx, k, "a")
 		require.NoError(t, err)
 		err = watchAdd(ctx, c, k, nil, k, "b")
@@ -1263,7 +1264,7 @@ func TestExecReviewWatchLongKey(t *testing.T) {
 // for SADD).
 func TestExecReviewPrefetchLongKey(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	k := p + strings.Repeat("k", inlineKeyLen+1)
+	k := p + strings.Repeat("k", model.InlineKeyLen+1)
 	_, err := c.SAdd(ctx, k, "a")
 	require.NoError(t, err)
 	var card int64

@@ -33,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ExpireCondition restricts when an expiry is set, as Redis 7's EXPIRE
@@ -155,12 +156,12 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		return false, argError(cmd, "condition", string(cond), ErrSyntax)
 	}
 	m, err := c.liveMetaOf(ctx, key)
-	if err != nil || m.typ == typeNone {
+	if err != nil || m.Typ == model.TypeNone {
 		return false, wrap(cmd, err)
 	}
 	now := c.nowMs()
 	if at <= now { // Redis deletes the key, once the condition holds
-		if !cond.holds(m.exp, at) {
+		if !cond.holds(m.Exp, at) {
 			return false, nil
 		}
 		n, err := c.Del(ctx, key)
@@ -171,11 +172,11 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	}
 	tok := token()
 	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: c.table(), Key: metaKey(key),
+		TableName: c.table(), Key: model.MetaKey(key),
 		UpdateExpression:                    aws.String("SET #x = :at, #xt = :tok"),
 		ConditionExpression:                 aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
-		ExpressionAttributeNames:            map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok},
-		ExpressionAttributeValues:           item{":at": num(at), ":now": num(now), ":tok": str(tok)},
+		ExpressionAttributeNames:            map[string]string{"#t": model.AttrType, "#x": model.AttrExp, "#xt": model.AttrExpTok},
+		ExpressionAttributeValues:           model.Item{":at": model.Num(at), ":now": model.Num(now), ":tok": model.Str(tok)},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var failed *types.ConditionalCheckFailedException
@@ -190,8 +191,8 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 
 // ownUpdate reports whether a metadata item holds tok: the update that
 // wrote tok is in place.
-func ownUpdate(it item, tok string) bool {
-	v, ok := it[attrExpTok].(*types.AttributeValueMemberS)
+func ownUpdate(it model.Item, tok string) bool {
+	v, ok := it[model.AttrExpTok].(*types.AttributeValueMemberS)
 	return ok && v.Value == tok
 }
 
@@ -237,10 +238,10 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
-	if err != nil || removed || m.typ == typeNone || m.expired(c.nowMs()) || m.exp == 0 || m.ttls < m.card {
+	if err != nil || removed || m.Typ == model.TypeNone || m.Expired(c.nowMs()) || m.Exp == 0 || m.Ttls < m.Card {
 		return removed, err
 	}
-	if m, err = c.settle(ctx, key, m); err != nil || m.typ == typeNone {
+	if m, err = c.settle(ctx, key, m); err != nil || m.Typ == model.TypeNone {
 		return false, err
 	}
 	removed, _, err = c.removeExpiry(ctx, key, "")
@@ -250,32 +251,32 @@ func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 // removeExpiry removes key's expiry on condition that the key exists, has
 // an expiry to come, and cond holds (none when ""). It reports whether it
 // did, and otherwise the metadata item as the refusal found it.
-func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, meta, error) {
+func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, model.Meta, error) {
 	if c.tx != nil { // cond holds: the snapshot counts live members only
 		removed, err := c.tx.setExpiry(ctx, key, 0, ExpireXX)
-		return removed, meta{}, err
+		return removed, model.Meta{}, err
 	}
 	tok := token()
-	names := map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok}
+	names := map[string]string{"#t": model.AttrType, "#x": model.AttrExp, "#xt": model.AttrExpTok}
 	expr := "attribute_exists(#t) AND #x > :now"
 	if cond != "" {
 		expr += " AND " + cond
-		names["#mn"], names["#n"] = attrMemTTL, attrCard
+		names["#mn"], names["#n"] = model.AttrMemTTL, model.AttrCard
 	}
 	_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: c.table(), Key: metaKey(key),
+		TableName: c.table(), Key: model.MetaKey(key),
 		UpdateExpression:                    aws.String("REMOVE #x SET #xt = :tok"),
 		ConditionExpression:                 aws.String(expr),
 		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           item{":now": num(c.nowMs()), ":tok": str(tok)},
+		ExpressionAttributeValues:           model.Item{":now": model.Num(c.nowMs()), ":tok": model.Str(tok)},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Ours when the SDK resent it after a lost response.
-		return ownUpdate(failed.Item, tok), decodeMeta(failed.Item), nil
+		return ownUpdate(failed.Item, tok), model.DecodeMeta(failed.Item), nil
 	}
-	return err == nil, meta{}, err
+	return err == nil, model.Meta{}, err
 }
 
 // Special TTL and PTTL replies, as go-redis returns them.
@@ -315,12 +316,12 @@ func (c *Client) pttl(ctx context.Context, cmd, key string) (time.Duration, erro
 	switch {
 	case err != nil:
 		return 0, wrap(cmd, err)
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return TTLMissing, nil
-	case m.exp == 0:
+	case m.Exp == 0:
 		return TTLPersistent, nil
 	}
-	return msDuration(max(m.exp-c.nowMs(), 0)), nil // beyond 292 years: see PExpireTime
+	return msDuration(max(m.Exp-c.nowMs(), 0)), nil // beyond 292 years: see PExpireTime
 }
 
 // msDuration is ms milliseconds as a Duration, the largest Duration for
@@ -348,12 +349,12 @@ func (c *Client) PExpireTime(ctx context.Context, key string) (int64, error) {
 	switch {
 	case err != nil:
 		return 0, wrap("PEXPIRETIME", err)
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return -2, nil
-	case m.exp == 0:
+	case m.Exp == 0:
 		return -1, nil
 	}
-	return m.exp, nil
+	return m.Exp, nil
 }
 
 // ExpireTime is PExpireTime in Unix seconds, rounded as Redis's

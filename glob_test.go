@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -225,7 +226,7 @@ func TestGlobMatchRedis(t *testing.T) {
 				skipped[why]++
 				continue
 			}
-			require.Equal(t, redisSays, globMatch(pat, s), "globMatch disagrees with redis-server on pattern %s, member %s", shortQ(pat), shortQ(s))
+			require.Equal(t, redisSays, model.GlobMatch(pat, s), "globMatch disagrees with redis-server on pattern %s, member %s", shortQ(pat), shortQ(s))
 		}
 	}
 	for why, n := range skipped {
@@ -260,7 +261,7 @@ func TestGlobMatchTable(t *testing.T) {
 		{strings.Repeat(`\*a`, 1001), strings.Repeat("*a", 1001), true}, // escaped stars are no runs
 	}
 	for _, tc := range cases {
-		require.Equal(t, tc.match, globMatch(tc.pattern, tc.s), "%s %s", shortQ(tc.pattern), shortQ(tc.s))
+		require.Equal(t, tc.match, model.GlobMatch(tc.pattern, tc.s), "%s %s", shortQ(tc.pattern), shortQ(tc.s))
 		if globDifference(tc.pattern, tc.s) == "" {
 			require.Equal(t, tc.match, scanMatch(tc.pattern, tc.s, false), "port: %s %s", shortQ(tc.pattern), shortQ(tc.s))
 		}
@@ -270,10 +271,10 @@ func TestGlobMatchTable(t *testing.T) {
 // A pattern that makes a naive backtracking matcher take exponential time
 // is matched in linear-times-pattern time, as Redis bounds it.
 func TestGlobMatchPathological(t *testing.T) {
-	s := strings.Repeat("a", inlineMemberLen)
+	s := strings.Repeat("a", model.InlineMemberLen)
 	start := time.Now()
 	for _, p := range []string{strings.Repeat("*a", 40) + "*b", strings.Repeat("*?", 200) + "b", strings.Repeat("*[ab]", 100) + "c"} {
-		require.False(t, globMatch(p, s), p)
+		require.False(t, model.GlobMatch(p, s), p)
 	}
 	require.Less(t, time.Since(start), 2*time.Second)
 }
@@ -287,14 +288,14 @@ func FuzzGlob(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, s string) {
-		got := globMatch(pattern, s)
+		got := model.GlobMatch(pattern, s)
 		if globDifference(pattern, s) == "" {
 			if want := scanMatch(pattern, s, false); got != want {
 				t.Fatalf("globMatch(%q, %q) = %v, Redis's matcher %v", pattern, s, got, want)
 			}
 		}
 		if !strings.ContainsAny(s, `*?[\`) {
-			if !globMatch(s, s) || globMatch(s, s+"x") || (s != "" && globMatch(s, s[1:])) {
+			if !model.GlobMatch(s, s) || model.GlobMatch(s, s+"x") || (s != "" && model.GlobMatch(s, s[1:])) {
 				t.Fatalf("literal pattern %q does not match exactly itself", s)
 			}
 		}
@@ -303,10 +304,10 @@ func FuzzGlob(f *testing.F) {
 			escaped.WriteByte('\\')
 			escaped.WriteByte(s[i])
 		}
-		if !globMatch(escaped.String(), s) || globMatch(escaped.String(), s+"x") {
+		if !model.GlobMatch(escaped.String(), s) || model.GlobMatch(escaped.String(), s+"x") {
 			t.Fatalf("escaped pattern %q does not match exactly %q", escaped.String(), s)
 		}
-		if prefix := globPrefix(pattern); got && !strings.HasPrefix(s, prefix) {
+		if prefix := model.GlobPrefix(pattern); got && !strings.HasPrefix(s, prefix) {
 			t.Fatalf("%q matches %q but does not start with the pattern's literal prefix %q", pattern, s, prefix)
 		}
 	})

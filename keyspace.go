@@ -22,8 +22,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/redisarg"
 )
+
+// Match reports whether s matches the Redis glob-style pattern, as the
+// MATCH option of SSCAN and ZSCAN (and KEYS, CONFIG GET) does: '*' any run
+// of bytes, '?' one byte, '[abc]' '[^abc]' '[a-z]' classes, '\x' the byte x.
+func Match(pattern, s string) bool { return model.GlobMatch(pattern, s) }
 
 // DefaultScanCount is how many keys Scan examines when count is 0 (Redis's
 // default COUNT).
@@ -32,7 +38,7 @@ const DefaultScanCount = 10
 // scanned is a key found in the key index, with its type and expiry.
 type scanned struct {
 	key string
-	m   meta
+	m   model.Meta
 	pk  []byte // a long key's partition key, until its key is read
 }
 
@@ -43,9 +49,9 @@ func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
 		IndexName:                aws.String(c.opts.KeyIndexName),
 		ConsistentRead:           aws.Bool(false), // a global index cannot be read strongly
 		KeyConditionExpression:   aws.String("#ks = :ks AND #kh >= :from"),
-		ExpressionAttributeNames: map[string]string{"#ks": attrKS, "#kh": attrKH},
-		ExpressionAttributeValues: item{
-			":ks": bin([]byte{shard}), ":from": bin(binary.BigEndian.AppendUint64(nil, from)),
+		ExpressionAttributeNames: map[string]string{"#ks": model.AttrKS, "#kh": model.AttrKH},
+		ExpressionAttributeValues: model.Item{
+			":ks": model.Bin([]byte{shard}), ":from": model.Bin(binary.BigEndian.AppendUint64(nil, from)),
 		},
 	}
 }
@@ -66,23 +72,23 @@ func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scan
 // BatchGetItem per 100 long keys, none without. A key deleted since the
 // index listed it is left out.
 func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, error) {
-	var req []item
+	var req []model.Item
 	for _, s := range found {
 		if s.pk != nil {
-			req = append(req, item{attrPK: bin(s.pk), attrSK: bin(metaSK)})
+			req = append(req, model.Item{model.AttrPK: model.Bin(s.pk), model.AttrSK: model.Bin(model.MetaSK)})
 		}
 	}
 	if req == nil {
 		return found, nil
 	}
-	items, err := c.batchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": attrPK, "#kk": attrKey})
+	items, err := c.batchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": model.AttrPK, "#kk": model.AttrKey})
 	if err != nil {
 		return nil, err
 	}
 	whole := make(map[string]string, len(items))
 	for _, it := range items {
-		if k := bytesAttr(it, attrKey); k != nil {
-			whole[string(bytesAttr(it, attrPK))] = string(k)
+		if k := model.BytesAttr(it, model.AttrKey); k != nil {
+			whole[string(model.BytesAttr(it, model.AttrPK))] = string(k)
 		}
 	}
 	kept := found[:0]
@@ -103,13 +109,13 @@ func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, erro
 func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
 	var out []scanned
 	for {
-		shard := shardOf(cursor)
+		shard := model.ShardOf(cursor)
 		var last uint64
 		for it, err := range c.query(ctx, c.keyIndexQuery(shard, cursor), count-len(out)) {
 			if err != nil {
 				return nil, 0, err
 			}
-			last = binary.BigEndian.Uint64(bytesAttr(it, attrKH))
+			last = binary.BigEndian.Uint64(model.BytesAttr(it, model.AttrKH))
 			out = append(out, decodeScanned(it))
 		}
 		if len(out) >= count {
@@ -118,7 +124,7 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 			}
 			return out, last + 1, nil // the next read may find this shard done: harmless
 		}
-		if shard == keyShards-1 {
+		if shard == model.KeyShards-1 {
 			return out, 0, nil
 		}
 		cursor = uint64(shard+1) << 60
@@ -131,7 +137,7 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, error) {
 	var keys []string
 	for _, s := range found {
-		if s.m.ttls > 0 {
+		if s.m.Ttls > 0 {
 			keys = append(keys, s.key)
 		}
 	}
@@ -148,7 +154,7 @@ func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, e
 		if err != nil {
 			return nil, err
 		}
-		gone[k] = m.typ == typeNone
+		gone[k] = m.Typ == model.TypeNone
 	}
 	kept := found[:0]
 	for _, s := range found {
@@ -160,9 +166,9 @@ func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, e
 }
 
 // decodeScanned decodes an entry of the key index.
-func decodeScanned(it item) scanned {
-	s := scanned{m: decodeMeta(withCard(it))}
-	if pk := bytesAttr(it, attrPK); isLongPK(pk) {
+func decodeScanned(it model.Item) scanned {
+	s := scanned{m: model.DecodeMeta(withCard(it))}
+	if pk := model.BytesAttr(it, model.AttrPK); model.IsLongPK(pk) {
 		s.pk = pk
 	} else {
 		s.key = string(pk[1:])
@@ -172,8 +178,8 @@ func decodeScanned(it item) scanned {
 
 // withCard marks an index entry as a live key for decodeMeta (the index
 // does not project the count, which changes on every write).
-func withCard(it item) item {
-	it[attrCard] = num(1)
+func withCard(it model.Item) model.Item {
+	it[model.AttrCard] = model.Num(1)
 	return it
 }
 
@@ -221,10 +227,10 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 	now := c.nowMs()
 	keyType = strings.ToLower(keyType) // Redis compares type names ignoring case
 	for _, s := range found {
-		if s.m.live(now).typ == typeNone || (keyType != "" && string(s.m.typ) != keyType) {
+		if s.m.Live(now).Typ == model.TypeNone || (keyType != "" && string(s.m.Typ) != keyType) {
 			continue
 		}
-		if match == "" || globMatch(match, s.key) {
+		if match == "" || model.GlobMatch(match, s.key) {
 			keys = append(keys, s.key)
 		}
 	}
@@ -299,10 +305,10 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 			return "", false, wrap("RANDOMKEY", err)
 		}
 		for _, s := range found {
-			if wrapped && keyHash(s.key) >= start {
+			if wrapped && model.KeyHash(s.key) >= start {
 				return "", false, nil // went round: every key is expired
 			}
-			if s.m.live(now).typ != typeNone {
+			if s.m.Live(now).Typ != model.TypeNone {
 				return s.key, true, nil
 			}
 		}
@@ -435,28 +441,28 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	var (
 		large            string
 		entries, value   int64
-		ints, intEntries = m.typ == typeSet, min(lim.SetMaxIntsetEntries, 1<<30)
+		ints, intEntries = m.Typ == model.TypeSet, min(lim.SetMaxIntsetEntries, 1<<30)
 	)
-	switch m.typ {
-	case typeSet:
+	switch m.Typ {
+	case model.TypeSet:
 		large, entries, value = "hashtable", lim.SetMaxListpackEntries, lim.SetMaxListpackValue
-	case typeZSet:
+	case model.TypeZSet:
 		large, entries, value = "skiplist", lim.ZSetMaxListpackEntries, lim.ZSetMaxListpackValue
 		intEntries = -1
 	default:
 		return "", false, nil
 	}
 	compact := max(entries, intEntries)
-	if m.card > compact {
+	if m.Card > compact {
 		return large, true, nil
 	}
 	var n int64
 	fits := true // every member so far within value
-	for it, err := range c.memberItems(ctx, key, m.typ, "") {
+	for it, err := range c.memberItems(ctx, key, m.Typ, "") {
 		if err != nil {
 			return "", false, wrap("OBJECT", err)
 		}
-		member, _, _ := memberOf(it)
+		member, _, _ := model.MemberOf(it)
 		n++
 		if ints {
 			_, ints = redisarg.Int(member)
@@ -511,7 +517,7 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 		unsure []scanned // keys with member expiries: maybe all expired
 	)
 	now := c.nowMs()
-	err := c.parallel(keyShards, func(i int) error {
+	err := c.parallel(model.KeyShards, func(i int) error {
 		shard := byte(i)
 		var part KeyspaceStats
 		var maybe []scanned
@@ -520,12 +526,12 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 				return err
 			}
 			switch s := decodeScanned(it); {
-			case s.m.live(now).typ == typeNone:
-			case s.m.ttls > 0:
+			case s.m.Live(now).Typ == model.TypeNone:
+			case s.m.Ttls > 0:
 				maybe = append(maybe, s)
 			default:
 				part.Keys++
-				part.Expires += min(s.m.exp, 1)
+				part.Expires += min(s.m.Exp, 1)
 			}
 		}
 		mu.Lock()
@@ -541,7 +547,7 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 	}
 	for _, s := range unsure {
 		st.Keys++
-		st.Expires += min(s.m.exp, 1)
+		st.Expires += min(s.m.Exp, 1)
 	}
 	return st, err
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ErrMemberCollision is returned when a member longer than 1015 bytes
@@ -35,11 +36,11 @@ var ErrMemberCollision = errors.New("redimo: member collides with another member
 // starts with prefix. A set's members share none but the type's (their
 // sort keys start with a hash: "Set members" in keys.go), so for a set it
 // is the prefix of every member, whatever prefix.
-func skPrefix(t keyType, prefix string) []byte {
-	if t == typeSet {
-		return []byte{prefixSet}
+func skPrefix(t model.KeyType, prefix string) []byte {
+	if t == model.TypeSet {
+		return []byte{model.PrefixSet}
 	}
-	return append([]byte{memberPrefix(t)}, prefix[:min(len(prefix), inlineMemberLen)]...)
+	return append([]byte{model.MemberPrefix(t)}, prefix[:min(len(prefix), model.InlineMemberLen)]...)
 }
 
 // runKey is what a run of long members shares in the order the query in
@@ -48,15 +49,15 @@ func skPrefix(t keyType, prefix string) []byte {
 // table the sort key's first 1+inlineMemberLen bytes of a long member of
 // a sorted set. A set's members have no order to restore (they come in
 // the order of their hashes): never in a run.
-func runKey(in *dynamodb.QueryInput, it item) []byte {
+func runKey(in *dynamodb.QueryInput, it model.Item) []byte {
 	if in.IndexName != nil {
-		if ix := bytesAttr(it, attrIX); len(ix) == 9+inlineMemberLen {
+		if ix := model.BytesAttr(it, model.AttrIX); len(ix) == 9+model.InlineMemberLen {
 			return ix
 		}
 		return nil
 	}
-	if sk := bytesAttr(it, attrSK); isLongSK(sk) && sk[0] != prefixSet {
-		return sk[:1+inlineMemberLen]
+	if sk := model.BytesAttr(it, model.AttrSK); model.IsLongSK(sk) && sk[0] != model.PrefixSet {
+		return sk[:1+model.InlineMemberLen]
 	}
 	return nil
 }
@@ -64,33 +65,33 @@ func runKey(in *dynamodb.QueryInput, it item) []byte {
 // completeLong gives every long member of items its m (reading it when the
 // query did not return it) and puts runs in member order, in the query's
 // direction. Items whose member was deleted since the query are dropped.
-func (c *Client) completeLong(ctx context.Context, in *dynamodb.QueryInput, items []item) ([]item, error) {
-	var missing []item
+func (c *Client) completeLong(ctx context.Context, in *dynamodb.QueryInput, items []model.Item) ([]model.Item, error) {
+	var missing []model.Item
 	for _, it := range items {
-		if isLongSK(bytesAttr(it, attrSK)) {
-			if _, ok := it[attrMem]; !ok {
-				missing = append(missing, item{attrPK: it[attrPK], attrSK: it[attrSK]})
+		if model.IsLongSK(model.BytesAttr(it, model.AttrSK)) {
+			if _, ok := it[model.AttrMem]; !ok {
+				missing = append(missing, model.Item{model.AttrPK: it[model.AttrPK], model.AttrSK: it[model.AttrSK]})
 			}
 		}
 	}
 	if missing != nil {
 		got, err := c.batchGet(ctx, missing, aws.String("#pk, #sk, #m"),
-			map[string]string{"#pk": attrPK, "#sk": attrSK, "#m": attrMem})
+			map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK, "#m": model.AttrMem})
 		if err != nil {
 			return nil, err
 		}
 		whole := make(map[string]types.AttributeValue, len(got))
 		for _, it := range got {
-			whole[string(bytesAttr(it, attrSK))] = it[attrMem]
+			whole[string(model.BytesAttr(it, model.AttrSK))] = it[model.AttrMem]
 		}
 		kept := items[:0:0]
 		for _, it := range items {
-			if sk := bytesAttr(it, attrSK); isLongSK(sk) && it[attrMem] == nil {
+			if sk := model.BytesAttr(it, model.AttrSK); model.IsLongSK(sk) && it[model.AttrMem] == nil {
 				m, ok := whole[string(sk)]
 				if !ok {
 					continue // deleted since the query saw it
 				}
-				it[attrMem] = m
+				it[model.AttrMem] = m
 			}
 			kept = append(kept, it)
 		}
@@ -104,9 +105,9 @@ func (c *Client) completeLong(ctx context.Context, in *dynamodb.QueryInput, item
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(items[i:j], func(a, b item) int {
-				ma, _, _ := memberOf(a)
-				mb, _, _ := memberOf(b)
+			slices.SortStableFunc(items[i:j], func(a, b model.Item) int {
+				ma, _, _ := model.MemberOf(a)
+				mb, _, _ := model.MemberOf(b)
 				if desc {
 					ma, mb = mb, ma
 				}
@@ -130,11 +131,11 @@ func withEntry[V any](m map[string]V, k string, v V) map[string]V {
 
 // collides reports whether now, what a failed condition found under w's
 // sort key, is another member than w's.
-func collides(w *write, now item) bool {
-	if now == nil || len(w.member) <= inlineMemberLen {
+func collides(w *write, now model.Item) bool {
+	if now == nil || len(w.member) <= model.InlineMemberLen {
 		return false
 	}
-	m, ok := now[attrMem].(*types.AttributeValueMemberB)
+	m, ok := now[model.AttrMem].(*types.AttributeValueMemberB)
 	return ok && string(m.Value) != w.member
 }
 
@@ -142,8 +143,8 @@ func collides(w *write, now item) bool {
 // DynamoDB's 4 MB limit on one.
 func writeBytes(key string, w *write) int {
 	n := 2*len(key) + 256 // pk twice (item and condition values), names, token share
-	if len(w.member) > inlineMemberLen {
-		return n + 2*(1+inlineMemberLen+8) + len(w.member) // sk, ix, m (or :lm)
+	if len(w.member) > model.InlineMemberLen {
+		return n + 2*(1+model.InlineMemberLen+8) + len(w.member) // sk, ix, m (or :lm)
 	}
 	return n + 2*(len(w.member)+9)
 }

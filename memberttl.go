@@ -51,6 +51,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // tableCaps is what a table's indexes allow, learned once per table name
@@ -142,14 +143,14 @@ func (c *Client) filterExpired(ctx context.Context, page *dynamodb.QueryInput) e
 		cond = "(" + *page.FilterExpression + ") AND " + cond
 	}
 	page.FilterExpression = aws.String(cond)
-	page.ExpressionAttributeNames = withEntry(page.ExpressionAttributeNames, "#mxLive", attrMemExp)
-	page.ExpressionAttributeValues = withEntry(page.ExpressionAttributeValues, ":mxNow", types.AttributeValue(num(c.nowMs())))
+	page.ExpressionAttributeNames = withEntry(page.ExpressionAttributeNames, "#mxLive", model.AttrMemExp)
+	page.ExpressionAttributeValues = withEntry(page.ExpressionAttributeValues, ":mxNow", types.AttributeValue(model.Num(c.nowMs())))
 	return nil
 }
 
 // memberExp is a member item's expiry (0: none).
-func memberExp(it item) int64 {
-	v, ok := it[attrMemExp].(*types.AttributeValueMemberN)
+func memberExp(it model.Item) int64 {
+	v, ok := it[model.AttrMemExp].(*types.AttributeValueMemberN)
 	if !ok {
 		return 0
 	}
@@ -158,7 +159,7 @@ func memberExp(it item) int64 {
 }
 
 // expiredAt reports whether a member item has expired at now.
-func expiredAt(it item, now int64) bool {
+func expiredAt(it model.Item, now int64) bool {
 	x := memberExp(it)
 	return x != 0 && x <= now
 }
@@ -169,8 +170,8 @@ func (c *Client) expiredQuery(key string, now int64) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.ExpiryIndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #mx <= :now"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#mx": attrMemExp},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":now": num(now)},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#mx": model.AttrMemExp},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":now": model.Num(now)},
 		ConsistentRead:            aws.Bool(true),
 	}
 }
@@ -179,7 +180,7 @@ func (c *Client) expiredQuery(key string, now int64) *dynamodb.QueryInput {
 func (c *Client) expiredSince(key string, after, now int64) *dynamodb.QueryInput {
 	in := c.expiredQuery(key, now)
 	in.KeyConditionExpression = aws.String("#pk = :pk AND #mx BETWEEN :after AND :now")
-	in.ExpressionAttributeValues[":after"] = num(after + 1)
+	in.ExpressionAttributeValues[":after"] = model.Num(after + 1)
 	return in
 }
 
@@ -192,11 +193,11 @@ func (c *Client) expiredSince(key string, after, now int64) *dynamodb.QueryInput
 //
 // Cost with member expiries: a Query of by_exp per 1 MB of expired
 // members not yet deleted (1 read unit per 4 KB) and a GetItem (1 read unit).
-func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error) {
+func (c *Client) liveCard(ctx context.Context, key string, m model.Meta) (int64, error) {
 	for range c.opts.MaxAttempts {
-		if m.ttls <= 0 || m.typ == typeNone {
+		if m.Ttls <= 0 || m.Typ == model.TypeNone {
 			c.seenCounts.forget(key)
-			return m.card, nil
+			return m.Card, nil
 		}
 		now := c.nowMs()
 		expired, err := c.queryCount(withExpired(ctx), c.expiredQuery(key, now))
@@ -207,11 +208,11 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 		if err != nil {
 			return 0, err
 		}
-		if string(again.ver) == string(m.ver) && again.typ == m.typ {
-			c.seenCounts.note(key, seenCount{ver: m.ver, at: now, expired: expired})
-			return m.card - expired, nil
+		if string(again.Ver) == string(m.Ver) && again.Typ == m.Typ {
+			c.seenCounts.note(key, seenCount{ver: m.Ver, at: now, expired: expired})
+			return m.Card - expired, nil
 		}
-		m = again.live(c.nowMs())
+		m = again.Live(c.nowMs())
 	}
 	return 0, ErrContention
 }
@@ -226,13 +227,13 @@ func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error
 // while the key is not written, however many expired members wait to be
 // deleted (a page holds ~25,000 members expiring between two calls).
 // Otherwise 1 GetItem, then liveCard's.
-func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64, error) {
+func (c *Client) liveCount(ctx context.Context, key string, typ model.KeyType) (int64, error) {
 	if c.tx != nil {
 		m, err := c.typedMeta(ctx, key, typ)
 		if err != nil {
 			return 0, err
 		}
-		return m.card, nil
+		return m.Card, nil
 	}
 	if seen, ok := c.seenCounts.get(key); ok {
 		now := c.nowMs()
@@ -248,18 +249,18 @@ func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64,
 		if err != nil {
 			return 0, err
 		}
-		m := stored.live(now)
-		if now >= seen.at && string(stored.ver) == string(seen.ver) && (m.typ == typ || m.typ == typeNone) {
-			if m.typ == typeNone {
+		m := stored.Live(now)
+		if now >= seen.at && string(stored.Ver) == string(seen.ver) && (m.Typ == typ || m.Typ == model.TypeNone) {
+			if m.Typ == model.TypeNone {
 				return 0, nil
 			}
 			seen.at, seen.expired = now, seen.expired+newly
 			c.seenCounts.note(key, seen)
-			return m.card - seen.expired, nil
+			return m.Card - seen.expired, nil
 		}
 		c.seenCounts.forget(key)
-		if m.typ != typ && m.typ != typeNone {
-			if m, err = c.settle(ctx, key, m); err != nil || m.typ != typeNone {
+		if m.Typ != typ && m.Typ != model.TypeNone {
+			if m, err = c.settle(ctx, key, m); err != nil || m.Typ != model.TypeNone {
 				return 0, errors.Join(err, ErrWrongType)
 			}
 			return 0, nil
@@ -315,18 +316,18 @@ func (v *countCache) forget(key string) {
 // settle is the live view of a key whose metadata item reads m: missing
 // when every member it stores has expired. Only keys all of whose members
 // have an expiry pay a request for it.
-func (c *Client) settle(ctx context.Context, key string, m meta) (meta, error) {
-	if m.typ == typeNone || m.ttls < m.card {
+func (c *Client) settle(ctx context.Context, key string, m model.Meta) (model.Meta, error) {
+	if m.Typ == model.TypeNone || m.Ttls < m.Card {
 		return m, nil
 	}
 	n, err := c.liveCard(ctx, key, m)
 	if err != nil {
-		return meta{}, err
+		return model.Meta{}, err
 	}
 	if n <= 0 {
-		return meta{typ: typeNone}, nil
+		return model.Meta{Typ: model.TypeNone}, nil
 	}
-	m.card = n
+	m.Card = n
 	return m, nil
 }
 
@@ -334,12 +335,12 @@ func (c *Client) settle(ctx context.Context, key string, m meta) (meta, error) {
 // missing): a key of another type whose members have all expired is a
 // missing key (settle; no request unless every member it stores has an
 // expiry), any other ErrWrongType.
-func (c *Client) ofType(ctx context.Context, key string, m meta, types ...keyType) (meta, error) {
-	if m.typ == typeNone || slices.Contains(types, m.typ) {
+func (c *Client) ofType(ctx context.Context, key string, m model.Meta, types ...model.KeyType) (model.Meta, error) {
+	if m.Typ == model.TypeNone || slices.Contains(types, m.Typ) {
 		return m, nil
 	}
 	m, err := c.settle(ctx, key, m)
-	if err == nil && m.typ != typeNone {
+	if err == nil && m.Typ != model.TypeNone {
 		err = ErrWrongType
 	}
 	return m, err
@@ -347,18 +348,18 @@ func (c *Client) ofType(ctx context.Context, key string, m meta, types ...keyTyp
 
 // exact is m with its live card: for a key with member expiries, the
 // count liveCard makes (missing when none is live); others as they are.
-func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
-	if m.typ == typeNone || m.ttls <= 0 {
+func (c *Client) exact(ctx context.Context, key string, m model.Meta) (model.Meta, error) {
+	if m.Typ == model.TypeNone || m.Ttls <= 0 {
 		return m, nil
 	}
 	n, err := c.liveCard(ctx, key, m)
 	if err != nil {
-		return meta{}, err
+		return model.Meta{}, err
 	}
 	if n <= 0 {
-		return meta{typ: typeNone}, nil
+		return model.Meta{Typ: model.TypeNone}, nil
 	}
-	m.card = n
+	m.Card = n
 	return m, nil
 }
 
@@ -384,43 +385,43 @@ const (
 //
 // [SEXPIRE]: https://redis.io/docs/latest/commands/sexpire/
 func (c *Client) SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SEXPIRE", typeSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "SEXPIRE", model.TypeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SPExpire is SExpire, as Redis's SPEXPIRE (milliseconds).
 func (c *Client) SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SPEXPIRE", typeSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "SPEXPIRE", model.TypeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SExpireAt is SExpire to the time t, as Redis's SEXPIREAT.
 func (c *Client) SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "SEXPIREAT", typeSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "SEXPIREAT", model.TypeSet, key, t, cond, members)
 }
 
 // SPExpireAt is SExpireAt, as Redis's SPEXPIREAT.
 func (c *Client) SPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "SPEXPIREAT", typeSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "SPEXPIREAT", model.TypeSet, key, t, cond, members)
 }
 
 // ZExpire is SExpire for members of the sorted set at key, as Garnet's
 // ZEXPIRE.
 func (c *Client) ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZEXPIRE", typeZSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "ZEXPIRE", model.TypeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZPExpire is ZExpire, as Garnet's ZPEXPIRE (milliseconds).
 func (c *Client) ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZPEXPIRE", typeZSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "ZPEXPIRE", model.TypeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZExpireAt is ZExpire to the time t, as Garnet's ZEXPIREAT.
 func (c *Client) ZExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "ZEXPIREAT", typeZSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "ZEXPIREAT", model.TypeZSet, key, t, cond, members)
 }
 
 // ZPExpireAt is ZExpireAt, as Garnet's ZPEXPIREAT.
 func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "ZPEXPIREAT", typeZSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "ZPEXPIREAT", model.TypeZSet, key, t, cond, members)
 }
 
 // STTL returns each member's remaining time to live in seconds (rounded
@@ -428,43 +429,43 @@ func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond E
 //
 // Cost: one BatchGetItem of the members and the metadata item.
 func (c *Client) STTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "STTL", typeSet, key, members, ttlSeconds)
+	return c.memberTTLs(ctx, "STTL", model.TypeSet, key, members, ttlSeconds)
 }
 
 // SPTTL is STTL in milliseconds, as Redis's SPTTL.
 func (c *Client) SPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SPTTL", typeSet, key, members, ttlMillis)
+	return c.memberTTLs(ctx, "SPTTL", model.TypeSet, key, members, ttlMillis)
 }
 
 // SExpireTime returns each member's expiry as Unix seconds, MemberNoExpiry
 // or MemberMissing, as Redis's SEXPIRETIME.
 func (c *Client) SExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SEXPIRETIME", typeSet, key, members, expSeconds)
+	return c.memberTTLs(ctx, "SEXPIRETIME", model.TypeSet, key, members, expSeconds)
 }
 
 // SPExpireTime is SExpireTime in Unix milliseconds, as Redis's SPEXPIRETIME.
 func (c *Client) SPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SPEXPIRETIME", typeSet, key, members, expMillis)
+	return c.memberTTLs(ctx, "SPEXPIRETIME", model.TypeSet, key, members, expMillis)
 }
 
 // ZTTL is STTL for a sorted set, as Garnet's ZTTL.
 func (c *Client) ZTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZTTL", typeZSet, key, members, ttlSeconds)
+	return c.memberTTLs(ctx, "ZTTL", model.TypeZSet, key, members, ttlSeconds)
 }
 
 // ZPTTL is SPTTL for a sorted set, as Garnet's ZPTTL.
 func (c *Client) ZPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZPTTL", typeZSet, key, members, ttlMillis)
+	return c.memberTTLs(ctx, "ZPTTL", model.TypeZSet, key, members, ttlMillis)
 }
 
 // ZExpireTime is SExpireTime for a sorted set, as Garnet's ZEXPIRETIME.
 func (c *Client) ZExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZEXPIRETIME", typeZSet, key, members, expSeconds)
+	return c.memberTTLs(ctx, "ZEXPIRETIME", model.TypeZSet, key, members, expSeconds)
 }
 
 // ZPExpireTime is SPExpireTime for a sorted set, as Garnet's ZPEXPIRETIME.
 func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZPEXPIRETIME", typeZSet, key, members, expMillis)
+	return c.memberTTLs(ctx, "ZPEXPIRETIME", model.TypeZSet, key, members, expMillis)
 }
 
 // SPersist removes members' expiries: per member MemberExpirySet (removed),
@@ -472,12 +473,12 @@ func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string
 //
 // Cost: as SExpire.
 func (c *Client) SPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SPERSIST", typeSet, key, persistAt, ExpireAlways, members)
+	return c.memberExpire(ctx, "SPERSIST", model.TypeSet, key, persistAt, ExpireAlways, members)
 }
 
 // ZPersist is SPersist for a sorted set, as Garnet's ZPERSIST.
 func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZPERSIST", typeZSet, key, persistAt, ExpireAlways, members)
+	return c.memberExpire(ctx, "ZPERSIST", model.TypeZSet, key, persistAt, ExpireAlways, members)
 }
 
 // SCollect deletes the expired members of the set at key now, as Garnet's
@@ -487,15 +488,15 @@ func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([
 // Cost: a Query of by_exp per 1 MB of expired members and ⌈n/99⌉
 // TransactWriteItems.
 func (c *Client) SCollect(ctx context.Context, keys ...string) error {
-	return c.collect(ctx, "SCOLLECT", typeSet, keys)
+	return c.collect(ctx, "SCOLLECT", model.TypeSet, keys)
 }
 
 // ZCollect is SCollect for sorted sets, as Garnet's ZCOLLECT.
 func (c *Client) ZCollect(ctx context.Context, keys ...string) error {
-	return c.collect(ctx, "ZCOLLECT", typeZSet, keys)
+	return c.collect(ctx, "ZCOLLECT", model.TypeZSet, keys)
 }
 
-func (c *Client) collect(ctx context.Context, cmd string, typ keyType, keys []string) error {
+func (c *Client) collect(ctx context.Context, cmd string, typ model.KeyType, keys []string) error {
 	if len(keys) == 0 {
 		return argError(cmd, "keys", "", ErrSyntax)
 	}
@@ -514,7 +515,7 @@ func (c *Client) collect(ctx context.Context, cmd string, typ keyType, keys []st
 // hold the expiry it was listed with, and the transactions subtract what
 // they delete from the stored count and mn (deleting the key with its last
 // member), so concurrent sweeps and writes never double-count.
-func (c *Client) sweep(ctx context.Context, key string, typ keyType) error {
+func (c *Client) sweep(ctx context.Context, key string, typ model.KeyType) error {
 	ok, err := c.memberTTL(ctx)
 	if err != nil || !ok {
 		return err
@@ -524,8 +525,8 @@ func (c *Client) sweep(ctx context.Context, key string, typ keyType) error {
 		if err != nil {
 			return err
 		}
-		sk := bytesAttr(it, attrSK)
-		if len(sk) == 0 || sk[0] != memberPrefix(typ) {
+		sk := model.BytesAttr(it, model.AttrSK)
+		if len(sk) == 0 || sk[0] != model.MemberPrefix(typ) {
 			continue // a member of the other type: the key is not typ
 		}
 		writes = append(writes, c.sweepWrite(key, typ, sk, memberExp(it)))
@@ -539,14 +540,14 @@ func (c *Client) sweep(ctx context.Context, key string, typ keyType) error {
 
 // sweepWrite deletes the expired member item at sk if it still holds the
 // expiry exp: −1 to the count and to mn, 0 to the reply.
-func (c *Client) sweepWrite(key string, typ keyType, sk []byte, exp int64) *write {
+func (c *Client) sweepWrite(key string, typ model.KeyType, sk []byte, exp int64) *write {
 	return &write{
 		delta: -1, ttl: -1, swept: true, need: needPresent,
 		action: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: item{attrPK: bin(pkValue(key)), attrSK: bin(sk)},
+			TableName: c.table(), Key: model.Item{model.AttrPK: model.Bin(model.PkValue(key)), model.AttrSK: model.Bin(sk)},
 			ConditionExpression:       aws.String("#mx = :mx"),
-			ExpressionAttributeNames:  map[string]string{"#mx": attrMemExp},
-			ExpressionAttributeValues: item{":mx": num(exp)},
+			ExpressionAttributeNames:  map[string]string{"#mx": model.AttrMemExp},
+			ExpressionAttributeValues: model.Item{":mx": model.Num(exp)},
 		}},
 	}
 }
@@ -565,7 +566,7 @@ func (c *Client) expiryIn(d time.Duration) int64 {
 // persistAt is the expiry memberExpire sets to remove one (PERSIST).
 const persistAt = -1 << 63
 
-func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ keyType, key string, t time.Time, cond ExpireCondition, members []string) ([]int64, error) {
+func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ model.KeyType, key string, t time.Time, cond ExpireCondition, members []string) ([]int64, error) {
 	ms, ok := unixMilli(t)
 	if !ok {
 		return nil, argError(cmd, "time", t.String(), ErrOutOfRange)
@@ -580,7 +581,7 @@ func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ keyType, ke
 // command's start, as the callers' relative times are (a slow read does
 // not turn SPEXPIRE 10 into a deletion); a member that expires meanwhile
 // is found missing by its write's condition.
-func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key string, at int64, cond ExpireCondition, members []string) ([]int64, error) {
+func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType, key string, at int64, cond ExpireCondition, members []string) ([]int64, error) {
 	now := c.nowMs()
 	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
@@ -662,7 +663,7 @@ func repeatCode(exp, at int64, cond ExpireCondition, now int64) int64 {
 // item is cur (nil: missing), and records its reply in codes; nil when
 // nothing is to be written; at ≤ start (the command's start) deletes it.
 // Its retry decides again from what the item holds then.
-func (c *Client) expiryDecision(key string, typ keyType, member string, cur item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *write {
+func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cur model.Item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *write {
 	if cur == nil || expiredAt(cur, c.nowMs()) {
 		codes[member] = MemberMissing
 		return nil
@@ -686,7 +687,7 @@ func (c *Client) expiryDecision(key string, typ keyType, member string, cur item
 		codes[member] = MemberExpirySet
 		w = c.setMemberExpiry(key, typ, member, old, at)
 	}
-	w.retry = func(now item) (*write, error) {
+	w.retry = func(now model.Item) (*write, error) {
 		return c.expiryDecision(key, typ, member, now, at, cond, start, codes), nil
 	}
 	return w
@@ -694,18 +695,18 @@ func (c *Client) expiryDecision(key string, typ keyType, member string, cur item
 
 // setMemberExpiry changes an existing member's expiry from old to at (0:
 // none), on condition that it still holds old.
-func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at int64) *write {
-	names := map[string]string{"#mx": attrMemExp}
-	values := item{}
+func (c *Client) setMemberExpiry(key string, typ model.KeyType, member string, old, at int64) *write {
+	names := map[string]string{"#mx": model.AttrMemExp}
+	values := model.Item{}
 	cond := "attribute_not_exists(#mx)"
 	if old != 0 {
 		cond = "#mx = :old"
-		values[":old"] = num(old)
+		values[":old"] = model.Num(old)
 	}
 	update := "REMOVE #mx"
 	if at != 0 {
 		update = "SET #mx = :at"
-		values[":at"] = num(at)
+		values[":at"] = model.Num(at)
 	}
 	w := &write{member: member, count: 1, known: true, need: needExpiry, expWas: old, expTo: at}
 	switch {
@@ -718,45 +719,45 @@ func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at
 		values = nil
 	}
 	w.action = types.TransactWriteItem{Update: &types.Update{
-		TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+		TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 		UpdateExpression:                    aws.String(update),
 		ConditionExpression:                 aws.String("attribute_exists(#pk) AND " + cond),
-		ExpressionAttributeNames:            withEntry(names, "#pk", attrPK),
+		ExpressionAttributeNames:            withEntry(names, "#pk", model.AttrPK),
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 	return w
 }
 
-func setMemberExp(it item, at int64) { it[attrMemExp] = num(at) }
+func setMemberExp(it model.Item, at int64) { it[model.AttrMemExp] = model.Num(at) }
 
 // rewriteMember makes an existing member with the index value prev and
 // the expiry exp hold want and no expiry (a *STORE's new value), counting
 // 1; what it finds instead decides the retry. A set member has no index
 // value (prev and want are nil): only its expiry goes.
-func (c *Client) rewriteMember(key string, typ keyType, member string, prev, want []byte, exp int64) *write {
-	if typ == typeSet {
+func (c *Client) rewriteMember(key string, typ model.KeyType, member string, prev, want []byte, exp int64) *write {
+	if typ == model.TypeSet {
 		return c.dropMemberExpiry(key, member, exp)
 	}
 	w := &write{
-		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want), need: needIX,
+		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: model.ScoreOfIX(want), need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),
 			ConditionExpression:                 aws.String("#ix = :prev AND #mx = :mx"),
-			ExpressionAttributeNames:            map[string]string{"#ix": attrIX, "#mx": attrMemExp},
-			ExpressionAttributeValues:           item{":want": bin(want), ":prev": bin(prev), ":mx": num(exp)},
+			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX, "#mx": model.AttrMemExp},
+			ExpressionAttributeValues:           model.Item{":want": model.Bin(want), ":prev": model.Bin(prev), ":mx": model.Num(exp)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	w.retry = func(now item) (*write, error) {
-		cur := bytesAttr(now, attrIX)
+	w.retry = func(now model.Item) (*write, error) {
+		cur := model.BytesAttr(now, model.AttrIX)
 		switch x := memberExp(now); {
 		case now == nil:
 			return c.putMember(key, typ, member, want), nil
 		case x != 0:
 			return c.rewriteMember(key, typ, member, cur, want, x), nil
-		case typ == typeZSet && string(cur) != string(want):
+		case typ == model.TypeZSet && string(cur) != string(want):
 			return c.setIX(key, typ, member, cur, want), nil
 		}
 		return nil, nil
@@ -767,11 +768,11 @@ func (c *Client) rewriteMember(key string, typ keyType, member string, prev, wan
 // dropMemberExpiry is rewriteMember for a set member: its expiry exp
 // goes; gone meanwhile, it is added again.
 func (c *Client) dropMemberExpiry(key, member string, exp int64) *write {
-	w := c.setMemberExpiry(key, typeSet, member, exp, 0)
-	w.retry = func(now item) (*write, error) {
+	w := c.setMemberExpiry(key, model.TypeSet, member, exp, 0)
+	w.retry = func(now model.Item) (*write, error) {
 		switch x := memberExp(now); {
 		case now == nil:
-			return c.putMember(key, typeSet, member, nil), nil
+			return c.putMember(key, model.TypeSet, member, nil), nil
 		case x != 0:
 			return c.dropMemberExpiry(key, member, x), nil
 		}
@@ -794,7 +795,7 @@ func ttlMillis(exp, now int64) int64  { return exp - now }
 func expSeconds(exp, _ int64) int64   { return exp / 1000 }
 func expMillis(exp, _ int64) int64    { return exp }
 
-func (c *Client) memberTTLs(ctx context.Context, cmd string, typ keyType, key string, members []string, f func(exp, now int64) int64) ([]int64, error) {
+func (c *Client) memberTTLs(ctx context.Context, cmd string, typ model.KeyType, key string, members []string, f func(exp, now int64) int64) ([]int64, error) {
 	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
 	}
@@ -841,7 +842,7 @@ func pinDelete(w *write, exp int64) *write {
 // item's place (a put conditioned on the item still being the expired one,
 // counting one member less since it is stored already), or, when the
 // retry writes nothing, a sweep of the expired item.
-func (c *Client) onExpired(key string, typ keyType, w *write, old item) (*write, error) {
+func (c *Client) onExpired(key string, typ model.KeyType, w *write, old model.Item) (*write, error) {
 	var next *write
 	switch {
 	case w.action.Put != nil: // a create: what it meant to do on a missing member
@@ -853,7 +854,7 @@ func (c *Client) onExpired(key string, typ keyType, w *write, old item) (*write,
 			return nil, err
 		}
 	}
-	sk := bytesAttr(old, attrSK)
+	sk := model.BytesAttr(old, model.AttrSK)
 	if next == nil {
 		if w.required {
 			return nil, nil
@@ -864,7 +865,7 @@ func (c *Client) onExpired(key string, typ keyType, w *write, old item) (*write,
 		return nil, fmt.Errorf("redimo: internal: a write on a missing member that is not a put")
 	}
 	fresh, retry := *next, next.retry
-	next.retry = func(now item) (*write, error) {
+	next.retry = func(now model.Item) (*write, error) {
 		if now == nil { // deleted meanwhile: a plain create again
 			f := fresh
 			return &f, nil
@@ -876,8 +877,8 @@ func (c *Client) onExpired(key string, typ keyType, w *write, old item) (*write,
 	}
 	put := *next.action.Put
 	put.ConditionExpression = aws.String("#mxOld = :mxOld")
-	put.ExpressionAttributeNames = map[string]string{"#mxOld": attrMemExp}
-	put.ExpressionAttributeValues = item{":mxOld": num(memberExp(old))}
+	put.ExpressionAttributeNames = map[string]string{"#mxOld": model.AttrMemExp}
+	put.ExpressionAttributeValues = model.Item{":mxOld": model.Num(memberExp(old))}
 	put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	next.action = types.TransactWriteItem{Put: &put}
 	next.delta-- // the expired item was counted

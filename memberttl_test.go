@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -589,8 +590,8 @@ func TestMemberExpiryConcurrent(t *testing.T) {
 			case 5:
 				// No member returned by a read has an expiry in the past.
 				before := time.Now().UnixMilli()
-				var items []item
-				for it, err := range c.memberItems(ctx, k, map[bool]keyType{true: typeSet, false: typeZSet}[k == keys[0]], "") {
+				var items []model.Item
+				for it, err := range c.memberItems(ctx, k, map[bool]model.KeyType{true: model.TypeSet, false: model.TypeZSet}[k == keys[0]], "") {
 					if !assert.NoError(t, err) {
 						return false
 					}
@@ -624,7 +625,7 @@ func TestMemberExpiryOldTable(t *testing.T) {
 	in.LocalSecondaryIndexes = in.LocalSecondaryIndexes[:1]
 	in.LocalSecondaryIndexes[0].Projection = &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
 	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool {
-		return aws.ToString(d.AttributeName) == attrMemExp
+		return aws.ToString(d.AttributeName) == model.AttrMemExp
 	})
 	require.NoError(t, errOf(testDB.CreateTable(ctx, in)))
 	t.Cleanup(func() { _, _ = testDB.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &name}) })

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,8 +56,8 @@ func (a attrChecker) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func declared(name string) bool {
-	for _, a := range attributes {
-		if a.name == name {
+	for _, a := range model.Attributes {
+		if a.Name == name {
 			return true
 		}
 	}
@@ -72,7 +73,7 @@ var partitions sync.Map
 // keys a DynamoDB JSON request names.
 func notePartitions(body []byte) {
 	eachObject(body, func(m map[string]any) {
-		if pk, ok := m[attrPK].(map[string]any); ok {
+		if pk, ok := m[model.AttrPK].(map[string]any); ok {
 			if b, ok := pk["B"].(string); ok {
 				if raw, err := base64.StdEncoding.DecodeString(b); err == nil {
 					partitions.Store(string(raw), true)
@@ -192,9 +193,9 @@ func TestSchemaDocumented(t *testing.T) {
 	require.NoError(t, err)
 	table := section(t, string(readme), "## Attributes", "\n## ")
 	schema := section(t, string(doc), "// # The table", "// Binary attributes")
-	for _, a := range attributes {
-		require.Contains(t, table, "`"+a.name+"`", "README's table lacks %s (%s)", a.name, a.holds)
-		require.Regexp(t, `\b`+a.name+`\b`, schema, "doc.go's table lacks %s (%s)", a.name, a.holds)
+	for _, a := range model.Attributes {
+		require.Contains(t, table, "`"+a.Name+"`", "README's table lacks %s (%s)", a.Name, a.Holds)
+		require.Regexp(t, `\b`+a.Name+`\b`, schema, "doc.go's table lacks %s (%s)", a.Name, a.Holds)
 	}
 	for _, m := range regexp.MustCompile("(?m)^\\| ((?:`[a-z]+`(?:, )?)+) \\|").FindAllStringSubmatch(table, -1) {
 		for _, name := range regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(m[1], -1) {

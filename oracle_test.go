@@ -25,6 +25,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/testenv"
 )
@@ -143,7 +144,7 @@ func (g *gen) bound() string {
 func (g *gen) lex() string {
 	if g.big && g.r.IntN(3) == 0 { // about a long member: at, below or above it
 		m := pick(g, longMembers)
-		m = pick(g, []string{m, m[:len(m)-1], m + "a", m[:min(len(m), inlineMemberLen)], m[:min(len(m), inlineMemberLen+1)]})
+		m = pick(g, []string{m, m[:len(m)-1], m + "a", m[:min(len(m), model.InlineMemberLen)], m[:min(len(m), model.InlineMemberLen+1)]})
 		return pick(g, []string{"[", "("}) + m
 	}
 	return oracleLex[g.r.IntN(len(oracleLex))]

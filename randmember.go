@@ -39,6 +39,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 const (
@@ -63,7 +64,7 @@ func bucketBits(n int64) int {
 	if n < 2*bucketMinMean {
 		return 0
 	}
-	return min(bits.Len64(uint64(n/bucketMinMean))-1, 8*setHashLen)
+	return min(bits.Len64(uint64(n/bucketMinMean))-1, 8*model.SetHashLen)
 }
 
 // randomMembers draws n members of the set at key uniformly: distinct ones
@@ -71,21 +72,21 @@ func bucketBits(n int64) int {
 // that may repeat. whole reports that the result is the entire set (a
 // distinct draw of at least SCARD members). A missing key gives none.
 func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinct bool) (out []string, whole bool, err error) {
-	m, err := c.typedMeta(ctx, key, typeSet)
+	m, err := c.typedMeta(ctx, key, model.TypeSet)
 	if err == nil {
 		m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
 	}
-	if err != nil || m.typ == typeNone || n == 0 {
+	if err != nil || m.Typ == model.TypeNone || n == 0 {
 		return nil, false, err
 	}
 	if distinct {
-		n = min(n, m.card) // a distinct draw of SCARD or more is the whole set
+		n = min(n, m.Card) // a distinct draw of SCARD or more is the whole set
 	}
-	b := bucketBits(m.card)
-	if c.tx != nil || b == 0 || expectedTrials(m.card, b, n) >= m.card/entriesPerUnit {
+	b := bucketBits(m.Card)
+	if c.tx != nil || b == 0 || expectedTrials(m.Card, b, n) >= m.Card/entriesPerUnit {
 		return c.randomFromWhole(ctx, key, n, distinct)
 	}
-	out, ok, err := c.randomFromBuckets(ctx, key, m.card, b, n, distinct, map[uint64][]string{})
+	out, ok, err := c.randomFromBuckets(ctx, key, m.Card, b, n, distinct, map[uint64][]string{})
 	if err != nil || ok {
 		return out, false, err
 	}
@@ -104,7 +105,7 @@ func expectedTrials(card int64, b int, n int64) int64 {
 
 // randomFromWhole reads the whole set and draws from it.
 func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, distinct bool) ([]string, bool, error) {
-	all, err := c.members(ctx, key, typeSet)
+	all, err := c.members(ctx, key, model.TypeSet)
 	if err != nil || len(all) == 0 {
 		return nil, false, err
 	}
@@ -178,17 +179,17 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 // readBucket reads the members of bucket j of 2^b (at most bucketCap+1):
 // the set members whose position (keys.go) is in [j, j+1)·2^(56-b).
 func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([]string, error) {
-	const posBits = 8 * setHashLen
+	const posBits = 8 * model.SetHashLen
 	lo := j << (posBits - b)
 	hi := lo | (1<<(posBits-b) - 1)
 	// The last sort key at position hi: every member's sort key is at most
 	// as long (longSKLen), so 0xFF bytes to that length end the bucket.
-	end := append(setSKAt(hi), bytes.Repeat([]byte{0xFF}, longSKLen-1-setHashLen)...)
+	end := append(model.SetSKAt(hi), bytes.Repeat([]byte{0xFF}, model.LongSKLen-1-model.SetHashLen)...)
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)),
-			":lo": bin(setSKAt(lo)), ":hi": bin(end)},
+		ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)),
+			":lo": model.Bin(model.SetSKAt(lo)), ":hi": model.Bin(end)},
 	}
-	return c.queryMembers(ctx, in, typeSet, bucketCap+1, 0)
+	return c.queryMembers(ctx, in, model.TypeSet, bucketCap+1, 0)
 }

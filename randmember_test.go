@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -90,10 +91,10 @@ func TestSRandMemberUniform(t *testing.T) {
 		member int
 	}
 	var entries []entry
-	for it, err := range c.memberItems(ctx, k, typeSet, "") {
+	for it, err := range c.memberItems(ctx, k, model.TypeSet, "") {
 		require.NoError(t, err)
-		m, _, _ := memberOf(it)
-		entries = append(entries, entry{bytesAttr(it, attrSK), index[m]})
+		m, _, _ := model.MemberOf(it)
+		entries = append(entries, entry{model.BytesAttr(it, model.AttrSK), index[m]})
 	}
 	require.Len(t, entries, n)
 	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].ix, entries[j].ix) < 0 })
@@ -101,7 +102,7 @@ func TestSRandMemberUniform(t *testing.T) {
 	oldWay := func() []int {
 		counts := make([]int, n)
 		for range draws {
-			from := setSKAt(rand.Uint64() >> (64 - 8*setHashLen))
+			from := model.SetSKAt(rand.Uint64() >> (64 - 8*model.SetHashLen))
 			i, _ := slices.BinarySearchFunc(entries, from, func(e entry, ix []byte) int { return bytes.Compare(e.ix, ix) })
 			counts[entries[(i+rand.IntN(window))%n].member]++
 		}

@@ -91,6 +91,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 const (
@@ -177,9 +178,9 @@ func fixedChunks(writes []*write, n int) [][]*write {
 // count item of its own); so 1,000 new members among R ranges take about
 // (1000 + min(R, 1000))/99 transactions. transactChunksFrom cuts a chunk
 // into chunks of rankStep when the ranges changed meanwhile.
-func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
+func (c *Client) chunksOf(key string, typ model.KeyType, writes []*write) [][]*write {
 	b := c.belief(key)
-	if typ != typeZSet || !b.ranked {
+	if typ != model.TypeZSet || !b.ranked {
 		return fixedChunks(writes, maxTxItems-1)
 	}
 	if b.ranges == nil || len(writes) == 0 {
@@ -234,7 +235,7 @@ func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
 	return append(out, chunk)
 }
 
-func rankSK(lo []byte) []byte { return append([]byte{rankPrefix}, lo...) }
+func rankSK(lo []byte) []byte { return append([]byte{model.RankPrefix}, lo...) }
 
 // maxBound is the longest range bound: a count item's sort key is
 // rankPrefix + lo, within DynamoDB's 1024 bytes. An index value is up to
@@ -264,19 +265,19 @@ func find(ranges []rankRange, ix []byte) int {
 // (transact: rankCrossed, rankBuild) before it writes again: so a key is
 // ranked from the write that takes it to the minimum on, and ranks are
 // never built by a read.
-func (c *Client) rankGuard(g *group, d int64, names map[string]string, values item) string {
-	if g.typ != typeZSet {
+func (c *Client) rankGuard(g *group, d int64, names map[string]string, values model.Item) string {
+	if g.typ != model.TypeZSet {
 		return ""
 	}
-	names["#rk"] = attrRanked
+	names["#rk"] = model.AttrRanked
 	if g.rank != nil && g.rank.ranked {
 		return " AND attribute_exists(#rk)"
 	}
 	if d <= 0 || g.noBuild {
 		return " AND attribute_not_exists(#rk)"
 	}
-	names["#rkmn"] = attrMemTTL
-	values[":rklim"], values[":rk0"] = num(c.rankMin()-d), num(0)
+	names["#rkmn"] = model.AttrMemTTL
+	values[":rklim"], values[":rk0"] = model.Num(c.rankMin()-d), model.Num(0)
 	return " AND attribute_not_exists(#rk) AND (attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #rkmn > :rk0)"
 }
 
@@ -286,17 +287,17 @@ func (c *Client) rankGuard(g *group, d int64, names map[string]string, values it
 // (transact checks them first), an unranked sorted set with no expiry
 // and no member expiries fails only rankGuard's minimum, whatever the
 // other attempts combined with g's added (combine.go).
-func (c *Client) rankCrossed(g *group, it item) bool {
-	if g.typ != typeZSet || g.noBuild || (g.rank != nil && g.rank.ranked) {
+func (c *Client) rankCrossed(g *group, it model.Item) bool {
+	if g.typ != model.TypeZSet || g.noBuild || (g.rank != nil && g.rank.ranked) {
 		return false
 	}
 	var d int64
 	for _, w := range g.writes {
 		d += w.delta
 	}
-	m := decodeMeta(it)
-	_, ranked := it[attrRanked]
-	return d > 0 && !ranked && m.typ == typeZSet && m.exp == 0 && m.ttls == 0
+	m := model.DecodeMeta(it)
+	_, ranked := it[model.AttrRanked]
+	return d > 0 && !ranked && m.Typ == model.TypeZSet && m.Exp == 0 && m.Ttls == 0
 }
 
 // rankCreated builds the count items of a key that g's committed writes
@@ -309,18 +310,18 @@ func (c *Client) rankCreated(ctx context.Context, g *group) {
 	for _, w := range g.writes {
 		d += w.delta
 	}
-	if g.typ == typeZSet && !isRanked(g) && !g.noBuild && d >= c.rankMin() {
+	if g.typ == model.TypeZSet && !isRanked(g) && !g.noBuild && d >= c.rankMin() {
 		_, _ = c.rankBuild(ctx, g.key)
 	}
 }
 
 // rankSeen learns from a failed metadata condition (it, the item as it
 // is; nil when absent) whether the key is ranked.
-func (c *Client) rankSeen(g *group, it item) {
-	if g.typ != typeZSet {
+func (c *Client) rankSeen(g *group, it model.Item) {
+	if g.typ != model.TypeZSet {
 		return
 	}
-	_, ranked := it[attrRanked]
+	_, ranked := it[model.AttrRanked]
 	if ranked != c.belief(g.key).ranked {
 		c.setBelief(g.key, &rankBelief{ranked: ranked})
 	}
@@ -338,7 +339,7 @@ func (c *Client) rankStale(key string) {
 // does not know it.
 func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 	for _, g := range groups {
-		if g.typ != typeZSet {
+		if g.typ != model.TypeZSet {
 			continue
 		}
 		b := c.belief(g.key)
@@ -358,11 +359,11 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 			c.setBelief(g.key, b)
 			g.rank = b
 		}
-		var keys []item
+		var keys []model.Item
 		var loose []*write
 		for _, w := range g.writes {
 			if !w.known && w.action.ConditionCheck == nil {
-				keys = append(keys, itemKey(g.key, writeSK(w)))
+				keys = append(keys, model.ItemKey(g.key, writeSK(w)))
 				loose = append(loose, w)
 			}
 		}
@@ -373,9 +374,9 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 		if err != nil {
 			return err
 		}
-		now := map[string]item{}
+		now := map[string]model.Item{}
 		for _, it := range found {
-			now[string(bytesAttr(it, attrSK))] = it
+			now[string(model.BytesAttr(it, model.AttrSK))] = it
 		}
 		for _, w := range loose {
 			g.replace(w, c.pin(w, now[string(writeSK(w))]))
@@ -389,16 +390,16 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 // (write.pinned: rendered adds the condition). When that condition is
 // what failed, the pinned write is pinned again to the new value; else
 // w's own retry decides.
-func (c *Client) pin(w *write, cur item) *write {
+func (c *Client) pin(w *write, cur model.Item) *write {
 	if w.action.Update == nil && w.action.Delete == nil {
 		return w
 	}
-	prev := bytesAttr(cur, attrIX)
+	prev := model.BytesAttr(cur, model.AttrIX)
 	p := *w
 	p.prev, p.known, p.pinned = prev, true, true
 	orig := w.retry
-	p.retry = func(now item) (*write, error) {
-		if (now == nil) == (cur == nil) && bytes.Equal(bytesAttr(now, attrIX), prev) {
+	p.retry = func(now model.Item) (*write, error) {
+		if (now == nil) == (cur == nil) && bytes.Equal(model.BytesAttr(now, model.AttrIX), prev) {
 			if orig == nil {
 				return nil, nil
 			}
@@ -429,7 +430,7 @@ func rankDeltas(g *group, ranges []rankRange) map[int]int64 {
 // rankWrites are the count-item actions of g's writes (none when its key
 // is not ranked).
 func (c *Client) rankWrites(g *group) []*write {
-	if g.typ != typeZSet {
+	if g.typ != model.TypeZSet {
 		return nil
 	}
 	b := g.rank
@@ -439,15 +440,15 @@ func (c *Client) rankWrites(g *group) []*write {
 	var out []*write
 	for i, d := range rankDeltas(g, b.ranges) {
 		r := b.ranges[i]
-		names := map[string]string{"#n": attrCard, "#cv": attrCV, "#hi": attrHi}
-		values := item{":d": num(d), ":cv": bin(versionToken())}
+		names := map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV, "#hi": model.AttrHi}
+		values := model.Item{":d": model.Num(d), ":cv": model.Bin(versionToken())}
 		cond := "attribute_exists(#n) AND attribute_not_exists(#hi)"
 		if r.hi != nil {
 			cond = "attribute_exists(#n) AND #hi = :hi"
-			values[":hi"] = bin(r.hi)
+			values[":hi"] = model.Bin(r.hi)
 		}
 		out = append(out, &write{rankItem: true, action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(g.key, rankSK(r.lo)),
+			TableName: c.table(), Key: model.ItemKey(g.key, rankSK(r.lo)),
 			UpdateExpression:          aws.String("ADD #n :d SET #cv = :cv"),
 			ConditionExpression:       aws.String(cond),
 			ExpressionAttributeNames:  names,
@@ -461,14 +462,14 @@ func (c *Client) rankWrites(g *group) []*write {
 // isRanked reports whether g's writer believes its key ranked: its
 // metadata condition requires rk and its writes carry count items.
 func isRanked(g *group) bool {
-	return g.typ == typeZSet && g.rank != nil && g.rank.ranked
+	return g.typ == model.TypeZSet && g.rank != nil && g.rank.ranked
 }
 
 // rankCond is what a count-item action (rankWrites) requires of its item:
 // two actions on one count item merge only when it is the same.
 func rankCond(w *write) string {
 	u := w.action.Update
-	return aws.ToString(u.ConditionExpression) + "\x00" + string(bytesAttr(u.ExpressionAttributeValues, ":hi"))
+	return aws.ToString(u.ConditionExpression) + "\x00" + string(model.BytesAttr(u.ExpressionAttributeValues, ":hi"))
 }
 
 // rankMerged is one action for the count-item actions ws of one count
@@ -484,11 +485,11 @@ func rankMerged(ws []*write) types.TransactWriteItem {
 		}
 	}
 	u := *ws[0].action.Update
-	values := item{}
+	values := model.Item{}
 	for k, v := range u.ExpressionAttributeValues {
 		values[k] = v
 	}
-	values[":d"] = num(d)
+	values[":d"] = model.Num(d)
 	u.ExpressionAttributeValues = values
 	return types.TransactWriteItem{Update: &u}
 }
@@ -541,16 +542,16 @@ func sameBounds(a, b []rankRange) bool {
 // metaAndRanges reads key's metadata item (strongly consistent when
 // consistent says so) and its count items in parallel, and alongside them
 // the extra reads of a caller, as more(0) ... more(extra-1).
-func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (item, []rankRange, error) {
+func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (model.Item, []rankRange, error) {
 	var (
-		mt     item
+		mt     model.Item
 		ranges []rankRange
 	)
 	err := c.parallel(2+extra, func(i int) error {
 		var err error
 		switch i {
 		case 0:
-			mt, err = c.getItem(ctx, metaKey(key), consistent, nil, nil)
+			mt, err = c.getItem(ctx, model.MetaKey(key), consistent, nil, nil)
 		case 1:
 			ranges, err = c.readRanges(ctx, key)
 		default:
@@ -575,21 +576,21 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 		return err
 	}
 	guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: c.table(), Key: metaKey(key),
+		TableName: c.table(), Key: model.MetaKey(key),
 		ConditionExpression:      aws.String("attribute_not_exists(#rk)"),
-		ExpressionAttributeNames: map[string]string{"#rk": attrRanked},
+		ExpressionAttributeNames: map[string]string{"#rk": model.AttrRanked},
 	}}
 	for chunk := range slices.Chunk(ranges, maxTxItems-1) {
 		actions := []types.TransactWriteItem{guard}
 		for _, r := range chunk {
 			del := &types.Delete{
-				TableName: c.table(), Key: itemKey(key, rankSK(r.lo)),
+				TableName: c.table(), Key: model.ItemKey(key, rankSK(r.lo)),
 				ConditionExpression:      aws.String("attribute_not_exists(#cv)"),
-				ExpressionAttributeNames: map[string]string{"#cv": attrCV},
+				ExpressionAttributeNames: map[string]string{"#cv": model.AttrCV},
 			}
 			if r.cv != nil {
 				del.ConditionExpression = aws.String("#cv = :cv")
-				del.ExpressionAttributeValues = item{":cv": bin(r.cv)}
+				del.ExpressionAttributeValues = model.Item{":cv": model.Bin(r.cv)}
 			}
 			actions = append(actions, types.TransactWriteItem{Delete: del})
 		}
@@ -604,8 +605,8 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 func (c *Client) readRanges(ctx context.Context, key string) ([]rankRange, error) {
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":p": bin([]byte{rankPrefix})},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":p": model.Bin([]byte{model.RankPrefix})},
 		ConsistentRead:            aws.Bool(true),
 	}
 	var out []rankRange
@@ -618,12 +619,12 @@ func (c *Client) readRanges(ctx context.Context, key string) ([]rankRange, error
 	return out, nil
 }
 
-func decodeRange(it item) rankRange {
-	r := rankRange{lo: bytesAttr(it, attrSK)[1:], hi: bytesAttr(it, attrHi), cv: bytesAttr(it, attrCV)}
+func decodeRange(it model.Item) rankRange {
+	r := rankRange{lo: model.BytesAttr(it, model.AttrSK)[1:], hi: model.BytesAttr(it, model.AttrHi), cv: model.BytesAttr(it, model.AttrCV)}
 	if r.lo == nil {
 		r.lo = []byte{}
 	}
-	if v, ok := it[attrCard].(*types.AttributeValueMemberN); ok {
+	if v, ok := it[model.AttrCard].(*types.AttributeValueMemberN); ok {
 		r.n, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	return r
@@ -634,7 +635,7 @@ func decodeRange(it item) rankRange {
 // it. It reports nothing when the range changed meanwhile: the next
 // writer that grows it splits it.
 func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
-	it, err := c.getItem(ctx, itemKey(key, rankSK(lo)), aws.Bool(true), nil, nil)
+	it, err := c.getItem(ctx, model.ItemKey(key, rankSK(lo)), aws.Bool(true), nil, nil)
 	if err != nil || it == nil {
 		return err
 	}
@@ -643,15 +644,15 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 		return nil
 	}
 	keep := r.n / 2
-	cond, values := "#pk = :pk", item{":pk": bin(pkValue(key))}
+	cond, values := "#pk = :pk", model.Item{":pk": model.Bin(model.PkValue(key))}
 	if len(lo) > 0 {
 		cond += " AND #ix >= :lo"
-		values[":lo"] = bin(lo)
+		values[":lo"] = model.Bin(lo)
 	}
 	in := &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
 		ExpressionAttributeValues: values,
 		ConsistentRead:            aws.Bool(true),
 	}
@@ -664,7 +665,7 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 			return err
 		}
 		if int64(len(ixs)) <= keep {
-			ixs = append(ixs, bytesAttr(it, attrIX))
+			ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
 		}
 	}
 	if int64(len(ixs)) <= keep {
@@ -676,25 +677,25 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 		// members sharing their first bytes: no bound can fall there.
 		return nil
 	}
-	newItem := itemKey(key, rankSK(mid))
-	newItem[attrCard] = num(r.n - keep)
-	newItem[attrCV] = bin(versionToken())
+	newItem := model.ItemKey(key, rankSK(mid))
+	newItem[model.AttrCard] = model.Num(r.n - keep)
+	newItem[model.AttrCV] = model.Bin(versionToken())
 	if r.hi != nil {
-		newItem[attrHi] = bin(r.hi)
+		newItem[model.AttrHi] = model.Bin(r.hi)
 	}
 	err = c.sendTx(ctx, []types.TransactWriteItem{
 		{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, rankSK(lo)),
+			TableName: c.table(), Key: model.ItemKey(key, rankSK(lo)),
 			UpdateExpression:         aws.String("SET #hi = :mid, #cv = :ncv, #n = :keep"),
 			ConditionExpression:      aws.String("#cv = :cv AND #n = :n"),
-			ExpressionAttributeNames: map[string]string{"#hi": attrHi, "#cv": attrCV, "#n": attrCard},
-			ExpressionAttributeValues: item{":mid": bin(mid), ":ncv": bin(versionToken()), ":keep": num(keep),
-				":cv": bin(r.cv), ":n": num(r.n)},
+			ExpressionAttributeNames: map[string]string{"#hi": model.AttrHi, "#cv": model.AttrCV, "#n": model.AttrCard},
+			ExpressionAttributeValues: model.Item{":mid": model.Bin(mid), ":ncv": model.Bin(versionToken()), ":keep": model.Num(keep),
+				":cv": model.Bin(r.cv), ":n": model.Num(r.n)},
 		}},
 		{Put: &types.Put{
 			TableName: c.table(), Item: newItem,
 			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}},
 	})
 	c.rankStale(key)
@@ -719,19 +720,19 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 // whether it is ranked now. Its caller is the writer whose write takes
 // the key to the build minimum (rankGuard).
 func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
-	mt, err := c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
+	mt, err := c.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
 		return false, err
 	}
 	m := c.liveMeta(mt)
-	if _, ok := mt[attrRanked]; ok {
+	if _, ok := mt[model.AttrRanked]; ok {
 		c.setBelief(key, &rankBelief{ranked: true})
 		return true, nil
 	}
-	if m.typ != typeZSet || m.exp > 0 || m.ttls > 0 {
+	if m.Typ != model.TypeZSet || m.Exp > 0 || m.Ttls > 0 {
 		return false, nil
 	}
-	ver := bytesAttr(mt, attrVer)
+	ver := model.BytesAttr(mt, model.AttrVer)
 	if ver == nil {
 		return false, nil
 	}
@@ -742,9 +743,9 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		ixs = append(ixs, bytesAttr(it, attrIX))
+		ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
 	}
-	if int64(len(ixs)) != m.card {
+	if int64(len(ixs)) != m.Card {
 		return false, nil
 	}
 	stale, err := c.readRanges(ctx, key)
@@ -764,41 +765,41 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	made := map[string]bool{}
 	for j, i := range starts {
 		lo, end := bounds[j], len(ixs)
-		it := itemKey(key, rankSK(lo))
+		it := model.ItemKey(key, rankSK(lo))
 		if j+1 < len(starts) {
 			end = starts[j+1]
-			it[attrHi] = bin(bounds[j+1])
+			it[model.AttrHi] = model.Bin(bounds[j+1])
 		}
-		it[attrCard] = num(int64(end - i))
-		it[attrCV] = bin(versionToken())
+		it[model.AttrCard] = model.Num(int64(end - i))
+		it[model.AttrCV] = model.Bin(versionToken())
 		made[string(lo)] = true
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: c.table(), Item: it}})
 	}
 	for _, r := range stale {
 		if !made[string(r.lo)] {
-			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: itemKey(key, rankSK(r.lo))}})
+			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: model.ItemKey(key, rankSK(r.lo))}})
 		}
 	}
 	// Transactions of 99 count items, each on condition that the key is
 	// as read (version token, count, no expiry, not ranked); the last one
 	// sets rk. A build cut short leaves count items nobody reads (no rk),
 	// which the next build replaces.
-	names := map[string]string{"#v": attrVer, "#n": attrCard, "#t": attrType, "#x": attrExp, "#rk": attrRanked}
-	values := item{":v": bin(ver), ":n": num(m.card), ":t": str(string(typeZSet))}
+	names := map[string]string{"#v": model.AttrVer, "#n": model.AttrCard, "#t": model.AttrType, "#x": model.AttrExp, "#rk": model.AttrRanked}
+	values := model.Item{":v": model.Bin(ver), ":n": model.Num(m.Card), ":t": model.Str(string(model.TypeZSet))}
 	const as = "#v = :v AND #n = :n AND #t = :t AND attribute_not_exists(#x) AND attribute_not_exists(#rk)"
 	for start := 0; start < len(actions); start += maxTxItems - 1 {
 		chunk := actions[start:min(start+maxTxItems-1, len(actions))]
 		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: metaKey(key),
+			TableName: c.table(), Key: model.MetaKey(key),
 			ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 		if start+maxTxItems-1 >= len(actions) {
-			withOne := item{":one": num(1)}
+			withOne := model.Item{":one": model.Num(1)}
 			for k, v := range values {
 				withOne[k] = v
 			}
 			guard = types.TransactWriteItem{Update: &types.Update{
-				TableName: c.table(), Key: metaKey(key),
+				TableName: c.table(), Key: model.MetaKey(key),
 				UpdateExpression:    aws.String("SET #rk = :one"),
 				ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: withOne,
 			}}
@@ -820,8 +821,8 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 // Cost: the count items' Query (done by the caller, in parallel with its
 // BatchGetItem) plus one Query COUNT of at most rankMax entries of one
 // range: 1 read unit per ~80 entries.
-func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges []rankRange, ix []byte, rev bool) (int64, bool, error) {
-	if _, ok := meta[attrRanked]; !ok {
+func (c *Client) rankByIndex(ctx context.Context, key string, meta model.Item, ranges []rankRange, ix []byte, rev bool) (int64, bool, error) {
+	if _, ok := meta[model.AttrRanked]; !ok {
 		return 0, false, nil // not ranked: the caller counts
 	}
 	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
@@ -829,18 +830,18 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 	}
 	i := find(ranges, ix)
 	r := ranges[i]
-	pk := bin(pkValue(key))
+	pk := model.Bin(model.PkValue(key))
 	// equal: the members whose index value is ix: the member alone, or a
 	// run of long members (longmember.go; rank adds those of the run
 	// before it).
 	equal := int64(1)
-	if len(ix) == 9+inlineMemberLen {
+	if len(ix) == 9+model.InlineMemberLen {
 		var err error
 		if equal, err = c.queryCount(ctx, &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":pk": pk, ":ix": bin(ix)},
+			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+			ExpressionAttributeValues: model.Item{":pk": pk, ":ix": model.Bin(ix)},
 		}); err != nil {
 			return 0, false, err
 		}
@@ -875,13 +876,13 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 // BatchGetItem) and, in parallel, key's count items. it is nil when the
 // member or the key is missing or expired; a key of another type is
 // ErrWrongType.
-func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item, ranges []rankRange, err error) {
+func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt model.Item, ranges []rankRange, err error) {
 	ctx = c.labelled(ctx)
-	var items []item
+	var items []model.Item
 	err = c.parallel(2, func(i int) error {
 		var err error
 		if i == 0 {
-			items, err = c.batchGet(ctx, []item{metaKey(key), itemKey(key, memberSK(typeZSet, member))}, nil, nil)
+			items, err = c.batchGet(ctx, []model.Item{model.MetaKey(key), model.ItemKey(key, model.MemberSK(model.TypeZSet, member))}, nil, nil)
 		} else {
 			ranges, err = c.readRanges(ctx, key)
 		}
@@ -891,14 +892,14 @@ func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item
 		return nil, nil, nil, err
 	}
 	for _, x := range items {
-		if _, _, ok := memberOf(x); ok {
+		if _, _, ok := model.MemberOf(x); ok {
 			it = x
 		} else {
 			mt = x
 		}
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
-	if err != nil || m.typ == typeNone {
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), model.TypeZSet)
+	if err != nil || m.Typ == model.TypeNone {
 		return nil, nil, nil, err
 	}
 	if it != nil && expiredAt(it, c.nowMs()) {
@@ -909,7 +910,7 @@ func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item
 
 // rankFrom is the rank of the member at ix in key, from the count items
 // when the key has them (or gets them now), else counted (O(rank)).
-func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []rankRange, ix []byte, rev bool) (int64, error) {
+func (c *Client) rankFrom(ctx context.Context, key string, mt model.Item, ranges []rankRange, ix []byte, rev bool) (int64, error) {
 	if n, ok, err := c.rankByIndex(ctx, key, mt, ranges, ix, rev); err != nil || ok {
 		return n, err
 	}
@@ -920,8 +921,8 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 	return c.queryCount(ctx, &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
 	})
 }
 
@@ -942,7 +943,7 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := mt[attrRanked]; !ok || len(ranges) == 0 {
+	if _, ok := mt[model.AttrRanked]; !ok || len(ranges) == 0 {
 		return nil
 	}
 	if r.rev {
@@ -974,7 +975,7 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 		}
 		in := *r.in
 		in.KeyConditionExpression = aws.String(cond)
-		in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
+		in.ExpressionAttributeValues = model.Item{":pk": model.Bin(model.PkValue(key)), ":b": model.Bin(bound)}
 		r.in, r.offset = &in, offset
 		if flip {
 			r.rev, r.reverseResult = !r.rev, !r.reverseResult

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Counting with count items (rank.go): ZRANK's count within one range,
@@ -15,7 +16,7 @@ import (
 
 // maxIX is the longest index value: score, 0x00, the first
 // inlineMemberLen bytes of the member.
-const maxIX = 9 + inlineMemberLen
+const maxIX = 9 + model.InlineMemberLen
 
 // before is the greatest index value below b (ok false when none is: b
 // is empty), so that "ix <= before(b)", which a key condition can say,
@@ -76,33 +77,33 @@ func nearHigh(prev, lo, hi, x []byte) bool {
 // those from ix up. Cost: one Query COUNT of those members, 1 read unit
 // per ~80.
 func (c *Client) countWithin(ctx context.Context, key string, prev []byte, r rankRange, ix []byte, equal int64) (int64, error) {
-	q := func(cond string, values item) (int64, error) { return c.indexCount(ctx, key, cond, values) }
+	q := func(cond string, values model.Item) (int64, error) { return c.indexCount(ctx, key, cond, values) }
 	if nearHigh(prev, r.lo, r.hi, ix) {
 		if r.hi == nil { // the last range: to the end of the key
-			from, err := q("#ix >= :ix", item{":ix": bin(ix)})
+			from, err := q("#ix >= :ix", model.Item{":ix": model.Bin(ix)})
 			return r.n - from, err
 		}
 		if last, ok := before(r.hi); ok {
-			from, err := q("#ix BETWEEN :ix AND :last", item{":ix": bin(ix), ":last": bin(last)})
+			from, err := q("#ix BETWEEN :ix AND :last", model.Item{":ix": model.Bin(ix), ":last": model.Bin(last)})
 			return r.n - from, err
 		}
 	}
 	if len(r.lo) == 0 {
-		return q("#ix < :ix", item{":ix": bin(ix)})
+		return q("#ix < :ix", model.Item{":ix": model.Bin(ix)})
 	}
 	// BETWEEN is inclusive: it counts the members at ix.
-	n, err := q("#ix BETWEEN :lo AND :ix", item{":lo": bin(r.lo), ":ix": bin(ix)})
+	n, err := q("#ix BETWEEN :lo AND :ix", model.Item{":lo": model.Bin(r.lo), ":ix": model.Bin(ix)})
 	return n - equal, err
 }
 
 // indexCount counts the index entries of key whose ix meets cond (a key
 // condition on #ix with values). Cost: one Query COUNT per 1 MB read.
-func (c *Client) indexCount(ctx context.Context, key, cond string, values item) (int64, error) {
-	values[":pk"] = bin(pkValue(key))
+func (c *Client) indexCount(ctx context.Context, key, cond string, values model.Item) (int64, error) {
+	values[":pk"] = model.Bin(model.PkValue(key))
 	return c.queryCount(ctx, &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk AND " + cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
 		ExpressionAttributeValues: values,
 	})
 }
@@ -116,14 +117,14 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange
 		sum  int64
 		cuts []func() (int64, error)
 	)
-	q := func(cond string, values item) (int64, error) { return c.indexCount(ctx, key, cond, values) }
+	q := func(cond string, values model.Item) (int64, error) { return c.indexCount(ctx, key, cond, values) }
 	// below(b): the members of range r under b, which r cuts.
 	below := func(r rankRange, b []byte) (int64, error) {
 		if len(r.lo) == 0 {
-			return q("#ix < :b", item{":b": bin(b)})
+			return q("#ix < :b", model.Item{":b": model.Bin(b)})
 		}
 		last, _ := before(b) // b > r.lo: not empty
-		return q("#ix BETWEEN :rlo AND :last", item{":rlo": bin(r.lo), ":last": bin(last)})
+		return q("#ix BETWEEN :rlo AND :last", model.Item{":rlo": model.Bin(r.lo), ":last": model.Bin(last)})
 	}
 	for _, r := range ranges {
 		if r.hi != nil && bytes.Compare(r.hi, lo) <= 0 || bytes.Compare(r.lo, hi) >= 0 {
@@ -136,7 +137,7 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange
 		case loIn && hiIn:
 			cuts = append(cuts, func() (int64, error) {
 				last, _ := before(hi)
-				return q("#ix BETWEEN :lo AND :last", item{":lo": bin(lo), ":last": bin(last)})
+				return q("#ix BETWEEN :lo AND :last", model.Item{":lo": model.Bin(lo), ":last": model.Bin(last)})
 			})
 		case loIn: // r from lo up: r.n less those below lo
 			cuts = append(cuts, func() (int64, error) {
@@ -168,7 +169,7 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []rankRange
 // the metadata item, the count items and the lowest and highest index
 // entries in parallel, then counts as countRanked.
 func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound) (n int64, ok bool, err error) {
-	if !c.belief(key).ranked || !lo.ninf && len(lo.value) >= inlineMemberLen || !hi.inf && len(hi.value) >= inlineMemberLen {
+	if !c.belief(key).ranked || !lo.ninf && len(lo.value) >= model.InlineMemberLen || !hi.inf && len(hi.value) >= model.InlineMemberLen {
 		return 0, false, nil
 	}
 	var ends [2][]byte // the lowest and the highest index entries
@@ -177,27 +178,27 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi lexBound
 		in := &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-			ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+			ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key))},
 			ScanIndexForward:          aws.Bool(i == 0),
 		}
 		for it, e := range c.query(ctx, in, 1) {
 			if err = e; e != nil || ends[i] != nil {
 				break
 			}
-			ends[i] = bytesAttr(it, attrIX)
+			ends[i] = model.BytesAttr(it, model.AttrIX)
 		}
 		return err
 	})
 	if err != nil {
 		return 0, false, err
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
-	_, ranked := mt[attrRanked]
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), model.TypeZSet)
+	_, ranked := mt[model.AttrRanked]
 	switch {
 	case err != nil:
 		return 0, false, err
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return 0, true, nil
 	case !ranked || len(ranges) == 0 || len(ranges[0].lo) != 0 || len(ends[0]) < 9 || len(ends[1]) < 9 || !bytes.Equal(ends[0][:8], ends[1][:8]):
 		return 0, false, nil
@@ -259,17 +260,17 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	switch m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet); {
+	switch m, err := c.ofType(ctx, key, c.liveMeta(mt), model.TypeZSet); {
 	case err != nil:
 		return 0, err
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return 0, nil
 	case len(more) == 0:
 		return n, nil
 	}
-	if _, ok := mt[attrRanked]; ok && len(ranges) > 0 && len(ranges[0].lo) == 0 {
+	if _, ok := mt[model.AttrRanked]; ok && len(ranges) > 0 && len(ranges[0].lo) == 0 {
 		values := r.in.ExpressionAttributeValues
-		return c.countRanked(ctx, key, ranges, bytesAttr(values, ":lo"), bytesAttr(values, ":hi"))
+		return c.countRanked(ctx, key, ranges, model.BytesAttr(values, ":lo"), model.BytesAttr(values, ":hi"))
 	}
 	rest := *r.in
 	rest.ExclusiveStartKey = more

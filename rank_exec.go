@@ -1,6 +1,9 @@
 package redimo
 
-import "context"
+import (
+	"context"
+	"github.com/redimo-go/redimo/internal/model"
+)
 
 // rankExec is the group of an EXEC's writes to the members of key, a
 // ranked sorted set (each write's ix and prev set), and the count-item
@@ -22,6 +25,6 @@ func (c *Client) rankExec(ctx context.Context, key string, writes []*write) (*gr
 		b = &rankBelief{ranked: true, ranges: ranges}
 		c.setBelief(key, b)
 	}
-	g := &group{key: key, typ: typeZSet, writes: writes, rank: b}
+	g := &group{key: key, typ: model.TypeZSet, writes: writes, rank: b}
 	return g, c.rankWrites(g), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Merges: ranges that shrink join their neighbour, so that deletes do not
@@ -66,8 +67,8 @@ func (c *Client) rankMerges(ctx context.Context, key string, ranges []rankRange,
 func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) (bool, error) {
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":sk": bin(rankSK(lo))},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":sk": model.Bin(rankSK(lo))},
 		ConsistentRead:            aws.Bool(true),
 	}
 	var rs []rankRange
@@ -83,26 +84,26 @@ func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) (bool, er
 		return false, nil
 	}
 	a, b := rs[0], rs[1]
-	names := map[string]string{"#n": attrCard, "#cv": attrCV, "#hi": attrHi}
-	values := item{":sum": num(a.n + b.n), ":ncv": bin(versionToken()), ":cv": bin(a.cv), ":n": num(a.n)}
+	names := map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV, "#hi": model.AttrHi}
+	values := model.Item{":sum": model.Num(a.n + b.n), ":ncv": model.Bin(versionToken()), ":cv": model.Bin(a.cv), ":n": model.Num(a.n)}
 	update := "SET #n = :sum, #cv = :ncv REMOVE #hi"
 	if b.hi != nil {
 		update = "SET #n = :sum, #cv = :ncv, #hi = :hi"
-		values[":hi"] = bin(b.hi)
+		values[":hi"] = model.Bin(b.hi)
 	}
 	err := c.sendTx(ctx, []types.TransactWriteItem{
 		{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, rankSK(a.lo)),
+			TableName: c.table(), Key: model.ItemKey(key, rankSK(a.lo)),
 			UpdateExpression:          aws.String(update),
 			ConditionExpression:       aws.String("#cv = :cv AND #n = :n"),
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: values,
 		}},
 		{Delete: &types.Delete{
-			TableName: c.table(), Key: itemKey(key, rankSK(b.lo)),
+			TableName: c.table(), Key: model.ItemKey(key, rankSK(b.lo)),
 			ConditionExpression:       aws.String("#cv = :cv AND #n = :n"),
-			ExpressionAttributeNames:  map[string]string{"#n": attrCard, "#cv": attrCV},
-			ExpressionAttributeValues: item{":cv": bin(b.cv), ":n": num(b.n)},
+			ExpressionAttributeNames:  map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV},
+			ExpressionAttributeValues: model.Item{":cv": model.Bin(b.cv), ":n": model.Num(b.n)},
 		}},
 	})
 	c.rankStale(key)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // rangeReader reads the members at offsets (sorted, distinct) of range r
@@ -42,21 +43,21 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 	if err != nil {
 		return nil, false, err
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), model.TypeZSet)
 	switch {
 	case err != nil:
 		return nil, false, err
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return nil, true, nil
 	}
 	n, distinct := int64(count), count > 0
 	if !distinct {
 		n = -n
 	}
-	if distinct && n*2 >= m.card || n*c.rankMax()/4 >= m.card {
+	if distinct && n*2 >= m.Card || n*c.rankMax()/4 >= m.Card {
 		return nil, false, nil // most of the set, or as dear as all of it
 	}
-	if _, ranked := mt[attrRanked]; !ranked {
+	if _, ranked := mt[model.AttrRanked]; !ranked {
 		return nil, false, nil
 	}
 	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
@@ -144,8 +145,8 @@ func (c *Client) readOffsets(ctx context.Context, key string, r rankRange, offse
 	in := &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key))},
 		ScanIndexForward:          aws.Bool(forward),
 	}
 	bound, cond, limit := r.lo, "#pk = :pk AND #ix >= :b", last+1
@@ -154,20 +155,20 @@ func (c *Client) readOffsets(ctx context.Context, key string, r rankRange, offse
 	}
 	if len(bound) > 0 {
 		in.KeyConditionExpression = aws.String(cond)
-		in.ExpressionAttributeNames["#ix"] = attrIX
-		in.ExpressionAttributeValues[":b"] = bin(bound)
+		in.ExpressionAttributeNames["#ix"] = model.AttrIX
+		in.ExpressionAttributeValues[":b"] = model.Bin(bound)
 	}
 	var seq []Z
 	for it, err := range c.query(ctx, in, int(limit)) {
 		if err != nil {
 			return nil, false, err
 		}
-		member, t, _ := memberOf(it)
-		if t != typeZSet {
+		member, t, _ := model.MemberOf(it)
+		if t != model.TypeZSet {
 			return nil, false, ErrWrongType
 		}
 		if int64(len(seq)) < limit {
-			seq = append(seq, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: member})
+			seq = append(seq, Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: member})
 		}
 	}
 	if int64(len(seq)) < limit {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -26,11 +27,11 @@ import (
 func checkRankItems(t *testing.T, c *Client, key string) int {
 	t.Helper()
 	ctx := context.Background()
-	mt := rawGet(t, metaKey(key))
-	if _, ok := mt[attrRanked]; !ok {
+	mt := rawGet(t, model.MetaKey(key))
+	if _, ok := mt[model.AttrRanked]; !ok {
 		return 0
 	}
-	m := decodeMeta(mt)
+	m := model.DecodeMeta(mt)
 	ranges, err := c.readRanges(ctx, key)
 	require.NoError(t, err)
 	require.NotEmpty(t, ranges)
@@ -40,9 +41,9 @@ func checkRankItems(t *testing.T, c *Client, key string) int {
 	in.ConsistentRead = aws.Bool(true)
 	for it, err := range c.query(ctx, in, 0) {
 		require.NoError(t, err)
-		ixs = append(ixs, bytesAttr(it, attrIX))
+		ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
 	}
-	require.EqualValues(t, m.card, len(ixs), "metadata count")
+	require.EqualValues(t, m.Card, len(ixs), "metadata count")
 	var sum int64
 	for i, r := range ranges {
 		if i+1 < len(ranges) {
@@ -59,7 +60,7 @@ func checkRankItems(t *testing.T, c *Client, key string) int {
 		require.Equal(t, n, r.n, "range %d [%x, %x) counts its members", i, r.lo, r.hi)
 		sum += r.n
 	}
-	require.Equal(t, m.card, sum)
+	require.Equal(t, m.Card, sum)
 	return len(ranges)
 }
 
@@ -359,7 +360,7 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	ctx := context.Background()
 	k := p + "z"
 	var zs []Z
-	shared := strings.Repeat("s", inlineMemberLen)
+	shared := strings.Repeat("s", model.InlineMemberLen)
 	for i := range 60 {
 		m := fmt.Sprintf("m%03d", i)
 		if i%3 == 0 { // a run of long members with one score and first 1015 bytes
@@ -546,7 +547,7 @@ func TestRankIndexLexCount(t *testing.T) {
 	ctx := context.Background()
 	k := p + "lex"
 	rdb := zRedisKey(t, k)
-	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", inlineMemberLen+5)}
+	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", model.InlineMemberLen+5)}
 	for i := range 150 {
 		members = append(members, fmt.Sprintf("m%03d", i*7%150))
 	}
@@ -601,7 +602,7 @@ func TestExecDelRankedDropsCountItems(t *testing.T) {
 		require.EqualValues(t, 1, n)
 		return err
 	}))
-	require.Empty(t, rawPartition(t, pkValue(k)), "member, metadata and count items of the deleted key")
+	require.Empty(t, rawPartition(t, model.PkValue(k)), "member, metadata and count items of the deleted key")
 }
 
 // TestRankBuiltByTheWriteThatReachesTheMinimum: a sorted set gets its

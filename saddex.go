@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // SAddExCondition is SADDEX's MNX | MXX: a condition on all the members
@@ -160,12 +161,12 @@ func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []str
 		writes[i] = c.addExWrite(key, m, op)
 	}
 	if op.cond != SAddExAlways && c.tx == nil {
-		if n := len(bySize(key, c.chunksOf(key, typeSet, writes))); n > 1 {
+		if n := len(bySize(key, c.chunksOf(key, model.TypeSet, writes))); n > 1 {
 			return 0, false, fmt.Errorf("%w: SADDEX %s with %d members needs %d transactions; "+
 				"MNX and MXX are atomic only within one (99 members, 4 MB)", ErrTxTooBig, op.cond, len(members), n)
 		}
 	}
-	applied, err := c.transactChunks(ctx, key, typeSet, writes)
+	applied, err := c.transactChunks(ctx, key, model.TypeSet, writes)
 	if err != nil {
 		return 0, false, wrap(cmd, err)
 	}
@@ -181,12 +182,12 @@ func (c *Client) addExWrite(key, member string, op addEx) *write {
 	var w *write
 	switch {
 	case op.past && op.cond == SAddExMNX: // nothing to add, nothing to delete
-		w = c.memberCheck(key, typeSet, member, false)
+		w = c.memberCheck(key, model.TypeSet, member, false)
 	case op.past: // SREM, counting 0; MXX requires the member
-		w = c.deleteMember(key, typeSet, member)
+		w = c.deleteMember(key, model.TypeSet, member)
 		w.count = 0
 	case op.cond == SAddExMXX && op.existing == keepExpiry:
-		w = c.memberCheck(key, typeSet, member, true)
+		w = c.memberCheck(key, model.TypeSet, member, true)
 	case op.cond == SAddExMXX:
 		w = c.mxxWrite(key, member, 0, op.existing)
 	default: // a put; without MNX, a member already there is updated (existingWrite)
@@ -198,13 +199,13 @@ func (c *Client) addExWrite(key, member string, op addEx) *write {
 
 // addExPut creates member with the expiry op.at, counting 1.
 func (c *Client) addExPut(key, member string, op addEx) *write {
-	w := c.putMember(key, typeSet, member, nil)
+	w := c.putMember(key, model.TypeSet, member, nil)
 	if op.at != 0 {
 		setMemberExp(w.action.Put.Item, op.at)
 		w.ttl = 1
 	}
 	if op.cond == SAddExAlways {
-		w.retry = func(now item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
+		w.retry = func(now model.Item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
 	}
 	return w
 }
@@ -213,7 +214,7 @@ func (c *Client) addExPut(key, member string, op addEx) *write {
 // without MNX/MXX: its expiry becomes op.existing, counting 0 (nil when
 // it keeps its own, or already has that one); a member gone meanwhile is
 // put again.
-func (c *Client) existingWrite(key, member string, now item, op addEx) *write {
+func (c *Client) existingWrite(key, member string, now model.Item, op addEx) *write {
 	if now == nil {
 		return c.addExPut(key, member, op)
 	}
@@ -221,9 +222,9 @@ func (c *Client) existingWrite(key, member string, now item, op addEx) *write {
 	if op.existing == keepExpiry || old == op.existing {
 		return nil
 	}
-	w := c.setMemberExpiry(key, typeSet, member, old, op.existing)
+	w := c.setMemberExpiry(key, model.TypeSet, member, old, op.existing)
 	w.count = 0
-	w.retry = func(now item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
+	w.retry = func(now model.Item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
 	return w
 }
 
@@ -232,9 +233,9 @@ func (c *Client) existingWrite(key, member string, now item, op addEx) *write {
 // with another expiry, it tries again with that one; found missing, it
 // gives nothing, which abandons the call.
 func (c *Client) mxxWrite(key, member string, old, to int64) *write {
-	w := c.setMemberExpiry(key, typeSet, member, old, to)
+	w := c.setMemberExpiry(key, model.TypeSet, member, old, to)
 	w.count, w.required = 0, true
-	w.retry = func(now item) (*write, error) {
+	w.retry = func(now model.Item) (*write, error) {
 		if now == nil {
 			return nil, nil
 		}
@@ -246,7 +247,7 @@ func (c *Client) mxxWrite(key, member string, old, to int64) *write {
 // memberCheck is a write that changes nothing and requires member to be
 // present and live (present) or missing (a stored member that has
 // expired is missing: write.rendered conditions the check so).
-func (c *Client) memberCheck(key string, typ keyType, member string, present bool) *write {
+func (c *Client) memberCheck(key string, typ model.KeyType, member string, present bool) *write {
 	cond, need := "attribute_not_exists(#pk)", needAbsent
 	if present {
 		cond, need = "attribute_exists(#pk)", needPresent
@@ -254,9 +255,9 @@ func (c *Client) memberCheck(key string, typ keyType, member string, present boo
 	return &write{
 		member: member, need: need,
 		action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			ConditionExpression:                 aws.String(cond),
-			ExpressionAttributeNames:            map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames:            map[string]string{"#pk": model.AttrPK},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}

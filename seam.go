@@ -33,6 +33,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/redimo-go/redimo/internal/model"
 	"iter"
 	"slices"
 	"strings"
@@ -99,19 +100,19 @@ func (w *write) holds(m *txMember) (bool, error) {
 }
 
 // itemOf is m's item as the table would return it (nil when absent).
-func itemOf(key string, typ keyType, member string, m *txMember) item {
+func itemOf(key string, typ model.KeyType, member string, m *txMember) model.Item {
 	if !m.present {
 		return nil
 	}
-	it := itemKey(key, memberSK(typ, member))
-	if typ == typeZSet {
-		it[attrIX] = bin(m.ix)
+	it := model.ItemKey(key, model.MemberSK(typ, member))
+	if typ == model.TypeZSet {
+		it[model.AttrIX] = model.Bin(m.ix)
 	}
-	if len(member) > inlineMemberLen {
-		it[attrMem] = bin([]byte(member))
+	if len(member) > model.InlineMemberLen {
+		it[model.AttrMem] = model.Bin([]byte(member))
 	}
 	if m.mx != 0 {
-		it[attrMemExp] = num(m.mx)
+		it[model.AttrMemExp] = model.Num(m.mx)
 	}
 	return it
 }
@@ -125,7 +126,7 @@ func itemOf(key string, typ keyType, member string, m *txMember) item {
 func (p *Pipeline) apply(ctx context.Context, groups []*group) (txResult, error) {
 	type change struct {
 		k   *txKey
-		typ keyType
+		typ model.KeyType
 		m   *txMember
 		w   *write
 	}
@@ -182,25 +183,25 @@ func (p *Pipeline) apply(ctx context.Context, groups []*group) (txResult, error)
 
 // metaOf is key's metadata as the transaction sees it: live, and with
 // the snapshot's count (the members expired when it was read are swept).
-func (p *Pipeline) metaOf(ctx context.Context, key string) (meta, error) {
+func (p *Pipeline) metaOf(ctx context.Context, key string) (model.Meta, error) {
 	k := p.key(ctx, key)
 	if k == nil {
-		return meta{}, p.err
+		return model.Meta{}, p.err
 	}
-	if k.typ == typeNone {
-		return meta{typ: typeNone}, nil
+	if k.typ == model.TypeNone {
+		return model.Meta{Typ: model.TypeNone}, nil
 	}
-	return meta{typ: k.typ, card: k.card, exp: k.exp}, nil
+	return model.Meta{Typ: k.typ, Card: k.card, Exp: k.exp}, nil
 }
 
 // probe is Client.probe inside the transaction.
-func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members []string) (map[string]item, error) {
+func (p *Pipeline) probe(ctx context.Context, key string, typ model.KeyType, members []string) (map[string]model.Item, error) {
 	k, err := p.typed(ctx, key, typ)
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]item{}
-	if k.typ == typeNone {
+	found := map[string]model.Item{}
+	if k.typ == model.TypeNone {
 		return found, nil
 	}
 	ms := p.members(ctx, key, k, typ, members)
@@ -218,8 +219,8 @@ func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members [
 // scan yields the items of key's members of type typ that start with
 // prefix, in the order of Client.memberItems (present), after checking
 // key's type.
-func (p *Pipeline) scan(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
-	return func(yield func(item, error) bool) {
+func (p *Pipeline) scan(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
+	return func(yield func(model.Item, error) bool) {
 		k, err := p.typed(ctx, key, typ)
 		if err != nil {
 			yield(nil, err)
@@ -246,7 +247,7 @@ func (p *Pipeline) setExpiry(ctx context.Context, key string, at int64, cond Exp
 	switch {
 	case k == nil:
 		return false, p.err
-	case k.typ == typeNone, !cond.holds(k.exp, at):
+	case k.typ == model.TypeNone, !cond.holds(k.exp, at):
 		return false, nil
 	}
 	k.exp, k.expSet = at, true
@@ -257,10 +258,10 @@ func (p *Pipeline) setExpiry(ctx context.Context, key string, at int64, cond Exp
 // since the transaction read it: the commit deletes its items.
 func (p *Pipeline) purge(ctx context.Context, key string) error {
 	k := p.keys[key]
-	if k == nil || k.typ == typeNone {
+	if k == nil || k.typ == model.TypeNone {
 		return nil
 	}
-	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
+	if k.typ == k.orig.Typ && !p.loadAll(ctx, key, k) {
 		return p.err
 	}
 	k.gone()
@@ -270,8 +271,8 @@ func (p *Pipeline) purge(ctx context.Context, key string) error {
 // read is Client.read inside the transaction: the range r selects (keep,
 // direction, offset, count) from the snapshot's sorted set.
 func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) {
-	k, err := p.typed(ctx, key, typeZSet)
-	if err != nil || r.empty || r.count == 0 || k.typ == typeNone {
+	k, err := p.typed(ctx, key, model.TypeZSet)
+	if err != nil || r.empty || r.count == 0 || k.typ == model.TypeNone {
 		return nil, err
 	}
 	all, err := p.sorted(ctx, key, k)
@@ -300,8 +301,8 @@ func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) 
 // rank is Client.rank inside the transaction: member's place in the
 // snapshot's sorted set.
 func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	k, err := p.typed(ctx, key, typeZSet)
-	if err != nil || k.typ == typeNone {
+	k, err := p.typed(ctx, key, model.TypeZSet)
+	if err != nil || k.typ == model.TypeNone {
 		return RankScore{}, false, err
 	}
 	all, err := p.sorted(ctx, key, k)
@@ -321,7 +322,7 @@ func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (Rank
 
 // applyTo makes on the snapshot's member m (of k, type typ) the change w
 // makes to its item when its condition holds.
-func (w *write) applyTo(k *txKey, typ keyType, m *txMember) {
+func (w *write) applyTo(k *txKey, typ model.KeyType, m *txMember) {
 	switch a := w.action; {
 	case a.ConditionCheck != nil: // a check (memberCheck) changes nothing
 	case a.Delete != nil:

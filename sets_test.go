@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -35,9 +36,9 @@ func makeZSet(t *testing.T, c *Client, key string, members ...string) {
 	t.Helper()
 	var ws []*write
 	for i, m := range members {
-		ws = append(ws, c.putMember(key, typeZSet, m, zsetIX(float64(i), m)))
+		ws = append(ws, c.putMember(key, model.TypeZSet, m, model.ZsetIX(float64(i), m)))
 	}
-	_, err := c.transactChunks(context.Background(), key, typeZSet, ws)
+	_, err := c.transactChunks(context.Background(), key, model.TypeZSet, ws)
 	require.NoError(t, err)
 }
 
@@ -413,7 +414,7 @@ func TestSScan(t *testing.T) {
 			out = append(out, m)
 		}
 		require.True(t, slices.IsSortedFunc(out, func(a, b string) int {
-			return bytes.Compare(memberSK(typeSet, a), memberSK(typeSet, b))
+			return bytes.Compare(model.MemberSK(model.TypeSet, a), model.MemberSK(model.TypeSet, b))
 		}), "in sort-key order: %q", out)
 		return sorted(out)
 	}
@@ -728,11 +729,11 @@ func TestSetCardModel(t *testing.T) {
 func TestSetWritesNoIndexEntry(t *testing.T) {
 	needDB(t)
 	audit := newIndexAudit(testDB)
-	audit.tableIndexAttrs = []string{attrIX}
+	audit.tableIndexAttrs = []string{model.AttrIX}
 	c := NewClient(audit, func(o *Options) { o.TableName = testTable })
 	ctx, p := context.Background(), "TestSetWritesNoIndexEntry:"+randomHex(3)+":"
 	a, b, d := p+"a", p+"b", p+"d"
-	long := strings.Repeat("L", inlineMemberLen+10)
+	long := strings.Repeat("L", model.InlineMemberLen+10)
 	steps := []func() error{
 		func() error { _, err := c.SAdd(ctx, a, "x", "y", "z", long); return err },
 		func() error { _, err := c.SAdd(ctx, b, "y", "w"); return err },
@@ -763,9 +764,9 @@ func TestSetWritesNoIndexEntry(t *testing.T) {
 	items := rawItemsOf(t, p)
 	require.NotEmpty(t, items)
 	for _, it := range items {
-		if _, typ, ok := memberOf(it); ok {
-			require.Equal(t, typeSet, typ)
-			require.NotContains(t, it, attrIX, "set member %x", bytesAttr(it, attrSK))
+		if _, typ, ok := model.MemberOf(it); ok {
+			require.Equal(t, model.TypeSet, typ)
+			require.NotContains(t, it, model.AttrIX, "set member %x", model.BytesAttr(it, model.AttrSK))
 		}
 	}
 	// The same audit sees a sorted set's index entry: the test can fail.

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // maxTxItems is DynamoDB's limit of actions in one TransactWriteItems.
@@ -52,7 +53,7 @@ type write struct {
 	// retry is called when the condition failed, with the item as it is now
 	// (nil when absent). It returns the write to try instead, or nil to drop
 	// this one. A nil retry drops it.
-	retry func(now item) (*write, error)
+	retry func(now model.Item) (*write, error)
 
 	// For the count items of ranked sorted sets (rank.go): ix is the index
 	// value the write stores (nil when it removes the member or only
@@ -119,28 +120,28 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 		nn = map[string]string{}
 	}
 	if vv == nil {
-		vv = item{}
+		vv = model.Item{}
 	}
 	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
 	if w.pinned && a.ConditionCheck == nil {
 		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
 		if w.prev == nil {
-			nn["#rkpk"] = attrPK
+			nn["#rkpk"] = model.AttrPK
 			and("attribute_not_exists(#rkpk)")
 		} else {
-			nn["#rkix"], vv[":rkprev"] = attrIX, bin(w.prev)
+			nn["#rkix"], vv[":rkprev"] = model.AttrIX, model.Bin(w.prev)
 			and("#rkix = :rkprev")
 		}
 	}
 	absentCheck := a.ConditionCheck != nil && w.need == needAbsent // memberCheck(..., false)
-	if len(w.member) > inlineMemberLen && (a.ConditionCheck == nil || w.need == needPresent) {
-		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
+	if len(w.member) > model.InlineMemberLen && (a.ConditionCheck == nil || w.need == needPresent) {
+		nn["#lm"], vv[":lm"] = model.AttrMem, model.Bin([]byte(w.member))
 		and("#lm = :lm")
 	}
 	if w.pin != nil && a.Delete != nil {
-		nn["#mxPin"] = attrMemExp
+		nn["#mxPin"] = model.AttrMemExp
 		if *w.pin != 0 {
-			vv[":mxPin"] = num(*w.pin)
+			vv[":mxPin"] = model.Num(*w.pin)
 			and("#mxPin = :mxPin")
 		} else {
 			and("attribute_not_exists(#mxPin)")
@@ -148,15 +149,15 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 	}
 	if memberTTL && !w.swept && !w.rankItem {
 		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
-		nn["#mxLive"] = attrMemExp
+		nn["#mxLive"] = model.AttrMemExp
 		switch {
 		case absentCheck: // missing, or stored but expired
-			vv[":mxNow"] = num(now)
+			vv[":mxNow"] = model.Num(now)
 			*cond = aws.String("(" + aws.ToString(*cond) + ") OR #mxLive <= :mxNow")
 		case a.Delete != nil && w.pin == nil:
 			and(noExpiryGuard)
 		default:
-			vv[":mxNow"] = num(now)
+			vv[":mxNow"] = model.Num(now)
 			and(liveGuard)
 		}
 	}
@@ -170,12 +171,12 @@ func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
 // group is the writes of one command on one key.
 type group struct {
 	key    string
-	typ    keyType
+	typ    model.KeyType
 	writes []*write
 	// known is set once the metadata item has been seen (by a failed
 	// condition); then now holds it.
 	known  bool
-	now    meta
+	now    model.Meta
 	typeOK bool // the metadata condition held in a cancelled, conflict-free attempt
 	// rank is what this try believes of the key's count items (rank.go):
 	// its count-item actions and its metadata condition both follow it.
@@ -240,11 +241,11 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			var res txResult
 			for _, g := range groups {
 				res.applied = append(res.applied, g.writes...)
-				if g.typ == typeZSet && g.adds() {
+				if g.typ == model.TypeZSet && g.adds() {
 					c.waiters.notifyAdded(g.key)
 				}
 				c.rankCommitted(ctx, g, counts[g])
-				if g.typ == typeZSet && g.givesExpiry() {
+				if g.typ == model.TypeZSet && g.givesExpiry() {
 					c.setBelief(g.key, &rankBelief{}) // metaAction unranked it
 				}
 				c.rankCreated(ctx, g)
@@ -272,21 +273,21 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
 				c.rankSeen(g, r.Item)
-				g.known, g.now = true, decodeMeta(r.Item)
-				if g.now.expired(c.nowMs()) {
+				g.known, g.now = true, model.DecodeMeta(r.Item)
+				if g.now.Expired(c.nowMs()) {
 					return txResult{}, &expiredKeyError{key: g.key, m: g.now}
 				}
 				if m, ok := emptiedByPurge(r.Item); ok {
 					return txResult{}, &expiredKeyError{key: g.key, m: m}
 				}
-				if g.now.typ != typeNone && g.now.typ != g.typ {
+				if g.now.Typ != model.TypeNone && g.now.Typ != g.typ {
 					// A key whose members have all expired is missing
 					// (memberttl.go): sweep it, then start again.
 					live, err := c.settle(ctx, g.key, g.now)
 					if err != nil {
 						return txResult{}, err
 					}
-					if live.typ == typeNone {
+					if live.Typ == model.TypeNone {
 						return txResult{}, &expiredKeyError{key: g.key, m: g.now, members: true}
 					}
 					return txResult{}, &wrongTypeError{key: g.key}
@@ -419,8 +420,8 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 		dt += w.ttl
 		mutates = mutates || w.action.ConditionCheck == nil
 	}
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
+	names := map[string]string{"#t": model.AttrType, "#n": model.AttrCard, "#x": model.AttrExp, "#v": model.AttrVer}
+	values := model.Item{":t": model.Str(string(g.typ)), ":now": model.Num(c.nowMs()), ":v": model.Bin(versionToken())}
 	// Every action also requires the key not to have expired: writes to an
 	// expired key would otherwise meet its old members. transact purges the
 	// key and starts again when that is what failed. A sorted set's action
@@ -430,17 +431,17 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	// Every action that changes the key also stores a fresh version
 	// token, which WATCH compares (watch.go).
 	// Updates also (re)write the key index attributes (keyIndexSet).
-	index := ", " + keyIndexSet(g.key, names, values)
-	key := metaKey(g.key)
+	index := ", " + model.KeyIndexSet(g.key, names, values)
+	key := model.MetaKey(g.key)
 	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
 	// Members given or rid of an expiry change mn (memberttl.go); a key
 	// with member expiries is not ranked (its ranks are counted).
 	adds := ""
 	if dt != 0 {
 		adds = ", #mn :dt"
-		names["#mn"], values[":dt"] = attrMemTTL, num(dt)
+		names["#mn"], values[":dt"] = model.AttrMemTTL, model.Num(dt)
 	}
-	if dt > 0 && g.typ == typeZSet {
+	if dt > 0 && g.typ == model.TypeZSet {
 		index += " REMOVE #rk"
 	}
 	update := func(expr, cond string) types.TransactWriteItem {
@@ -455,21 +456,21 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 	}
 	// A deletion or a condition check writes no attribute: it keeps only
 	// the placeholders its condition uses.
-	bare := func(cond string) (*string, map[string]string, item) {
+	bare := func(cond string) (*string, map[string]string, model.Item) {
 		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt")
 		return aws.String(cond + live), names, values
 	}
 	switch {
 	case d > 0:
-		values[":d"] = num(d)
+		values[":d"] = model.Num(d)
 		return update("SET #t = :t, #v = :v"+index+" ADD #n :d"+adds, "(attribute_not_exists(#t) OR #t = :t)")
-	case d < 0 && g.known && g.now.card == -d:
-		values[":k"] = num(-d)
+	case d < 0 && g.known && g.now.Card == -d:
+		values[":k"] = model.Num(-d)
 		del := &types.Delete{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
 		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = bare("#t = :t AND #n = :k")
 		return types.TransactWriteItem{Delete: del}
 	case d < 0:
-		values[":d"], values[":k"] = num(d), num(-d)
+		values[":d"], values[":k"] = model.Num(d), model.Num(-d)
 		return update("SET #v = :v"+index+" ADD #n :d"+adds, "#t = :t AND #n > :k")
 	case mutates:
 		// Members change, their number does not (a new score, or as many
@@ -490,7 +491,7 @@ func (c *Client) metaAction(g *group) types.TransactWriteItem {
 
 // dropNames removes the placeholders #name and :name of names an
 // expression does not use (DynamoDB refuses unused ones).
-func dropNames(names map[string]string, values item, ns ...string) {
+func dropNames(names map[string]string, values model.Item, ns ...string) {
 	for _, n := range ns {
 		delete(names, "#"+n)
 		delete(values, ":"+n)
@@ -501,7 +502,7 @@ func dropNames(names map[string]string, values item, ns ...string) {
 // be purged before the command can go on.
 type expiredKeyError struct {
 	key     string
-	m       meta
+	m       model.Meta
 	members bool // not the key but all its members expired: sweep them
 }
 
@@ -522,7 +523,7 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*group) (re
 		}
 		res = txResult{}
 		if expired.members { // all its members expired (memberttl.go)
-			return false, c.sweep(ctx, expired.key, expired.m.typ)
+			return false, c.sweep(ctx, expired.key, expired.m.Typ)
 		}
 		return false, c.purge(ctx, expired.key, expired.m)
 	})
@@ -542,12 +543,12 @@ const deadExp = 1
 // and emptied but did not delete (an older purge cut between its last
 // chunk and the final delete left such an item). It reads as missing, so
 // nothing purges it; a write that meets it must, before it can write.
-func emptiedByPurge(it item) (meta, bool) {
-	if it == nil || decodeMeta(it).typ != typeNone {
-		return meta{}, false
+func emptiedByPurge(it model.Item) (model.Meta, bool) {
+	if it == nil || model.DecodeMeta(it).Typ != model.TypeNone {
+		return model.Meta{}, false
 	}
-	m := decodeMeta(withCard(maps.Clone(it))) // its type and expiry, as if it counted members
-	return m, m.typ != typeNone && m.exp == deadExp
+	m := model.DecodeMeta(withCard(maps.Clone(it))) // its type and expiry, as if it counted members
+	return m, m.Typ != model.TypeNone && m.Exp == deadExp
 }
 
 // purge deletes every item of an expired key. First it marks the metadata
@@ -566,17 +567,17 @@ func emptiedByPurge(it item) (meta, bool) {
 //
 // Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
 // TransactWriteItems (2 write units per item).
-func (c *Client) purge(ctx context.Context, key string, m meta) error {
+func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	if c.tx != nil {
 		return c.tx.purge(ctx, key)
 	}
 	err := c.retryConflicts(ctx, func() error {
 		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: c.table(), Key: metaKey(key),
+			TableName: c.table(), Key: model.MetaKey(key),
 			UpdateExpression:          aws.String("SET #x = :dead"),
 			ConditionExpression:       aws.String("#x = :x OR #x = :dead"),
-			ExpressionAttributeNames:  map[string]string{"#x": attrExp},
-			ExpressionAttributeValues: item{":x": num(m.exp), ":dead": num(deadExp)},
+			ExpressionAttributeNames:  map[string]string{"#x": model.AttrExp},
+			ExpressionAttributeValues: model.Item{":x": model.Num(m.Exp), ":dead": model.Num(deadExp)},
 		})
 		return err
 	})
@@ -589,20 +590,20 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 	}
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
-		values := item{":dead": num(deadExp), ":k": num(int64(len(batch)))}
+		values := model.Item{":dead": model.Num(deadExp), ":k": model.Num(int64(len(batch)))}
 		guard := types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: metaKey(key),
+			TableName: c.table(), Key: model.MetaKey(key),
 			UpdateExpression:         aws.String("ADD #n :negk"),
 			ConditionExpression:      aws.String("#x = :dead AND #n >= :k"),
-			ExpressionAttributeNames: map[string]string{"#x": attrExp, "#n": attrCard},
-			ExpressionAttributeValues: item{":dead": values[":dead"], ":k": values[":k"],
-				":negk": num(-int64(len(batch)))},
+			ExpressionAttributeNames: map[string]string{"#x": model.AttrExp, "#n": model.AttrCard},
+			ExpressionAttributeValues: model.Item{":dead": values[":dead"], ":k": values[":k"],
+				":negk": model.Num(-int64(len(batch)))},
 		}}
 		if final {
 			guard = types.TransactWriteItem{Delete: &types.Delete{
-				TableName: c.table(), Key: metaKey(key),
+				TableName: c.table(), Key: model.MetaKey(key),
 				ConditionExpression:       aws.String("#x = :dead AND #n = :k"),
-				ExpressionAttributeNames:  map[string]string{"#x": attrExp, "#n": attrCard},
+				ExpressionAttributeNames:  map[string]string{"#x": model.AttrExp, "#n": model.AttrCard},
 				ExpressionAttributeValues: values,
 			}}
 		}
@@ -613,7 +614,7 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 	// Strongly consistent whatever the options: every member written
 	// before the mark must be listed, or the last delete's count check
 	// fails and the key stays dead until the next purge.
-	list := memberQuery(key, m.typ, "")
+	list := memberQuery(key, m.Typ, "")
 	list.ConsistentRead = aws.Bool(true)
 	for it, err := range c.query(withExpired(ctx), list, 0) {
 		if err != nil {
@@ -629,12 +630,12 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 			}
 		}
 		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: item{attrPK: it[attrPK], attrSK: it[attrSK]},
+			TableName: c.table(), Key: model.Item{model.AttrPK: it[model.AttrPK], model.AttrSK: it[model.AttrSK]},
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}})
 	}
-	if err := ignoreCancelled(flush(true)); err != nil || !m.ranked {
+	if err := ignoreCancelled(flush(true)); err != nil || !m.Ranked {
 		return err
 	}
 	return c.rankDrop(ctx, key)
@@ -655,15 +656,15 @@ func ignoreCancelled(err error) error {
 // members would take one past DynamoDB's 4 MB, and returns the writes that
 // were applied. Each chunk is atomic; the whole is not. No writes at all is
 // a lone type check of the key.
-func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, writes []*write) ([]*write, error) {
-	return c.transactChunksFrom(ctx, key, typ, writes, meta{typ: typeNone})
+func (c *Client) transactChunks(ctx context.Context, key string, typ model.KeyType, writes []*write) ([]*write, error) {
+	return c.transactChunksFrom(ctx, key, typ, writes, model.Meta{Typ: model.TypeNone})
 }
 
 // transactChunksFrom is transactChunks for a caller that has just read the
 // key's metadata (now): the chunk that removes the last members then
 // deletes the metadata item at the first attempt instead of the second. A
 // stale now costs one attempt, never correctness: the conditions decide.
-func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
+func (c *Client) transactChunksFrom(ctx context.Context, key string, typ model.KeyType, writes []*write, now model.Meta) ([]*write, error) {
 	if c.tx != nil {
 		res, err := c.tx.apply(ctx, []*group{{key: key, typ: typ, writes: writes}})
 		return res.applied, err
@@ -676,7 +677,7 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 		first := true
 		res, err := c.transactPurging(ctx, func() []*group {
 			g := &group{key: key, typ: typ, writes: append([]*write(nil), chunk...)}
-			if first && now.typ == typ {
+			if first && now.Typ == typ {
 				g.known, g.now = true, now
 			}
 			first = false
@@ -701,7 +702,7 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 		}
 		applied = append(applied, res.applied...)
 		for _, w := range res.applied {
-			now.card += w.delta
+			now.Card += w.delta
 		}
 	}
 	return applied, nil
@@ -751,22 +752,22 @@ func counted(ws []*write) int64 {
 // when it exists (the condition fails and the write is dropped). ix is a
 // sorted-set member's index value; a set member has none (nil), so its
 // item writes no index entry ("Set members" in keys.go).
-func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *write {
-	it := itemKey(key, memberSK(typ, member))
-	if typ == typeZSet {
-		it[attrIX] = bin(ix)
+func (c *Client) putMember(key string, typ model.KeyType, member string, ix []byte) *write {
+	it := model.ItemKey(key, model.MemberSK(typ, member))
+	if typ == model.TypeZSet {
+		it[model.AttrIX] = model.Bin(ix)
 	} else {
 		ix = nil
 	}
-	if len(member) > inlineMemberLen {
-		it[attrMem] = bin([]byte(member))
+	if len(member) > model.InlineMemberLen {
+		it[model.AttrMem] = model.Bin([]byte(member))
 	}
 	return &write{
 		member: member, delta: 1, count: 1, ix: ix, known: true, need: needAbsent,
 		action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
 			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames:            map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames:            map[string]string{"#pk": model.AttrPK},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
@@ -774,13 +775,13 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 
 // deleteMember is a write that removes member, counting +1 (and -1 to the
 // cardinality), and does nothing when it is absent.
-func (c *Client) deleteMember(key string, typ keyType, member string) *write {
+func (c *Client) deleteMember(key string, typ model.KeyType, member string) *write {
 	return &write{
 		member: member, delta: -1, count: 1, need: needPresent,
 		action: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}},
 		ttl: 0, // set by transact when the item turns out to have an expiry
 	}
@@ -790,23 +791,23 @@ func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 // prev to want (a sorted-set score change), counting 1 and not changing the
 // cardinality. If the member changed meanwhile it retries from what it
 // holds now; if it is gone, it adds it again.
-func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte) *write {
+func (c *Client) setIX(key string, typ model.KeyType, member string, prev, want []byte) *write {
 	w := &write{
-		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true, need: needIX,
+		member: member, count: 1, score: model.ScoreOfIX(want), ix: want, prev: prev, known: true, need: needIX,
 		action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),
 			ConditionExpression:                 aws.String("#ix = :prev"),
-			ExpressionAttributeNames:            map[string]string{"#ix": attrIX},
-			ExpressionAttributeValues:           item{":want": bin(want), ":prev": bin(prev)},
+			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX},
+			ExpressionAttributeValues:           model.Item{":want": model.Bin(want), ":prev": model.Bin(prev)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	w.retry = func(now item) (*write, error) {
+	w.retry = func(now model.Item) (*write, error) {
 		if now == nil {
 			return c.putMember(key, typ, member, want), nil
 		}
-		if cur := bytesAttr(now, attrIX); string(cur) != string(want) {
+		if cur := model.BytesAttr(now, model.AttrIX); string(cur) != string(want) {
 			return c.setIX(key, typ, member, cur, want), nil
 		}
 		return nil, nil

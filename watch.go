@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ErrTxFailed is returned by Tx.TxPipelined (in Client.Watch's function)
@@ -33,8 +34,8 @@ type Watch struct {
 var versionProjection = struct {
 	expr  *string
 	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard,
-	"#x": attrExp, "#v": attrVer, "#xt": attrExpTok, "#mn": attrMemTTL}}
+}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn"), map[string]string{"#pk": model.AttrPK, "#t": model.AttrType, "#n": model.AttrCard,
+	"#x": model.AttrExp, "#v": model.AttrVer, "#xt": model.AttrExpTok, "#mn": model.AttrMemTTL}}
 
 // WatchKeys starts watching keys, as Redis's WATCH: Watch.Changed then
 // reports whether any of them was written since (members added, removed
@@ -118,8 +119,8 @@ func (c *Client) sweptVersions(ctx context.Context, keys []string) ([]string, er
 	}
 	var swept []int
 	for i, it := range items {
-		if m := c.liveMeta(it); m.ttls > 0 && !slices.Contains(keys[:i], keys[i]) {
-			if err := c.sweep(ctx, keys[i], m.typ); err != nil {
+		if m := c.liveMeta(it); m.Ttls > 0 && !slices.Contains(keys[:i], keys[i]) {
+			if err := c.sweep(ctx, keys[i], m.Typ); err != nil {
 				return nil, err
 			}
 			swept = append(swept, i)

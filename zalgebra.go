@@ -7,6 +7,7 @@ package redimo
 import (
 	"cmp"
 	"context"
+	"github.com/redimo-go/redimo/internal/model"
 	"math"
 	"slices"
 	"strconv"
@@ -42,7 +43,7 @@ type ZStore struct {
 // source is one input key of set algebra on sorted sets.
 type source struct {
 	key    string
-	m      meta
+	m      model.Meta
 	weight float64
 	count  bool // AggregateCount: each member scores weight, whatever its score
 }
@@ -69,7 +70,7 @@ func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]sour
 	if err := checkKeys(cmd, store.Keys...); err != nil {
 		return nil, err
 	}
-	ms, err := c.typedMetas(ctx, store.Keys, typeSet, typeZSet)
+	ms, err := c.typedMetas(ctx, store.Keys, model.TypeSet, model.TypeZSet)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
@@ -136,12 +137,12 @@ func merge(acc, next map[string]float64, agg Aggregate, union bool) {
 // load reads all members of a source with their weighted scores.
 func (c *Client) load(ctx context.Context, s source, read keyReads) (map[string]float64, error) {
 	out := map[string]float64{}
-	if s.m.typ == typeNone {
+	if s.m.Typ == model.TypeNone {
 		return out, nil
 	}
 	its, ok := read[s.key]
 	if !ok {
-		for it, err := range c.memberItems(ctx, s.key, s.m.typ, "") {
+		for it, err := range c.memberItems(ctx, s.key, s.m.Typ, "") {
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +151,7 @@ func (c *Client) load(ctx context.Context, s source, read keyReads) (map[string]
 		read[s.key] = its
 	}
 	for _, it := range its {
-		m, _, _ := memberOf(it)
+		m, _, _ := model.MemberOf(it)
 		out[m] = weighted(s.score(it), s.weight)
 	}
 	return out, nil
@@ -158,15 +159,15 @@ func (c *Client) load(ctx context.Context, s source, read keyReads) (map[string]
 
 // keyReads are the member items of the keys a command has read whole, so
 // that a key named twice (ZUNION 2 z z) is read once.
-type keyReads map[string][]item
+type keyReads map[string][]model.Item
 
 // score is the score a member item of s contributes before its weight: 1
 // for a set member or with AggregateCount.
-func (s source) score(it item) float64 {
-	if s.count || s.m.typ == typeSet {
+func (s source) score(it model.Item) float64 {
+	if s.count || s.m.Typ == model.TypeSet {
 		return 1
 	}
-	return scoreOfIX(bytesAttr(it, attrIX))
+	return model.ScoreOfIX(model.BytesAttr(it, model.AttrIX))
 }
 
 // probeScores reads which of the members of acc a source holds, with
@@ -175,10 +176,10 @@ func (s source) score(it item) float64 {
 // later sources' products as they are (a NaN makes a SUM 0 and is never
 // a MIN or MAX).
 func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64, read keyReads) (map[string]float64, error) {
-	found := map[string]item{}
+	found := map[string]model.Item{}
 	if its, ok := read[s.key]; ok { // read whole already: no request
 		for _, it := range its {
-			m, _, _ := memberOf(it)
+			m, _, _ := model.MemberOf(it)
 			if _, ok := acc[m]; ok {
 				found[m] = it
 			}
@@ -189,7 +190,7 @@ func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float
 			candidates = append(candidates, m)
 		}
 		var err error
-		if found, err = c.probe(ctx, s.key, s.m.typ, candidates, false); err != nil {
+		if found, err = c.probe(ctx, s.key, s.m.Typ, candidates, false); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +226,7 @@ func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		return nil, err
 	}
 	// Smallest first, as Redis aggregates (it matters to MIN and MAX of 0 and -0).
-	slices.SortStableFunc(srcs, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
+	slices.SortStableFunc(srcs, func(a, b source) int { return cmp.Compare(a.m.Card, b.m.Card) })
 	acc, read := map[string]float64{}, keyReads{}
 	for _, s := range srcs {
 		scores, err := c.load(ctx, s, read)
@@ -245,12 +246,12 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		return nil, err
 	}
 	for _, s := range srcs {
-		if s.m.typ == typeNone {
+		if s.m.Typ == model.TypeNone {
 			return nil, nil
 		}
 	}
 	order := slices.Clone(srcs)
-	slices.SortStableFunc(order, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
+	slices.SortStableFunc(order, func(a, b source) int { return cmp.Compare(a.m.Card, b.m.Card) })
 	return c.probeEach(ctx, cmd, order, func(acc, found map[string]float64) {
 		merge(acc, found, store.Aggregate, false)
 	})
@@ -269,7 +270,7 @@ func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step 
 		if len(acc) == 0 {
 			break
 		}
-		if s.m.typ == typeNone {
+		if s.m.Typ == model.TypeNone {
 			continue // holds nothing (ZINTER never gets here with one)
 		}
 		found, err := c.probeScores(ctx, s, acc, read)
@@ -375,7 +376,7 @@ func (c *Client) zstore(ctx context.Context, cmd, destination string, compute fu
 	for _, z := range zs {
 		scores[z.Member] = z.Score
 	}
-	err = c.overwrite(ctx, destination, typeZSet, members(zs), func(m string) []byte { return zsetIX(scores[m], m) })
+	err = c.overwrite(ctx, destination, model.TypeZSet, members(zs), func(m string) []byte { return model.ZsetIX(scores[m], m) })
 	return int64(len(zs)), wrap(cmd, err)
 }
 

@@ -34,6 +34,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // maxMove is the most members one transaction moves: a delete and a put
@@ -211,19 +212,19 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 			if err != nil || !ok {
 				return true, err
 			}
-			found, err := c.probe(ctx, source, typeZSet, chunk, false)
+			found, err := c.probe(ctx, source, model.TypeZSet, chunk, false)
 			if err != nil {
 				return true, err
 			}
 			var cands []moveCand
 			for _, m := range chunk {
 				if it, ok := found[m]; ok {
-					cands = append(cands, moveCand{z: Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, exp: memberExp(it), pinned: true})
+					cands = append(cands, moveCand{z: Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: m}, exp: memberExp(it), pinned: true})
 				}
 			}
-			var inDst map[string]item
-			if (args.NX || args.XX) && len(cands) > 0 && dm.typ != typeNone {
-				if inDst, err = c.probe(ctx, destination, typeZSet, members(mapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
+			var inDst map[string]model.Item
+			if (args.NX || args.XX) && len(cands) > 0 && dm.Typ != model.TypeNone {
+				if inDst, err = c.probe(ctx, destination, model.TypeZSet, members(mapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
 					return true, err
 				}
 			}
@@ -284,7 +285,7 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (moveSel, error
 // sameKey is the reply of a move from key to itself: nothing, after
 // checking key's type as Redis does.
 func (c *Client) sameKey(ctx context.Context, cmd, key string) error {
-	_, err := c.typedMeta(ctx, key, typeZSet)
+	_, err := c.typedMeta(ctx, key, model.TypeZSet)
 	return wrap(cmd, err)
 }
 
@@ -336,14 +337,14 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 			}
 			// Members with expiries: read them, so that each moves with
 			// its own (EXEC's snapshot always knows them).
-			if sm.ttls > 0 || c.tx != nil {
-				found, err := c.probe(ctx, source, typeZSet, members(zs), false)
+			if sm.Ttls > 0 || c.tx != nil {
+				found, err := c.probe(ctx, source, model.TypeZSet, members(zs), false)
 				if err != nil {
 					return true, err
 				}
 				cands = cands[:0]
 				for _, z := range zs {
-					if it, ok := found[z.Member]; ok && scoreOfIX(bytesAttr(it, attrIX)) == z.Score {
+					if it, ok := found[z.Member]; ok && model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)) == z.Score {
 						cands = append(cands, moveCand{z: z, exp: memberExp(it), pinned: true})
 					}
 				}
@@ -375,23 +376,23 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 // when there is nothing to move (source missing, or of another type with
 // others); ErrWrongType when source exists and either key holds another
 // type.
-func (c *Client) moveMetas(ctx context.Context, source, destination string, others bool) (sm, dm meta, ok bool, err error) {
+func (c *Client) moveMetas(ctx context.Context, source, destination string, others bool) (sm, dm model.Meta, ok bool, err error) {
 	ms, err := c.metas(ctx, []string{source, destination})
 	if err != nil {
-		return meta{}, meta{}, false, err
+		return model.Meta{}, model.Meta{}, false, err
 	}
 	keys := []string{source, destination}
 	for i := range ms {
 		// A key whose members all expired is missing (memberttl.go).
 		if ms[i], err = c.settle(ctx, keys[i], ms[i]); err != nil {
-			return meta{}, meta{}, false, err
+			return model.Meta{}, model.Meta{}, false, err
 		}
 	}
 	sm, dm = ms[0], ms[1]
 	switch {
-	case sm.typ == typeNone, sm.typ != typeZSet && others:
+	case sm.Typ == model.TypeNone, sm.Typ != model.TypeZSet && others:
 		return sm, dm, false, nil
-	case sm.typ != typeZSet, dm.typ != typeNone && dm.typ != typeZSet:
+	case sm.Typ != model.TypeZSet, dm.Typ != model.TypeNone && dm.Typ != model.TypeZSet:
 		return sm, dm, false, ErrWrongType
 	}
 	return sm, dm, true, nil
@@ -403,7 +404,7 @@ func (c *Client) moveMetas(ctx context.Context, source, destination string, othe
 // those stay, with XX the absent ones do. abandoned: a condition failed
 // (a member taken, re-scored or given an expiry meanwhile, one added to
 // or removed from destination under NX or XX): nothing was written.
-func (c *Client) moveChunk(ctx context.Context, source, destination string, sm meta, cands []moveCand, inDst map[string]item, nx, xx bool) (moved []Z, abandoned bool, err error) {
+func (c *Client) moveChunk(ctx context.Context, source, destination string, sm model.Meta, cands []moveCand, inDst map[string]model.Item, nx, xx bool) (moved []Z, abandoned bool, err error) {
 	first := true
 	var picked []moveCand
 	for _, cd := range cands {
@@ -420,9 +421,9 @@ func (c *Client) moveChunk(ctx context.Context, source, destination string, sm m
 		return nil, false, errRankChunk // cut smaller, as a ranked key's
 	}
 	res, err := c.transactPurging(ctx, func() []*group {
-		src := &group{key: source, typ: typeZSet}
-		dst := &group{key: destination, typ: typeZSet}
-		if first && sm.ttls == 0 && c.tx == nil {
+		src := &group{key: source, typ: model.TypeZSet}
+		dst := &group{key: destination, typ: model.TypeZSet}
+		if first && sm.Ttls == 0 && c.tx == nil {
 			src.known, src.now = true, sm // the chunk that empties it deletes it at once
 		}
 		first = false
@@ -475,8 +476,8 @@ func moveBytes(source, destination string, cands []moveCand) int {
 // the expiry (pinDelete); required and strict, so that any change
 // abandons the move.
 func (c *Client) moveOut(key string, cd moveCand) *write {
-	w := c.deleteMember(key, typeZSet, cd.z.Member)
-	w.score, w.prev, w.known, w.pinned, w.need = cd.z.Score, zsetIX(cd.z.Score, cd.z.Member), true, true, needIX
+	w := c.deleteMember(key, model.TypeZSet, cd.z.Member)
+	w.score, w.prev, w.known, w.pinned, w.need = cd.z.Score, model.ZsetIX(cd.z.Score, cd.z.Member), true, true, needIX
 	w.required, w.strict = true, true
 	if cd.pinned {
 		w = pinDelete(w, cd.exp)
@@ -488,18 +489,18 @@ func (c *Client) moveOut(key string, cd moveCand) *write {
 // score, and its expiry. When the member is there after all, its retry
 // replaces it (moveOver).
 func (c *Client) moveIn(key string, cd moveCand) *write {
-	w := c.putMember(key, typeZSet, cd.z.Member, zsetIX(cd.z.Score, cd.z.Member))
+	w := c.putMember(key, model.TypeZSet, cd.z.Member, model.ZsetIX(cd.z.Score, cd.z.Member))
 	w.count, w.score, w.required = 0, cd.z.Score, true
 	if cd.exp != 0 {
 		setMemberExp(w.action.Put.Item, cd.exp)
 		w.ttl = 1
 	}
-	w.retry = func(now item) (*write, error) { return c.moveTo(key, cd, now), nil }
+	w.retry = func(now model.Item) (*write, error) { return c.moveTo(key, cd, now), nil }
 	return w
 }
 
 // moveTo is moveIn when now is nil, else moveOver now.
-func (c *Client) moveTo(key string, cd moveCand, now item) *write {
+func (c *Client) moveTo(key string, cd moveCand, now model.Item) *write {
 	if now == nil {
 		return c.moveIn(key, cd)
 	}
@@ -509,20 +510,20 @@ func (c *Client) moveTo(key string, cd moveCand, now item) *write {
 // moveOver is the put of cd replacing key's member item cur, on condition
 // that it still holds cur's score and expiry: the member takes cd's score
 // and expiry.
-func (c *Client) moveOver(key string, cd moveCand, cur item) *write {
-	want, prev, was := zsetIX(cd.z.Score, cd.z.Member), bytesAttr(cur, attrIX), memberExp(cur)
-	it := itemKey(key, memberSK(typeZSet, cd.z.Member))
-	it[attrIX] = bin(want)
-	names := map[string]string{"#ix": attrIX, "#mx": attrMemExp}
-	values := item{":prev": bin(prev)}
+func (c *Client) moveOver(key string, cd moveCand, cur model.Item) *write {
+	want, prev, was := model.ZsetIX(cd.z.Score, cd.z.Member), model.BytesAttr(cur, model.AttrIX), memberExp(cur)
+	it := model.ItemKey(key, model.MemberSK(model.TypeZSet, cd.z.Member))
+	it[model.AttrIX] = model.Bin(want)
+	names := map[string]string{"#ix": model.AttrIX, "#mx": model.AttrMemExp}
+	values := model.Item{":prev": model.Bin(prev)}
 	cond := "#ix = :prev AND attribute_not_exists(#mx)"
 	if was != 0 {
 		cond = "#ix = :prev AND #mx = :was"
-		values[":was"] = num(was)
+		values[":was"] = model.Num(was)
 	}
-	if len(cd.z.Member) > inlineMemberLen {
-		it[attrMem] = bin([]byte(cd.z.Member))
-		names["#lm"], values[":lm"] = attrMem, bin([]byte(cd.z.Member))
+	if len(cd.z.Member) > model.InlineMemberLen {
+		it[model.AttrMem] = model.Bin([]byte(cd.z.Member))
+		names["#lm"], values[":lm"] = model.AttrMem, model.Bin([]byte(cd.z.Member))
 		cond += " AND #lm = :lm"
 	}
 	var ttl int64
@@ -544,6 +545,6 @@ func (c *Client) moveOver(key string, cd moveCand, cur item) *write {
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	w.retry = func(now item) (*write, error) { return c.moveTo(key, cd, now), nil }
+	w.retry = func(now model.Item) (*write, error) { return c.moveTo(key, cd, now), nil }
 	return w
 }

@@ -31,6 +31,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"github.com/redimo-go/redimo/internal/model"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,7 +200,7 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int6
 			if ms[i], err = c.settle(ctx, keys[i], m); err != nil {
 				return true, wrap(cmd, err)
 			}
-			if ms[i].typ != typeNone {
+			if ms[i].Typ != model.TypeNone {
 				at = i
 				break
 			}
@@ -207,7 +208,7 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int6
 		switch {
 		case at < 0:
 			return true, nil
-		case ms[at].typ != typeZSet:
+		case ms[at].Typ != model.TypeZSet:
 			return true, ErrWrongType
 		}
 		popped, err := take(ctx, keys[at], count)
@@ -544,7 +545,7 @@ func (ws *waiters) feed(c *Client, q *keyQueue) {
 // the waiters waiting on the key, as a failed request of a command.
 func (ws *waiters) round(c *Client, q *keyQueue, ctx context.Context) bool {
 	ms, err := c.metas(ctx, []string{q.key})
-	var m meta
+	var m model.Meta
 	if err == nil {
 		// A key whose members all expired is missing (memberttl.go).
 		m, err = c.settle(ctx, q.key, ms[0])
@@ -559,11 +560,11 @@ func (ws *waiters) round(c *Client, q *keyQueue, ctx context.Context) bool {
 		ws.mu.Unlock()
 		return false
 	}
-	if m.typ != typeZSet || m.card == 0 {
+	if m.Typ != model.TypeZSet || m.Card == 0 {
 		// A key of another type leaves its waiters waiting, as Redis.
 		return false
 	}
-	ws.serve(c, q, ctx, m.card)
+	ws.serve(c, q, ctx, m.Card)
 	return true
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ZRangeBy selects members by score (Min, Max: "1.5", "(1.5" exclusive,
@@ -63,9 +64,9 @@ func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		IndexName:                aws.String(c.opts.IndexName),
 		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{
-			":pk": bin(pkValue(key)), ":lo": bin(scoreBound(lo)), ":hi": bin(scoreBoundAfter(hi)),
+		ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+		ExpressionAttributeValues: model.Item{
+			":pk": model.Bin(model.PkValue(key)), ":lo": model.Bin(model.ScoreBound(lo)), ":hi": model.Bin(model.ScoreBoundAfter(hi)),
 		},
 	}
 }
@@ -94,41 +95,41 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 		r.empty = true
 		return r, nil
 	}
-	values := item{":pk": bin(pkValue(key))}
+	values := model.Item{":pk": model.Bin(model.PkValue(key))}
 	var filters []string
-	loSK := []byte{prefixZSet}
+	loSK := []byte{model.PrefixZSet}
 	switch {
 	case lo.ninf:
-	case len(lo.value) <= inlineMemberLen:
-		loSK = memberSK(typeZSet, lo.value)
+	case len(lo.value) <= model.InlineMemberLen:
+		loSK = model.MemberSK(model.TypeZSet, lo.value)
 		if lo.excl {
 			loSK = append(loSK, 0) // the next string after lo.value
 		}
 	default: // after the short member p, from the first long one starting with p
-		loSK = append(skPrefix(typeZSet, lo.value), 0)
-		values[":lov"] = bin([]byte(lo.value))
+		loSK = append(skPrefix(model.TypeZSet, lo.value), 0)
+		values[":lov"] = model.Bin([]byte(lo.value))
 		filters = append(filters, map[bool]string{false: "#m >= :lov", true: "#m > :lov"}[lo.excl])
 	}
-	hiSK := []byte{prefixZSet + 1} // after every member; no item has this sort key
+	hiSK := []byte{model.PrefixZSet + 1} // after every member; no item has this sort key
 	switch {
 	case hi.inf:
-	case len(hi.value) <= inlineMemberLen:
-		hiSK = memberSK(typeZSet, hi.value)
+	case len(hi.value) <= model.InlineMemberLen:
+		hiSK = model.MemberSK(model.TypeZSet, hi.value)
 		r.exclude, r.hasExcl = hi.value, hi.excl
 	default: // up to the last long member starting with p
-		hiSK = append(skPrefix(typeZSet, hi.value), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-		values[":hiv"] = bin([]byte(hi.value))
+		hiSK = append(skPrefix(model.TypeZSet, hi.value), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+		values[":hiv"] = model.Bin([]byte(hi.value))
 		filters = append(filters, map[bool]string{false: "#m <= :hiv", true: "#m < :hiv"}[hi.excl])
 	}
-	values[":lo"], values[":hi"] = bin(loSK), bin(hiSK)
+	values[":lo"], values[":hi"] = model.Bin(loSK), model.Bin(hiSK)
 	r.in = &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
 		ExpressionAttributeValues: values,
 	}
 	if filters != nil {
 		r.in.FilterExpression = aws.String("attribute_not_exists(#m) OR (" + strings.Join(filters, " AND ") + ")")
-		r.in.ExpressionAttributeNames["#m"] = attrMem
+		r.in.ExpressionAttributeNames["#m"] = model.AttrMem
 	}
 	return r, nil
 }
@@ -164,18 +165,18 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 		return c.tx.read(ctx, key, r)
 	}
 	if r.empty || r.count == 0 {
-		_, err := c.typedMeta(ctx, key, typeZSet)
+		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return nil, err
 	}
 	var out []Z
 	typed := c.typedRead
 	if r.checked {
-		typed = func(_ context.Context, _ string, typ keyType, read func() (bool, error)) (meta, error) {
+		typed = func(_ context.Context, _ string, typ model.KeyType, read func() (bool, error)) (model.Meta, error) {
 			_, err := read()
-			return meta{typ: typ}, err
+			return model.Meta{Typ: typ}, err
 		}
 	}
-	m, err := typed(ctx, key, typeZSet, func() (bool, error) {
+	m, err := typed(ctx, key, model.TypeZSet, func() (bool, error) {
 		in := *r.in
 		in.ScanIndexForward = aws.Bool(!r.rev)
 		limit := 0
@@ -190,8 +191,8 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 			if err != nil {
 				return false, err
 			}
-			member, t, _ := memberOf(it)
-			if t != typeZSet {
+			member, t, _ := model.MemberOf(it)
+			if t != model.TypeZSet {
 				return false, ErrWrongType
 			}
 			if r.hasExcl && member == r.exclude {
@@ -204,11 +205,11 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 			if r.count >= 0 && int64(len(out)) >= r.count {
 				break
 			}
-			out = append(out, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: member})
+			out = append(out, Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: member})
 		}
 		return len(out) > 0, nil
 	})
-	if err != nil || m.typ == typeNone {
+	if err != nil || m.Typ == model.TypeNone {
 		return nil, err
 	}
 	return out, nil
@@ -228,7 +229,7 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 		return r, nil
 	}
 	if (start < 0) != (stop < 0) {
-		m, err := c.typedMeta(ctx, key, typeZSet)
+		m, err := c.typedMeta(ctx, key, model.TypeZSet)
 		if err == nil {
 			m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
 		}
@@ -236,13 +237,13 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 			return r, err
 		}
 		if start < 0 {
-			start += m.card
+			start += m.Card
 		}
 		if stop < 0 {
-			stop += m.card
+			stop += m.Card
 		}
 		start = max(start, 0)
-		if stop < 0 || m.typ == typeNone {
+		if stop < 0 || m.Typ == model.TypeNone {
 			r.empty = true
 			return r, nil
 		}
@@ -450,7 +451,7 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 		return int64(len(zs)), err
 	}
 	if r.empty {
-		_, err := c.typedMeta(ctx, key, typeZSet)
+		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return 0, err
 	}
 	var n int64
@@ -466,7 +467,7 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 			if err != nil {
 				return false, err
 			}
-			if member, _, _ := memberOf(it); member != r.exclude {
+			if member, _, _ := model.MemberOf(it); member != r.exclude {
 				n++
 			}
 		}
@@ -479,8 +480,8 @@ func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error)
 		// were counted.
 		typed = c.typedReadParallel
 	}
-	m, err := typed(ctx, key, typeZSet, read)
-	if err != nil || m.typ == typeNone {
+	m, err := typed(ctx, key, model.TypeZSet, read)
+	if err != nil || m.Typ == model.TypeNone {
 		return 0, err
 	}
 	return n, nil
@@ -603,14 +604,14 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 	if err != nil || it == nil {
 		return RankScore{}, false, wrap(cmd, err)
 	}
-	ix := bytesAttr(it, attrIX)
+	ix := model.BytesAttr(it, model.AttrIX)
 	n, err := c.rankFrom(ctx, key, mt, ranges, ix, rev)
-	if err == nil && len(ix) == 9+inlineMemberLen {
+	if err == nil && len(ix) == 9+model.InlineMemberLen {
 		var before int64
 		before, err = c.runBefore(ctx, key, ix, member, rev)
 		n += before
 	}
-	return RankScore{Rank: n, Score: scoreOfIX(ix)}, err == nil, wrap(cmd, err)
+	return RankScore{Rank: n, Score: model.ScoreOfIX(ix)}, err == nil, wrap(cmd, err)
 }
 
 // runBefore counts the members of key that share member's index value ix
@@ -621,13 +622,13 @@ func (c *Client) runBefore(ctx context.Context, key string, ix []byte, member st
 	for it, err := range c.query(ctx, &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
 	}, 0) {
 		if err != nil {
 			return 0, err
 		}
-		if m, _, _ := memberOf(it); (m < member && !rev) || (m > member && rev) {
+		if m, _, _ := model.MemberOf(it); (m < member && !rev) || (m > member && rev) {
 			n++
 		}
 	}
@@ -643,9 +644,9 @@ func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (in
 	}
 	writes := make([]*write, len(zs))
 	for i, z := range zs {
-		writes[i] = c.deleteMember(key, typeZSet, z.Member)
+		writes[i] = c.deleteMember(key, model.TypeZSet, z.Member)
 	}
-	applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+	applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 	return counted(applied), wrap(cmd, err)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Z is a sorted-set member with its score.
@@ -70,7 +71,7 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64
 		for _, z := range members {
 			writes = append(writes, c.zaddWrite(key, z, args))
 		}
-		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 		n += counted(applied)
 		if err != nil {
 			return n, wrap("ZADD", err)
@@ -173,9 +174,9 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 		return z.Score, true, 0, nil
 	}
 	if !args.XX {
-		w := c.putMember(key, typeZSet, z.Member, zsetIX(z.Score, z.Member))
+		w := c.putMember(key, model.TypeZSet, z.Member, model.ZsetIX(z.Score, z.Member))
 		w.score = z.Score
-		w.retry = func(now item) (*write, error) { return c.zWrite(key, z.Member, now, decide) }
+		w.retry = func(now model.Item) (*write, error) { return c.zWrite(key, z.Member, now, decide) }
 		return w
 	}
 	cond, need := "attribute_exists(#pk) AND #ix <> :new", needOtherIX
@@ -190,13 +191,13 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 		count = 1
 	}
 	return &write{
-		member: z.Member, count: count, score: z.Score, ix: zsetIX(z.Score, z.Member), need: need,
+		member: z.Member, count: count, score: z.Score, ix: model.ZsetIX(z.Score, z.Member), need: need,
 		action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, memberSK(typeZSet, z.Member)),
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(model.TypeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),
 			ConditionExpression:       aws.String(cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":new": bin(zsetIX(z.Score, z.Member))},
+			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+			ExpressionAttributeValues: model.Item{":new": model.Bin(model.ZsetIX(z.Score, z.Member))},
 		}},
 	}
 }
@@ -204,10 +205,10 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 // zWrite is the write that takes member from its current item cur (nil:
 // absent) to the score decide returns; nil when decide declines. Its retry
 // decides again from what the item holds then.
-func (c *Client) zWrite(key, member string, cur item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*write, error) {
+func (c *Client) zWrite(key, member string, cur model.Item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*write, error) {
 	var old float64
 	if cur != nil {
-		old = scoreOfIX(bytesAttr(cur, attrIX))
+		old = model.ScoreOfIX(model.BytesAttr(cur, model.AttrIX))
 	}
 	score, apply, count, err := decide(old, cur != nil)
 	if err != nil || !apply {
@@ -215,13 +216,13 @@ func (c *Client) zWrite(key, member string, cur item, decide func(old float64, e
 	}
 	var w *write
 	if cur == nil {
-		w = c.putMember(key, typeZSet, member, zsetIX(score, member))
+		w = c.putMember(key, model.TypeZSet, member, model.ZsetIX(score, member))
 	} else {
-		w = c.setIX(key, typeZSet, member, bytesAttr(cur, attrIX), zsetIX(score, member))
+		w = c.setIX(key, model.TypeZSet, member, model.BytesAttr(cur, model.AttrIX), model.ZsetIX(score, member))
 		w.action.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	w.count, w.score = count, score
-	w.retry = func(now item) (*write, error) { return c.zWrite(key, member, now, decide) }
+	w.retry = func(now model.Item) (*write, error) { return c.zWrite(key, member, now, decide) }
 	return w, nil
 }
 
@@ -251,9 +252,9 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		return score, true, 1, nil
 	}
 	// Optimistically assume the member is new; XX needs to know first.
-	var cur item
+	var cur model.Item
 	if args.XX {
-		found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
+		found, err := c.probe(ctx, key, model.TypeZSet, []string{member}, true)
 		if err != nil {
 			return 0, false, wrap(cmd, err)
 		}
@@ -263,7 +264,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	if err != nil || first == nil {
 		return result, ok, err
 	}
-	if _, err = c.transactChunks(ctx, key, typeZSet, []*write{first}); err != nil {
+	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
 	return result, ok, nil
@@ -280,7 +281,7 @@ func (c *Client) ZRem(ctx context.Context, key string, members ...string) (int64
 	if err := c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
 	}
-	return c.remove(ctx, "ZREM", key, typeZSet, members)
+	return c.remove(ctx, "ZREM", key, model.TypeZSet, members)
 }
 
 // ZCard returns the number of members of the sorted set at key (0 when
@@ -293,7 +294,7 @@ func (c *Client) ZCard(ctx context.Context, key string) (int64, error) {
 	if err := checkKey("ZCARD", key); err != nil {
 		return 0, err
 	}
-	n, err := c.liveCount(ctx, key, typeZSet)
+	n, err := c.liveCount(ctx, key, model.TypeZSet)
 	return n, wrap("ZCARD", err)
 }
 
@@ -323,14 +324,14 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 	if err := c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
-	found, err := c.probe(ctx, key, typeZSet, dedupe(members), true)
+	found, err := c.probe(ctx, key, model.TypeZSet, dedupe(members), true)
 	if err != nil {
 		return nil, nil, wrap("ZMSCORE", err)
 	}
 	scores, oks = make([]float64, len(members)), make([]bool, len(members))
 	for i, m := range members {
 		if it, ok := found[m]; ok {
-			scores[i], oks[i] = scoreOfIX(bytesAttr(it, attrIX)), true
+			scores[i], oks[i] = model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), true
 		}
 	}
 	return scores, oks, nil
@@ -389,10 +390,10 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		}
 		writes := make([]*write, len(zs))
 		for i, z := range zs {
-			writes[i] = c.deleteMember(key, typeZSet, z.Member)
+			writes[i] = c.deleteMember(key, model.TypeZSet, z.Member)
 			writes[i].score = z.Score
 		}
-		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 		for _, w := range applied {
 			popped = append(popped, Z{Score: w.score, Member: w.member})
 		}

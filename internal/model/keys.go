@@ -1,0 +1,420 @@
+package model
+
+// Every encoding of keys, members and scores lives in this file.
+//
+// All three key attributes are DynamoDB Binary (B) values, compared as
+// unsigned bytes, which is exactly how Redis compares strings (memcmp). So
+// keys and members are binary-safe, as in Redis: invalid UTF-8 is stored as
+// it is, never mangled into U+FFFD, and lexicographic ranges
+// (ZRANGEBYLEX) are key-condition ranges.
+//
+//	item        pk            sk                        ix (local secondary index sort key)
+//	metadata    'k' + key     0x00                      (absent: not in the index)
+//
+// Metadata items also carry ks and kh, the keys of the global secondary
+// index that lists keys (keyspace.go): kh is the first 8 bytes of the
+// key's SHA-256, ks its top 4 bits (16 shards, so no one index partition
+// takes every key's writes). Members never have them: the index holds
+// metadata items only.
+//	set member  'k' + key     's' + hash(7) + member    (absent: not in the index)
+//	zset member 'k' + key     'z' + member              score(8 bytes) + 0x00 + member
+//
+// Set members. A set has no order, so a set member needs no index entry:
+// its sort key starts with the first 7 bytes of the member's SHA-256
+// (setHashLen), which spreads the members of a set uniformly over the
+// sort keys of its partition, and random picks (SRANDMEMBER, SPOP:
+// randmember.go) query the table itself from a random point. Writing a
+// set member therefore writes one item and no index entry. The price:
+// a Query returns a set's members in the order of their hashes, not in
+// byte order (SMEMBERS and the set algebra sort what they return), and a
+// pattern's literal prefix cannot select members (SSCAN reads the whole
+// set and filters).
+//
+// The 'k' prefix lets the empty key exist (DynamoDB key values cannot be
+// empty); the 's'/'z' prefixes keep every member, the empty one included,
+// distinct from the metadata item and from members of the other type.
+//
+// Long keys. A key of more than inlineKeyLen (2047) bytes has the
+// partition key 'K' + key[:2015] + SHA-256(key) (2048 bytes; 'R' and 'H'
+// for the rate limiter's and ShardedSet's namespaces), and its metadata
+// item holds the whole key in kk, for SCAN and KEYS. Keys are never
+// ordered, so the full 32-byte hash keeps long keys apart.
+//
+// Long members. DynamoDB's sort keys (sk, and ix in the local index) hold
+// at most 1024 bytes, so a member of more than inlineMemberLen (1015)
+// bytes is stored with its first 1015 bytes where a short member has all
+// of it, and whole in the attribute m:
+//
+//	long zset member  'z' + member[:1015] + hash(8)              (1024 bytes)
+//	long set member   's' + hash(7) + member[:1015] + hash[7]    (1024 bytes)
+//
+// where hash is SHA-256(member), and m = member. A short member's sk has
+// at most 1016 bytes (1023 in a set), a long one's exactly 1024, so they
+// never collide; two long members collide only if they share their first
+// 1015 bytes and 64 bits of SHA-256 (then the second is refused with
+// ErrMemberCollision, never mistaken for the first). In a sorted set,
+// order is kept wherever the first 1015 bytes differ, which covers every
+// pair but long members sharing those bytes (and, in the index, the same
+// score): queryPages puts such a run in member order (longmember.go). The
+// short member equal to the shared prefix sorts before them, as it should.
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Attribute names. They are fixed: attributes below lists them all, and
+// the tests check every request they send against it (model_test.go).
+const (
+	AttrPK     = "pk" // partition key: the Redis key
+	AttrSK     = "sk" // sort key: a member or the metadata item
+	AttrIX     = "ix" // sorted-set member: sort key of the local secondary index
+	AttrType   = "t"  // metadata: "set" or "zset"
+	AttrCard   = "n"  // metadata: exact number of members
+	AttrExp    = "x"  // metadata: key expiry, Unix milliseconds (absent: none)
+	AttrExpTok = "xt" // metadata: a random token of the last EXPIRE or PERSIST that changed it
+	AttrVer    = "v"  // metadata: a fresh random token per write transaction (WATCH)
+	AttrKS     = "ks" // metadata: the key's shard (1 byte), partition key of the key index
+	AttrKH     = "kh" // metadata: the key's 8-byte hash, sort key of the key index
+	AttrMem    = "m"  // long member item: the whole member (see "Long members" above)
+	AttrKey    = "kk" // metadata of a long key: the whole key (see "Long keys" above)
+	AttrShards = "sh" // ShardedSet's record: its shard count
+	AttrAt     = "at" // rate-limit slot: Unix milliseconds of its last allowance
+	AttrClaim  = "cl" // rate-limit slot: a random token of the call that claimed it
+	AttrHi     = "hi" // count item (rank.go): upper bound of its range (absent: none)
+	AttrCV     = "cv" // count item: version token
+	AttrRanked = "rk" // metadata: the key has exact count items (rank.go)
+	AttrMemExp = "mx" // member: its expiry, Unix milliseconds (absent: none; memberttl.go)
+	AttrMemTTL = "mn" // metadata: how many stored members have mx, expired or not (absent: 0)
+)
+
+// Namespaces: the first byte of a partition key (an upper-case one for a
+// long key: "Long keys" above).
+const (
+	NsKeys    = 'k' // sets and sorted sets: metadata items and members
+	NsLimiter = 'r' // RateLimiter: one item per slot (ratelimit.go)
+	NsSharded = 'h' // ShardedSet: its shard-count record (sharded.go)
+)
+
+// Sort-key prefixes in the 'k' namespace: metaSK (0x00) for the metadata
+// item, then one per member type (memberPrefix).
+const (
+	PrefixSet  = 's'
+	PrefixZSet = 'z'
+	RankPrefix = 0xFF // a sorted set's count item (rank.go): 0xFF + the lower bound of its range
+)
+
+// attributes is the whole schema: every attribute an item of the table
+// can hold, its DynamoDB type and what holds it. doc.go's and the
+// README's tables are checked against it, and so is every request the
+// tests send (model_test.go).
+var Attributes = []struct{ Name, Typ, Holds string }{
+	{AttrPK, "B", "partition key: namespace byte + key (keys.go)"},
+	{AttrSK, "B", "sort key: metaSK, or member prefix + member, or a limiter slot"},
+	{AttrIX, "B", "sorted-set member: sort key of the local secondary index by_ix"},
+	{AttrType, "S", "metadata: set or zset"},
+	{AttrCard, "N", "metadata: exact number of members"},
+	{AttrExp, "N", "metadata: key expiry, Unix ms"},
+	{AttrExpTok, "S", "metadata: token of the last EXPIRE/PERSIST"},
+	{AttrVer, "B", "metadata: version token (WATCH)"},
+	{AttrKS, "B", "metadata: partition key of the key index by_key"},
+	{AttrKH, "B", "metadata: sort key of the key index by_key"},
+	{AttrMem, "B", "long member: the whole member"},
+	{AttrKey, "B", "metadata of a long key: the whole key"},
+	{AttrShards, "N", "ShardedSet record: shard count"},
+	{AttrAt, "N", "rate-limit slot: time of its last allowance"},
+	{AttrClaim, "S", "rate-limit slot: token of its claimer"},
+	{AttrHi, "B", "count item: upper bound of its range of index values"},
+	{AttrCV, "B", "count item: version token"},
+	{AttrRanked, "N", "metadata: the key's count items exist and are exact"},
+	{AttrMemExp, "N", "member: its expiry, Unix ms; sort key of the local secondary index by_exp"},
+	{AttrMemTTL, "N", "metadata: number of stored members with an expiry"},
+}
+
+const (
+	// inlineKeyLen is the longest key stored whole in the partition key:
+	// DynamoDB's 2048-byte limit minus the namespace byte.
+	InlineKeyLen = 2047
+
+	// inlineMemberLen is the longest member stored whole in the sort keys:
+	// the 1024-byte limit of the index sort key minus the 8-byte score and
+	// 1 separator byte.
+	InlineMemberLen = 1015
+
+	// setHashLen is how many bytes of a member's SHA-256 start its sort
+	// key in a set, after the prefix (see "Set members" above): 7, so that
+	// a set member of inlineMemberLen bytes has a sort key of 1023 bytes,
+	// shorter than a long member's.
+	SetHashLen = 7
+
+	// longSKLen is the length of a long member's sort key.
+	LongSKLen = 1 + InlineMemberLen + 8
+)
+
+// keyType is the Redis type of a key, stored in its metadata item.
+type KeyType string
+
+const (
+	TypeNone KeyType = "none"
+	TypeSet  KeyType = "set"
+	TypeZSet KeyType = "zset"
+)
+
+// item is one DynamoDB item.
+type Item = map[string]types.AttributeValue
+
+var MetaSK = []byte{0x00}
+
+func PkValue(key string) []byte { return Partition(NsKeys, key) }
+
+// partition is the partition key of key in namespace ns ('k' for sets and
+// sorted sets; ratelimit.go and sharded.go have their own): see "Long
+// keys" above.
+func Partition(ns byte, key string) []byte {
+	if len(key) <= InlineKeyLen {
+		return append([]byte{ns}, key...)
+	}
+	h := sha256.Sum256([]byte(key))
+	pk := make([]byte, 0, 1+InlineKeyLen)
+	pk = append(append(pk, LongNS(ns)), key[:InlineKeyLen-len(h)]...)
+	return append(pk, h[:]...)
+}
+
+// longNS is the namespace byte of namespace ns's long keys: its upper case.
+func LongNS(ns byte) byte { return ns - 'a' + 'A' }
+
+// isLongPK reports whether pk is a long key's partition key.
+func IsLongPK(pk []byte) bool { return len(pk) > 0 && pk[0] >= 'A' && pk[0] <= 'Z' }
+
+// memberPrefix is the first byte of the sort key of a member of type t.
+func MemberPrefix(t KeyType) byte {
+	if t == TypeZSet {
+		return PrefixZSet
+	}
+	return PrefixSet
+}
+
+// memberSK is member's sort key: see "Set members" and "Long members" above.
+func MemberSK(t KeyType, member string) []byte {
+	if t == TypeSet {
+		return SetMemberSK(member)
+	}
+	if len(member) <= InlineMemberLen {
+		return append([]byte{MemberPrefix(t)}, member...)
+	}
+	sk := make([]byte, 0, LongSKLen)
+	sk = append(append(sk, MemberPrefix(t)), member[:InlineMemberLen]...)
+	h := sha256.Sum256([]byte(member))
+	return append(sk, h[:8]...)
+}
+
+// setMemberSK is the sort key of a set member: 's', the first setHashLen
+// bytes of its SHA-256, then the member (its first inlineMemberLen bytes
+// and the hash's next byte for a long one).
+func SetMemberSK(member string) []byte {
+	h := sha256.Sum256([]byte(member))
+	n := min(len(member), InlineMemberLen)
+	sk := make([]byte, 0, 1+SetHashLen+n+1)
+	sk = append(append(append(sk, PrefixSet), h[:SetHashLen]...), member[:n]...)
+	if len(member) > InlineMemberLen {
+		sk = append(sk, h[SetHashLen])
+	}
+	return sk
+}
+
+// setSKAt is the sort key of the position pos (the first setHashLen
+// bytes of a member's hash, as an integer) in a set: every member whose
+// hash starts at pos or after sorts at or after it.
+func SetSKAt(pos uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], pos)
+	return append([]byte{PrefixSet}, b[8-SetHashLen:]...)
+}
+
+// isLongSK reports whether sk is a long member's sort key.
+func IsLongSK(sk []byte) bool { return len(sk) == LongSKLen }
+
+func Bin(b []byte) *types.AttributeValueMemberB { return &types.AttributeValueMemberB{Value: b} }
+
+func Str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+
+func Num(n int64) *types.AttributeValueMemberN {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// itemKey is the primary key of a member (or, with sk = metaSK, of the metadata item).
+func ItemKey(key string, sk []byte) Item {
+	return Item{AttrPK: Bin(PkValue(key)), AttrSK: Bin(sk)}
+}
+
+func MetaKey(key string) Item { return ItemKey(key, MetaSK) }
+
+// bytesAttr returns the bytes of a B attribute, or nil.
+func BytesAttr(it Item, name string) []byte {
+	if v, ok := it[name].(*types.AttributeValueMemberB); ok {
+		return v.Value
+	}
+	return nil
+}
+
+// memberOf decodes an item's sort key: its member and the type it belongs to.
+// ok is false for the metadata item.
+func MemberOf(it Item) (member string, t KeyType, ok bool) {
+	sk := BytesAttr(it, AttrSK)
+	if len(sk) == 0 || sk[0] == MetaSK[0] {
+		return "", TypeNone, false
+	}
+	t = TypeSet
+	if sk[0] == PrefixZSet {
+		t = TypeZSet
+	}
+	if IsLongSK(sk) {
+		// Every read fills m in (queryPages, or a read of the whole item);
+		// a long member without it is a bug, not a member to return cut.
+		m, ok := it[AttrMem].(*types.AttributeValueMemberB)
+		if !ok {
+			panic("redimo: long member item read without its attribute m")
+		}
+		return string(m.Value), t, true
+	}
+	if t == TypeSet {
+		return string(sk[min(len(sk), 1+SetHashLen):]), t, true
+	}
+	return string(sk[1:]), t, true
+}
+
+// meta is what a key's metadata item says. A missing item is typeNone, card 0.
+type Meta struct {
+	Typ  KeyType
+	Card int64
+	Exp  int64 // expiry in Unix milliseconds; 0: none
+	// ttls is how many of the card stored members have an expiry of
+	// their own (memberttl.go), expired ones included: card counts them
+	// until they are deleted, so reads that count subtract them.
+	Ttls int64
+	Ver  []byte // the version token (attrVer)
+	// ranked: the sorted set has count items (rank.go; attrRanked).
+	Ranked bool
+}
+
+// live is m as seen at now (Unix milliseconds): an expired key is missing.
+func (m Meta) Live(now int64) Meta {
+	if m.Expired(now) {
+		return Meta{Typ: TypeNone}
+	}
+	return m
+}
+
+func (m Meta) Expired(now int64) bool { return m.Typ != TypeNone && m.Exp > 0 && m.Exp <= now }
+
+// decodeMeta decodes a metadata item as stored, expired or not; reads use
+// Client.liveMeta.
+func DecodeMeta(it Item) Meta {
+	if it == nil {
+		return Meta{Typ: TypeNone}
+	}
+	m := Meta{Typ: TypeNone}
+	if v, ok := it[AttrType].(*types.AttributeValueMemberS); ok {
+		m.Typ = KeyType(v.Value)
+	}
+	if v, ok := it[AttrCard].(*types.AttributeValueMemberN); ok {
+		m.Card, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	if v, ok := it[AttrExp].(*types.AttributeValueMemberN); ok {
+		m.Exp, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	if v, ok := it[AttrMemTTL].(*types.AttributeValueMemberN); ok {
+		m.Ttls, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
+	m.Ver = BytesAttr(it, AttrVer)
+	_, m.Ranked = it[AttrRanked]
+	if m.Card <= 0 {
+		return Meta{Typ: TypeNone}
+	}
+	return m
+}
+
+// encodeScore maps a float64 to 8 bytes whose unsigned order is the float's
+// numeric order: -inf < ... < -0 = +0 < ... < +inf. NaN must be rejected
+// before. -0 is stored as +0, as Redis does not distinguish them in order.
+func EncodeScore(f float64) uint64 {
+	if f == 0 {
+		f = 0 // -0 → +0
+	}
+	b := math.Float64bits(f)
+	if b&(1<<63) != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func DecodeScore(u uint64) float64 {
+	if u&(1<<63) != 0 {
+		return math.Float64frombits(u &^ (1 << 63))
+	}
+	return math.Float64frombits(^u)
+}
+
+// zsetIX is a sorted-set member's index value: score order, then member order,
+// as Redis orders a sorted set. The 0x00 separator makes the 8-byte value
+// encodeScore(s)+1 sort after every member with score s and before every
+// member with the next score, so a score range is one BETWEEN.
+// A long member's index value holds its first inlineMemberLen bytes.
+func ZsetIX(score float64, member string) []byte {
+	member = member[:min(len(member), InlineMemberLen)]
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 9+len(member)), EncodeScore(score))
+	return append(append(b, 0), member...)
+}
+
+// scoreOfIX decodes the score of a sorted-set index value.
+func ScoreOfIX(ix []byte) float64 {
+	if len(ix) < 8 {
+		return 0
+	}
+	return DecodeScore(binary.BigEndian.Uint64(ix))
+}
+
+// scoreBound is the 8-byte index value that starts score s's range.
+func ScoreBound(s float64) []byte { return binary.BigEndian.AppendUint64(nil, EncodeScore(s)) }
+
+// scoreBoundAfter is the 8-byte index value that ends score s's range.
+func ScoreBoundAfter(s float64) []byte {
+	return binary.BigEndian.AppendUint64(nil, EncodeScore(s)+1)
+}
+
+// keyShards is the number of partitions of the key index.
+const KeyShards = 16
+
+// keyHash is the position of key in the key index: the first 8 bytes of
+// its SHA-256. Its top 4 bits are its shard.
+func KeyHash(key string) uint64 {
+	h := sha256.Sum256([]byte(key))
+	return binary.BigEndian.Uint64(h[:8])
+}
+
+func ShardOf(h uint64) byte { return byte(h >> 60) }
+
+// keyIndexValues are the ks and kh attribute values of key's metadata item.
+func KeyIndexValues(key string) (ks, kh *types.AttributeValueMemberB) {
+	h := KeyHash(key)
+	return Bin([]byte{ShardOf(h)}), Bin(binary.BigEndian.AppendUint64(nil, h))
+}
+
+// keyIndexSet is the part of an UpdateExpression's SET that writes key's
+// key index attributes (ks, kh) and, for a long key, its whole self (kk),
+// with the placeholders it uses added to names and values. Every update of
+// a metadata item writes them: unchanged values cost no index write, and a
+// key written before the index existed gets into it.
+func KeyIndexSet(key string, names map[string]string, values Item) string {
+	names["#ks"], names["#kh"] = AttrKS, AttrKH
+	values[":ks"], values[":kh"] = KeyIndexValues(key)
+	if len(key) <= InlineKeyLen {
+		return "#ks = :ks, #kh = :kh"
+	}
+	names["#kk"], values[":kk"] = AttrKey, Bin([]byte(key))
+	return "#ks = :ks, #kh = :kh, #kk = :kk"
+}
