@@ -80,7 +80,7 @@ func reviewZ(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, ke
 	require.NoError(t, rdb.ZAdd(ctx, key, rz...).Err())
 }
 
-// FINDING (cost), fixed (keyReads: a key read whole is read once per
+// FINDING (cost), fixed (model.KeyReads: a key read whole is read once per
 // command). ZUNION/ZINTER/ZDIFF read a key named twice in the list
 // twice: ZUNION 2 z z reads z's N items twice (2N), ZINTER 2 z z loads z
 // and probes z again for all N members (BatchGetItem of N more items),
@@ -90,7 +90,7 @@ func reviewZ(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, ke
 // source as it comes: zalgebra.go:209-215 (zunion's loop of load) and
 // zalgebra.go:241-258 (probeEach probes each source, the loaded one too).
 // The answers match redis-server (checked here); the reads do not stay
-// at N. Fixed: a key read whole is read once per command (keyReads).
+// at N. Fixed: a key read whole is read once per command (model.KeyReads).
 func TestAlgebraReviewZDuplicateKeysReadTwice(t *testing.T) {
 	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, cnt, p := reviewSetup(t)

@@ -120,7 +120,7 @@ func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []f
 		r.TransactWriteUnits = r.PricedWriteUnits
 	}
 	err = a.setupError(ctx, err)
-	r.Err, r.Conflict = err, isConflict(err)
+	r.Err, r.Conflict = err, model.IsConflict(err)
 	a.metrics(ctx, r)
 	return out, err
 }
@@ -255,22 +255,6 @@ func countAttempts(n *int) func(*dynamodb.Options) {
 				}), middleware.After)
 		})
 	}
-}
-
-func isConflict(err error) bool {
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) {
-		return true
-	}
-	var cancelled *types.TransactionCanceledException
-	if errors.As(err, &cancelled) {
-		for _, r := range cancelled.CancellationReasons {
-			if aws.ToString(r.Code) == "TransactionConflict" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // setupError returns err as a *SetupError when it is a setup mistake, else

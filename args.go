@@ -60,16 +60,3 @@ func checkMembers(cmd string, members []string) error {
 	}
 	return nil
 }
-
-// dedupe returns members without repeats, in first-seen order.
-func dedupe(members []string) []string {
-	seen := make(map[string]struct{}, len(members))
-	out := make([]string, 0, len(members))
-	for _, m := range members {
-		if _, ok := seen[m]; !ok {
-			seen[m] = struct{}{}
-			out = append(out, m)
-		}
-	}
-	return out
-}

@@ -458,11 +458,11 @@ func FuzzLexBound(f *testing.F) {
 			return
 		}
 		require.NoError(t, err)
-		require.Equal(t, bound == "+", b.inf)
-		require.Equal(t, bound == "-", b.ninf)
-		if !b.inf && !b.ninf {
-			require.Equal(t, bound[1:], b.value)
-			require.Equal(t, bound[0] == '(', b.excl)
+		require.Equal(t, bound == "+", b.Inf)
+		require.Equal(t, bound == "-", b.Ninf)
+		if !b.Inf && !b.Ninf {
+			require.Equal(t, bound[1:], b.Value)
+			require.Equal(t, bound[0] == '(', b.Excl)
 		}
 	})
 }

@@ -24,7 +24,6 @@ package redimo
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -141,8 +140,6 @@ func (d dbAPI) backAll(items []model.Item) {
 	}
 }
 
-var compared = regexp.MustCompile(`(#[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)`)
-
 // values rewrites the expression values compared with (or assigned to)
 // pk or ks in exprs.
 func (d dbAPI) values(names map[string]string, values model.Item, exprs ...*string) model.Item {
@@ -154,7 +151,7 @@ func (d dbAPI) values(names map[string]string, values model.Item, exprs ...*stri
 		if e == nil {
 			continue
 		}
-		for _, m := range compared.FindAllStringSubmatch(*e, -1) {
+		for _, m := range model.Compared.FindAllStringSubmatch(*e, -1) {
 			attr := names[m[1]]
 			v, ok := values[m[2]].(*types.AttributeValueMemberB)
 			if !ok || attr != model.AttrPK && attr != model.AttrKS {
@@ -244,32 +241,25 @@ func (d dbAPI) action(key model.Item, names map[string]string, values model.Item
 	return d.fwd(key), d.values(names, values, exprs...)
 }
 
-// edited is a copy of *p changed by edit.
-func edited[T any](p *T, edit func(*T)) *T {
-	x := *p
-	edit(&x)
-	return &x
-}
-
 func (d dbAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	cp := *in
 	cp.TransactItems = make([]types.TransactWriteItem, len(in.TransactItems))
 	for i, a := range in.TransactItems {
 		switch {
 		case a.Put != nil:
-			a.Put = edited(a.Put, func(x *types.Put) {
+			a.Put = model.Edited(a.Put, func(x *types.Put) {
 				x.Item, x.ExpressionAttributeValues = d.action(x.Item, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
 			})
 		case a.Update != nil:
-			a.Update = edited(a.Update, func(x *types.Update) {
+			a.Update = model.Edited(a.Update, func(x *types.Update) {
 				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.UpdateExpression, x.ConditionExpression)
 			})
 		case a.Delete != nil:
-			a.Delete = edited(a.Delete, func(x *types.Delete) {
+			a.Delete = model.Edited(a.Delete, func(x *types.Delete) {
 				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
 			})
 		case a.ConditionCheck != nil:
-			a.ConditionCheck = edited(a.ConditionCheck, func(x *types.ConditionCheck) {
+			a.ConditionCheck = model.Edited(a.ConditionCheck, func(x *types.ConditionCheck) {
 				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
 			})
 		}

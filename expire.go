@@ -106,30 +106,11 @@ func (c *Client) PExpireAt(ctx context.Context, key string, t time.Time) (bool, 
 // int64 milliseconds hold: such a time is ErrOutOfRange, as Redis refuses
 // an EXPIREAT whose milliseconds overflow, and nothing is written.
 func (c *Client) expireAtTime(ctx context.Context, cmd, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	ms, ok := unixMilli(t)
+	ms, ok := model.UnixMilli(t)
 	if !ok {
 		return false, argError(cmd, "time", t.String(), ErrOutOfRange)
 	}
 	return c.expireAt(ctx, cmd, key, ms, cond)
-}
-
-// unixMilli is t in Unix milliseconds, and false when that overflows an
-// int64 (t.UnixMilli would silently wrap around: a time far in the future
-// would become one in the past, and the key would be deleted).
-func unixMilli(t time.Time) (int64, bool) {
-	s, frac := t.Unix(), int64(t.Nanosecond()/1e6) // frac in [0, 999]
-	if s >= 0 {
-		if s > (math.MaxInt64-frac)/1000 {
-			return 0, false
-		}
-		return s*1000 + frac, true
-	}
-	// s*1000 + frac, written so that no step overflows first.
-	hi := s + 1
-	if hi < math.MinInt64/1000 || hi*1000 < math.MinInt64+(1000-frac) {
-		return 0, false
-	}
-	return hi*1000 - (1000 - frac), true
 }
 
 func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
@@ -170,7 +151,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	if c.tx != nil {
 		return c.tx.setExpiry(ctx, key, at, cond)
 	}
-	tok := token()
+	tok := model.Token()
 	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: c.table(), Key: model.MetaKey(key),
 		UpdateExpression:                    aws.String("SET #x = :at, #xt = :tok"),
@@ -184,16 +165,9 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		// Missing, expired meanwhile, or cond does not hold; unless the
 		// item holds our token: the SDK resent an update that was applied
 		// and whose response was lost.
-		return ownUpdate(failed.Item, tok), nil
+		return model.OwnUpdate(failed.Item, tok), nil
 	}
 	return err == nil, wrap(cmd, err)
-}
-
-// ownUpdate reports whether a metadata item holds tok: the update that
-// wrote tok is in place.
-func ownUpdate(it model.Item, tok string) bool {
-	v, ok := it[model.AttrExpTok].(*types.AttributeValueMemberS)
-	return ok && v.Value == tok
 }
 
 // holds evaluates cond for a key whose expiry is exp (0: none) against at.
@@ -238,7 +212,7 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
-	if err != nil || removed || m.Typ == model.TypeNone || m.Expired(c.nowMs()) || m.Exp == 0 || m.Ttls < m.Card {
+	if err != nil || removed || m.Typ == model.TypeNone || m.Expired(c.nowMs()) || m.Exp == 0 || m.TTLs < m.Card {
 		return removed, err
 	}
 	if m, err = c.settle(ctx, key, m); err != nil || m.Typ == model.TypeNone {
@@ -256,7 +230,7 @@ func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, mode
 		removed, err := c.tx.setExpiry(ctx, key, 0, ExpireXX)
 		return removed, model.Meta{}, err
 	}
-	tok := token()
+	tok := model.Token()
 	names := map[string]string{"#t": model.AttrType, "#x": model.AttrExp, "#xt": model.AttrExpTok}
 	expr := "attribute_exists(#t) AND #x > :now"
 	if cond != "" {
@@ -274,7 +248,7 @@ func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, mode
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Ours when the SDK resent it after a lost response.
-		return ownUpdate(failed.Item, tok), model.DecodeMeta(failed.Item), nil
+		return model.OwnUpdate(failed.Item, tok), model.DecodeMeta(failed.Item), nil
 	}
 	return err == nil, model.Meta{}, err
 }

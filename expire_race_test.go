@@ -54,7 +54,7 @@ func checkStoredCounts(t testing.TB, prefix string) {
 			continue
 		}
 		s.members++
-		if memberExp(it) != 0 {
+		if model.MemberExp(it) != 0 {
 			s.withX++
 		}
 		ix := model.BytesAttr(it, model.AttrIX)
@@ -78,8 +78,8 @@ func checkStoredCounts(t testing.TB, prefix string) {
 			bad = append(bad, fmt.Sprintf("%q: %d member items, no metadata item", key, s.members))
 		case s.meta != nil && s.meta.Card != s.members:
 			bad = append(bad, fmt.Sprintf("%q: stored count %d, %d member items (expiry %d)", key, s.meta.Card, s.members, s.meta.Exp))
-		case s.meta != nil && s.meta.Ttls != s.withX:
-			bad = append(bad, fmt.Sprintf("%q: stored mn %d, %d member items with an expiry", key, s.meta.Ttls, s.withX))
+		case s.meta != nil && s.meta.TTLs != s.withX:
+			bad = append(bad, fmt.Sprintf("%q: stored mn %d, %d member items with an expiry", key, s.meta.TTLs, s.withX))
 		}
 	}
 	sort.Strings(bad)

@@ -14,9 +14,6 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// sweepBatch is how many expired members a write removes on the way.
-const sweepBatch = 25
-
 // ExpiringSet is a set whose members each have their own expiry: Redis
 // cannot expire single members of a set, and users emulate it with a sorted
 // set scored by expiry time; ExpiringSet is that pattern made native. Create
@@ -68,8 +65,8 @@ func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...str
 		ms++ // else a ttl under 1 ms would add a member already expired
 	}
 	exp := now + float64(ms)
-	var writes []*write
-	for _, m := range dedupe(members) {
+	var writes []*model.Write
+	for _, m := range model.Dedupe(members) {
 		writes = append(writes, e.addWrite(m, exp, now))
 	}
 	return e.write(ctx, "EXPADD", writes, now)
@@ -77,47 +74,47 @@ func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...str
 
 // addWrite creates member with expiry exp; when it exists, a CAS update of
 // its expiry counts 1 if the old expiry had passed at now, else 0.
-func (e *ExpiringSet) addWrite(member string, exp, now float64) *write {
+func (e *ExpiringSet) addWrite(member string, exp, now float64) *model.Write {
 	w := e.c.putMember(e.key, model.TypeZSet, member, model.ZsetIX(exp, member))
-	var retry func(cur model.Item) (*write, error)
-	retry = func(cur model.Item) (*write, error) {
+	var retry func(cur model.Item) (*model.Write, error)
+	retry = func(cur model.Item) (*model.Write, error) {
 		if cur == nil {
 			return e.addWrite(member, exp, now), nil
 		}
 		prev := model.BytesAttr(cur, model.AttrIX)
 		next := e.c.setIX(e.key, model.TypeZSet, member, prev, model.ZsetIX(exp, member))
 		if model.ScoreOfIX(prev) > now {
-			next.count = 0
+			next.Count = 0
 		}
 		if string(prev) == string(model.ZsetIX(exp, member)) {
 			return nil, nil // same expiry already: nothing to write, and it was live
 		}
-		next.retry = retry
+		next.Retry = retry
 		return next, nil
 	}
-	w.retry = retry
+	w.Retry = retry
 	return w
 }
 
-// write runs writes with up to sweepBatch expired members' deletions added
+// write runs writes with up to model.SweepBatch expired members' deletions added
 // to them (members the writes touch excepted).
-func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*write, now float64) (int64, error) {
+func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*model.Write, now float64) (int64, error) {
 	touched := map[string]bool{}
 	for _, w := range writes {
-		touched[w.member] = true
+		touched[w.Member] = true
 	}
-	expired, err := e.expired(ctx, now, sweepBatch)
+	expired, err := e.expired(ctx, now, model.SweepBatch)
 	if err != nil {
 		return 0, wrap(cmd, err)
 	}
-	var sweep []*write
+	var sweep []*model.Write
 	for _, m := range expired {
 		if !touched[m] {
 			sweep = append(sweep, e.deleteIf(m, now, false, false))
 		}
 	}
 	applied, err := e.c.transactChunks(ctx, e.key, model.TypeZSet, append(sweep, writes...))
-	return counted(applied), wrap(cmd, err)
+	return model.Counted(applied), wrap(cmd, err)
 }
 
 // expired returns up to limit members whose expiry is at or before now
@@ -140,8 +137,8 @@ func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error)
 		return 0, err
 	}
 	now := e.now()
-	var writes []*write
-	for _, m := range dedupe(members) {
+	var writes []*model.Write
+	for _, m := range model.Dedupe(members) {
 		writes = append(writes, e.remWrite(m, now))
 	}
 	return e.write(ctx, "EXPREM", writes, now)
@@ -150,29 +147,29 @@ func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error)
 // remWrite deletes member, counting 1 only if it was live. Its expiry is
 // not known in advance: the first attempt assumes live and is conditioned
 // on it; when that fails, the item read back decides.
-func (e *ExpiringSet) remWrite(member string, now float64) *write {
+func (e *ExpiringSet) remWrite(member string, now float64) *model.Write {
 	return e.deleteIf(member, now, true, true)
 }
 
 // deleteIf deletes member on condition that it is live (count 1) or expired
 // (count 0) at now. With follow, a failed condition retries with the other
 // one; without, the write is dropped (sweeps leave a renewed member alone).
-func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *write {
+func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *model.Write {
 	w := e.c.deleteMember(e.key, model.TypeZSet, member)
-	d := w.action.Delete
-	// For one member, ix order is expiry order, and scoreBoundAfter(now)
+	d := w.Action.Delete
+	// For one member, ix order is expiry order, and model.ScoreBoundAfter(now)
 	// lies between every ix with expiry <= now and every ix with expiry > now.
 	d.ConditionExpression = aws.String("#ix < :b")
 	if live {
 		d.ConditionExpression = aws.String("#ix > :b")
 	} else {
-		w.count = 0
+		w.Count = 0
 	}
 	d.ExpressionAttributeNames = map[string]string{"#ix": model.AttrIX}
 	d.ExpressionAttributeValues = model.Item{":b": model.Bin(model.ScoreBoundAfter(now))}
 	d.ReturnValuesOnConditionCheckFailure = "ALL_OLD"
 	if follow {
-		w.retry = func(cur model.Item) (*write, error) {
+		w.Retry = func(cur model.Item) (*model.Write, error) {
 			if cur == nil {
 				return nil, nil
 			}
@@ -304,11 +301,11 @@ func (e *ExpiringSet) Sweep(ctx context.Context) (int64, error) {
 	if err != nil || len(expired) == 0 {
 		return 0, wrap("EXPSWEEP", err)
 	}
-	writes := make([]*write, len(expired))
+	writes := make([]*model.Write, len(expired))
 	for i, m := range expired {
 		writes[i] = e.deleteIf(m, now, false, false) // a member renewed meanwhile stays
-		writes[i].count = 1
+		writes[i].Count = 1
 	}
 	applied, err := e.c.transactChunks(ctx, e.key, model.TypeZSet, writes)
-	return counted(applied), wrap("EXPSWEEP", err)
+	return model.Counted(applied), wrap("EXPSWEEP", err)
 }

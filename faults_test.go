@@ -73,7 +73,7 @@ func (f *faulty) noteToken(r *http.Request) {
 	if _, seen := f.tokens.LoadOrStore(in.ClientRequestToken, true); seen {
 		f.reused.Add(1)
 		if f.mode == freshToken {
-			body = bytes.Replace(body, []byte(in.ClientRequestToken), []byte(token()), 1)
+			body = bytes.Replace(body, []byte(in.ClientRequestToken), []byte(model.Token()), 1)
 			f.count("token replaced")
 		}
 	}
@@ -509,7 +509,7 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	for it, err := range clean.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
-		ExpressionAttributeValues: model.Item{":pk": model.Bin(limiterPK(limited))},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.LimiterPK(limited))},
 	}, 0) {
 		require.NoError(t, err)
 		if _, ok := it[model.AttrAt]; ok {

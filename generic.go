@@ -9,15 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
 )
-
-var metaProjection = struct {
-	expr  *string
-	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk"), map[string]string{"#pk": model.AttrPK, "#t": model.AttrType, "#n": model.AttrCard, "#x": model.AttrExp, "#mn": model.AttrMemTTL, "#v": model.AttrVer, "#rk": model.AttrRanked}}
 
 // nowMs is the clock (Options.Now) in Unix milliseconds.
 func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
@@ -63,7 +56,7 @@ func (c *Client) storedMeta(ctx context.Context, key string, consistent *bool) (
 	if c.tx != nil {
 		return c.tx.metaOf(ctx, key)
 	}
-	it, err := c.getItem(ctx, model.MetaKey(key), consistent, metaProjection.expr, metaProjection.names)
+	it, err := c.getItem(ctx, model.MetaKey(key), consistent, model.MetaProjection.Expr, model.MetaProjection.Names)
 	if err != nil {
 		return model.Meta{}, err
 	}
@@ -83,7 +76,7 @@ func (c *Client) typedMeta(ctx context.Context, key string, typ model.KeyType) (
 // as Options say) and projection given (BatchGetItem: 100 keys a request,
 // in parallel); result[i] is keys[i]'s, nil when it has none.
 func (c *Client) metaItems(ctx context.Context, keys []string, consistent *bool, projection *string, names map[string]string) ([]model.Item, error) {
-	unique := dedupe(keys)
+	unique := model.Dedupe(keys)
 	req := make([]model.Item, len(unique))
 	for i, k := range unique {
 		req[i] = model.MetaKey(k)
@@ -119,14 +112,14 @@ func (c *Client) metas(ctx context.Context, keys []string) ([]model.Meta, error)
 		}
 		return out, nil
 	}
-	items, err := c.metaItems(ctx, keys, nil, metaProjection.expr, metaProjection.names)
-	return mapSlice(items, c.liveMeta), err // a nil item: typeNone
+	items, err := c.metaItems(ctx, keys, nil, model.MetaProjection.Expr, model.MetaProjection.Names)
+	return model.MapSlice(items, c.liveMeta), err // a nil item: typeNone
 }
 
 // typedRead runs read while it reads key's metadata item, in parallel (one
 // more request, no more latency), for reads that do not otherwise see the
 // metadata: the type and the key's expiry decide what read found. When the
-// key is missing or expired, m.typ is typeNone and read's outcome must be
+// key is missing or expired, m.typ is model.TypeNone and read's outcome must be
 // ignored by the caller. read reports whether it found members: with
 // Options.DisableKeyExpiry, the metadata is read only when it found none.
 func (c *Client) typedRead(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
@@ -184,7 +177,7 @@ func (c *Client) memberItems(ctx context.Context, key string, typ model.KeyType,
 	if c.tx != nil {
 		return c.tx.scan(ctx, key, typ, prefix)
 	}
-	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
+	items := c.query(ctx, model.MemberQuery(key, typ, prefix), 0)
 	if prefix == "" || (typ == model.TypeZSet && len(prefix) <= model.InlineMemberLen) {
 		return items
 	}
@@ -202,18 +195,6 @@ func (c *Client) memberItems(ctx context.Context, key string, typ model.KeyType,
 				return
 			}
 		}
-	}
-}
-
-// memberQuery is the Query of the member items of key of type typ whose
-// member may start with prefix (every member, for a set: see skPrefix).
-func memberQuery(key string, typ model.KeyType, prefix string) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
-		ExpressionAttributeValues: model.Item{
-			":pk": model.Bin(model.PkValue(key)), ":p": model.Bin(skPrefix(typ, prefix)),
-		},
 	}
 }
 
@@ -252,7 +233,7 @@ func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	for _, key := range dedupe(keys) {
+	for _, key := range model.Dedupe(keys) {
 		deleted, err := c.del(ctx, key)
 		if err != nil {
 			return n, wrap("DEL", err)
@@ -274,29 +255,29 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 	}
 	// Every stored member goes, expired ones too (memberttl.go): those
 	// are swept, and the key existed only if a live one was deleted.
-	var writes []*write
+	var writes []*model.Write
 	now := c.nowMs()
 	for it, err := range c.memberItems(withExpired(ctx), key, m.Typ, "") {
 		if err != nil {
 			return false, err
 		}
 		member, _, _ := model.MemberOf(it)
-		switch x := memberExp(it); {
+		switch x := model.MemberExp(it); {
 		case x == 0:
 			writes = append(writes, c.deleteMember(key, m.Typ, member))
 		case x <= now:
 			w := c.sweepWrite(key, m.Typ, model.BytesAttr(it, model.AttrSK), x)
-			w.member = member
+			w.Member = member
 			writes = append(writes, w)
 		default:
-			writes = append(writes, pinDelete(c.deleteMember(key, m.Typ, member), x))
+			writes = append(writes, model.PinDelete(c.deleteMember(key, m.Typ, member), x))
 		}
 	}
 	applied, err := c.transactChunksFrom(ctx, key, m.Typ, writes, m)
 	if err == nil && m.Ranked {
 		err = c.rankDrop(ctx, key)
 	}
-	return counted(applied) > 0, err
+	return model.Counted(applied) > 0, err
 }
 
 // Exists returns how many of keys exist, counting a key named twice twice,

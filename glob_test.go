@@ -3,7 +3,7 @@ package redimo
 // The glob matcher of SSCAN/ZSCAN MATCH against Redis's own: a line-by-line
 // port of stringmatchlen (util.c, Redis 7.0) is checked against a real
 // redis-server (SSCAN ... MATCH over a set of candidate strings), and
-// globMatch against the port, on random and fuzzed patterns.
+// model.GlobMatch against the port, on random and fuzzed patterns.
 
 import (
 	"context"
@@ -144,7 +144,7 @@ func scanMatch(pattern, s string, signedChars bool) bool {
 	return pattern == "*" || redisGlob(pattern, s, signedChars)
 }
 
-// globDifference names the documented ways globMatch differs from Redis's
+// globDifference names the documented ways model.GlobMatch differs from Redis's
 // matcher for (pattern, s), or "" when it must agree.
 func globDifference(pattern, s string) string {
 	if s == "" && pattern != "" && strings.Trim(pattern, "*") == "" {
@@ -172,7 +172,7 @@ var (
 				}
 			}
 		}
-		return dedupe(out)
+		return model.Dedupe(out)
 	}()
 )
 
@@ -186,7 +186,7 @@ func randomPattern(r *rand.Rand) string {
 
 // TestGlobMatchRedis runs SSCAN MATCH on a real redis-server for thousands
 // of random patterns over a set of candidate members: the port must agree
-// with the server on every one, and globMatch with the port except for the
+// with the server on every one, and model.GlobMatch with the port except for the
 // named differences.
 func TestGlobMatchRedis(t *testing.T) {
 	rdb := zRedis(t)
@@ -205,7 +205,7 @@ func TestGlobMatchRedis(t *testing.T) {
 	}
 	signed := runtime.GOARCH == "amd64" || runtime.GOARCH == "386" // the C char of the redis-server we talk to
 	skipped := map[string]int{}
-	for _, pat := range dedupe(patterns) {
+	for _, pat := range model.Dedupe(patterns) {
 		var got []string
 		for cursor := uint64(0); ; {
 			// Not rdb.SScan: it leaves out MATCH for the empty pattern.
@@ -232,7 +232,7 @@ func TestGlobMatchRedis(t *testing.T) {
 	for why, n := range skipped {
 		t.Logf("not compared (documented difference) %d times: %s", n, why)
 	}
-	t.Logf("%d patterns × %d members compared with SSCAN MATCH on redis-server", len(dedupe(patterns)), len(members))
+	t.Logf("%d patterns × %d members compared with SSCAN MATCH on redis-server", len(model.Dedupe(patterns)), len(members))
 }
 
 // shortQ quotes s, shortened in the middle when long.
@@ -279,7 +279,7 @@ func TestGlobMatchPathological(t *testing.T) {
 	require.Less(t, time.Since(start), 2*time.Second)
 }
 
-// FuzzGlob: globMatch never panics, agrees with the port of Redis's
+// FuzzGlob: model.GlobMatch never panics, agrees with the port of Redis's
 // matcher (except for the documented differences), and a pattern with no
 // metacharacters, or with every byte escaped, matches exactly itself.
 func FuzzGlob(f *testing.F) {

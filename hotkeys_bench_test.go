@@ -362,7 +362,7 @@ func BenchmarkHotRankedBoardModel(b *testing.B) {
 				if _, _, err := c.ZRank(ctx, board, "player0000"); err != nil {
 					b.Fatal(err)
 				}
-				if !c.belief(board).ranked {
+				if !c.belief(board).Ranked {
 					b.Fatal("the ZRANK did not build the count items")
 				}
 			}

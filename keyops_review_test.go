@@ -113,7 +113,7 @@ func renameKeeps(t *testing.T, ctx context.Context, c *Client, src, dst string, 
 //
 // Fixed: the last members always go with the metadata item's delete (a
 // full chunk goes only once another member follows it), and a write that
-// meets such an item left by an older purge purges it (emptiedByPurge).
+// meets such an item left by an older purge purges it (model.EmptiedByPurge).
 // The first half cuts the purge of 99 members at its last transaction,
 // the second writes the item an older purge left.
 func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
@@ -143,7 +143,7 @@ func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
 	for _, typ := range []model.KeyType{model.TypeSet, model.TypeZSet} {
 		left := p + "left" + string(typ)
 		it := model.MetaKey(left)
-		it[model.AttrType], it[model.AttrCard], it[model.AttrExp] = model.Str(string(typ)), model.Num(0), model.Num(deadExp)
+		it[model.AttrType], it[model.AttrCard], it[model.AttrExp] = model.Str(string(typ)), model.Num(0), model.Num(model.DeadExp)
 		_, err := testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: it})
 		require.NoError(t, err)
 		returns(t, int64(0))(c.Exists(ctx, left))
@@ -278,14 +278,14 @@ func TestKeyOpsReviewExpiryAgainstRedis(t *testing.T) {
 	rdb := zRedis(t)
 	k := func(n string) string { return p + n }
 	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	all := mapSlice(names, k)
+	all := model.MapSlice(names, k)
 	rdb.Del(ctx, all...)
 	redisDel(t, rdb, all...)
 	// op is one command on both: redimo's, then redis-server's.
 	type op [2]func() error
 	sadd := func(n string, ms ...string) op {
 		return op{func() error { return errOf(c.SAdd(ctx, k(n), ms...)) },
-			func() error { return rdb.SAdd(ctx, k(n), mapSlice(ms, func(m string) any { return m })...).Err() }}
+			func() error { return rdb.SAdd(ctx, k(n), model.MapSlice(ms, func(m string) any { return m })...).Err() }}
 	}
 	zadd := func(n string) op {
 		return op{func() error { return errOf(c.ZAdd(ctx, k(n), Z{1, "m"})) },

@@ -136,5 +136,5 @@ func TestSetMemberSK(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 8*model.SetHashLen, bucketBits(math.MaxInt64), "no more buckets than positions")
+	require.Equal(t, 8*model.SetHashLen, model.BucketBits(math.MaxInt64), "no more buckets than positions")
 }

@@ -35,13 +35,6 @@ func Match(pattern, s string) bool { return model.GlobMatch(pattern, s) }
 // default COUNT).
 const DefaultScanCount = 10
 
-// scanned is a key found in the key index, with its type and expiry.
-type scanned struct {
-	key string
-	m   model.Meta
-	pk  []byte // a long key's partition key, until its key is read
-}
-
 // keyIndexQuery is the Query of shard's part of the key index from hash
 // from on.
 func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
@@ -59,7 +52,7 @@ func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
 // scanFrom reads up to count entries of the key index from hash cursor on
 // (across shards) and returns them, with the cursor after them (0 at the
 // end). Expired and dead keys are returned too: callers filter.
-func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
+func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]model.Scanned, uint64, error) {
 	out, next, err := c.scanIndex(ctx, cursor, count)
 	if err == nil {
 		out, err = c.longKeys(ctx, out)
@@ -71,11 +64,11 @@ func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scan
 // metadata item (the key index has only its partition key): one
 // BatchGetItem per 100 long keys, none without. A key deleted since the
 // index listed it is left out.
-func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, error) {
+func (c *Client) longKeys(ctx context.Context, found []model.Scanned) ([]model.Scanned, error) {
 	var req []model.Item
 	for _, s := range found {
-		if s.pk != nil {
-			req = append(req, model.Item{model.AttrPK: model.Bin(s.pk), model.AttrSK: model.Bin(model.MetaSK)})
+		if s.Pk != nil {
+			req = append(req, model.Item{model.AttrPK: model.Bin(s.Pk), model.AttrSK: model.Bin(model.MetaSK)})
 		}
 	}
 	if req == nil {
@@ -93,12 +86,12 @@ func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, erro
 	}
 	kept := found[:0]
 	for _, s := range found {
-		if s.pk != nil {
-			k, ok := whole[string(s.pk)]
+		if s.Pk != nil {
+			k, ok := whole[string(s.Pk)]
 			if !ok {
 				continue
 			}
-			s.key, s.pk = k, nil
+			s.Key, s.Pk = k, nil
 		}
 		kept = append(kept, s)
 	}
@@ -106,8 +99,8 @@ func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, erro
 }
 
 // scanIndex is scanFrom before longKeys.
-func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
-	var out []scanned
+func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]model.Scanned, uint64, error) {
+	var out []model.Scanned
 	for {
 		shard := model.ShardOf(cursor)
 		var last uint64
@@ -116,7 +109,7 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 				return nil, 0, err
 			}
 			last = binary.BigEndian.Uint64(model.BytesAttr(it, model.AttrKH))
-			out = append(out, decodeScanned(it))
+			out = append(out, model.DecodeScanned(it))
 		}
 		if len(out) >= count {
 			if last == ^uint64(0) {
@@ -134,11 +127,11 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 // dropEmptied leaves out of found the keys whose members have all
 // expired (memberttl.go): those the index shows with member expiries
 // (mn) are read (one BatchGetItem per 100) and settled.
-func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, error) {
+func (c *Client) dropEmptied(ctx context.Context, found []model.Scanned) ([]model.Scanned, error) {
 	var keys []string
 	for _, s := range found {
-		if s.m.Ttls > 0 {
-			keys = append(keys, s.key)
+		if s.M.TTLs > 0 {
+			keys = append(keys, s.Key)
 		}
 	}
 	if len(keys) == 0 {
@@ -158,29 +151,11 @@ func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, e
 	}
 	kept := found[:0]
 	for _, s := range found {
-		if !gone[s.key] {
+		if !gone[s.Key] {
 			kept = append(kept, s)
 		}
 	}
 	return kept, nil
-}
-
-// decodeScanned decodes an entry of the key index.
-func decodeScanned(it model.Item) scanned {
-	s := scanned{m: model.DecodeMeta(withCard(it))}
-	if pk := model.BytesAttr(it, model.AttrPK); model.IsLongPK(pk) {
-		s.pk = pk
-	} else {
-		s.key = string(pk[1:])
-	}
-	return s
-}
-
-// withCard marks an index entry as a live key for decodeMeta (the index
-// does not project the count, which changes on every write).
-func withCard(it model.Item) model.Item {
-	it[model.AttrCard] = model.Num(1)
-	return it
 }
 
 // Scan returns keys matching match (a glob; "" matches all) among about
@@ -196,14 +171,14 @@ func withCard(it model.Item) model.Item {
 //
 // Cost: one Query of the key index per shard crossed (16 in all), reading
 // count entries: ~1 read unit per 100 keys examined (eventually
-// consistent, projected entries of ~40 bytes). No member is read.
+// consistent, model.Projected entries of ~40 bytes). No member is read.
 //
 // [SCAN]: https://redis.io/docs/latest/commands/scan/
 func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count int64) ([]string, uint64, error) {
 	return c.ScanType(ctx, cursor, match, count, "")
 }
 
-// ScanType is Scan returning only keys of keyType ("set" or "zset", in
+// ScanType is Scan returning only keys of model.KeyType ("set" or "zset", in
 // any case; "" for any; another type matches no key), as SCAN ... TYPE.
 //
 // Cost: as Scan.
@@ -227,11 +202,11 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 	now := c.nowMs()
 	keyType = strings.ToLower(keyType) // Redis compares type names ignoring case
 	for _, s := range found {
-		if s.m.Live(now).Typ == model.TypeNone || (keyType != "" && string(s.m.Typ) != keyType) {
+		if s.M.Live(now).Typ == model.TypeNone || (keyType != "" && string(s.M.Typ) != keyType) {
 			continue
 		}
-		if match == "" || model.GlobMatch(match, s.key) {
-			keys = append(keys, s.key)
+		if match == "" || model.GlobMatch(match, s.Key) {
+			keys = append(keys, s.Key)
 		}
 	}
 	return keys, next, nil
@@ -305,11 +280,11 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 			return "", false, wrap("RANDOMKEY", err)
 		}
 		for _, s := range found {
-			if wrapped && model.KeyHash(s.key) >= start {
+			if wrapped && model.KeyHash(s.Key) >= start {
 				return "", false, nil // went round: every key is expired
 			}
-			if s.m.Live(now).Typ != model.TypeNone {
-				return s.key, true, nil
+			if s.M.Live(now).Typ != model.TypeNone {
+				return s.Key, true, nil
 			}
 		}
 		if next == 0 {
@@ -343,7 +318,7 @@ func (c *Client) FlushDB(ctx context.Context) error {
 			return wrap("FLUSHDB", err)
 		}
 		if err := c.parallel(len(found), func(i int) error {
-			_, err := c.del(ctx, found[i].key)
+			_, err := c.del(ctx, found[i].Key)
 			return err
 		}); err != nil {
 			return wrap("FLUSHDB", err)
@@ -514,24 +489,24 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 	var (
 		mu     sync.Mutex
 		st     KeyspaceStats
-		unsure []scanned // keys with member expiries: maybe all expired
+		unsure []model.Scanned // keys with member expiries: maybe all expired
 	)
 	now := c.nowMs()
 	err := c.parallel(model.KeyShards, func(i int) error {
 		shard := byte(i)
 		var part KeyspaceStats
-		var maybe []scanned
+		var maybe []model.Scanned
 		for it, err := range c.query(ctx, c.keyIndexQuery(shard, uint64(shard)<<60), 0) {
 			if err != nil {
 				return err
 			}
-			switch s := decodeScanned(it); {
-			case s.m.Live(now).Typ == model.TypeNone:
-			case s.m.Ttls > 0:
+			switch s := model.DecodeScanned(it); {
+			case s.M.Live(now).Typ == model.TypeNone:
+			case s.M.TTLs > 0:
 				maybe = append(maybe, s)
 			default:
 				part.Keys++
-				part.Expires += min(s.m.Exp, 1)
+				part.Expires += min(s.M.Exp, 1)
 			}
 		}
 		mu.Lock()
@@ -547,7 +522,7 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 	}
 	for _, s := range unsure {
 		st.Keys++
-		st.Expires += min(s.m.Exp, 1)
+		st.Expires += min(s.M.Exp, 1)
 	}
 	return st, err
 }

@@ -215,8 +215,8 @@ func benchManyKeys(b *testing.B, db *dynamodb.Client, m *ddbmodel.Model, slow fl
 				before := flr.res.added
 				run(flr, keysOf("floor"), func(key, member string) (int64, error) {
 					w := floor.putMember(key, model.TypeSet, member, nil)
-					g := &group{key: key, typ: model.TypeSet, writes: []*write{w}}
-					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.action, floor.metaAction(g)}); err != nil {
+					g := &model.Group{Key: key, Typ: model.TypeSet, Writes: []*model.Write{w}}
+					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.Action, floor.metaAction(g)}); err != nil {
 						return 0, err
 					}
 					return 1, nil

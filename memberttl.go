@@ -44,7 +44,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -114,12 +113,10 @@ func (c *Client) requireMemberTTL(ctx context.Context, cmd string) error {
 	return nil
 }
 
-type allMembersKey struct{}
-
 // withExpired marks ctx for reads that must see expired members too (the
 // purge, sweeps, RENAME's moves).
 func withExpired(ctx context.Context) context.Context {
-	return context.WithValue(ctx, allMembersKey{}, true)
+	return context.WithValue(ctx, model.AllMembersKey{}, true)
 }
 
 // filterExpired adds to a Query of member items (the table, or by_ix on a
@@ -127,7 +124,7 @@ func withExpired(ctx context.Context) context.Context {
 // costs nothing: the filter is applied to what the Query reads anyway.
 // Items without mx (members without an expiry, metadata, count items) pass.
 func (c *Client) filterExpired(ctx context.Context, page *dynamodb.QueryInput) error {
-	if ctx.Value(allMembersKey{}) != nil {
+	if ctx.Value(model.AllMembersKey{}) != nil {
 		return nil
 	}
 	if page.IndexName != nil {
@@ -143,25 +140,9 @@ func (c *Client) filterExpired(ctx context.Context, page *dynamodb.QueryInput) e
 		cond = "(" + *page.FilterExpression + ") AND " + cond
 	}
 	page.FilterExpression = aws.String(cond)
-	page.ExpressionAttributeNames = withEntry(page.ExpressionAttributeNames, "#mxLive", model.AttrMemExp)
-	page.ExpressionAttributeValues = withEntry(page.ExpressionAttributeValues, ":mxNow", types.AttributeValue(model.Num(c.nowMs())))
+	page.ExpressionAttributeNames = model.WithEntry(page.ExpressionAttributeNames, "#mxLive", model.AttrMemExp)
+	page.ExpressionAttributeValues = model.WithEntry(page.ExpressionAttributeValues, ":mxNow", types.AttributeValue(model.Num(c.nowMs())))
 	return nil
-}
-
-// memberExp is a member item's expiry (0: none).
-func memberExp(it model.Item) int64 {
-	v, ok := it[model.AttrMemExp].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
-	}
-	n, _ := strconv.ParseInt(v.Value, 10, 64)
-	return n
-}
-
-// expiredAt reports whether a member item has expired at now.
-func expiredAt(it model.Item, now int64) bool {
-	x := memberExp(it)
-	return x != 0 && x <= now
 }
 
 // expiredQuery is the Query of key's members that have expired at now
@@ -195,7 +176,7 @@ func (c *Client) expiredSince(key string, after, now int64) *dynamodb.QueryInput
 // members not yet deleted (1 read unit per 4 KB) and a GetItem (1 read unit).
 func (c *Client) liveCard(ctx context.Context, key string, m model.Meta) (int64, error) {
 	for range c.opts.MaxAttempts {
-		if m.Ttls <= 0 || m.Typ == model.TypeNone {
+		if m.TTLs <= 0 || m.Typ == model.TypeNone {
 			c.seenCounts.forget(key)
 			return m.Card, nil
 		}
@@ -317,7 +298,7 @@ func (v *countCache) forget(key string) {
 // when every member it stores has expired. Only keys all of whose members
 // have an expiry pay a request for it.
 func (c *Client) settle(ctx context.Context, key string, m model.Meta) (model.Meta, error) {
-	if m.Typ == model.TypeNone || m.Ttls < m.Card {
+	if m.Typ == model.TypeNone || m.TTLs < m.Card {
 		return m, nil
 	}
 	n, err := c.liveCard(ctx, key, m)
@@ -349,7 +330,7 @@ func (c *Client) ofType(ctx context.Context, key string, m model.Meta, types ...
 // exact is m with its live card: for a key with member expiries, the
 // count liveCard makes (missing when none is live); others as they are.
 func (c *Client) exact(ctx context.Context, key string, m model.Meta) (model.Meta, error) {
-	if m.Typ == model.TypeNone || m.Ttls <= 0 {
+	if m.Typ == model.TypeNone || m.TTLs <= 0 {
 		return m, nil
 	}
 	n, err := c.liveCard(ctx, key, m)
@@ -429,43 +410,43 @@ func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond E
 //
 // Cost: one BatchGetItem of the members and the metadata item.
 func (c *Client) STTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "STTL", model.TypeSet, key, members, ttlSeconds)
+	return c.memberTTLs(ctx, "STTL", model.TypeSet, key, members, model.TtlSeconds)
 }
 
 // SPTTL is STTL in milliseconds, as Redis's SPTTL.
 func (c *Client) SPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SPTTL", model.TypeSet, key, members, ttlMillis)
+	return c.memberTTLs(ctx, "SPTTL", model.TypeSet, key, members, model.TtlMillis)
 }
 
 // SExpireTime returns each member's expiry as Unix seconds, MemberNoExpiry
 // or MemberMissing, as Redis's SEXPIRETIME.
 func (c *Client) SExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SEXPIRETIME", model.TypeSet, key, members, expSeconds)
+	return c.memberTTLs(ctx, "SEXPIRETIME", model.TypeSet, key, members, model.ExpSeconds)
 }
 
 // SPExpireTime is SExpireTime in Unix milliseconds, as Redis's SPEXPIRETIME.
 func (c *Client) SPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SPEXPIRETIME", model.TypeSet, key, members, expMillis)
+	return c.memberTTLs(ctx, "SPEXPIRETIME", model.TypeSet, key, members, model.ExpMillis)
 }
 
 // ZTTL is STTL for a sorted set, as Garnet's ZTTL.
 func (c *Client) ZTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZTTL", model.TypeZSet, key, members, ttlSeconds)
+	return c.memberTTLs(ctx, "ZTTL", model.TypeZSet, key, members, model.TtlSeconds)
 }
 
 // ZPTTL is SPTTL for a sorted set, as Garnet's ZPTTL.
 func (c *Client) ZPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZPTTL", model.TypeZSet, key, members, ttlMillis)
+	return c.memberTTLs(ctx, "ZPTTL", model.TypeZSet, key, members, model.TtlMillis)
 }
 
 // ZExpireTime is SExpireTime for a sorted set, as Garnet's ZEXPIRETIME.
 func (c *Client) ZExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZEXPIRETIME", model.TypeZSet, key, members, expSeconds)
+	return c.memberTTLs(ctx, "ZEXPIRETIME", model.TypeZSet, key, members, model.ExpSeconds)
 }
 
 // ZPExpireTime is SPExpireTime for a sorted set, as Garnet's ZPEXPIRETIME.
 func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZPEXPIRETIME", model.TypeZSet, key, members, expMillis)
+	return c.memberTTLs(ctx, "ZPEXPIRETIME", model.TypeZSet, key, members, model.ExpMillis)
 }
 
 // SPersist removes members' expiries: per member MemberExpirySet (removed),
@@ -473,12 +454,12 @@ func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string
 //
 // Cost: as SExpire.
 func (c *Client) SPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SPERSIST", model.TypeSet, key, persistAt, ExpireAlways, members)
+	return c.memberExpire(ctx, "SPERSIST", model.TypeSet, key, model.PersistAt, ExpireAlways, members)
 }
 
 // ZPersist is SPersist for a sorted set, as Garnet's ZPERSIST.
 func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZPERSIST", model.TypeZSet, key, persistAt, ExpireAlways, members)
+	return c.memberExpire(ctx, "ZPERSIST", model.TypeZSet, key, model.PersistAt, ExpireAlways, members)
 }
 
 // SCollect deletes the expired members of the set at key now, as Garnet's
@@ -520,7 +501,7 @@ func (c *Client) sweep(ctx context.Context, key string, typ model.KeyType) error
 	if err != nil || !ok {
 		return err
 	}
-	var writes []*write
+	var writes []*model.Write
 	for it, err := range c.query(withExpired(ctx), c.expiredQuery(key, c.nowMs()), 0) {
 		if err != nil {
 			return err
@@ -529,7 +510,7 @@ func (c *Client) sweep(ctx context.Context, key string, typ model.KeyType) error
 		if len(sk) == 0 || sk[0] != model.MemberPrefix(typ) {
 			continue // a member of the other type: the key is not typ
 		}
-		writes = append(writes, c.sweepWrite(key, typ, sk, memberExp(it)))
+		writes = append(writes, c.sweepWrite(key, typ, sk, model.MemberExp(it)))
 	}
 	if len(writes) == 0 {
 		return nil
@@ -540,10 +521,10 @@ func (c *Client) sweep(ctx context.Context, key string, typ model.KeyType) error
 
 // sweepWrite deletes the expired member item at sk if it still holds the
 // expiry exp: −1 to the count and to mn, 0 to the reply.
-func (c *Client) sweepWrite(key string, typ model.KeyType, sk []byte, exp int64) *write {
-	return &write{
-		delta: -1, ttl: -1, swept: true, need: needPresent,
-		action: types.TransactWriteItem{Delete: &types.Delete{
+func (c *Client) sweepWrite(key string, typ model.KeyType, sk []byte, exp int64) *model.Write {
+	return &model.Write{
+		Delta: -1, Ttl: -1, Swept: true, Need: model.NeedPresent,
+		Action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: model.Item{model.AttrPK: model.Bin(model.PkValue(key)), model.AttrSK: model.Bin(sk)},
 			ConditionExpression:       aws.String("#mx = :mx"),
 			ExpressionAttributeNames:  map[string]string{"#mx": model.AttrMemExp},
@@ -563,11 +544,8 @@ func (c *Client) expiryIn(d time.Duration) int64 {
 	return c.nowMs() + ms
 }
 
-// persistAt is the expiry memberExpire sets to remove one (PERSIST).
-const persistAt = -1 << 63
-
 func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ model.KeyType, key string, t time.Time, cond ExpireCondition, members []string) ([]int64, error) {
-	ms, ok := unixMilli(t)
+	ms, ok := model.UnixMilli(t)
 	if !ok {
 		return nil, argError(cmd, "time", t.String(), ErrOutOfRange)
 	}
@@ -575,7 +553,7 @@ func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ model.KeyTy
 }
 
 // memberExpire sets (at > now), deletes (at ≤ now) or removes
-// (at = persistAt) the expiry of members, as decideExpiry says from what
+// (at = model.PersistAt) the expiry of members, as decideExpiry says from what
 // each holds; replies are per argument, duplicates answered as Redis does
 // for its second occurrence. Whether at is in the past is decided at the
 // command's start, as the callers' relative times are (a slow read does
@@ -592,13 +570,13 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType
 	if err := c.requireMemberTTL(ctx, cmd); err != nil {
 		return nil, err
 	}
-	unique := dedupe(members)
+	unique := model.Dedupe(members)
 	found, err := c.probe(ctx, key, typ, unique, true)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
 	codes := make(map[string]int64, len(unique))
-	var writes []*write
+	var writes []*model.Write
 	for _, m := range unique {
 		w := c.expiryDecision(key, typ, m, found[m], at, cond, now, codes)
 		if w != nil {
@@ -611,7 +589,7 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType
 	}
 	done := map[string]bool{}
 	for _, w := range applied {
-		done[w.member] = true
+		done[w.Member] = true
 	}
 	// The first occurrence of a member gets its code; later ones see what
 	// the first left, as Redis's loop over its arguments would.
@@ -630,12 +608,12 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType
 		switch {
 		case code == MemberDeleted || code == MemberMissing:
 			after[m] = -1
-		case code == MemberExpirySet && at == persistAt:
+		case code == MemberExpirySet && at == model.PersistAt:
 			after[m] = 0
 		case code == MemberExpirySet:
 			after[m] = at
 		default:
-			after[m] = memberExp(found[m])
+			after[m] = model.MemberExp(found[m])
 		}
 	}
 	return out, nil
@@ -647,9 +625,9 @@ func repeatCode(exp, at int64, cond ExpireCondition, now int64) int64 {
 	switch {
 	case exp == -1:
 		return MemberMissing
-	case at == persistAt && exp == 0:
+	case at == model.PersistAt && exp == 0:
 		return MemberNoExpiry
-	case at == persistAt:
+	case at == model.PersistAt:
 		return MemberExpirySet
 	case !cond.holds(exp, at):
 		return MemberNotSet
@@ -663,18 +641,18 @@ func repeatCode(exp, at int64, cond ExpireCondition, now int64) int64 {
 // item is cur (nil: missing), and records its reply in codes; nil when
 // nothing is to be written; at ≤ start (the command's start) deletes it.
 // Its retry decides again from what the item holds then.
-func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cur model.Item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *write {
-	if cur == nil || expiredAt(cur, c.nowMs()) {
+func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cur model.Item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *model.Write {
+	if cur == nil || model.ExpiredAt(cur, c.nowMs()) {
 		codes[member] = MemberMissing
 		return nil
 	}
-	old := memberExp(cur)
-	var w *write
+	old := model.MemberExp(cur)
+	var w *model.Write
 	switch {
-	case at == persistAt && old == 0:
+	case at == model.PersistAt && old == 0:
 		codes[member] = MemberNoExpiry
 		return nil
-	case at == persistAt:
+	case at == model.PersistAt:
 		codes[member] = MemberExpirySet
 		w = c.setMemberExpiry(key, typ, member, old, 0)
 	case !cond.holds(old, at):
@@ -682,12 +660,12 @@ func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cu
 		return nil
 	case at <= start:
 		codes[member] = MemberDeleted
-		w = pinDelete(c.deleteMember(key, typ, member), old)
+		w = model.PinDelete(c.deleteMember(key, typ, member), old)
 	default:
 		codes[member] = MemberExpirySet
 		w = c.setMemberExpiry(key, typ, member, old, at)
 	}
-	w.retry = func(now model.Item) (*write, error) {
+	w.Retry = func(now model.Item) (*model.Write, error) {
 		return c.expiryDecision(key, typ, member, now, at, cond, start, codes), nil
 	}
 	return w
@@ -695,7 +673,7 @@ func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cu
 
 // setMemberExpiry changes an existing member's expiry from old to at (0:
 // none), on condition that it still holds old.
-func (c *Client) setMemberExpiry(key string, typ model.KeyType, member string, old, at int64) *write {
+func (c *Client) setMemberExpiry(key string, typ model.KeyType, member string, old, at int64) *model.Write {
 	names := map[string]string{"#mx": model.AttrMemExp}
 	values := model.Item{}
 	cond := "attribute_not_exists(#mx)"
@@ -708,40 +686,38 @@ func (c *Client) setMemberExpiry(key string, typ model.KeyType, member string, o
 		update = "SET #mx = :at"
 		values[":at"] = model.Num(at)
 	}
-	w := &write{member: member, count: 1, known: true, need: needExpiry, expWas: old, expTo: at}
+	w := &model.Write{Member: member, Count: 1, Known: true, Need: model.NeedExpiry, ExpWas: old, ExpTo: at}
 	switch {
 	case old == 0 && at != 0:
-		w.ttl = 1
+		w.Ttl = 1
 	case old != 0 && at == 0:
-		w.ttl = -1
+		w.Ttl = -1
 	}
 	if len(values) == 0 {
 		values = nil
 	}
-	w.action = types.TransactWriteItem{Update: &types.Update{
+	w.Action = types.TransactWriteItem{Update: &types.Update{
 		TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 		UpdateExpression:                    aws.String(update),
 		ConditionExpression:                 aws.String("attribute_exists(#pk) AND " + cond),
-		ExpressionAttributeNames:            withEntry(names, "#pk", model.AttrPK),
+		ExpressionAttributeNames:            model.WithEntry(names, "#pk", model.AttrPK),
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 	return w
 }
 
-func setMemberExp(it model.Item, at int64) { it[model.AttrMemExp] = model.Num(at) }
-
 // rewriteMember makes an existing member with the index value prev and
 // the expiry exp hold want and no expiry (a *STORE's new value), counting
 // 1; what it finds instead decides the retry. A set member has no index
 // value (prev and want are nil): only its expiry goes.
-func (c *Client) rewriteMember(key string, typ model.KeyType, member string, prev, want []byte, exp int64) *write {
+func (c *Client) rewriteMember(key string, typ model.KeyType, member string, prev, want []byte, exp int64) *model.Write {
 	if typ == model.TypeSet {
 		return c.dropMemberExpiry(key, member, exp)
 	}
-	w := &write{
-		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: model.ScoreOfIX(want), need: needIX,
-		action: types.TransactWriteItem{Update: &types.Update{
+	w := &model.Write{
+		Member: member, Count: 1, Ix: want, Prev: prev, Known: true, Ttl: -1, Score: model.ScoreOfIX(want), Need: model.NeedIX,
+		Action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),
 			ConditionExpression:                 aws.String("#ix = :prev AND #mx = :mx"),
@@ -750,9 +726,9 @@ func (c *Client) rewriteMember(key string, typ model.KeyType, member string, pre
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	w.retry = func(now model.Item) (*write, error) {
+	w.Retry = func(now model.Item) (*model.Write, error) {
 		cur := model.BytesAttr(now, model.AttrIX)
-		switch x := memberExp(now); {
+		switch x := model.MemberExp(now); {
 		case now == nil:
 			return c.putMember(key, typ, member, want), nil
 		case x != 0:
@@ -767,10 +743,10 @@ func (c *Client) rewriteMember(key string, typ model.KeyType, member string, pre
 
 // dropMemberExpiry is rewriteMember for a set member: its expiry exp
 // goes; gone meanwhile, it is added again.
-func (c *Client) dropMemberExpiry(key, member string, exp int64) *write {
+func (c *Client) dropMemberExpiry(key, member string, exp int64) *model.Write {
 	w := c.setMemberExpiry(key, model.TypeSet, member, exp, 0)
-	w.retry = func(now model.Item) (*write, error) {
-		switch x := memberExp(now); {
+	w.Retry = func(now model.Item) (*model.Write, error) {
+		switch x := model.MemberExp(now); {
 		case now == nil:
 			return c.putMember(key, model.TypeSet, member, nil), nil
 		case x != 0:
@@ -789,17 +765,11 @@ func (cond ExpireCondition) valid() bool {
 	return false
 }
 
-// What the TTL commands answer for a member with expiry exp at now.
-func ttlSeconds(exp, now int64) int64 { return (exp - now + 999) / 1000 }
-func ttlMillis(exp, now int64) int64  { return exp - now }
-func expSeconds(exp, _ int64) int64   { return exp / 1000 }
-func expMillis(exp, _ int64) int64    { return exp }
-
 func (c *Client) memberTTLs(ctx context.Context, cmd string, typ model.KeyType, key string, members []string, f func(exp, now int64) int64) ([]int64, error) {
 	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
 	}
-	found, err := c.probe(ctx, key, typ, dedupe(members), true)
+	found, err := c.probe(ctx, key, typ, model.Dedupe(members), true)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
@@ -810,31 +780,13 @@ func (c *Client) memberTTLs(ctx context.Context, cmd string, typ model.KeyType, 
 		switch {
 		case !ok:
 			out[i] = MemberMissing
-		case memberExp(it) == 0:
+		case model.MemberExp(it) == 0:
 			out[i] = MemberNoExpiry
 		default:
-			out[i] = f(memberExp(it), now)
+			out[i] = f(model.MemberExp(it), now)
 		}
 	}
 	return out, nil
-}
-
-// The conditions write.rendered adds for member expiry.
-const (
-	liveGuard     = "(attribute_not_exists(#mxLive) OR #mxLive > :mxNow)"
-	noExpiryGuard = "attribute_not_exists(#mxLive)"
-)
-
-// pinDelete is the delete w required to find the expiry exp (0: none),
-// counting -1 to mn for an expiry: what a delete becomes once a failed
-// condition showed the member's expiry (write.rendered adds the pin).
-func pinDelete(w *write, exp int64) *write {
-	next := *w
-	next.pin, next.ttl = &exp, 0
-	if exp != 0 {
-		next.ttl = -1
-	}
-	return &next
 }
 
 // onExpired is what a write whose condition met the expired item old
@@ -842,30 +794,30 @@ func pinDelete(w *write, exp int64) *write {
 // item's place (a put conditioned on the item still being the expired one,
 // counting one member less since it is stored already), or, when the
 // retry writes nothing, a sweep of the expired item.
-func (c *Client) onExpired(key string, typ model.KeyType, w *write, old model.Item) (*write, error) {
-	var next *write
+func (c *Client) onExpired(key string, typ model.KeyType, w *model.Write, old model.Item) (*model.Write, error) {
+	var next *model.Write
 	switch {
-	case w.action.Put != nil: // a create: what it meant to do on a missing member
+	case w.Action.Put != nil: // a create: what it meant to do on a missing member
 		cp := *w
 		next = &cp
-	case w.retry != nil:
+	case w.Retry != nil:
 		var err error
-		if next, err = w.retry(nil); err != nil {
+		if next, err = w.Retry(nil); err != nil {
 			return nil, err
 		}
 	}
 	sk := model.BytesAttr(old, model.AttrSK)
 	if next == nil {
-		if w.required {
+		if w.Required {
 			return nil, nil
 		}
-		return c.sweepWrite(key, typ, sk, memberExp(old)), nil
+		return c.sweepWrite(key, typ, sk, model.MemberExp(old)), nil
 	}
-	if next.action.Put == nil {
+	if next.Action.Put == nil {
 		return nil, fmt.Errorf("redimo: internal: a write on a missing member that is not a put")
 	}
-	fresh, retry := *next, next.retry
-	next.retry = func(now model.Item) (*write, error) {
+	fresh, retry := *next, next.Retry
+	next.Retry = func(now model.Item) (*model.Write, error) {
 		if now == nil { // deleted meanwhile: a plain create again
 			f := fresh
 			return &f, nil
@@ -875,15 +827,15 @@ func (c *Client) onExpired(key string, typ model.KeyType, w *write, old model.It
 		}
 		return retry(now)
 	}
-	put := *next.action.Put
+	put := *next.Action.Put
 	put.ConditionExpression = aws.String("#mxOld = :mxOld")
 	put.ExpressionAttributeNames = map[string]string{"#mxOld": model.AttrMemExp}
-	put.ExpressionAttributeValues = model.Item{":mxOld": model.Num(memberExp(old))}
+	put.ExpressionAttributeValues = model.Item{":mxOld": model.Num(model.MemberExp(old))}
 	put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	next.action = types.TransactWriteItem{Put: &put}
-	next.delta-- // the expired item was counted
-	next.ttl--   // and had an expiry
-	next.replaces = true
+	next.Action = types.TransactWriteItem{Put: &put}
+	next.Delta-- // the expired item was counted
+	next.Ttl--   // and had an expiry
+	next.Replaces = true
 	return next, nil
 }
 

@@ -195,11 +195,11 @@ func TestMemberExpiryModel(t *testing.T) {
 		score float64
 		exp   int64 // ms; 0: none
 	}
-	model := map[string]map[string]*entry{} // key → live and expired members
+	ref := map[string]map[string]*entry{} // key → live and expired members
 	now := func() int64 { return clock.Now().UnixMilli() }
 	live := func(k string) map[string]*entry {
 		out := map[string]*entry{}
-		for m, e := range model[k] {
+		for m, e := range ref[k] {
 			if e.exp == 0 || e.exp > now() {
 				out[m] = e
 			}
@@ -207,10 +207,10 @@ func TestMemberExpiryModel(t *testing.T) {
 		return out
 	}
 	set := func(k, m string, e *entry) {
-		if model[k] == nil {
-			model[k] = map[string]*entry{}
+		if ref[k] == nil {
+			ref[k] = map[string]*entry{}
 		}
-		model[k][m] = e
+		ref[k][m] = e
 	}
 	sortedLive := func(k string) []string {
 		l := live(k)
@@ -286,11 +286,11 @@ func TestMemberExpiryModel(t *testing.T) {
 			}
 			require.NoError(t, err, what)
 			want := 0
-			for _, m := range dedupe(ms[:2]) {
+			for _, m := range model.Dedupe(ms[:2]) {
 				if _, ok := live(k)[m]; ok {
 					want++
 				}
-				delete(model[k], m)
+				delete(ref[k], m)
 			}
 			require.EqualValues(t, want, n, what+" remove")
 		case 3, 4: // expire
@@ -316,7 +316,7 @@ func TestMemberExpiryModel(t *testing.T) {
 					want[i] = 0
 				case at <= now():
 					want[i] = 2
-					delete(model[k], m)
+					delete(ref[k], m)
 				default:
 					want[i] = 1
 					e.exp = at
@@ -378,19 +378,19 @@ func TestMemberExpiryModel(t *testing.T) {
 			got, err := c.SAddExArgs(ctx, k, args)
 			require.NoError(t, err, what)
 			found := 0
-			for _, m := range dedupe(ms) {
+			for _, m := range model.Dedupe(ms) {
 				if _, ok := live(k)[m]; ok {
 					found++
 				}
 			}
-			want := args.Mode == SAddExAlways || args.Mode == SAddExMNX && found == 0 || args.Mode == SAddExMXX && found == len(dedupe(ms))
+			want := args.Mode == SAddExAlways || args.Mode == SAddExMNX && found == 0 || args.Mode == SAddExMXX && found == len(model.Dedupe(ms))
 			require.Equal(t, want, got, what+" SADDEX %+v", args)
-			for _, m := range dedupe(ms) {
+			for _, m := range model.Dedupe(ms) {
 				e, ok := live(k)[m]
 				switch {
 				case !want:
 				case at > 0 && at <= now(): // a time not in the future deletes
-					delete(model[k], m)
+					delete(ref[k], m)
 				case ok && at >= 0:
 					e.exp = at
 				case !ok:
@@ -598,7 +598,7 @@ func TestMemberExpiryConcurrent(t *testing.T) {
 					items = append(items, it)
 				}
 				for _, it := range items {
-					x := memberExp(it)
+					x := model.MemberExp(it)
 					assert.True(t, x == 0 || x > before, "a member that expired before the read began was read")
 				}
 				mu.Lock()

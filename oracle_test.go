@@ -96,7 +96,7 @@ type gen struct {
 	// lib adds the commands of diff_test.go (library calls only: their
 	// replies or Redis forms do not go through redimo-server's test).
 	lib bool
-	// big draws from hundreds of members, some near or over inlineMemberLen, with
+	// big draws from hundreds of members, some near or over model.InlineMemberLen, with
 	// counts and ranks in the hundreds: commands span several
 	// transactions of 99 members and queries of several pages.
 	big bool
@@ -456,7 +456,7 @@ func randomCheck(k string, n int64, membersCmd string) func(context.Context, *re
 				return nil, fmt.Errorf("%q is not a member", m)
 			}
 		}
-		if n > 0 && len(dedupe(gs)) != len(gs) {
+		if n > 0 && len(model.Dedupe(gs)) != len(gs) {
 			return nil, fmt.Errorf("repeated members for a positive count: %q", gs)
 		}
 		return nil, nil

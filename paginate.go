@@ -55,15 +55,15 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 			if runs {
 				var prev []byte
 				if held != nil {
-					prev = runKey(&page, held[0])
+					prev = model.RunKey(&page, held[0])
 				}
 				items := append(held, out.Items...)
 				held = nil
 				if n := len(items); more && n > 0 {
-					last := runKey(&page, items[n-1])
+					last := model.RunKey(&page, items[n-1])
 					if last != nil && (limit == 0 || before < limit || bytes.Equal(last, prev)) {
 						start := n - 1
-						for start > 0 && bytes.Equal(runKey(&page, items[start-1]), last) {
+						for start > 0 && bytes.Equal(model.RunKey(&page, items[start-1]), last) {
 							start--
 						}
 						items, held = items[:start], items[start:]

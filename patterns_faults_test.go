@@ -684,7 +684,7 @@ func TestRateLimiterFaultsMovingClock(t *testing.T) {
 func slotsUsedAt(t *testing.T, key string, now time.Time) int {
 	t.Helper()
 	n := 0
-	for _, it := range rawPartition(t, limiterPK(key)) {
+	for _, it := range rawPartition(t, model.LimiterPK(key)) {
 		if v, ok := it[model.AttrAt].(*types.AttributeValueMemberN); ok && v.Value == strconv.FormatInt(now.UnixMilli(), 10) {
 			n++
 		}

@@ -63,7 +63,7 @@ func loadRaw(b *testing.B, key string, n int, z func(i int) Z) {
 	}
 	meta := model.MetaKey(key)
 	ks, kh := model.KeyIndexValues(key)
-	meta[model.AttrType], meta[model.AttrCard], meta[model.AttrVer], meta[model.AttrKS], meta[model.AttrKH] = model.Str(string(model.TypeZSet)), model.Num(int64(n)), model.Bin(versionToken()), ks, kh
+	meta[model.AttrType], meta[model.AttrCard], meta[model.AttrVer], meta[model.AttrKS], meta[model.AttrKH] = model.Str(string(model.TypeZSet)), model.Num(int64(n)), model.Bin(model.VersionToken()), ks, kh
 	if _, err := testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: meta}); err != nil {
 		b.Fatal(err)
 	}

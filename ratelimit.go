@@ -86,7 +86,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	for it, err := range l.c.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
-		ExpressionAttributeValues: model.Item{":pk": model.Bin(limiterPK(key))},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.LimiterPK(key))},
 	}, 0) {
 		if err != nil {
 			return RateLimit{}, wrap("RATELIMIT", err)
@@ -113,11 +113,11 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	// The claim token tells our own write from another caller's when the
 	// SDK resends a claim whose response was lost: the resend then fails
 	// its condition on the slot we already hold.
-	claim := token()
+	claim := model.Token()
 	for i, slot := range free {
 		_, err := l.c.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           l.c.table(),
-			Key:                                 model.Item{model.AttrPK: model.Bin(limiterPK(key)), model.AttrSK: model.Bin(binary.BigEndian.AppendUint16(nil, slot))},
+			Key:                                 model.Item{model.AttrPK: model.Bin(model.LimiterPK(key)), model.AttrSK: model.Bin(binary.BigEndian.AppendUint16(nil, slot))},
 			UpdateExpression:                    aws.String("SET #at = :now, #cl = :claim"),
 			ConditionExpression:                 aws.String("attribute_not_exists(#at) OR #at <= :cut"),
 			ExpressionAttributeNames:            map[string]string{"#at": model.AttrAt, "#cl": model.AttrClaim},
@@ -143,7 +143,3 @@ func isClaim(it model.Item, claim string) bool {
 	v, ok := it[model.AttrClaim].(*types.AttributeValueMemberS)
 	return ok && v.Value == claim
 }
-
-// limiterPK is the partition key of a rate-limit key: 'r' + key, apart from
-// Redis keys ('k' + key).
-func limiterPK(key string) []byte { return model.Partition(model.NsLimiter, key) }

@@ -5,8 +5,9 @@ package redimo
 
 import (
 	"context"
-	"github.com/redimo-go/redimo/internal/model"
 	"time"
+
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Rename renames key to newkey, as Redis's RENAME: newkey, of any type, is
@@ -100,16 +101,16 @@ func (c *Client) copyKey(ctx context.Context, src, dst string, m model.Meta) err
 	if _, err := c.del(ctx, dst); err != nil {
 		return err
 	}
-	var writes []*write
+	var writes []*model.Write
 	for it, err := range c.memberItems(ctx, src, m.Typ, "") {
 		if err != nil {
 			return err
 		}
 		member, _, _ := model.MemberOf(it)
 		w := c.putMember(dst, m.Typ, member, model.BytesAttr(it, model.AttrIX))
-		if x := memberExp(it); x != 0 { // a member's expiry goes with it (memberttl.go)
-			setMemberExp(w.action.Put.Item, x)
-			w.ttl = 1
+		if x := model.MemberExp(it); x != 0 { // a member's expiry goes with it (memberttl.go)
+			model.SetMemberExp(w.Action.Put.Item, x)
+			w.Ttl = 1
 		}
 		writes = append(writes, w)
 	}

@@ -98,13 +98,13 @@ func (c *Client) SAddExArgs(ctx context.Context, key string, args SAddExArgs) (b
 		op.at = c.expiryIn(args.TTL)
 		op.existing = op.at
 	case !args.ExpireAt.IsZero():
-		ms, ok := unixMilli(args.ExpireAt)
+		ms, ok := model.UnixMilli(args.ExpireAt)
 		if !ok {
 			return false, argError(cmd, "ExpireAt", args.ExpireAt.String(), ErrOutOfRange)
 		}
 		op.at, op.existing, op.past = ms, ms, ms <= c.nowMs()
 	case args.KeepTTL:
-		op.existing = keepExpiry
+		op.existing = model.KeepExpiry
 	}
 	_, ok, err := c.sAddEx(ctx, key, op, args.Members)
 	return ok, err
@@ -127,7 +127,7 @@ func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTT
 	op := addEx{at: c.expiryIn(d)}
 	op.existing = op.at
 	if keepTTL {
-		op.existing = keepExpiry
+		op.existing = model.KeepExpiry
 	}
 	added, _, err := c.sAddEx(ctx, key, op, members)
 	return added, err
@@ -138,13 +138,10 @@ type addEx struct {
 	cond SAddExCondition
 	at   int64 // the expiry a new member gets (Unix ms; 0: none)
 	// existing is the expiry a member already there gets (0: none), or
-	// keepExpiry.
+	// model.KeepExpiry.
 	existing int64
 	past     bool // at is not after now: delete the members, add none
 }
-
-// keepExpiry is addEx.existing for members that keep their expiry.
-const keepExpiry = -1
 
 // sAddEx is SADDEX, both forms: it returns how many members were new and
 // whether the MNX/MXX condition held (always, without one).
@@ -155,13 +152,13 @@ func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []str
 			return 0, false, err
 		}
 	}
-	members = dedupe(members)
-	writes := make([]*write, len(members))
+	members = model.Dedupe(members)
+	writes := make([]*model.Write, len(members))
 	for i, m := range members {
 		writes[i] = c.addExWrite(key, m, op)
 	}
 	if op.cond != SAddExAlways && c.tx == nil {
-		if n := len(bySize(key, c.chunksOf(key, model.TypeSet, writes))); n > 1 {
+		if n := len(model.BySize(key, c.chunksOf(key, model.TypeSet, writes))); n > 1 {
 			return 0, false, fmt.Errorf("%w: SADDEX %s with %d members needs %d transactions; "+
 				"MNX and MXX are atomic only within one (99 members, 4 MB)", ErrTxTooBig, op.cond, len(members), n)
 		}
@@ -172,40 +169,40 @@ func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []str
 	}
 	// With MNX or MXX every write is required: all applied, or none (the
 	// transaction was abandoned).
-	return counted(applied), op.cond == SAddExAlways || len(applied) == len(writes), nil
+	return model.Counted(applied), op.cond == SAddExAlways || len(applied) == len(writes), nil
 }
 
 // addExWrite is op's write for member. With MNX or MXX it is required:
 // when its condition fails and no retry replaces it, the whole call is
 // abandoned, in the transaction that carries all of them.
-func (c *Client) addExWrite(key, member string, op addEx) *write {
-	var w *write
+func (c *Client) addExWrite(key, member string, op addEx) *model.Write {
+	var w *model.Write
 	switch {
 	case op.past && op.cond == SAddExMNX: // nothing to add, nothing to delete
 		w = c.memberCheck(key, model.TypeSet, member, false)
 	case op.past: // SREM, counting 0; MXX requires the member
 		w = c.deleteMember(key, model.TypeSet, member)
-		w.count = 0
-	case op.cond == SAddExMXX && op.existing == keepExpiry:
+		w.Count = 0
+	case op.cond == SAddExMXX && op.existing == model.KeepExpiry:
 		w = c.memberCheck(key, model.TypeSet, member, true)
 	case op.cond == SAddExMXX:
 		w = c.mxxWrite(key, member, 0, op.existing)
 	default: // a put; without MNX, a member already there is updated (existingWrite)
 		w = c.addExPut(key, member, op)
 	}
-	w.required = op.cond != SAddExAlways
+	w.Required = op.cond != SAddExAlways
 	return w
 }
 
 // addExPut creates member with the expiry op.at, counting 1.
-func (c *Client) addExPut(key, member string, op addEx) *write {
+func (c *Client) addExPut(key, member string, op addEx) *model.Write {
 	w := c.putMember(key, model.TypeSet, member, nil)
 	if op.at != 0 {
-		setMemberExp(w.action.Put.Item, op.at)
-		w.ttl = 1
+		model.SetMemberExp(w.Action.Put.Item, op.at)
+		w.Ttl = 1
 	}
 	if op.cond == SAddExAlways {
-		w.retry = func(now model.Item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
+		w.Retry = func(now model.Item) (*model.Write, error) { return c.existingWrite(key, member, now, op), nil }
 	}
 	return w
 }
@@ -214,17 +211,17 @@ func (c *Client) addExPut(key, member string, op addEx) *write {
 // without MNX/MXX: its expiry becomes op.existing, counting 0 (nil when
 // it keeps its own, or already has that one); a member gone meanwhile is
 // put again.
-func (c *Client) existingWrite(key, member string, now model.Item, op addEx) *write {
+func (c *Client) existingWrite(key, member string, now model.Item, op addEx) *model.Write {
 	if now == nil {
 		return c.addExPut(key, member, op)
 	}
-	old := memberExp(now)
-	if op.existing == keepExpiry || old == op.existing {
+	old := model.MemberExp(now)
+	if op.existing == model.KeepExpiry || old == op.existing {
 		return nil
 	}
 	w := c.setMemberExpiry(key, model.TypeSet, member, old, op.existing)
-	w.count = 0
-	w.retry = func(now model.Item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
+	w.Count = 0
+	w.Retry = func(now model.Item) (*model.Write, error) { return c.existingWrite(key, member, now, op), nil }
 	return w
 }
 
@@ -232,14 +229,14 @@ func (c *Client) existingWrite(key, member string, now model.Item, op addEx) *wr
 // (0: none): it sets the expiry to (0: removes it), counting 0; found
 // with another expiry, it tries again with that one; found missing, it
 // gives nothing, which abandons the call.
-func (c *Client) mxxWrite(key, member string, old, to int64) *write {
+func (c *Client) mxxWrite(key, member string, old, to int64) *model.Write {
 	w := c.setMemberExpiry(key, model.TypeSet, member, old, to)
-	w.count, w.required = 0, true
-	w.retry = func(now model.Item) (*write, error) {
+	w.Count, w.Required = 0, true
+	w.Retry = func(now model.Item) (*model.Write, error) {
 		if now == nil {
 			return nil, nil
 		}
-		return c.mxxWrite(key, member, memberExp(now), to), nil
+		return c.mxxWrite(key, member, model.MemberExp(now), to), nil
 	}
 	return w
 }
@@ -247,14 +244,14 @@ func (c *Client) mxxWrite(key, member string, old, to int64) *write {
 // memberCheck is a write that changes nothing and requires member to be
 // present and live (present) or missing (a stored member that has
 // expired is missing: write.rendered conditions the check so).
-func (c *Client) memberCheck(key string, typ model.KeyType, member string, present bool) *write {
-	cond, need := "attribute_not_exists(#pk)", needAbsent
+func (c *Client) memberCheck(key string, typ model.KeyType, member string, present bool) *model.Write {
+	cond, need := "attribute_not_exists(#pk)", model.NeedAbsent
 	if present {
-		cond, need = "attribute_exists(#pk)", needPresent
+		cond, need = "attribute_exists(#pk)", model.NeedPresent
 	}
-	return &write{
-		member: member, need: need,
-		action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+	return &model.Write{
+		Member: member, Need: need,
+		Action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			ConditionExpression:                 aws.String(cond),
 			ExpressionAttributeNames:            map[string]string{"#pk": model.AttrPK},

@@ -91,9 +91,9 @@ func (a *indexAudit) charge(before, after model.Item, tx bool) {
 }
 
 // auditEntryWrites is how many writes an index with the key attributes keys
-// and the projected attributes proj takes when before becomes after: 1
+// and the model.Projected attributes proj takes when before becomes after: 1
 // for an entry added or removed, 2 for one whose key changes, 1 for one
-// whose projected attributes change, 0 otherwise.
+// whose model.Projected attributes change, 0 otherwise.
 func auditEntryWrites(before, after model.Item, keys, proj []string) int {
 	in := func(it model.Item) bool {
 		for _, k := range keys {

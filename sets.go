@@ -33,13 +33,13 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 	if err := c.checkKeyMembers("SADD", key, members); err != nil {
 		return 0, err
 	}
-	members = dedupe(members)
-	writes := make([]*write, len(members))
+	members = model.Dedupe(members)
+	writes := make([]*model.Write, len(members))
 	for i, m := range members {
 		writes[i] = c.putMember(key, model.TypeSet, m, nil)
 	}
 	applied, err := c.transactChunks(ctx, key, model.TypeSet, writes)
-	return counted(applied), wrap("SADD", err)
+	return model.Counted(applied), wrap("SADD", err)
 }
 
 // SRem removes members from the set at key and returns how many were
@@ -60,13 +60,13 @@ func (c *Client) SRem(ctx context.Context, key string, members ...string) (int64
 
 // remove deletes members of a key of type typ; SREM and ZREM.
 func (c *Client) remove(ctx context.Context, cmd, key string, typ model.KeyType, members []string) (int64, error) {
-	members = dedupe(members)
-	writes := make([]*write, len(members))
+	members = model.Dedupe(members)
+	writes := make([]*model.Write, len(members))
 	for i, m := range members {
 		writes[i] = c.deleteMember(key, typ, m)
 	}
 	applied, err := c.transactChunks(ctx, key, typ, writes)
-	return counted(applied), wrap(cmd, err)
+	return model.Counted(applied), wrap(cmd, err)
 }
 
 // checkKeyMembers validates the key and a non-empty list of members (for
@@ -123,7 +123,7 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 	if err := c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
 		return nil, err
 	}
-	found, err := c.probe(ctx, key, model.TypeSet, dedupe(members), true)
+	found, err := c.probe(ctx, key, model.TypeSet, model.Dedupe(members), true)
 	if err != nil {
 		return nil, wrap("SMISMEMBER", err)
 	}
@@ -159,7 +159,7 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 	now := c.nowMs()
 	for _, it := range items {
 		m, _, ok := model.MemberOf(it)
-		if ok && expiredAt(it, now) {
+		if ok && model.ExpiredAt(it, now) {
 			continue // an expired member is a missing one (memberttl.go)
 		}
 		if !ok {
@@ -371,7 +371,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		if err != nil || len(picks) == 0 {
 			return true, err
 		}
-		writes := make([]*write, len(picks))
+		writes := make([]*model.Write, len(picks))
 		for i, m := range picks {
 			writes[i] = c.deleteMember(key, model.TypeSet, m)
 		}
@@ -384,7 +384,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		}
 		applied, err := c.transactChunksFrom(ctx, key, model.TypeSet, writes, now)
 		for _, w := range applied {
-			popped = append(popped, w.member)
+			popped = append(popped, w.Member)
 		}
 		return int64(len(popped)) == count || (exhausted && len(applied) == len(picks)), err
 	})
@@ -417,12 +417,12 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 		}
 		return c.SIsMember(ctx, source, member)
 	}
-	res, err := c.transactPurging(ctx, func() []*group {
+	res, err := c.transactPurging(ctx, func() []*model.Group {
 		rem := c.deleteMember(source, model.TypeSet, member)
-		rem.required = true
-		return []*group{
-			{key: source, typ: model.TypeSet, writes: []*write{rem}},
-			{key: destination, typ: model.TypeSet, writes: []*write{c.putMember(destination, model.TypeSet, member, nil)}},
+		rem.Required = true
+		return []*model.Group{
+			{Key: source, Typ: model.TypeSet, Writes: []*model.Write{rem}},
+			{Key: destination, Typ: model.TypeSet, Writes: []*model.Write{c.putMember(destination, model.TypeSet, member, nil)}},
 		}
 	})
 	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination || c.tx != nil && errors.Is(err, ErrWrongType) {
@@ -437,7 +437,7 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 	if err != nil {
 		return false, wrap("SMOVE", err)
 	}
-	return !res.abandoned, nil
+	return !res.Abandoned, nil
 }
 
 // SInter returns the members of the intersection of the sets at keys, as
@@ -504,7 +504,7 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return int(ms[a].Card - ms[b].Card) })
-	others := dedupe(mapSlice(order[1:], func(i int) string { return keys[i] }))
+	others := model.Dedupe(model.MapSlice(order[1:], func(i int) string { return keys[i] }))
 	others = slices.DeleteFunc(others, func(k string) bool { return k == keys[order[0]] })
 
 	var found int64
@@ -565,7 +565,7 @@ func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
 		}
 		all = append(all, m...)
 	}
-	return dedupe(all), nil
+	return model.Dedupe(all), nil
 }
 
 // SDiff returns the members of the set at the first key that are in none of
@@ -647,7 +647,7 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 		}
 		return n
 	}
-	if unique := dedupe(keys); len(unique) == 1 {
+	if unique := model.Dedupe(keys); len(unique) == 1 {
 		if err := checkKey(cmd, unique[0]); err != nil {
 			return 0, err
 		}
@@ -868,12 +868,12 @@ func (c *Client) overwrite(ctx context.Context, key string, typ model.KeyType, m
 			}
 			member, _, _ := model.MemberOf(it)
 			old[member] = model.BytesAttr(it, model.AttrIX)
-			if x := memberExp(it); x != 0 {
+			if x := model.MemberExp(it); x != 0 {
 				oldExp[member] = x
 			}
 		}
 	}
-	var writes []*write
+	var writes []*model.Write
 	keep := make(map[string]bool, len(members))
 	for _, member := range members {
 		keep[member] = true
@@ -898,14 +898,6 @@ func (c *Client) overwrite(ctx context.Context, key string, typ model.KeyType, m
 	}
 	_, err = c.transactChunks(ctx, key, typ, writes)
 	return err
-}
-
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
 }
 
 // probeAll keeps the members of cand that every set of keys holds (in

@@ -34,7 +34,7 @@ func addOrRemove(ctx context.Context, c *Client, key string, add bool, ms ...str
 
 func makeZSet(t *testing.T, c *Client, key string, members ...string) {
 	t.Helper()
-	var ws []*write
+	var ws []*model.Write
 	for i, m := range members {
 		ws = append(ws, c.putMember(key, model.TypeZSet, m, model.ZsetIX(float64(i), m)))
 	}
@@ -365,7 +365,7 @@ func TestSRandMemberAndSPop(t *testing.T) {
 	got, err := c.SRandMemberN(ctx, k, 4)
 	require.NoError(t, err)
 	require.Len(t, got, 4)
-	require.Len(t, dedupe(got), 4, "distinct for count > 0")
+	require.Len(t, model.Dedupe(got), 4, "distinct for count > 0")
 	got, err = c.SRandMemberN(ctx, k, 50)
 	require.NoError(t, err)
 	require.Equal(t, all, sorted(got))

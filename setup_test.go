@@ -1,6 +1,8 @@
 package redimo
 
 import (
+	"github.com/redimo-go/redimo/internal/model"
+
 	"context"
 	"errors"
 	"io"
@@ -278,10 +280,10 @@ func (f *failFirst) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestIsConflict(t *testing.T) {
-	require.True(t, isConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
+	require.True(t, model.IsConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
 		{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}}}))
-	require.False(t, isConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
+	require.False(t, model.IsConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
 		{Code: aws.String("ConditionalCheckFailed")}}}))
-	require.True(t, isConflict(&types.TransactionConflictException{}))
-	require.False(t, isConflict(errors.New("x")))
+	require.True(t, model.IsConflict(&types.TransactionConflictException{}))
+	require.False(t, model.IsConflict(errors.New("x")))
 }

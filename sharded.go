@@ -122,7 +122,7 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 // byShard groups members by shard.
 func (s *ShardedSet) byShard(members []string) map[int][]string {
 	out := map[int][]string{}
-	for _, m := range dedupe(members) {
+	for _, m := range model.Dedupe(members) {
 		i := s.shardOf(m)
 		out[i] = append(out[i], m)
 	}
@@ -217,7 +217,7 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 	// the set.
 	keys := make([]model.Item, 0, len(members))
 	shards := map[int]bool{}
-	for _, m := range dedupe(members) {
+	for _, m := range model.Dedupe(members) {
 		i := s.shardOf(m)
 		if !shards[i] {
 			shards[i] = true
@@ -243,7 +243,7 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 	found := map[string]bool{}
 	now := s.c.nowMs()
 	for _, it := range items {
-		if m, t, ok := model.MemberOf(it); ok && t == model.TypeSet && !expiredAt(it, now) && live[string(model.BytesAttr(it, model.AttrPK))] { // member expiry: memberttl.go
+		if m, t, ok := model.MemberOf(it); ok && t == model.TypeSet && !model.ExpiredAt(it, now) && live[string(model.BytesAttr(it, model.AttrPK))] { // member expiry: memberttl.go
 			found[m] = true
 		}
 	}

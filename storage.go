@@ -122,11 +122,11 @@ func (s *store) sendTx(ctx context.Context, actions []types.TransactWriteItem) e
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(model.Token())}
 	return s.attempts(ctx, true, func() (bool, error) {
 		_, err := s.db.TransactWriteItems(ctx, in)
 		var internal *types.InternalServerError
-		if retryable(err) || errors.As(err, &internal) {
+		if model.Retryable(err) || errors.As(err, &internal) {
 			return false, nil
 		}
 		return true, err

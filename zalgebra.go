@@ -7,11 +7,12 @@ package redimo
 import (
 	"cmp"
 	"context"
-	"github.com/redimo-go/redimo/internal/model"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Aggregate is how ZUNION and ZINTER combine a member's scores.
@@ -40,17 +41,9 @@ type ZStore struct {
 	Aggregate Aggregate
 }
 
-// source is one input key of set algebra on sorted sets.
-type source struct {
-	key    string
-	m      model.Meta
-	weight float64
-	count  bool // AggregateCount: each member scores weight, whatever its score
-}
-
 // sources validates a ZStore and reads its keys' metadata (one
 // BatchGetItem): sets and sorted sets are accepted.
-func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]source, error) {
+func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]model.Source, error) {
 	if store == nil || len(store.Keys) == 0 {
 		return nil, argError(cmd, "numkeys", "0", ErrSyntax)
 	}
@@ -74,22 +67,14 @@ func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]sour
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
-	out := make([]source, len(store.Keys))
+	out := make([]model.Source, len(store.Keys))
 	for i, k := range store.Keys {
-		out[i] = source{key: k, m: ms[i], weight: 1, count: strings.EqualFold(string(store.Aggregate), string(AggregateCount))}
+		out[i] = model.Source{Key: k, M: ms[i], Weight: 1, Count: strings.EqualFold(string(store.Aggregate), string(AggregateCount))}
 		if len(store.Weights) > 0 {
-			out[i].weight = store.Weights[i]
+			out[i].Weight = store.Weights[i]
 		}
 	}
 	return out, nil
-}
-
-// weighted is score × weight, with Redis's rule that inf × 0 is 0.
-func weighted(score, weight float64) float64 {
-	if v := score * weight; !math.IsNaN(v) {
-		return v
-	}
-	return 0
 }
 
 // aggregate combines the score so far, a, with b, as Redis does: MIN and
@@ -135,39 +120,26 @@ func merge(acc, next map[string]float64, agg Aggregate, union bool) {
 }
 
 // load reads all members of a source with their weighted scores.
-func (c *Client) load(ctx context.Context, s source, read keyReads) (map[string]float64, error) {
+func (c *Client) load(ctx context.Context, s model.Source, read model.KeyReads) (map[string]float64, error) {
 	out := map[string]float64{}
-	if s.m.Typ == model.TypeNone {
+	if s.M.Typ == model.TypeNone {
 		return out, nil
 	}
-	its, ok := read[s.key]
+	its, ok := read[s.Key]
 	if !ok {
-		for it, err := range c.memberItems(ctx, s.key, s.m.Typ, "") {
+		for it, err := range c.memberItems(ctx, s.Key, s.M.Typ, "") {
 			if err != nil {
 				return nil, err
 			}
 			its = append(its, it)
 		}
-		read[s.key] = its
+		read[s.Key] = its
 	}
 	for _, it := range its {
 		m, _, _ := model.MemberOf(it)
-		out[m] = weighted(s.score(it), s.weight)
+		out[m] = model.Weighted(s.Score(it), s.Weight)
 	}
 	return out, nil
-}
-
-// keyReads are the member items of the keys a command has read whole, so
-// that a key named twice (ZUNION 2 z z) is read once.
-type keyReads map[string][]model.Item
-
-// score is the score a member item of s contributes before its weight: 1
-// for a set member or with AggregateCount.
-func (s source) score(it model.Item) float64 {
-	if s.count || s.m.Typ == model.TypeSet {
-		return 1
-	}
-	return model.ScoreOfIX(model.BytesAttr(it, model.AttrIX))
 }
 
 // probeScores reads which of the members of acc a source holds, with
@@ -175,9 +147,9 @@ func (s source) score(it model.Item) float64 {
 // request). Unlike load, inf × 0 stays NaN: Redis's ZINTER aggregates the
 // later sources' products as they are (a NaN makes a SUM 0 and is never
 // a MIN or MAX).
-func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64, read keyReads) (map[string]float64, error) {
+func (c *Client) probeScores(ctx context.Context, s model.Source, acc map[string]float64, read model.KeyReads) (map[string]float64, error) {
 	found := map[string]model.Item{}
-	if its, ok := read[s.key]; ok { // read whole already: no request
+	if its, ok := read[s.Key]; ok { // read whole already: no request
 		for _, it := range its {
 			m, _, _ := model.MemberOf(it)
 			if _, ok := acc[m]; ok {
@@ -190,13 +162,13 @@ func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float
 			candidates = append(candidates, m)
 		}
 		var err error
-		if found, err = c.probe(ctx, s.key, s.m.Typ, candidates, false); err != nil {
+		if found, err = c.probe(ctx, s.Key, s.M.Typ, candidates, false); err != nil {
 			return nil, err
 		}
 	}
 	out := make(map[string]float64, len(found))
 	for m, it := range found {
-		out[m] = s.score(it) * s.weight
+		out[m] = s.Score(it) * s.Weight
 	}
 	return out, nil
 }
@@ -226,8 +198,8 @@ func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		return nil, err
 	}
 	// Smallest first, as Redis aggregates (it matters to MIN and MAX of 0 and -0).
-	slices.SortStableFunc(srcs, func(a, b source) int { return cmp.Compare(a.m.Card, b.m.Card) })
-	acc, read := map[string]float64{}, keyReads{}
+	slices.SortStableFunc(srcs, func(a, b model.Source) int { return cmp.Compare(a.M.Card, b.M.Card) })
+	acc, read := map[string]float64{}, model.KeyReads{}
 	for _, s := range srcs {
 		scores, err := c.load(ctx, s, read)
 		if err != nil {
@@ -246,12 +218,12 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		return nil, err
 	}
 	for _, s := range srcs {
-		if s.m.Typ == model.TypeNone {
+		if s.M.Typ == model.TypeNone {
 			return nil, nil
 		}
 	}
 	order := slices.Clone(srcs)
-	slices.SortStableFunc(order, func(a, b source) int { return cmp.Compare(a.m.Card, b.m.Card) })
+	slices.SortStableFunc(order, func(a, b model.Source) int { return cmp.Compare(a.M.Card, b.M.Card) })
 	return c.probeEach(ctx, cmd, order, func(acc, found map[string]float64) {
 		merge(acc, found, store.Aggregate, false)
 	})
@@ -260,8 +232,8 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 // probeEach loads the first of srcs, then probes each other source for
 // the members loaded (probeScores) and hands what it found to step, until
 // none are left.
-func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step func(acc, found map[string]float64)) ([]Z, error) {
-	read := keyReads{}
+func (c *Client) probeEach(ctx context.Context, cmd string, srcs []model.Source, step func(acc, found map[string]float64)) ([]Z, error) {
+	read := model.KeyReads{}
 	acc, err := c.load(ctx, srcs[0], read)
 	if err != nil {
 		return nil, wrap(cmd, err)
@@ -270,7 +242,7 @@ func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step 
 		if len(acc) == 0 {
 			break
 		}
-		if s.m.Typ == model.TypeNone {
+		if s.M.Typ == model.TypeNone {
 			continue // holds nothing (ZINTER never gets here with one)
 		}
 		found, err := c.probeScores(ctx, s, acc, read)

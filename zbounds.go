@@ -6,13 +6,12 @@ package redimo
 // redimo-server alike; here they become the library's typed errors.
 
 import (
+	"github.com/redimo-go/redimo/internal/model"
+
 	"math"
 
 	"github.com/redimo-go/redimo/internal/redisarg"
 )
-
-// parseRank parses a ZRANGE rank as Redis does (string2ll, int64).
-func parseRank(s string) (int64, bool) { return redisarg.Int(s) }
 
 // parseScoreRange parses ZRANGEBYSCORE bounds into the inclusive range
 // [lo, hi]; empty when nothing can be in it. A bound that is not a number
@@ -45,19 +44,12 @@ func parseScoreRange(cmd, min, max string) (lo, hi float64, empty bool, err erro
 	return lo, hi, e1 || e2 || lo > hi, nil
 }
 
-// lexBound is a parsed ZRANGEBYLEX bound.
-type lexBound struct {
-	value     string
-	excl      bool
-	inf, ninf bool // "+", "-"
-}
-
 // parseLex parses a ZRANGEBYLEX bound; anything but "-", "+", "[m" and
 // "(m" is ErrSyntax naming the argument.
-func parseLex(cmd, arg, s string) (lexBound, error) {
+func parseLex(cmd, arg, s string) (model.LexBound, error) {
 	b, ok := redisarg.LexBound(s)
 	if !ok {
-		return lexBound{}, argError(cmd, arg, s, ErrSyntax)
+		return model.LexBound{}, argError(cmd, arg, s, ErrSyntax)
 	}
-	return lexBound{value: b.Value, excl: b.Excl, inf: b.Inf, ninf: b.NegInf}, nil
+	return model.LexBound{Value: b.Value, Excl: b.Excl, Inf: b.Inf, Ninf: b.NegInf}, nil
 }

@@ -267,12 +267,12 @@ func requireMemberTTLCount(t *testing.T, key string, want int64) {
 	t.Helper()
 	var withExp int64
 	for _, it := range rawPartition(t, model.PkValue(key)) {
-		if _, _, ok := model.MemberOf(it); ok && memberExp(it) != 0 {
+		if _, _, ok := model.MemberOf(it); ok && model.MemberExp(it) != 0 {
 			withExp++
 		}
 	}
 	require.Equal(t, want, withExp, "members of %s with an expiry", key)
-	require.Equal(t, want, model.DecodeMeta(rawGet(t, model.MetaKey(key))).Ttls, "mn of %s", key)
+	require.Equal(t, want, model.DecodeMeta(rawGet(t, model.MetaKey(key))).TTLs, "mn of %s", key)
 }
 
 // TestBZMove: it waits for the source, moves as soon as a member arrives,

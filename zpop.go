@@ -31,12 +31,13 @@ package redimo
 import (
 	"context"
 	"errors"
-	"github.com/redimo-go/redimo/internal/model"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // PopOrder says which end of a sorted set ZMPop and BZMPop pop from.
@@ -279,7 +280,7 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 	}
 	// Registered before the first try, so that a write committed between
 	// that try and the wait still wakes a feeder that serves it.
-	w := &waiter{cmd: cmd, keys: dedupe(keys), count: count, op: op,
+	w := &waiter{cmd: cmd, keys: model.Dedupe(keys), count: count, op: op,
 		ctx: context.WithoutCancel(c.labelled(ctx)), done: make(chan blockResult, 1)}
 	behind := c.waiters.add(c, w)
 	if !behind {

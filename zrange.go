@@ -72,7 +72,7 @@ func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
 }
 
 // lexRange resolves lex bounds into a table query on the members' sort keys.
-// A bound of at most inlineMemberLen bytes is exact in sort-key terms (a
+// A bound of at most model.InlineMemberLen bytes is exact in sort-key terms (a
 // long member is above it exactly when its first 1015 bytes are; see
 // keys.go). A longer bound v is not: its prefix p = v[:1015] selects every
 // long member starting with p, and a filter on m, which only long members
@@ -87,11 +87,11 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 		return zrange{}, err
 	}
 	r := zrange{count: -1, keep: func(x Z) bool {
-		above := lo.ninf || !lo.inf && (x.Member > lo.value || !lo.excl && x.Member == lo.value)
-		below := hi.inf || !hi.ninf && (x.Member < hi.value || !hi.excl && x.Member == hi.value)
+		above := lo.Ninf || !lo.Inf && (x.Member > lo.Value || !lo.Excl && x.Member == lo.Value)
+		below := hi.Inf || !hi.Ninf && (x.Member < hi.Value || !hi.Excl && x.Member == hi.Value)
 		return above && below
 	}}
-	if lo.inf || hi.ninf || (!lo.ninf && !hi.inf && (lo.value > hi.value || (lo.value == hi.value && (lo.excl || hi.excl)))) {
+	if lo.Inf || hi.Ninf || (!lo.Ninf && !hi.Inf && (lo.Value > hi.Value || (lo.Value == hi.Value && (lo.Excl || hi.Excl)))) {
 		r.empty = true
 		return r, nil
 	}
@@ -99,27 +99,27 @@ func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
 	var filters []string
 	loSK := []byte{model.PrefixZSet}
 	switch {
-	case lo.ninf:
-	case len(lo.value) <= model.InlineMemberLen:
-		loSK = model.MemberSK(model.TypeZSet, lo.value)
-		if lo.excl {
+	case lo.Ninf:
+	case len(lo.Value) <= model.InlineMemberLen:
+		loSK = model.MemberSK(model.TypeZSet, lo.Value)
+		if lo.Excl {
 			loSK = append(loSK, 0) // the next string after lo.value
 		}
 	default: // after the short member p, from the first long one starting with p
-		loSK = append(skPrefix(model.TypeZSet, lo.value), 0)
-		values[":lov"] = model.Bin([]byte(lo.value))
-		filters = append(filters, map[bool]string{false: "#m >= :lov", true: "#m > :lov"}[lo.excl])
+		loSK = append(model.SkPrefix(model.TypeZSet, lo.Value), 0)
+		values[":lov"] = model.Bin([]byte(lo.Value))
+		filters = append(filters, map[bool]string{false: "#m >= :lov", true: "#m > :lov"}[lo.Excl])
 	}
 	hiSK := []byte{model.PrefixZSet + 1} // after every member; no item has this sort key
 	switch {
-	case hi.inf:
-	case len(hi.value) <= model.InlineMemberLen:
-		hiSK = model.MemberSK(model.TypeZSet, hi.value)
-		r.exclude, r.hasExcl = hi.value, hi.excl
+	case hi.Inf:
+	case len(hi.Value) <= model.InlineMemberLen:
+		hiSK = model.MemberSK(model.TypeZSet, hi.Value)
+		r.exclude, r.hasExcl = hi.Value, hi.Excl
 	default: // up to the last long member starting with p
-		hiSK = append(skPrefix(model.TypeZSet, hi.value), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-		values[":hiv"] = model.Bin([]byte(hi.value))
-		filters = append(filters, map[bool]string{false: "#m <= :hiv", true: "#m < :hiv"}[hi.excl])
+		hiSK = append(model.SkPrefix(model.TypeZSet, hi.Value), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+		values[":hiv"] = model.Bin([]byte(hi.Value))
+		filters = append(filters, map[bool]string{false: "#m <= :hiv", true: "#m < :hiv"}[hi.Excl])
 	}
 	values[":lo"], values[":hi"] = model.Bin(loSK), model.Bin(hiSK)
 	r.in = &dynamodb.QueryInput{
@@ -215,7 +215,7 @@ func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	return out, nil
 }
 
-// rankRange resolves ranks start..stop (negative: from the end) into a
+// model.RankRange resolves ranks start..stop (negative: from the end) into a
 // range. Both non-negative or both negative ranks, or start..-1, need no
 // cardinality: one query from the right end; other mixed signs read
 // ZCARD first.
@@ -436,8 +436,8 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs, withS
 		// ignores the offset too).
 		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
 	}
-	start, ok1 := parseRank(z.Start)
-	stop, ok2 := parseRank(z.Stop)
+	start, ok1 := model.ParseRank(z.Start)
+	stop, ok2 := model.ParseRank(z.Stop)
 	if !ok1 || !ok2 {
 		return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
 	}
@@ -642,12 +642,12 @@ func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (in
 	if err != nil || len(zs) == 0 {
 		return 0, wrap(cmd, err)
 	}
-	writes := make([]*write, len(zs))
+	writes := make([]*model.Write, len(zs))
 	for i, z := range zs {
 		writes[i] = c.deleteMember(key, model.TypeZSet, z.Member)
 	}
 	applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
-	return counted(applied), wrap(cmd, err)
+	return model.Counted(applied), wrap(cmd, err)
 }
 
 // ZRemRangeByScore removes the members with scores between min and max and

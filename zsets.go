@@ -67,12 +67,12 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64
 	}
 	var n int64
 	for _, members := range rounds {
-		writes := make([]*write, 0, len(members))
+		writes := make([]*model.Write, 0, len(members))
 		for _, z := range members {
 			writes = append(writes, c.zaddWrite(key, z, args))
 		}
 		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
-		n += counted(applied)
+		n += model.Counted(applied)
 		if err != nil {
 			return n, wrap("ZADD", err)
 		}
@@ -159,7 +159,7 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 // LT, unchanged) and a compare-and-swap updates its score. With XX it
 // updates in place, the options in the condition: for one member, index
 // order is score order.
-func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
+func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 	decide := func(old float64, exists bool) (float64, bool, int64, error) {
 		switch {
 		case !exists && args.XX:
@@ -175,24 +175,24 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 	}
 	if !args.XX {
 		w := c.putMember(key, model.TypeZSet, z.Member, model.ZsetIX(z.Score, z.Member))
-		w.score = z.Score
-		w.retry = func(now model.Item) (*write, error) { return c.zWrite(key, z.Member, now, decide) }
+		w.Score = z.Score
+		w.Retry = func(now model.Item) (*model.Write, error) { return c.zWrite(key, z.Member, now, decide) }
 		return w
 	}
-	cond, need := "attribute_exists(#pk) AND #ix <> :new", needOtherIX
+	cond, need := "attribute_exists(#pk) AND #ix <> :new", model.NeedOtherIX
 	switch {
 	case args.GT:
-		cond, need = "attribute_exists(#pk) AND #ix < :new", needLowerIX
+		cond, need = "attribute_exists(#pk) AND #ix < :new", model.NeedLowerIX
 	case args.LT:
-		cond, need = "attribute_exists(#pk) AND #ix > :new", needHigherIX
+		cond, need = "attribute_exists(#pk) AND #ix > :new", model.NeedHigherIX
 	}
 	var count int64
 	if args.Ch {
 		count = 1
 	}
-	return &write{
-		member: z.Member, count: count, score: z.Score, ix: model.ZsetIX(z.Score, z.Member), need: need,
-		action: types.TransactWriteItem{Update: &types.Update{
+	return &model.Write{
+		Member: z.Member, Count: count, Score: z.Score, Ix: model.ZsetIX(z.Score, z.Member), Need: need,
+		Action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(model.TypeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),
 			ConditionExpression:       aws.String(cond),
@@ -205,7 +205,7 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 // zWrite is the write that takes member from its current item cur (nil:
 // absent) to the score decide returns; nil when decide declines. Its retry
 // decides again from what the item holds then.
-func (c *Client) zWrite(key, member string, cur model.Item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*write, error) {
+func (c *Client) zWrite(key, member string, cur model.Item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*model.Write, error) {
 	var old float64
 	if cur != nil {
 		old = model.ScoreOfIX(model.BytesAttr(cur, model.AttrIX))
@@ -214,15 +214,15 @@ func (c *Client) zWrite(key, member string, cur model.Item, decide func(old floa
 	if err != nil || !apply {
 		return nil, err
 	}
-	var w *write
+	var w *model.Write
 	if cur == nil {
 		w = c.putMember(key, model.TypeZSet, member, model.ZsetIX(score, member))
 	} else {
 		w = c.setIX(key, model.TypeZSet, member, model.BytesAttr(cur, model.AttrIX), model.ZsetIX(score, member))
-		w.action.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		w.Action.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	w.count, w.score = count, score
-	w.retry = func(now model.Item) (*write, error) { return c.zWrite(key, member, now, decide) }
+	w.Count, w.Score = count, score
+	w.Retry = func(now model.Item) (*model.Write, error) { return c.zWrite(key, member, now, decide) }
 	return w, nil
 }
 
@@ -264,7 +264,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	if err != nil || first == nil {
 		return result, ok, err
 	}
-	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*write{first}); err != nil {
+	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
 	return result, ok, nil
@@ -324,7 +324,7 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 	if err := c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
-	found, err := c.probe(ctx, key, model.TypeZSet, dedupe(members), true)
+	found, err := c.probe(ctx, key, model.TypeZSet, model.Dedupe(members), true)
 	if err != nil {
 		return nil, nil, wrap("ZMSCORE", err)
 	}
@@ -388,14 +388,14 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		if err != nil || len(zs) == 0 {
 			return true, err
 		}
-		writes := make([]*write, len(zs))
+		writes := make([]*model.Write, len(zs))
 		for i, z := range zs {
 			writes[i] = c.deleteMember(key, model.TypeZSet, z.Member)
-			writes[i].score = z.Score
+			writes[i].Score = z.Score
 		}
 		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 		for _, w := range applied {
-			popped = append(popped, Z{Score: w.score, Member: w.member})
+			popped = append(popped, Z{Score: w.Score, Member: w.Member})
 		}
 		return int64(len(zs)) < want || int64(len(popped)) == n, err
 	})

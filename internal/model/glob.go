@@ -1,11 +1,11 @@
 package model
 
-// maxGlobStars is the number of '*' runs followed by more pattern that
+// MaxGlobStars is the number of '*' runs followed by more pattern that
 // Redis's matcher (stringmatchlen) follows: it recurses once per run and
 // gives up beyond 1000 levels, so a pattern with more never matches.
 const MaxGlobStars = 1000
 
-// globMatch reports whether s matches the Redis glob-style pattern: '*'
+// GlobMatch reports whether s matches the Redis glob-style pattern: '*'
 // any run of bytes, '?' any one byte, '[abc]' '[^abc]' '[a-z]' a class,
 // '\x' the byte x. Bytes, not runes, as Redis's stringmatchlen; an
 // unclosed class runs to the end of the pattern, as there.
@@ -63,7 +63,7 @@ func GlobMatch(pattern, s string) bool {
 	return p == len(pattern)
 }
 
-// matchOne matches byte b against the one-byte token of pattern at p ('?',
+// MatchOne matches byte b against the one-byte token of pattern at p ('?',
 // a class, an escaped or plain byte; not '*') and returns where the next
 // token starts.
 func MatchOne(pattern string, p int, b byte) (next int, ok bool) {
@@ -80,7 +80,7 @@ func MatchOne(pattern string, p int, b byte) (next int, ok bool) {
 	return p + 1, pattern[p] == b
 }
 
-// matchClass matches b against the class whose body starts at p (just
+// MatchClass matches b against the class whose body starts at p (just
 // after '[') and returns where the pattern goes on after the class.
 func MatchClass(pattern string, p int, b byte) (next int, ok bool) {
 	not := p < len(pattern) && pattern[p] == '^'
@@ -111,7 +111,7 @@ func MatchClass(pattern string, p int, b byte) (next int, ok bool) {
 	return p, matched != not
 }
 
-// tooManyStars reports whether pattern has more than maxGlobStars runs of
+// TooManyStars reports whether pattern has more than MaxGlobStars runs of
 // '*' followed by more pattern (outside classes and escapes).
 func TooManyStars(pattern string) bool {
 	runs := 0
@@ -141,7 +141,7 @@ func TooManyStars(pattern string) bool {
 	return false
 }
 
-// globPrefix is the literal prefix of a pattern: the bytes every match
+// GlobPrefix is the literal prefix of a pattern: the bytes every match
 // starts with, so that a scan can read only the members with that prefix.
 func GlobPrefix(pattern string) string {
 	var b []byte

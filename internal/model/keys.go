@@ -21,7 +21,7 @@ package model
 //
 // Set members. A set has no order, so a set member needs no index entry:
 // its sort key starts with the first 7 bytes of the member's SHA-256
-// (setHashLen), which spreads the members of a set uniformly over the
+// (SetHashLen), which spreads the members of a set uniformly over the
 // sort keys of its partition, and random picks (SRANDMEMBER, SPOP:
 // randmember.go) query the table itself from a random point. Writing a
 // set member therefore writes one item and no index entry. The price:
@@ -34,14 +34,14 @@ package model
 // empty); the 's'/'z' prefixes keep every member, the empty one included,
 // distinct from the metadata item and from members of the other type.
 //
-// Long keys. A key of more than inlineKeyLen (2047) bytes has the
+// Long keys. A key of more than InlineKeyLen (2047) bytes has the
 // partition key 'K' + key[:2015] + SHA-256(key) (2048 bytes; 'R' and 'H'
 // for the rate limiter's and ShardedSet's namespaces), and its metadata
 // item holds the whole key in kk, for SCAN and KEYS. Keys are never
 // ordered, so the full 32-byte hash keeps long keys apart.
 //
 // Long members. DynamoDB's sort keys (sk, and ix in the local index) hold
-// at most 1024 bytes, so a member of more than inlineMemberLen (1015)
+// at most 1024 bytes, so a member of more than InlineMemberLen (1015)
 // bytes is stored with its first 1015 bytes where a short member has all
 // of it, and whole in the attribute m:
 //
@@ -62,8 +62,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math"
+	"regexp"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -100,15 +103,15 @@ const (
 	NsSharded = 'h' // ShardedSet: its shard-count record (sharded.go)
 )
 
-// Sort-key prefixes in the 'k' namespace: metaSK (0x00) for the metadata
-// item, then one per member type (memberPrefix).
+// Sort-key prefixes in the 'k' namespace: MetaSK (0x00) for the metadata
+// item, then one per member type (MemberPrefix).
 const (
 	PrefixSet  = 's'
 	PrefixZSet = 'z'
 	RankPrefix = 0xFF // a sorted set's count item (rank.go): 0xFF + the lower bound of its range
 )
 
-// attributes is the whole schema: every attribute an item of the table
+// Attributes is the whole schema: every attribute an item of the table
 // can hold, its DynamoDB type and what holds it. doc.go's and the
 // README's tables are checked against it, and so is every request the
 // tests send (model_test.go).
@@ -136,26 +139,26 @@ var Attributes = []struct{ Name, Typ, Holds string }{
 }
 
 const (
-	// inlineKeyLen is the longest key stored whole in the partition key:
+	// InlineKeyLen is the longest key stored whole in the partition key:
 	// DynamoDB's 2048-byte limit minus the namespace byte.
 	InlineKeyLen = 2047
 
-	// inlineMemberLen is the longest member stored whole in the sort keys:
+	// InlineMemberLen is the longest member stored whole in the sort keys:
 	// the 1024-byte limit of the index sort key minus the 8-byte score and
 	// 1 separator byte.
 	InlineMemberLen = 1015
 
-	// setHashLen is how many bytes of a member's SHA-256 start its sort
+	// SetHashLen is how many bytes of a member's SHA-256 start its sort
 	// key in a set, after the prefix (see "Set members" above): 7, so that
-	// a set member of inlineMemberLen bytes has a sort key of 1023 bytes,
+	// a set member of InlineMemberLen bytes has a sort key of 1023 bytes,
 	// shorter than a long member's.
 	SetHashLen = 7
 
-	// longSKLen is the length of a long member's sort key.
+	// LongSKLen is the length of a long member's sort key.
 	LongSKLen = 1 + InlineMemberLen + 8
 )
 
-// keyType is the Redis type of a key, stored in its metadata item.
+// KeyType is the Redis type of a key, stored in its metadata item.
 type KeyType string
 
 const (
@@ -164,14 +167,14 @@ const (
 	TypeZSet KeyType = "zset"
 )
 
-// item is one DynamoDB item.
+// Item is one DynamoDB item.
 type Item = map[string]types.AttributeValue
 
 var MetaSK = []byte{0x00}
 
 func PkValue(key string) []byte { return Partition(NsKeys, key) }
 
-// partition is the partition key of key in namespace ns ('k' for sets and
+// Partition is the partition key of key in namespace ns ('k' for sets and
 // sorted sets; ratelimit.go and sharded.go have their own): see "Long
 // keys" above.
 func Partition(ns byte, key string) []byte {
@@ -184,13 +187,13 @@ func Partition(ns byte, key string) []byte {
 	return append(pk, h[:]...)
 }
 
-// longNS is the namespace byte of namespace ns's long keys: its upper case.
+// LongNS is the namespace byte of namespace ns's long keys: its upper case.
 func LongNS(ns byte) byte { return ns - 'a' + 'A' }
 
-// isLongPK reports whether pk is a long key's partition key.
+// IsLongPK reports whether pk is a long key's partition key.
 func IsLongPK(pk []byte) bool { return len(pk) > 0 && pk[0] >= 'A' && pk[0] <= 'Z' }
 
-// memberPrefix is the first byte of the sort key of a member of type t.
+// MemberPrefix is the first byte of the sort key of a member of type t.
 func MemberPrefix(t KeyType) byte {
 	if t == TypeZSet {
 		return PrefixZSet
@@ -198,7 +201,7 @@ func MemberPrefix(t KeyType) byte {
 	return PrefixSet
 }
 
-// memberSK is member's sort key: see "Set members" and "Long members" above.
+// MemberSK is member's sort key: see "Set members" and "Long members" above.
 func MemberSK(t KeyType, member string) []byte {
 	if t == TypeSet {
 		return SetMemberSK(member)
@@ -212,8 +215,8 @@ func MemberSK(t KeyType, member string) []byte {
 	return append(sk, h[:8]...)
 }
 
-// setMemberSK is the sort key of a set member: 's', the first setHashLen
-// bytes of its SHA-256, then the member (its first inlineMemberLen bytes
+// SetMemberSK is the sort key of a set member: 's', the first SetHashLen
+// bytes of its SHA-256, then the member (its first InlineMemberLen bytes
 // and the hash's next byte for a long one).
 func SetMemberSK(member string) []byte {
 	h := sha256.Sum256([]byte(member))
@@ -226,7 +229,7 @@ func SetMemberSK(member string) []byte {
 	return sk
 }
 
-// setSKAt is the sort key of the position pos (the first setHashLen
+// SetSKAt is the sort key of the position pos (the first SetHashLen
 // bytes of a member's hash, as an integer) in a set: every member whose
 // hash starts at pos or after sorts at or after it.
 func SetSKAt(pos uint64) []byte {
@@ -235,7 +238,7 @@ func SetSKAt(pos uint64) []byte {
 	return append([]byte{PrefixSet}, b[8-SetHashLen:]...)
 }
 
-// isLongSK reports whether sk is a long member's sort key.
+// IsLongSK reports whether sk is a long member's sort key.
 func IsLongSK(sk []byte) bool { return len(sk) == LongSKLen }
 
 func Bin(b []byte) *types.AttributeValueMemberB { return &types.AttributeValueMemberB{Value: b} }
@@ -246,14 +249,14 @@ func Num(n int64) *types.AttributeValueMemberN {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-// itemKey is the primary key of a member (or, with sk = metaSK, of the metadata item).
+// ItemKey is the primary key of a member (or, with sk = MetaSK, of the metadata item).
 func ItemKey(key string, sk []byte) Item {
 	return Item{AttrPK: Bin(PkValue(key)), AttrSK: Bin(sk)}
 }
 
 func MetaKey(key string) Item { return ItemKey(key, MetaSK) }
 
-// bytesAttr returns the bytes of a B attribute, or nil.
+// BytesAttr returns the bytes of a B attribute, or nil.
 func BytesAttr(it Item, name string) []byte {
 	if v, ok := it[name].(*types.AttributeValueMemberB); ok {
 		return v.Value
@@ -261,7 +264,7 @@ func BytesAttr(it Item, name string) []byte {
 	return nil
 }
 
-// memberOf decodes an item's sort key: its member and the type it belongs to.
+// MemberOf decodes an item's sort key: its member and the type it belongs to.
 // ok is false for the metadata item.
 func MemberOf(it Item) (member string, t KeyType, ok bool) {
 	sk := BytesAttr(it, AttrSK)
@@ -287,21 +290,21 @@ func MemberOf(it Item) (member string, t KeyType, ok bool) {
 	return string(sk[1:]), t, true
 }
 
-// meta is what a key's metadata item says. A missing item is typeNone, card 0.
+// Meta is what a key's metadata item says. A missing item is TypeNone, card 0.
 type Meta struct {
 	Typ  KeyType
 	Card int64
 	Exp  int64 // expiry in Unix milliseconds; 0: none
-	// ttls is how many of the card stored members have an expiry of
+	// TTLs is how many of the card stored members have an expiry of
 	// their own (memberttl.go), expired ones included: card counts them
 	// until they are deleted, so reads that count subtract them.
-	Ttls int64
+	TTLs int64
 	Ver  []byte // the version token (attrVer)
-	// ranked: the sorted set has count items (rank.go; attrRanked).
+	// Ranked: the sorted set has count items (rank.go; AttrRanked).
 	Ranked bool
 }
 
-// live is m as seen at now (Unix milliseconds): an expired key is missing.
+// Live is m as seen at now (Unix milliseconds): an expired key is missing.
 func (m Meta) Live(now int64) Meta {
 	if m.Expired(now) {
 		return Meta{Typ: TypeNone}
@@ -311,7 +314,7 @@ func (m Meta) Live(now int64) Meta {
 
 func (m Meta) Expired(now int64) bool { return m.Typ != TypeNone && m.Exp > 0 && m.Exp <= now }
 
-// decodeMeta decodes a metadata item as stored, expired or not; reads use
+// DecodeMeta decodes a metadata item as stored, expired or not; reads use
 // Client.liveMeta.
 func DecodeMeta(it Item) Meta {
 	if it == nil {
@@ -328,7 +331,7 @@ func DecodeMeta(it Item) Meta {
 		m.Exp, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	if v, ok := it[AttrMemTTL].(*types.AttributeValueMemberN); ok {
-		m.Ttls, _ = strconv.ParseInt(v.Value, 10, 64)
+		m.TTLs, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	m.Ver = BytesAttr(it, AttrVer)
 	_, m.Ranked = it[AttrRanked]
@@ -338,7 +341,7 @@ func DecodeMeta(it Item) Meta {
 	return m
 }
 
-// encodeScore maps a float64 to 8 bytes whose unsigned order is the float's
+// EncodeScore maps a float64 to 8 bytes whose unsigned order is the float's
 // numeric order: -inf < ... < -0 = +0 < ... < +inf. NaN must be rejected
 // before. -0 is stored as +0, as Redis does not distinguish them in order.
 func EncodeScore(f float64) uint64 {
@@ -359,18 +362,18 @@ func DecodeScore(u uint64) float64 {
 	return math.Float64frombits(^u)
 }
 
-// zsetIX is a sorted-set member's index value: score order, then member order,
+// ZsetIX is a sorted-set member's index value: score order, then member order,
 // as Redis orders a sorted set. The 0x00 separator makes the 8-byte value
-// encodeScore(s)+1 sort after every member with score s and before every
+// EncodeScore(s)+1 sort after every member with score s and before every
 // member with the next score, so a score range is one BETWEEN.
-// A long member's index value holds its first inlineMemberLen bytes.
+// A long member's index value holds its first InlineMemberLen bytes.
 func ZsetIX(score float64, member string) []byte {
 	member = member[:min(len(member), InlineMemberLen)]
 	b := binary.BigEndian.AppendUint64(make([]byte, 0, 9+len(member)), EncodeScore(score))
 	return append(append(b, 0), member...)
 }
 
-// scoreOfIX decodes the score of a sorted-set index value.
+// ScoreOfIX decodes the score of a sorted-set index value.
 func ScoreOfIX(ix []byte) float64 {
 	if len(ix) < 8 {
 		return 0
@@ -378,18 +381,18 @@ func ScoreOfIX(ix []byte) float64 {
 	return DecodeScore(binary.BigEndian.Uint64(ix))
 }
 
-// scoreBound is the 8-byte index value that starts score s's range.
+// ScoreBound is the 8-byte index value that starts score s's range.
 func ScoreBound(s float64) []byte { return binary.BigEndian.AppendUint64(nil, EncodeScore(s)) }
 
-// scoreBoundAfter is the 8-byte index value that ends score s's range.
+// ScoreBoundAfter is the 8-byte index value that ends score s's range.
 func ScoreBoundAfter(s float64) []byte {
 	return binary.BigEndian.AppendUint64(nil, EncodeScore(s)+1)
 }
 
-// keyShards is the number of partitions of the key index.
+// KeyShards is the number of partitions of the key index.
 const KeyShards = 16
 
-// keyHash is the position of key in the key index: the first 8 bytes of
+// KeyHash is the position of key in the key index: the first 8 bytes of
 // its SHA-256. Its top 4 bits are its shard.
 func KeyHash(key string) uint64 {
 	h := sha256.Sum256([]byte(key))
@@ -398,13 +401,13 @@ func KeyHash(key string) uint64 {
 
 func ShardOf(h uint64) byte { return byte(h >> 60) }
 
-// keyIndexValues are the ks and kh attribute values of key's metadata item.
+// KeyIndexValues are the ks and kh attribute values of key's metadata item.
 func KeyIndexValues(key string) (ks, kh *types.AttributeValueMemberB) {
 	h := KeyHash(key)
 	return Bin([]byte{ShardOf(h)}), Bin(binary.BigEndian.AppendUint64(nil, h))
 }
 
-// keyIndexSet is the part of an UpdateExpression's SET that writes key's
+// KeyIndexSet is the part of an UpdateExpression's SET that writes key's
 // key index attributes (ks, kh) and, for a long key, its whole self (kk),
 // with the placeholders it uses added to names and values. Every update of
 // a metadata item writes them: unchanged values cost no index write, and a
@@ -418,3 +421,153 @@ func KeyIndexSet(key string, names map[string]string, values Item) string {
 	names["#kk"], values[":kk"] = AttrKey, Bin([]byte(key))
 	return "#ks = :ks, #kh = :kh, #kk = :kk"
 }
+
+// Dedupe returns members without repeats, in first-seen order.
+func Dedupe(members []string) []string {
+	seen := make(map[string]struct{}, len(members))
+	out := make([]string, 0, len(members))
+	for _, m := range members {
+		if _, ok := seen[m]; !ok {
+			seen[m] = struct{}{}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var MetaProjection = struct {
+	Expr  *string
+	Names map[string]string
+}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked}}
+
+// MemberQuery is the Query of the member items of key of type typ whose
+// member may start with prefix (every member, for a set: see SkPrefix).
+func MemberQuery(key string, typ KeyType, prefix string) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
+		ExpressionAttributeNames: map[string]string{"#pk": AttrPK, "#sk": AttrSK},
+		ExpressionAttributeValues: Item{
+			":pk": Bin(PkValue(key)), ":p": Bin(SkPrefix(typ, prefix)),
+		},
+	}
+}
+
+var VersionProjection = struct {
+	Expr  *string
+	Names map[string]string
+}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard,
+	"#x": AttrExp, "#v": AttrVer, "#xt": AttrExpTok, "#mn": AttrMemTTL}}
+
+var Compared = regexp.MustCompile(`(#[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)`)
+
+// Edited is a copy of *p changed by edit.
+func Edited[T any](p *T, edit func(*T)) *T {
+	x := *p
+	edit(&x)
+	return &x
+}
+
+// LimiterPK is the partition key of a rate-limit key: 'r' + key, apart from
+// Redis keys ('k' + key).
+func LimiterPK(key string) []byte { return Partition(NsLimiter, key) }
+
+// SkPrefix is the sort-key prefix shared by every member of type t that
+// starts with prefix. A set's members share none but the type's (their
+// sort keys start with a hash: "Set members" in keys.go), so for a set it
+// is the prefix of every member, whatever prefix.
+func SkPrefix(t KeyType, prefix string) []byte {
+	if t == TypeSet {
+		return []byte{PrefixSet}
+	}
+	return append([]byte{MemberPrefix(t)}, prefix[:min(len(prefix), InlineMemberLen)]...)
+}
+
+// RunKey is what a run of long members shares in the order the query in
+// reads, or nil when it is not in such a run: for the local index the
+// whole index value when it is as long as an index value gets, for the
+// table the sort key's first 1+InlineMemberLen bytes of a long member of
+// a sorted set. A set's members have no order to restore (they come in
+// the order of their hashes): never in a run.
+func RunKey(in *dynamodb.QueryInput, it Item) []byte {
+	if in.IndexName != nil {
+		if ix := BytesAttr(it, AttrIX); len(ix) == 9+InlineMemberLen {
+			return ix
+		}
+		return nil
+	}
+	if sk := BytesAttr(it, AttrSK); IsLongSK(sk) && sk[0] != PrefixSet {
+		return sk[:1+InlineMemberLen]
+	}
+	return nil
+}
+
+// WithEntry is a copy of m with k set to v (actions may share their maps).
+func WithEntry[V any](m map[string]V, k string, v V) map[string]V {
+	out := make(map[string]V, len(m)+1)
+	for mk, mv := range m {
+		out[mk] = mv
+	}
+	out[k] = v
+	return out
+}
+
+// Collides reports whether now, what a failed condition found under w's
+// sort key, is another member than w's.
+func Collides(w *Write, now Item) bool {
+	if now == nil || len(w.Member) <= InlineMemberLen {
+		return false
+	}
+	m, ok := now[AttrMem].(*types.AttributeValueMemberB)
+	return ok && string(m.Value) != w.Member
+}
+
+// WriteBytes estimates what w adds to a TransactWriteItems request, for
+// DynamoDB's 4 MB limit on one.
+func WriteBytes(key string, w *Write) int {
+	n := 2*len(key) + 256 // pk twice (item and condition values), names, token share
+	if len(w.Member) > InlineMemberLen {
+		return n + 2*(1+InlineMemberLen+8) + len(w.Member) // sk, ix, m (or :lm)
+	}
+	return n + 2*(len(w.Member)+9)
+}
+
+// MaxTxBytes is how much of DynamoDB's 4 MB TransactWriteItems limit a
+// transaction fills at most, by WriteBytes, leaving room for the metadata
+// actions and estimates that fall short.
+const MaxTxBytes = 3_500_000
+
+// Scanned is a key found in the key index, with its type and expiry.
+type Scanned struct {
+	Key string
+	M   Meta
+	Pk  []byte // a long key's partition key, until its key is read
+}
+
+// DecodeScanned decodes an entry of the key index.
+func DecodeScanned(it Item) Scanned {
+	s := Scanned{M: DecodeMeta(WithCard(it))}
+	if pk := BytesAttr(it, AttrPK); IsLongPK(pk) {
+		s.Pk = pk
+	} else {
+		s.Key = string(pk[1:])
+	}
+	return s
+}
+
+// WithCard marks an index entry as a live key for DecodeMeta (the index
+// does not project the count, which changes on every write).
+func WithCard(it Item) Item {
+	it[AttrCard] = Num(1)
+	return it
+}
+
+func MapSlice[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// SweepBatch is how many expired members a write removes on the way.
+const SweepBatch = 25

@@ -27,11 +27,11 @@ package model
 //     be deleted, one write is required ... If an item is not present in
 //     the index before or after the item is updated, there is no additional
 //     write cost for the index. If an update to the table only changes the
-//     value of projected attributes in the index key schema, but does not
+//     value of Projected attributes in the index key schema, but does not
 //     change the value of any indexed key attribute, one write is required"
 //     (GSI.html#GSI.Writes, LSI.html#LSI.ThroughputConsiderations.Writes).
 //     An index entry costs one unit per KB of its size (the table's key,
-//     the index key and the projected attributes, plus 100 bytes); inside a
+//     the index key and the Projected attributes, plus 100 bytes); inside a
 //     TransactWriteItems it is counted at the transactional rate, 2.
 //   - "This capacity is consumed even when the transaction is canceled (for
 //     example, because a condition check fails)"
@@ -49,8 +49,8 @@ package model
 // value it sets: unchanged). An update that sets an index key without
 // a condition on it (the metadata item's ks and kh, derived from the key)
 // rewrites the value the item holds: no index write. Where the request
-// says nothing (a Delete's entries, a projected attribute's change),
-// what items of that sort key carry (itemIndexes) decides. So the creation
+// says nothing (a Delete's entries, a Projected attribute's change),
+// what items of that sort key carry (ItemIndexes) decides. So the creation
 // of a key's by_key entry is left out (2 units once per key created, seen
 // only in what DynamoDB reports); item sizes are estimated from the
 // attributes sent (an Update's from its key and values, a Delete's from
@@ -67,13 +67,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// indexShape is a secondary index as the cost model sees it.
+// IndexShape is a secondary index as the cost model sees it.
 type IndexShape struct {
 	Keys      []string // its key attributes, other than the table's
 	Projected []string // the non-key attributes it projects
 }
 
-// indexShapes are the indexes of the table redimo creates (schema).
+// IndexShapes are the indexes of the table redimo creates (schema).
 func IndexShapes(in *dynamodb.CreateTableInput) []IndexShape {
 	var out []IndexShape
 	add := func(ks []types.KeySchemaElement, p *types.Projection) {
@@ -97,9 +97,9 @@ func IndexShapes(in *dynamodb.CreateTableInput) []IndexShape {
 	return out
 }
 
-// itemIndexes reports, for a write whose request does not show it,
+// ItemIndexes reports, for a write whose request does not show it,
 // whether an item with primary key key has an entry in index s: a
-// metadata item (sort key metaSK) in the index of ks and kh, a
+// metadata item (sort key MetaSK) in the index of ks and kh, a
 // sorted-set member item in the index of ix (a set member has no ix:
 // keys.go). (A member's mx shows in its writes' conditions: member
 // expiry guards them, memberttl.go.)
@@ -114,7 +114,7 @@ func ItemIndexes(key Item, s IndexShape) bool {
 	return false
 }
 
-// pricedTransact is the cost model's write units of a TransactWriteItems
+// PricedTransact is the cost model's write units of a TransactWriteItems
 // that returned err. A transaction cancelled by a failed condition or a
 // conflict costs its items' units and writes no index entry: "DynamoDB
 // performs two underlying writes for each item — one to prepare the
@@ -154,7 +154,7 @@ func PricedTransact(in *dynamodb.TransactWriteItemsInput, ixs []IndexShape, err 
 	return units
 }
 
-// pricedWrite is the write units of one Put, Update or Delete (kind)
+// PricedWrite is the write units of one Put, Update or Delete (kind)
 // outside a transaction: its item's KBs plus its index entries' (see the
 // rules above). key is its primary key, sent the attributes whose size
 // stands for the item's (a Put's item, an Update's values).
@@ -177,7 +177,7 @@ func PricedWrite(kind string, key, sent Item, update, cond *string, names map[st
 	return units
 }
 
-// entryWrites is how many writes of index s's entry a write makes: 0, 1
+// EntryWrites is how many writes of index s's entry a write makes: 0, 1
 // (put or delete) or 2 (delete and put).
 func EntryWrites(kind string, key, item Item, u Update, c Condition, s IndexShape) int {
 	switch kind {
@@ -238,8 +238,8 @@ func EntryWrites(kind string, key, item Item, u Update, c Condition, s IndexShap
 	return 0
 }
 
-// entrySize is the bytes of s's entry of the item, besides the table's
-// key and the 100 bytes of overhead: the index key and projected
+// EntrySize is the bytes of s's entry of the item, besides the table's
+// key and the 100 bytes of overhead: the index key and Projected
 // attributes the write sends.
 func EntrySize(sent Item, s IndexShape) int {
 	n := 0
@@ -251,10 +251,10 @@ func EntrySize(sent Item, s IndexShape) int {
 	return n
 }
 
-// kb is size in units of unit bytes, rounded up, at least 1.
+// Kb is size in units of unit bytes, rounded up, at least 1.
 func Kb(size, unit int) float64 { return float64(max(1, (size+unit-1)/unit)) }
 
-// update is what an UpdateExpression does, by attribute name: set maps an
+// Update is what an UpdateExpression does, by attribute name: set maps an
 // attribute set to the value placeholder it is set to ("?" for an
 // expression other than one placeholder).
 type Update struct {
@@ -264,7 +264,7 @@ type Update struct {
 
 var ClauseWord = regexp.MustCompile(`(?i)\b(SET|REMOVE|ADD|DELETE)\b`)
 
-// parseUpdate reads an UpdateExpression (redimo's own: top-level clauses
+// ParseUpdate reads an UpdateExpression (redimo's own: top-level clauses
 // of comma-separated actions on top-level attributes).
 func ParseUpdate(expr string, names map[string]string) Update {
 	u := Update{Set: map[string]string{}, Added: map[string]bool{}, Removed: map[string]bool{}}
@@ -296,7 +296,7 @@ func ParseUpdate(expr string, names map[string]string) Update {
 	return u
 }
 
-// splitTop splits s at the commas outside parentheses.
+// SplitTop splits s at the commas outside parentheses.
 func SplitTop(s string) []string {
 	var out []string
 	depth, start := 0, 0
@@ -316,7 +316,7 @@ func SplitTop(s string) []string {
 	return append(out, s[start:])
 }
 
-// attrName resolves a path's #placeholder.
+// AttrName resolves a path's #placeholder.
 func AttrName(path string, names map[string]string) string {
 	path = strings.TrimSpace(path)
 	if n, ok := names[path]; ok {
@@ -325,7 +325,7 @@ func AttrName(path string, names map[string]string) string {
 	return path
 }
 
-// condition is what a ConditionExpression says of attributes before the
+// Condition is what a ConditionExpression says of attributes before the
 // write: absent (attribute_not_exists), named (any other mention: the
 // attribute exists), same (compared equal to a value placeholder).
 type Condition struct {
@@ -339,7 +339,7 @@ var (
 	NameTok   = regexp.MustCompile(`#?[A-Za-z0-9_]+`)
 )
 
-// parseCondition reads a ConditionExpression. An attribute both compared
+// ParseCondition reads a ConditionExpression. An attribute both compared
 // and allowed absent ("attribute_not_exists(#t) OR #t = :t") is absent
 // and same: new, or unchanged.
 func ParseCondition(expr string, names map[string]string) Condition {
@@ -359,7 +359,7 @@ func ParseCondition(expr string, names map[string]string) Condition {
 	return c
 }
 
-// pricedRead is the cost model's read units of a read that DynamoDB
+// PricedRead is the cost model's read units of a read that DynamoDB
 // reported reported units for: those (DynamoDB and DynamoDB Local apply
 // the documented rule to the items read), else from the items returned:
 // one unit per 4 KB (half eventually consistent), at least one.
@@ -378,7 +378,7 @@ func PricedRead(reported float64, consistent *bool, items ...Item) float64 {
 	return units
 }
 
-// itemSize estimates the bytes of attributes as DynamoDB counts them: each
+// ItemSize estimates the bytes of attributes as DynamoDB counts them: each
 // name plus its value.
 func ItemSize(attrs map[string]types.AttributeValue) int {
 	n := 0

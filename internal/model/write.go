@@ -1,0 +1,471 @@
+package model
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"maps"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MaxTxItems is DynamoDB's limit of actions in one TransactWriteItems.
+const MaxTxItems = 100
+
+// Write is one member item's change inside a key's transaction.
+type Write struct {
+	Member string
+	Action types.TransactWriteItem // its condition must be set
+	// Need is the condition of action as data: EXEC's writer (seam.go)
+	// judges it against the snapshot instead of DynamoDB. A member-expiry
+	// change (NeedExpiry) requires the expiry ExpWas and sets expTo.
+	Need          Need
+	ExpWas, ExpTo int64
+	Delta         int64   // change of the key's cardinality when applied
+	Count         int64   // what it adds to the command's reply when applied
+	Score         float64 // for sorted-set writes: the score it stores
+	// Required: when its condition fails and retry gives no replacement, the
+	// whole command is abandoned (SMOVE: no add to the destination without
+	// the removal from the source).
+	Required bool
+	// Retry is called when the condition failed, with the item as it is now
+	// (nil when absent). It returns the write to try instead, or nil to drop
+	// this one. A nil retry drops it.
+	Retry func(now Item) (*Write, error)
+
+	// For the count items of ranked sorted sets (rank.go): ix is the index
+	// value the write stores (nil when it removes the member or only
+	// checks it), prev the one it replaces (nil: none), known whether prev
+	// is certain (the write's condition pins it). RankItem marks the
+	// action on a count item itself.
+	Ix, Prev []byte
+	Known    bool
+	RankItem bool
+	// Pinned: the write requires its member's index value to be prev
+	// (absent when prev is nil), which rankPrepare read (rank.go: pin).
+	Pinned bool
+
+	// Member expiry (memberttl.go): ttl is the change the write makes to
+	// the number of members with an expiry (the metadata item's mn);
+	// swept marks the delete of an expired member, replaces a write that
+	// takes an expired member's place.
+	Ttl             int64
+	Swept, Replaces bool
+	Pin             *int64 // a delete's expected expiry (pinDelete); nil: not pinned
+	// Strict: a failed delete is never re-pinned to the expiry it found;
+	// its retry, or required, decides (ZMOVE: the destination's write was
+	// built from the member as read).
+	Strict bool
+}
+
+// Rendered is w's action as sent at now: the condition its constructor
+// built conjoined with the guards its data asks for: a write pinned by
+// the rank code requires the index value it read (rank.go: pin); a long
+// member's update, delete or check of presence requires the item to hold
+// that member (longmember.go); a pinned delete requires the expiry it was
+// pinned to (PinDelete); and on a table with member expiry (memberTTL), a
+// write that requires its member requires it live, a check of absence
+// (memberCheck) also holds for an expired item, and an unpinned delete
+// requires it to have no expiry, which a failed condition then shows
+// (memberttl.go). Sweeps and count items get no expiry guard.
+// w.action itself is never edited: each attempt renders afresh.
+func (w *Write) Rendered(now int64, memberTTL bool) types.TransactWriteItem {
+	a := w.Action
+	var (
+		cond   **string
+		names  *map[string]string
+		values *map[string]types.AttributeValue
+		onFail *types.ReturnValuesOnConditionCheckFailure
+	)
+	switch {
+	case a.Update != nil:
+		u := *a.Update
+		a.Update = &u
+		cond, names, values, onFail = &u.ConditionExpression, &u.ExpressionAttributeNames, &u.ExpressionAttributeValues, &u.ReturnValuesOnConditionCheckFailure
+	case a.Delete != nil:
+		d := *a.Delete
+		a.Delete = &d
+		cond, names, values, onFail = &d.ConditionExpression, &d.ExpressionAttributeNames, &d.ExpressionAttributeValues, &d.ReturnValuesOnConditionCheckFailure
+	case a.ConditionCheck != nil:
+		cc := *a.ConditionCheck
+		a.ConditionCheck = &cc
+		cond, names, values, onFail = &cc.ConditionExpression, &cc.ExpressionAttributeNames, &cc.ExpressionAttributeValues, &cc.ReturnValuesOnConditionCheckFailure
+	default:
+		return a // a put: attribute_not_exists needs no guard (transact reads what a failed one found)
+	}
+	nn, vv := maps.Clone(*names), maps.Clone(*values)
+	if nn == nil {
+		nn = map[string]string{}
+	}
+	if vv == nil {
+		vv = Item{}
+	}
+	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
+	if w.Pinned && a.ConditionCheck == nil {
+		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+		if w.Prev == nil {
+			nn["#rkpk"] = AttrPK
+			and("attribute_not_exists(#rkpk)")
+		} else {
+			nn["#rkix"], vv[":rkprev"] = AttrIX, Bin(w.Prev)
+			and("#rkix = :rkprev")
+		}
+	}
+	absentCheck := a.ConditionCheck != nil && w.Need == NeedAbsent // memberCheck(..., false)
+	if len(w.Member) > InlineMemberLen && (a.ConditionCheck == nil || w.Need == NeedPresent) {
+		nn["#lm"], vv[":lm"] = AttrMem, Bin([]byte(w.Member))
+		and("#lm = :lm")
+	}
+	if w.Pin != nil && a.Delete != nil {
+		nn["#mxPin"] = AttrMemExp
+		if *w.Pin != 0 {
+			vv[":mxPin"] = Num(*w.Pin)
+			and("#mxPin = :mxPin")
+		} else {
+			and("attribute_not_exists(#mxPin)")
+		}
+	}
+	if memberTTL && !w.Swept && !w.RankItem {
+		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
+		nn["#mxLive"] = AttrMemExp
+		switch {
+		case absentCheck: // missing, or stored but expired
+			vv[":mxNow"] = Num(now)
+			*cond = aws.String("(" + aws.ToString(*cond) + ") OR #mxLive <= :mxNow")
+		case a.Delete != nil && w.Pin == nil:
+			and(NoExpiryGuard)
+		default:
+			vv[":mxNow"] = Num(now)
+			and(LiveGuard)
+		}
+	}
+	if len(vv) == 0 {
+		vv = nil
+	}
+	*names, *values = nn, vv
+	return a
+}
+
+// Group is the writes of one command on one key.
+type Group struct {
+	Key    string
+	Typ    KeyType
+	Writes []*Write
+	// Known is set once the metadata item has been seen (by a failed
+	// condition); then now holds it.
+	Known  bool
+	Now    Meta
+	TypeOK bool // the metadata condition held in a cancelled, conflict-free attempt
+	// Rank is what this try believes of the key's count items (rank.go):
+	// its count-item actions and its metadata condition both follow it.
+	Rank *RankBelief
+	// NoBuild: a build of the key's count items at the minimum failed
+	// (rankGuard); this command writes it unranked, the next one builds.
+	NoBuild bool
+}
+
+// TxResult is what transact did.
+type TxResult struct {
+	Applied   []*Write // the writes that committed
+	Abandoned bool     // a required write failed: nothing was written
+}
+
+// Adds reports whether g's writes add members to its key.
+func (g *Group) Adds() bool {
+	for _, w := range g.Writes {
+		if w.Delta > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// GivesExpiry reports whether g's writes give members an expiry.
+func (g *Group) GivesExpiry() bool {
+	var dt int64
+	for _, w := range g.Writes {
+		dt += w.Ttl
+	}
+	return dt > 0
+}
+
+// Replace swaps w for next (nil: removes w).
+func (g *Group) Replace(w, next *Write) {
+	for i, x := range g.Writes {
+		if x == w {
+			if next != nil {
+				g.Writes[i] = next
+			} else {
+				g.Writes = append(g.Writes[:i], g.Writes[i+1:]...)
+			}
+			return
+		}
+	}
+}
+
+// DropNames removes the placeholders #name and :name of names an
+// expression does not use (DynamoDB refuses unused ones).
+func DropNames(names map[string]string, values Item, ns ...string) {
+	for _, n := range ns {
+		delete(names, "#"+n)
+		delete(values, ":"+n)
+	}
+}
+
+// DeadExp is the expiry a purge writes into the metadata item of the key
+// it deletes: 1 ms after the Unix epoch, in the past on every clock. Every
+// write transaction requires the key's expiry to be after its own clock
+// (metaAction), so once the mark is stored no write can add to the key,
+// however late it reaches DynamoDB: a request built before the expiry and
+// delayed, or resent by the SDK after a 500, fails its condition instead
+// of slipping a member in between the purge's listing and its last delete.
+const DeadExp = 1
+
+// EmptiedByPurge reports whether it is a metadata item a purge marked dead
+// and emptied but did not delete (an older purge cut between its last
+// chunk and the final delete left such an item). It reads as missing, so
+// nothing purges it; a write that meets it must, before it can write.
+func EmptiedByPurge(it Item) (Meta, bool) {
+	if it == nil || DecodeMeta(it).Typ != TypeNone {
+		return Meta{}, false
+	}
+	m := DecodeMeta(WithCard(maps.Clone(it))) // its type and expiry, as if it counted members
+	return m, m.Typ != TypeNone && m.Exp == DeadExp
+}
+
+// IgnoreCancelled is nil for a cancelled purge transaction: another purge
+// is ahead (a member it meant to delete is gone) or the key was re-created.
+func IgnoreCancelled(err error) error {
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) {
+		return nil
+	}
+	return err
+}
+
+// BySize cuts chunks further where long members would take one past
+// MaxTxBytes (ChunkEnd).
+func BySize(key string, chunks [][]*Write) [][]*Write {
+	var out [][]*Write
+	for _, ch := range chunks {
+		for start := 0; ; {
+			end := ChunkEnd(key, ch, start)
+			out = append(out, ch[start:end])
+			if start = end; start >= len(ch) {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ChunkEnd is where the transaction of writes[start:] ends: after
+// MaxTxItems-1 writes, or before the write that would take it past
+// MaxTxBytes (long members), but never before start+1.
+func ChunkEnd(key string, writes []*Write, start int) int {
+	end, size := start, 0
+	for end < len(writes) && end-start < MaxTxItems-1 {
+		size += WriteBytes(key, writes[end])
+		if size > MaxTxBytes && end > start {
+			break
+		}
+		end++
+	}
+	return end
+}
+
+// Counted is the reply of a command whose applied writes are ws.
+func Counted(ws []*Write) int64 {
+	var n int64
+	for _, w := range ws {
+		n += w.Count
+	}
+	return n
+}
+
+// VersionToken is a fresh metadata version (AttrVer): 8 random bytes, so
+// a key deleted and created again does not come back to an old version.
+func VersionToken() []byte {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return b[:]
+}
+
+// Token is a fresh idempotency token for TransactWriteItems.
+func Token() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ErrOutsideTx is what a Client in transaction mode answers a request
+// that did not go through the seam: a command a transaction cannot hold
+// (SCAN, KEYS, DBSIZE, FLUSHDB, TxPipelined... called on a *Pipeline),
+// never a write outside the transaction.
+var ErrOutsideTx = errors.New("redimo: this command cannot run inside a transaction (see Pipeliner); nothing was read or written outside it")
+
+// Need is a write's condition on the member item it writes, as data.
+type Need uint8
+
+const (
+	NeedUnknown  Need = iota // not judged by EXEC's writer (a bug if it meets one)
+	NeedAbsent               // attribute_not_exists: the member is missing
+	NeedPresent              // attribute_exists
+	NeedIX                   // the member's index value is w.prev
+	NeedOtherIX              // present, and its index value is not w.ix
+	NeedLowerIX              // present, with an index value below w.ix (ZADD XX GT)
+	NeedHigherIX             // present, with an index value above w.ix (ZADD XX LT)
+	NeedExpiry               // present, with the expiry w.expWas (0: none)
+)
+
+// Holds reports whether w's condition holds for m, as DynamoDB would judge
+// w.action's condition on m's item.
+func (w *Write) Holds(m *TxMember) (bool, error) {
+	switch w.Need {
+	case NeedAbsent:
+		return !m.Present, nil
+	case NeedPresent:
+		return m.Present, nil
+	case NeedIX:
+		return m.Present && bytes.Equal(m.Ix, w.Prev), nil
+	case NeedOtherIX:
+		return m.Present && !bytes.Equal(m.Ix, w.Ix), nil
+	case NeedLowerIX:
+		return m.Present && bytes.Compare(m.Ix, w.Ix) < 0, nil
+	case NeedHigherIX:
+		return m.Present && bytes.Compare(m.Ix, w.Ix) > 0, nil
+	case NeedExpiry:
+		return m.Present && m.Mx == w.ExpWas, nil
+	}
+	return false, ErrOutsideTx
+}
+
+// ItemOf is m's item as the table would return it (nil when absent).
+func ItemOf(key string, typ KeyType, member string, m *TxMember) Item {
+	if !m.Present {
+		return nil
+	}
+	it := ItemKey(key, MemberSK(typ, member))
+	if typ == TypeZSet {
+		it[AttrIX] = Bin(m.Ix)
+	}
+	if len(member) > InlineMemberLen {
+		it[AttrMem] = Bin([]byte(member))
+	}
+	if m.Mx != 0 {
+		it[AttrMemExp] = Num(m.Mx)
+	}
+	return it
+}
+
+// ApplyTo makes on the snapshot's member m (of k, type typ) the change w
+// makes to its item when its condition holds.
+func (w *Write) ApplyTo(k *TxKey, typ KeyType, m *TxMember) {
+	switch a := w.Action; {
+	case a.ConditionCheck != nil: // a check (memberCheck) changes nothing
+	case a.Delete != nil:
+		k.Remove(m)
+	case a.Put != nil: // a new item: its expiry is the one it carries
+		k.Add(typ, m, w.Ix)
+		m.Mx = MemberExp(a.Put.Item)
+	case w.Need == NeedExpiry: // the expiry alone
+		m.Mx = w.ExpTo
+		k.Touched = true
+	default: // a new index value, keeping the expiry unless it drops it (rewriteMember)
+		k.Add(typ, m, w.Ix)
+		if w.Ttl < 0 {
+			m.Mx = 0
+		}
+	}
+}
+
+// ItemID names the item w changes among the items of every key: key,
+// 0x00, sort key.
+func ItemID(g *Group, w *Write) string { return g.Key + "\x00" + string(WriteSK(w)) }
+
+// WriteSK is the sort key of the member item a write changes.
+func WriteSK(w *Write) []byte {
+	a := w.Action
+	switch {
+	case a.Put != nil:
+		return BytesAttr(a.Put.Item, AttrSK)
+	case a.Update != nil:
+		return BytesAttr(a.Update.Key, AttrSK)
+	case a.Delete != nil:
+		return BytesAttr(a.Delete.Key, AttrSK)
+	case a.ConditionCheck != nil:
+		return BytesAttr(a.ConditionCheck.Key, AttrSK)
+	}
+	return nil
+}
+
+// Retryable reports whether err is a conflict with a concurrent
+// transaction or throttling, which the same request may pass when resent:
+// a TransactionConflictException, or a cancellation for those reasons
+// alone.
+func Retryable(err error) bool {
+	var conflict *types.TransactionConflictException
+	if errors.As(err, &conflict) {
+		return true
+	}
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(err, &cancelled) {
+		return false
+	}
+	some := false
+	for _, r := range cancelled.CancellationReasons {
+		switch code := aws.ToString(r.Code); {
+		case code == "None", code == "":
+		case RetryableCode(code):
+			some = true
+		default:
+			return false
+		}
+	}
+	return some
+}
+
+// RetryableCode reports whether a cancellation reason is a conflict or
+// throttling, which the same request may pass when resent.
+func RetryableCode(code string) bool {
+	switch code {
+	case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+		return true
+	}
+	return false
+}
+
+func IsConflict(err error) bool {
+	var conflict *types.TransactionConflictException
+	if errors.As(err, &conflict) {
+		return true
+	}
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) {
+		for _, r := range cancelled.CancellationReasons {
+			if aws.ToString(r.Code) == "TransactionConflict" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// KeepExpiry is addEx.existing for members that keep their expiry.
+const KeepExpiry = -1
+
+// MaxMove is the most members one transaction moves: a delete and a put
+// each, and the two metadata items, in DynamoDB's 100 actions.
+const MaxMove = (MaxTxItems - 2) / 2
+
+// MoveSel is a checked ZMoveArgs: a range of the source (its key filled in
+// per read) and the most members to move (-1: all).
+type MoveSel struct {
+	ByScore bool
+	Lo, Hi  float64
+	Empty   bool
+	Rev     bool
+	Count   int64
+}
