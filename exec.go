@@ -563,7 +563,6 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				}
 			case m.OrigIX != nil && !m.Present:
 				w = p.base.deleteMember(key, mk.Typ, mk.Member)
-				w.Action = w.Rendered(0, false) // a long member's delete requires its m (longmember.go)
 				if m.OrigMX != 0 {
 					k.Dmn--
 				}
@@ -572,13 +571,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				// outside a transaction; removed and added again, it has
 				// the one its adding write gave.
 				w = p.base.putMember(key, mk.Typ, mk.Member, m.Ix)
-				w.Action.Put.ConditionExpression = aws.String("#ix = :old")
-				w.Action.Put.ExpressionAttributeNames = map[string]string{"#ix": model.AttrIX}
-				w.Action.Put.ExpressionAttributeValues = model.Item{":old": model.Bin(m.OrigIX)}
+				w.Need, w.Prev = model.NeedIX, m.OrigIX
 				if mk.Typ == model.TypeSet { // no index value: the member's expiry changed
-					w.Action.Put.ConditionExpression = aws.String("attribute_exists(#pk)")
-					w.Action.Put.ExpressionAttributeNames = map[string]string{"#pk": model.AttrPK}
-					w.Action.Put.ExpressionAttributeValues = nil
+					w.Need, w.Prev = model.NeedPresent, nil
 				}
 				if m.Mx != 0 {
 					w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
@@ -590,7 +585,9 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			default:
 				continue
 			}
-			actions = append(actions, w.Action)
+			// Conditioned as read (the metadata action pins the rest); a
+			// long member's write also requires its m (longmember.go).
+			actions = append(actions, w.Rendered(0, false))
 			size += model.WriteBytes(key, w)
 			changed = true
 			if mk.Typ == model.TypeZSet {

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
 )
@@ -159,14 +158,12 @@ func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *m
 	d := w.Action.Delete
 	// For one member, ix order is expiry order, and model.ScoreBoundAfter(now)
 	// lies between every ix with expiry <= now and every ix with expiry > now.
-	d.ConditionExpression = aws.String("#ix < :b")
+	w.Need, w.IXBound = model.NeedLowerIX, model.ScoreBoundAfter(now)
 	if live {
-		d.ConditionExpression = aws.String("#ix > :b")
+		w.Need = model.NeedHigherIX
 	} else {
 		w.Count = 0
 	}
-	d.ExpressionAttributeNames = map[string]string{"#ix": model.AttrIX}
-	d.ExpressionAttributeValues = model.Item{":b": model.Bin(model.ScoreBoundAfter(now))}
 	d.ReturnValuesOnConditionCheckFailure = "ALL_OLD"
 	if follow {
 		w.Retry = func(cur model.Item) (*model.Write, error) {

@@ -523,12 +523,9 @@ func (c *Client) sweep(ctx context.Context, key string, typ model.KeyType) error
 // expiry exp: −1 to the count and to mn, 0 to the reply.
 func (c *Client) sweepWrite(key string, typ model.KeyType, sk []byte, exp int64) *model.Write {
 	return &model.Write{
-		Delta: -1, Ttl: -1, Swept: true, Need: model.NeedPresent,
+		Delta: -1, Ttl: -1, Swept: true, Need: model.NeedExpiry, ExpWas: exp,
 		Action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: model.Item{model.AttrPK: model.Bin(model.PkValue(key)), model.AttrSK: model.Bin(sk)},
-			ConditionExpression:       aws.String("#mx = :mx"),
-			ExpressionAttributeNames:  map[string]string{"#mx": model.AttrMemExp},
-			ExpressionAttributeValues: model.Item{":mx": model.Num(exp)},
 		}},
 	}
 }
@@ -674,33 +671,21 @@ func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cu
 // setMemberExpiry changes an existing member's expiry from old to at (0:
 // none), on condition that it still holds old.
 func (c *Client) setMemberExpiry(key string, typ model.KeyType, member string, old, at int64) *model.Write {
-	names := map[string]string{"#mx": model.AttrMemExp}
-	values := model.Item{}
-	cond := "attribute_not_exists(#mx)"
-	if old != 0 {
-		cond = "#mx = :old"
-		values[":old"] = model.Num(old)
-	}
-	update := "REMOVE #mx"
+	update, values := "REMOVE #mx", model.Item(nil)
 	if at != 0 {
-		update = "SET #mx = :at"
-		values[":at"] = model.Num(at)
+		update, values = "SET #mx = :at", model.Item{":at": model.Num(at)}
 	}
-	w := &model.Write{Member: member, Count: 1, Known: true, Need: model.NeedExpiry, ExpWas: old, ExpTo: at}
+	w := &model.Write{Member: member, Count: 1, Known: true, Need: model.NeedPresent | model.NeedExpiry, ExpWas: old, ExpTo: at}
 	switch {
 	case old == 0 && at != 0:
 		w.Ttl = 1
 	case old != 0 && at == 0:
 		w.Ttl = -1
 	}
-	if len(values) == 0 {
-		values = nil
-	}
 	w.Action = types.TransactWriteItem{Update: &types.Update{
 		TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String("attribute_exists(#pk) AND " + cond),
-		ExpressionAttributeNames:            model.WithEntry(names, "#pk", model.AttrPK),
+		ExpressionAttributeNames:            map[string]string{"#mx": model.AttrMemExp},
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
@@ -716,13 +701,13 @@ func (c *Client) rewriteMember(key string, typ model.KeyType, member string, pre
 		return c.dropMemberExpiry(key, member, exp)
 	}
 	w := &model.Write{
-		Member: member, Count: 1, Ix: want, Prev: prev, Known: true, Ttl: -1, Score: model.ScoreOfIX(want), Need: model.NeedIX,
+		Member: member, Count: 1, Ix: want, Prev: prev, Known: true, Ttl: -1, Score: model.ScoreOfIX(want),
+		Need: model.NeedIX | model.NeedExpiry, ExpWas: exp,
 		Action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),
-			ConditionExpression:                 aws.String("#ix = :prev AND #mx = :mx"),
 			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX, "#mx": model.AttrMemExp},
-			ExpressionAttributeValues:           model.Item{":want": model.Bin(want), ":prev": model.Bin(prev), ":mx": model.Num(exp)},
+			ExpressionAttributeValues:           model.Item{":want": model.Bin(want)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
@@ -828,11 +813,9 @@ func (c *Client) onExpired(key string, typ model.KeyType, w *model.Write, old mo
 		return retry(now)
 	}
 	put := *next.Action.Put
-	put.ConditionExpression = aws.String("#mxOld = :mxOld")
-	put.ExpressionAttributeNames = map[string]string{"#mxOld": model.AttrMemExp}
-	put.ExpressionAttributeValues = model.Item{":mxOld": model.Num(model.MemberExp(old))}
 	put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	next.Action = types.TransactWriteItem{Put: &put}
+	next.Need, next.ExpWas = model.NeedExpiry, model.MemberExp(old) // the expired item, still as met
 	next.Delta-- // the expired item was counted
 	next.Ttl--   // and had an expiry
 	next.Replaces = true

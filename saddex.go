@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
@@ -245,16 +244,14 @@ func (c *Client) mxxWrite(key, member string, old, to int64) *model.Write {
 // present and live (present) or missing (a stored member that has
 // expired is missing: write.rendered conditions the check so).
 func (c *Client) memberCheck(key string, typ model.KeyType, member string, present bool) *model.Write {
-	cond, need := "attribute_not_exists(#pk)", model.NeedAbsent
+	need := model.NeedAbsent
 	if present {
-		cond, need = "attribute_exists(#pk)", model.NeedPresent
+		need = model.NeedPresent
 	}
 	return &model.Write{
 		Member: member, Need: need,
 		Action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
-			ConditionExpression:                 aws.String(cond),
-			ExpressionAttributeNames:            map[string]string{"#pk": model.AttrPK},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}

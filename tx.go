@@ -162,7 +162,7 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 				if next, err = c.onExpired(owners[i].Key, owners[i].Typ, w, r.Item); err != nil {
 					return model.TxResult{}, err
 				}
-			case r.Item != nil && w.Action.Delete != nil && !w.Swept && !w.Strict && (w.Pin == nil || *w.Pin != model.MemberExp(r.Item)):
+			case r.Item != nil && w.Action.Delete != nil && !w.Swept && !w.Strict && (w.Need&model.NeedExpiry == 0 || w.ExpWas != model.MemberExp(r.Item)):
 				next = model.PinDelete(w, model.MemberExp(r.Item)) // it has an expiry, or another one
 			case w.Retry != nil:
 				var err error
@@ -489,8 +489,6 @@ func (c *Client) putMember(key string, typ model.KeyType, member string, ix []by
 		Member: member, Delta: 1, Count: 1, Ix: ix, Known: true, Need: model.NeedAbsent,
 		Action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
-			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames:            map[string]string{"#pk": model.AttrPK},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
@@ -503,8 +501,6 @@ func (c *Client) deleteMember(key string, typ model.KeyType, member string) *mod
 		Member: member, Delta: -1, Count: 1, Need: model.NeedPresent,
 		Action: types.TransactWriteItem{Delete: &types.Delete{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
-			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}},
 		Ttl: 0, // set by transact when the item turns out to have an expiry
 	}
@@ -520,9 +516,8 @@ func (c *Client) setIX(key string, typ model.KeyType, member string, prev, want 
 		Action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),
-			ConditionExpression:                 aws.String("#ix = :prev"),
 			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX},
-			ExpressionAttributeValues:           model.Item{":want": model.Bin(want), ":prev": model.Bin(prev)},
+			ExpressionAttributeValues:           model.Item{":want": model.Bin(want)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}

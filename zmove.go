@@ -32,7 +32,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
@@ -500,17 +499,8 @@ func (c *Client) moveOver(key string, cd moveCand, cur model.Item) *model.Write 
 	want, prev, was := model.ZsetIX(cd.z.Score, cd.z.Member), model.BytesAttr(cur, model.AttrIX), model.MemberExp(cur)
 	it := model.ItemKey(key, model.MemberSK(model.TypeZSet, cd.z.Member))
 	it[model.AttrIX] = model.Bin(want)
-	names := map[string]string{"#ix": model.AttrIX, "#mx": model.AttrMemExp}
-	values := model.Item{":prev": model.Bin(prev)}
-	cond := "#ix = :prev AND attribute_not_exists(#mx)"
-	if was != 0 {
-		cond = "#ix = :prev AND #mx = :was"
-		values[":was"] = model.Num(was)
-	}
 	if len(cd.z.Member) > model.InlineMemberLen {
 		it[model.AttrMem] = model.Bin([]byte(cd.z.Member))
-		names["#lm"], values[":lm"] = model.AttrMem, model.Bin([]byte(cd.z.Member))
-		cond += " AND #lm = :lm"
 	}
 	var ttl int64
 	if cd.exp != 0 {
@@ -521,13 +511,11 @@ func (c *Client) moveOver(key string, cd moveCand, cur model.Item) *model.Write 
 		ttl--
 	}
 	w := &model.Write{
-		Member: cd.z.Member, Score: cd.z.Score, Ix: want, Prev: prev, Known: true, Need: model.NeedIX,
+		Member: cd.z.Member, Score: cd.z.Score, Ix: want, Prev: prev, Known: true,
+		Need: model.NeedIX | model.NeedExpiry, ExpWas: was, // still as met
 		Ttl: ttl, Required: true, Replaces: true, // an expired cur is replaced, not counted again
 		Action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
-			ConditionExpression:                 aws.String(cond),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}

@@ -179,12 +179,12 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 		w.Retry = func(now model.Item) (*model.Write, error) { return c.zWrite(key, z.Member, now, decide) }
 		return w
 	}
-	cond, need := "attribute_exists(#pk) AND #ix <> :new", model.NeedOtherIX
+	need := model.NeedPresent | model.NeedOtherIX
 	switch {
 	case args.GT:
-		cond, need = "attribute_exists(#pk) AND #ix < :new", model.NeedLowerIX
+		need = model.NeedPresent | model.NeedLowerIX
 	case args.LT:
-		cond, need = "attribute_exists(#pk) AND #ix > :new", model.NeedHigherIX
+		need = model.NeedPresent | model.NeedHigherIX
 	}
 	var count int64
 	if args.Ch {
@@ -195,8 +195,7 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 		Action: types.TransactWriteItem{Update: &types.Update{
 			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(model.TypeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),
-			ConditionExpression:       aws.String(cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+			ExpressionAttributeNames:  map[string]string{"#ix": model.AttrIX},
 			ExpressionAttributeValues: model.Item{":new": model.Bin(model.ZsetIX(z.Score, z.Member))},
 		}},
 	}

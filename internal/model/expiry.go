@@ -51,7 +51,7 @@ const (
 // Condition showed the member's expiry (write.rendered adds the pin).
 func PinDelete(w *Write, exp int64) *Write {
 	next := *w
-	next.Pin, next.Ttl = &exp, 0
+	next.Need, next.ExpWas, next.Ttl = w.Need|NeedExpiry, exp, 0
 	if exp != 0 {
 		next.Ttl = -1
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"maps"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -14,15 +15,23 @@ import (
 // MaxTxItems is DynamoDB's limit of actions in one TransactWriteItems.
 const MaxTxItems = 100
 
-// Write is one member item's change inside a key's transaction.
+// Write is one member item's change inside a key's transaction: a value,
+// rendered into its DynamoDB action once per attempt (Rendered) and judged
+// on EXEC's snapshot (Holds, ApplyTo) from the same data.
 type Write struct {
 	Member string
-	Action types.TransactWriteItem // its condition must be set
-	// Need is the condition of action as data: EXEC's writer (seam.go)
-	// judges it against the snapshot instead of DynamoDB. A member-expiry
-	// change (NeedExpiry) requires the expiry ExpWas and sets expTo.
+	// Action is what the write does to its item, without a condition:
+	// Rendered adds the one Need says (count items, which have no Need,
+	// carry their own).
+	Action types.TransactWriteItem
+	// Need is the write's condition on its member item, as data: DynamoDB
+	// judges it as Rendered writes it, EXEC's writer (seam.go) as Holds
+	// reads it. ExpWas is the expiry NeedExpiry requires (0: none), ExpTo
+	// the one an expiry change sets; IXBound is what NeedOtherIX,
+	// NeedLowerIX and NeedHigherIX compare the index value with (nil: Ix).
 	Need          Need
 	ExpWas, ExpTo int64
+	IXBound       []byte
 	Delta         int64   // change of the key's cardinality when applied
 	Count         int64   // what it adds to the command's reply when applied
 	Score         float64 // for sorted-set writes: the score it stores
@@ -53,24 +62,23 @@ type Write struct {
 	// takes an expired member's place.
 	Ttl             int64
 	Swept, Replaces bool
-	Pin             *int64 // a delete's expected expiry (pinDelete); nil: not pinned
 	// Strict: a failed delete is never re-pinned to the expiry it found;
 	// its retry, or required, decides (ZMOVE: the destination's write was
 	// built from the member as read).
 	Strict bool
 }
 
-// Rendered is w's action as sent at now: the condition its constructor
-// built conjoined with the guards its data asks for: a write pinned by
-// the rank code requires the index value it read (rank.go: pin); a long
-// member's update, delete or check of presence requires the item to hold
-// that member (longmember.go); a pinned delete requires the expiry it was
-// pinned to (PinDelete); and on a table with member expiry (memberTTL), a
-// write that requires its member requires it live, a check of absence
-// (memberCheck) also holds for an expired item, and an unpinned delete
-// requires it to have no expiry, which a failed condition then shows
-// (memberttl.go). Sweeps and count items get no expiry guard.
-// w.action itself is never edited: each attempt renders afresh.
+// Rendered is w's action as sent at now, with its condition: what Need
+// says (NeedExpression), conjoined with the guards the rest of its data
+// asks for: a write pinned by the rank code requires the index value it
+// read (rank.go: pin); a long member's write or check that requires it
+// present requires the item to hold that member (longmember.go); and on a
+// table with member expiry (memberTTL), a write that requires its member
+// requires it live, a check of absence (memberCheck) also holds for an
+// expired item, and a delete not pinned to an expiry (NeedExpiry)
+// requires it to have none, which a failed condition then shows
+// (memberttl.go). A put, a sweep and a count item get no expiry guard.
+// w.Action itself is never edited: each attempt renders afresh.
 func (w *Write) Rendered(now int64, memberTTL bool) types.TransactWriteItem {
 	a := w.Action
 	var (
@@ -80,6 +88,10 @@ func (w *Write) Rendered(now int64, memberTTL bool) types.TransactWriteItem {
 		onFail *types.ReturnValuesOnConditionCheckFailure
 	)
 	switch {
+	case a.Put != nil:
+		p := *a.Put
+		a.Put = &p
+		cond, names, values, onFail = &p.ConditionExpression, &p.ExpressionAttributeNames, &p.ExpressionAttributeValues, &p.ReturnValuesOnConditionCheckFailure
 	case a.Update != nil:
 		u := *a.Update
 		a.Update = &u
@@ -92,8 +104,6 @@ func (w *Write) Rendered(now int64, memberTTL bool) types.TransactWriteItem {
 		cc := *a.ConditionCheck
 		a.ConditionCheck = &cc
 		cond, names, values, onFail = &cc.ConditionExpression, &cc.ExpressionAttributeNames, &cc.ExpressionAttributeValues, &cc.ReturnValuesOnConditionCheckFailure
-	default:
-		return a // a put: attribute_not_exists needs no guard (transact reads what a failed one found)
 	}
 	nn, vv := maps.Clone(*names), maps.Clone(*values)
 	if nn == nil {
@@ -102,8 +112,18 @@ func (w *Write) Rendered(now int64, memberTTL bool) types.TransactWriteItem {
 	if vv == nil {
 		vv = Item{}
 	}
-	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
-	if w.Pinned && a.ConditionCheck == nil {
+	and := func(expr string) {
+		if *cond == nil {
+			*cond = aws.String(expr)
+		} else {
+			*cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr)
+		}
+	}
+	if w.Need != 0 {
+		and(w.NeedExpression(nn, vv))
+	}
+	present := w.Need&^NeedAbsent != 0
+	if a.Put == nil && w.Pinned && a.ConditionCheck == nil {
 		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
 		if w.Prev == nil {
 			nn["#rkpk"] = AttrPK
@@ -113,39 +133,78 @@ func (w *Write) Rendered(now int64, memberTTL bool) types.TransactWriteItem {
 			and("#rkix = :rkprev")
 		}
 	}
-	absentCheck := a.ConditionCheck != nil && w.Need == NeedAbsent // memberCheck(..., false)
-	if len(w.Member) > InlineMemberLen && (a.ConditionCheck == nil || w.Need == NeedPresent) {
+	if len(w.Member) > InlineMemberLen && present {
 		nn["#lm"], vv[":lm"] = AttrMem, Bin([]byte(w.Member))
 		and("#lm = :lm")
 	}
-	if w.Pin != nil && a.Delete != nil {
-		nn["#mxPin"] = AttrMemExp
-		if *w.Pin != 0 {
-			vv[":mxPin"] = Num(*w.Pin)
-			and("#mxPin = :mxPin")
-		} else {
-			and("attribute_not_exists(#mxPin)")
-		}
-	}
-	if memberTTL && !w.Swept && !w.RankItem {
+	if a.Put == nil && memberTTL && !w.Swept && !w.RankItem {
 		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
 		nn["#mxLive"] = AttrMemExp
 		switch {
-		case absentCheck: // missing, or stored but expired
+		case a.ConditionCheck != nil && w.Need&NeedAbsent != 0: // missing, or stored but expired
 			vv[":mxNow"] = Num(now)
 			*cond = aws.String("(" + aws.ToString(*cond) + ") OR #mxLive <= :mxNow")
-		case a.Delete != nil && w.Pin == nil:
+		case a.Delete != nil && w.Need&NeedExpiry == 0:
 			and(NoExpiryGuard)
 		default:
 			vv[":mxNow"] = Num(now)
 			and(LiveGuard)
 		}
 	}
+	if len(nn) == 0 {
+		nn = nil
+	}
 	if len(vv) == 0 {
 		vv = nil
 	}
 	*names, *values = nn, vv
 	return a
+}
+
+// NeedExpression is w.Need as a DynamoDB condition, with the placeholders
+// it uses added to names and values.
+func (w *Write) NeedExpression(names map[string]string, values Item) string {
+	var parts []string
+	n := w.Need
+	if n&NeedAbsent != 0 {
+		names["#pk"] = AttrPK
+		parts = append(parts, "attribute_not_exists(#pk)")
+	}
+	if n&NeedPresent != 0 {
+		names["#pk"] = AttrPK
+		parts = append(parts, "attribute_exists(#pk)")
+	}
+	if n&NeedIX != 0 {
+		names["#ix"], values[":prev"] = AttrIX, Bin(w.Prev)
+		parts = append(parts, "#ix = :prev")
+	}
+	for _, c := range []struct {
+		bit Need
+		op  string
+	}{{NeedOtherIX, "<>"}, {NeedLowerIX, "<"}, {NeedHigherIX, ">"}} {
+		if n&c.bit != 0 {
+			names["#ix"], values[":ixb"] = AttrIX, Bin(w.bound())
+			parts = append(parts, "#ix "+c.op+" :ixb")
+		}
+	}
+	if n&NeedExpiry != 0 {
+		names["#mx"] = AttrMemExp
+		if w.ExpWas == 0 {
+			parts = append(parts, "attribute_not_exists(#mx)")
+		} else {
+			values[":was"] = Num(w.ExpWas)
+			parts = append(parts, "#mx = :was")
+		}
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// bound is what the index-value comparisons of Need compare with.
+func (w *Write) bound() []byte {
+	if w.IXBound != nil {
+		return w.IXBound
+	}
+	return w.Ix
 }
 
 // Group is the writes of one command on one key.
@@ -306,40 +365,40 @@ func Token() string {
 // never a write outside the transaction.
 var ErrOutsideTx = errors.New("redimo: this command cannot run inside a transaction (see Pipeliner); nothing was read or written outside it")
 
-// Need is a write's condition on the member item it writes, as data.
+// Need is a write's condition on the member item it writes, as data: a
+// set of requirements, all of which must hold. Every requirement but
+// NeedAbsent requires the member present.
 type Need uint8
 
 const (
-	NeedUnknown  Need = iota // not judged by EXEC's writer (a bug if it meets one)
-	NeedAbsent               // attribute_not_exists: the member is missing
-	NeedPresent              // attribute_exists
-	NeedIX                   // the member's index value is w.prev
-	NeedOtherIX              // present, and its index value is not w.ix
-	NeedLowerIX              // present, with an index value below w.ix (ZADD XX GT)
-	NeedHigherIX             // present, with an index value above w.ix (ZADD XX LT)
-	NeedExpiry               // present, with the expiry w.expWas (0: none)
+	NeedAbsent   Need = 1 << iota // attribute_not_exists: the member is missing
+	NeedPresent                   // attribute_exists
+	NeedIX                        // its index value is w.Prev
+	NeedOtherIX                   // its index value is not w.IXBound (nil: w.Ix)
+	NeedLowerIX                   // its index value is below it (ZADD XX GT)
+	NeedHigherIX                  // its index value is above it (ZADD XX LT)
+	NeedExpiry                    // its expiry is w.ExpWas (0: none)
 )
 
 // Holds reports whether w's condition holds for m, as DynamoDB would judge
-// w.action's condition on m's item.
+// w's rendered condition on m's item.
 func (w *Write) Holds(m *TxMember) (bool, error) {
-	switch w.Need {
-	case NeedAbsent:
+	n := w.Need
+	switch {
+	case n == 0:
+		return false, ErrOutsideTx // a write without a Need: not a member write
+	case n&NeedAbsent != 0:
 		return !m.Present, nil
-	case NeedPresent:
-		return m.Present, nil
-	case NeedIX:
-		return m.Present && bytes.Equal(m.Ix, w.Prev), nil
-	case NeedOtherIX:
-		return m.Present && !bytes.Equal(m.Ix, w.Ix), nil
-	case NeedLowerIX:
-		return m.Present && bytes.Compare(m.Ix, w.Ix) < 0, nil
-	case NeedHigherIX:
-		return m.Present && bytes.Compare(m.Ix, w.Ix) > 0, nil
-	case NeedExpiry:
-		return m.Present && m.Mx == w.ExpWas, nil
+	case !m.Present:
+		return false, nil
+	case n&NeedIX != 0 && !bytes.Equal(m.Ix, w.Prev),
+		n&NeedOtherIX != 0 && bytes.Equal(m.Ix, w.bound()),
+		n&NeedLowerIX != 0 && bytes.Compare(m.Ix, w.bound()) >= 0,
+		n&NeedHigherIX != 0 && bytes.Compare(m.Ix, w.bound()) <= 0,
+		n&NeedExpiry != 0 && m.Mx != w.ExpWas:
+		return false, nil
 	}
-	return false, ErrOutsideTx
+	return true, nil
 }
 
 // ItemOf is m's item as the table would return it (nil when absent).
@@ -370,7 +429,7 @@ func (w *Write) ApplyTo(k *TxKey, typ KeyType, m *TxMember) {
 	case a.Put != nil: // a new item: its expiry is the one it carries
 		k.Add(typ, m, w.Ix)
 		m.Mx = MemberExp(a.Put.Item)
-	case w.Need == NeedExpiry: // the expiry alone
+	case w.Ix == nil: // an update without an index value: the expiry alone
 		m.Mx = w.ExpTo
 		k.Touched = true
 	default: // a new index value, keeping the expiry unless it drops it (rewriteMember)
