@@ -700,61 +700,32 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 // when keepRank (the transaction carries its count items), else it is
 // unranked (rk removed).
 func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool) types.TransactWriteItem {
-	cond, names, values := model.AsRead(k.Raw)
+	m := model.NewMetaWrite(key).RequireAsRead(k.Raw)
 	switch {
 	case !changed, k.Typ == model.TypeNone && k.Raw == nil:
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: p.base.table(), Key: model.MetaKey(key), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}}
+		return m.Action(p.base.table()) // a check
 	case k.Typ == model.TypeNone:
-		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: p.base.table(), Key: model.MetaKey(key), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}}
+		return m.Delete().Action(p.base.table())
 	}
-	for n, a := range map[string]string{"#t": model.AttrType, "#n": model.AttrCard, "#v": model.AttrVer, "#x": model.AttrExp, "#xt": model.AttrExpTok} {
-		names[n] = a
-	}
-	if values == nil {
-		values = model.Item{}
-	}
-	values[":nt"], values[":nn"], values[":nv"] = model.Str(string(k.Typ)), model.Num(k.Card), model.Bin(model.VersionToken())
-	set := "SET #t = :nt, #n = :nn, #v = :nv, " + model.KeyIndexSet(key, names, values)
-	remove := ""
+	m.SetType(k.Typ).SetCard(k.Card).NewVersion()
 	if k.ExpSet || k.Exp != k.Orig.Exp {
-		set += ", #xt = :nxt"
-		values[":nxt"] = model.Str(model.Token())
+		m.NewExpToken(model.Token())
 	}
-	var removes []string
 	if k.Exp != 0 {
-		set += ", #x = :nx"
-		values[":nx"] = model.Num(k.Exp)
+		m.SetExp(k.Exp)
 	} else {
-		removes = append(removes, "#x")
+		m.RemoveExp()
 	}
 	if _, ranked := k.Raw[model.AttrRanked]; ranked && !keepRank {
 		// A transaction that does not keep a sorted set's count items
 		// (rank.go; commit) unranks the key it writes; the next write that
 		// adds a member builds them again, and until then ranks are counted.
-		removes = append(removes, "#rk")
-		names["#rk"] = model.AttrRanked
-	}
-	if removes != nil {
-		remove = " REMOVE " + strings.Join(removes, ", ")
+		m.RemoveRanked()
 	}
 	if k.Dmn != 0 {
-		remove += " ADD #mn :dmn"
-		names["#mn"], values[":dmn"] = model.AttrMemTTL, model.Num(k.Dmn)
+		m.AddTTLs(k.Dmn)
 	}
-	if !strings.Contains(set+cond, "#xt") {
-		delete(names, "#xt")
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: p.base.table(), Key: model.MetaKey(key),
-		UpdateExpression: aws.String(set + remove), ConditionExpression: aws.String(cond),
-		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-	}}
+	return m.Action(p.base.table())
 }
 
 // versionOf is a metadata item's version as Watch compares it: its

@@ -30,8 +30,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
@@ -124,15 +122,15 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	switch cond {
 	case ExpireAlways:
 	case ExpireNX:
-		flag = " AND attribute_not_exists(#x)"
+		flag = "attribute_not_exists(#x)"
 	case ExpireXX:
-		flag = " AND attribute_exists(#x)"
+		flag = "attribute_exists(#x)"
 	case ExpireGT:
-		flag = " AND #x < :at"
+		flag = "#x < :at"
 	case ExpireLT:
-		flag = " AND (attribute_not_exists(#x) OR #x > :at)"
+		flag = "attribute_not_exists(#x) OR #x > :at"
 	case ExpireXXLT:
-		flag = " AND #x > :at"
+		flag = "#x > :at"
 	default:
 		return false, argError(cmd, "condition", string(cond), ErrSyntax)
 	}
@@ -152,14 +150,11 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		return c.tx.setExpiry(ctx, key, at, cond)
 	}
 	tok := model.Token()
-	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: c.table(), Key: model.MetaKey(key),
-		UpdateExpression:                    aws.String("SET #x = :at, #xt = :tok"),
-		ConditionExpression:                 aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
-		ExpressionAttributeNames:            map[string]string{"#t": model.AttrType, "#x": model.AttrExp, "#xt": model.AttrExpTok},
-		ExpressionAttributeValues:           model.Item{":at": model.Num(at), ":now": model.Num(now), ":tok": model.Str(tok)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	w := model.NewMetaWrite(key).RequireExists().RequireLive(now).SetExp(at).NewExpToken(tok)
+	if flag != "" {
+		w.Require(flag)
+	}
+	_, err = c.updateItem(ctx, w.Update(c.table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Missing, expired meanwhile, or cond does not hold; unless the
@@ -231,20 +226,11 @@ func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, mode
 		return removed, model.Meta{}, err
 	}
 	tok := model.Token()
-	names := map[string]string{"#t": model.AttrType, "#x": model.AttrExp, "#xt": model.AttrExpTok}
-	expr := "attribute_exists(#t) AND #x > :now"
+	w := model.NewMetaWrite(key).RequireExists().RequireExpiring(c.nowMs()).RemoveExp().NewExpToken(tok)
 	if cond != "" {
-		expr += " AND " + cond
-		names["#mn"], names["#n"] = model.AttrMemTTL, model.AttrCard
+		w.Require(cond)
 	}
-	_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: c.table(), Key: model.MetaKey(key),
-		UpdateExpression:                    aws.String("REMOVE #x SET #xt = :tok"),
-		ConditionExpression:                 aws.String(expr),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           model.Item{":now": model.Num(c.nowMs()), ":tok": model.Str(tok)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err := c.updateItem(ctx, w.Update(c.table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Ours when the SDK resent it after a lost response.

@@ -815,9 +815,11 @@ func (c *Client) onExpired(key string, typ model.KeyType, w *model.Write, old mo
 	put := *next.Action.Put
 	put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	next.Action = types.TransactWriteItem{Put: &put}
-	next.Need, next.ExpWas = model.NeedExpiry, model.MemberExp(old) // the expired item, still as met
-	next.Delta-- // the expired item was counted
-	next.Ttl--   // and had an expiry
+	// On condition that the expired item is still as met, which was
+	// counted and had an expiry.
+	next.Need, next.ExpWas = model.NeedExpiry, model.MemberExp(old)
+	next.Delta--
+	next.Ttl--
 	next.Replaces = true
 	return next, nil
 }

@@ -202,20 +202,17 @@ func (c *Client) chunksOf(key string, typ model.KeyType, writes []*model.Write) 
 // (transact: rankCrossed, rankBuild) before it writes again: so a key is
 // ranked from the write that takes it to the minimum on, and ranks are
 // never built by a read.
-func (c *Client) rankGuard(g *model.Group, d int64, names map[string]string, values model.Item) string {
-	if g.Typ != model.TypeZSet {
-		return ""
+func (c *Client) rankGuard(g *model.Group, d int64, m *model.MetaWrite) {
+	switch {
+	case g.Typ != model.TypeZSet:
+	case g.Rank != nil && g.Rank.Ranked:
+		m.RequireRanked(true)
+	case d <= 0 || g.NoBuild:
+		m.RequireRanked(false)
+	default:
+		m.RequireRanked(false).Value(":rklim", model.Num(c.rankMin()-d)).Value(":rk0", model.Num(0)).
+			Require("attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #mn > :rk0")
 	}
-	names["#rk"] = model.AttrRanked
-	if g.Rank != nil && g.Rank.Ranked {
-		return " AND attribute_exists(#rk)"
-	}
-	if d <= 0 || g.NoBuild {
-		return " AND attribute_not_exists(#rk)"
-	}
-	names["#rkmn"] = model.AttrMemTTL
-	values[":rklim"], values[":rk0"] = model.Num(c.rankMin()-d), model.Num(0)
-	return " AND attribute_not_exists(#rk) AND (attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #rkmn > :rk0)"
 }
 
 // rankCrossed reports whether the metadata item it, returned by g's
@@ -453,11 +450,7 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: c.table(), Key: model.MetaKey(key),
-		ConditionExpression:      aws.String("attribute_not_exists(#rk)"),
-		ExpressionAttributeNames: map[string]string{"#rk": model.AttrRanked},
-	}}
+	guard := model.NewMetaWrite(key).RequireRanked(false).Action(c.table())
 	for chunk := range slices.Chunk(ranges, model.MaxTxItems-1) {
 		actions := []types.TransactWriteItem{guard}
 		for _, r := range chunk {
@@ -651,27 +644,14 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	// as read (version token, count, no expiry, not ranked); the last one
 	// sets rk. A build cut short leaves count items nobody reads (no rk),
 	// which the next build replaces.
-	names := map[string]string{"#v": model.AttrVer, "#n": model.AttrCard, "#t": model.AttrType, "#x": model.AttrExp, "#rk": model.AttrRanked}
-	values := model.Item{":v": model.Bin(ver), ":n": model.Num(m.Card), ":t": model.Str(string(model.TypeZSet))}
-	const as = "#v = :v AND #n = :n AND #t = :t AND attribute_not_exists(#x) AND attribute_not_exists(#rk)"
 	for start := 0; start < len(actions); start += model.MaxTxItems - 1 {
 		chunk := actions[start:min(start+model.MaxTxItems-1, len(actions))]
-		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: model.MetaKey(key),
-			ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}}
+		guard := model.NewMetaWrite(key).RequireVersion(ver).RequireCard("=", m.Card).RequireType(model.TypeZSet).
+			Require("attribute_not_exists(#x)").RequireRanked(false)
 		if start+model.MaxTxItems-1 >= len(actions) {
-			withOne := model.Item{":one": model.Num(1)}
-			for k, v := range values {
-				withOne[k] = v
-			}
-			guard = types.TransactWriteItem{Update: &types.Update{
-				TableName: c.table(), Key: model.MetaKey(key),
-				UpdateExpression:    aws.String("SET #rk = :one"),
-				ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: withOne,
-			}}
+			guard.SetRanked()
 		}
-		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard)); err != nil {
+		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard.Action(c.table()))); err != nil {
 			return false, model.IgnoreCancelled(err)
 		}
 	}

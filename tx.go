@@ -23,7 +23,6 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
@@ -223,73 +222,43 @@ func (c *Client) metaAction(g *model.Group) types.TransactWriteItem {
 		dt += w.Ttl
 		mutates = mutates || w.Action.ConditionCheck == nil
 	}
-	names := map[string]string{"#t": model.AttrType, "#n": model.AttrCard, "#x": model.AttrExp, "#v": model.AttrVer}
-	values := model.Item{":t": model.Str(string(g.Typ)), ":now": model.Num(c.nowMs()), ":v": model.Bin(model.VersionToken())}
 	// Every action also requires the key not to have expired: writes to an
 	// expired key would otherwise meet its old members. transact purges the
 	// key and starts again when that is what failed. A sorted set's action
 	// requires it ranked as the writer believes (rank.go), and an unranked
 	// one that grows, that it stays below the build minimum (rankGuard).
-	live := " AND (attribute_not_exists(#x) OR #x > :now)" + c.rankGuard(g, d, names, values)
-	// Every action that changes the key also stores a fresh version
-	// token, which WATCH compares (watch.go).
-	// Updates also (re)write the key index attributes (model.KeyIndexSet).
-	index := ", " + model.KeyIndexSet(g.Key, names, values)
-	key := model.MetaKey(g.Key)
-	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
-	// Members given or rid of an expiry change mn (memberttl.go); a key
-	// with member expiries is not ranked (its ranks are counted).
-	adds := ""
-	if dt != 0 {
-		adds = ", #mn :dt"
-		names["#mn"], values[":dt"] = model.AttrMemTTL, model.Num(dt)
-	}
-	if dt > 0 && g.Typ == model.TypeZSet {
-		index += " REMOVE #rk"
-	}
-	update := func(expr, cond string) types.TransactWriteItem {
-		return types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String(expr),
-			ConditionExpression:                 aws.String(cond + live),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: onFail,
-		}}
-	}
-	// A deletion or a condition check writes no attribute: it keeps only
-	// the placeholders its condition uses.
-	bare := func(cond string) (*string, map[string]string, model.Item) {
-		model.DropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt")
-		return aws.String(cond + live), names, values
+	// Every action that changes the key stores a fresh version token, which
+	// WATCH compares, and its key-index attributes (model.MetaWrite).
+	m := model.NewMetaWrite(g.Key).RequireLive(c.nowMs())
+	c.rankGuard(g, d, m)
+	changes := func() *model.MetaWrite {
+		m.NewVersion()
+		// Members given or rid of an expiry change mn (memberttl.go); a key
+		// with member expiries is not ranked (its ranks are counted).
+		if dt != 0 {
+			m.AddTTLs(dt)
+		}
+		if dt > 0 && g.Typ == model.TypeZSet {
+			m.RemoveRanked()
+		}
+		return m
 	}
 	switch {
 	case d > 0:
-		values[":d"] = model.Num(d)
-		return update("SET #t = :t, #v = :v"+index+" ADD #n :d"+adds, "(attribute_not_exists(#t) OR #t = :t)")
+		changes().RequireTypeOrAbsent(g.Typ).SetType(g.Typ).AddCard(d)
 	case d < 0 && g.Known && g.Now.Card == -d:
-		values[":k"] = model.Num(-d)
-		del := &types.Delete{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
-		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = bare("#t = :t AND #n = :k")
-		return types.TransactWriteItem{Delete: del}
+		m.RequireType(g.Typ).RequireCard("=", -d).Delete()
 	case d < 0:
-		values[":d"], values[":k"] = model.Num(d), model.Num(-d)
-		return update("SET #v = :v"+index+" ADD #n :d"+adds, "#t = :t AND #n > :k")
+		changes().RequireType(g.Typ).RequireCard(">", -d).AddCard(d)
 	case mutates:
 		// Members change, their number does not (a new score, or as many
 		// added as removed): the key exists when this commits, since
 		// those writes' conditions need its members.
-		delete(names, "#n")
-		if adds != "" {
-			return update("SET #v = :v"+index+" ADD "+adds[2:], "(attribute_not_exists(#t) OR #t = :t)")
-		}
-		return update("SET #v = :v"+index, "(attribute_not_exists(#t) OR #t = :t)")
+		changes().RequireTypeOrAbsent(g.Typ)
 	default:
-		delete(names, "#n")
-		check := &types.ConditionCheck{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
-		check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = bare("(attribute_not_exists(#t) OR #t = :t)")
-		return types.TransactWriteItem{ConditionCheck: check}
+		m.RequireTypeOrAbsent(g.Typ) // nothing written: a check
 	}
+	return m.Action(c.table())
 }
 
 // expiredKeyError reports that a transaction met an expired key, which must
@@ -345,13 +314,7 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 		return c.tx.purge(ctx, key)
 	}
 	err := c.retryConflicts(ctx, func() error {
-		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: c.table(), Key: model.MetaKey(key),
-			UpdateExpression:          aws.String("SET #x = :dead"),
-			ConditionExpression:       aws.String("#x = :x OR #x = :dead"),
-			ExpressionAttributeNames:  map[string]string{"#x": model.AttrExp},
-			ExpressionAttributeValues: model.Item{":x": model.Num(m.Exp), ":dead": model.Num(model.DeadExp)},
-		})
+		_, err := c.updateItem(ctx, model.NewMetaWrite(key).RequireExpiry(m.Exp, model.DeadExp).SetExp(model.DeadExp).Update(c.table()))
 		return err
 	})
 	var failed *types.ConditionalCheckFailedException
@@ -363,24 +326,12 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	}
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
-		values := model.Item{":dead": model.Num(model.DeadExp), ":k": model.Num(int64(len(batch)))}
-		guard := types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: model.MetaKey(key),
-			UpdateExpression:         aws.String("ADD #n :negk"),
-			ConditionExpression:      aws.String("#x = :dead AND #n >= :k"),
-			ExpressionAttributeNames: map[string]string{"#x": model.AttrExp, "#n": model.AttrCard},
-			ExpressionAttributeValues: model.Item{":dead": values[":dead"], ":k": values[":k"],
-				":negk": model.Num(-int64(len(batch)))},
-		}}
+		k := int64(len(batch))
+		guard := model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard(">=", k).AddCard(-k)
 		if final {
-			guard = types.TransactWriteItem{Delete: &types.Delete{
-				TableName: c.table(), Key: model.MetaKey(key),
-				ConditionExpression:       aws.String("#x = :dead AND #n = :k"),
-				ExpressionAttributeNames:  map[string]string{"#x": model.AttrExp, "#n": model.AttrCard},
-				ExpressionAttributeValues: values,
-			}}
+			guard = model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard("=", k).Delete()
 		}
-		actions := append(batch, guard)
+		actions := append(batch, guard.Action(c.table()))
 		batch = batch[:0]
 		return c.sendTx(ctx, actions)
 	}

@@ -1,10 +1,5 @@
 package model
 
-import (
-	"fmt"
-	"strings"
-)
-
 // TxKey is one key of a transaction: as read, and as the transaction
 // left it.
 type TxKey struct {
@@ -94,32 +89,4 @@ func (k *TxKey) Gone() {
 		m.Present, m.Ix, m.Mx = false, nil, 0
 	}
 	k.Typ, k.Card, k.Exp, k.Full, k.Touched = TypeNone, 0, 0, true, true
-}
-
-// AsRead is the condition that a metadata item is exactly raw (nil:
-// absent) in every attribute a write changes.
-func AsRead(raw Item) (string, map[string]string, Item) {
-	if raw == nil {
-		return "attribute_not_exists(#pk)", map[string]string{"#pk": AttrPK}, nil
-	}
-	names := map[string]string{}
-	values := Item{}
-	var parts []string
-	// rk too: a build (rank.go) sets it without a new version, and a
-	// transaction that read the key unranked keeps no count items.
-	for i, a := range []string{AttrType, AttrCard, AttrExp, AttrVer, AttrExpTok, AttrRanked} {
-		n := fmt.Sprintf("#a%d", i)
-		names[n] = a
-		if v, ok := raw[a]; ok {
-			vn := fmt.Sprintf(":a%d", i)
-			values[vn] = v
-			parts = append(parts, n+" = "+vn)
-		} else {
-			parts = append(parts, "attribute_not_exists("+n+")")
-		}
-	}
-	if len(values) == 0 {
-		values = nil
-	}
-	return strings.Join(parts, " AND "), names, values
 }

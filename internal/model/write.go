@@ -264,15 +264,6 @@ func (g *Group) Replace(w, next *Write) {
 	}
 }
 
-// DropNames removes the placeholders #name and :name of names an
-// expression does not use (DynamoDB refuses unused ones).
-func DropNames(names map[string]string, values Item, ns ...string) {
-	for _, n := range ns {
-		delete(names, "#"+n)
-		delete(values, ":"+n)
-	}
-}
-
 // DeadExp is the expiry a purge writes into the metadata item of the key
 // it deletes: 1 ms after the Unix epoch, in the past on every clock. Every
 // write transaction requires the key's expiry to be after its own clock
