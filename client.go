@@ -148,7 +148,7 @@ type shared struct {
 	waiters    waiters    // blocking pops waiting for members (zpop.go)
 	ranks      rankState  // what the Client knows of ranked keys (rank.go)
 	caps       *tableCaps // what the table's indexes allow (memberttl.go)
-	seenCounts countCache // last validated live counts of keys with member expiries (memberttl.go)
+	seenCounts countCache // last validated live counts of keys with member expiries (live.go)
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates

@@ -206,11 +206,11 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // Only such a key is read first (settle); a key with a member without an
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
-	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
+	removed, m, err := c.removeExpiry(ctx, key, "attribute_not_exists(#mn) OR #mn < #n")
 	if err != nil || removed || m.Typ == model.TypeNone || m.Expired(c.nowMs()) || m.Exp == 0 || m.TTLs < m.Card {
 		return removed, err
 	}
-	if m, err = c.settle(ctx, key, m); err != nil || m.Typ == model.TypeNone {
+	if m, err = c.settle(ctx, key, m, false); err != nil || m.Typ == model.TypeNone {
 		return false, err
 	}
 	removed, _, err = c.removeExpiry(ctx, key, "")

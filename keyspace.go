@@ -143,7 +143,7 @@ func (c *Client) dropEmptied(ctx context.Context, found []model.Scanned) ([]mode
 	}
 	gone := map[string]bool{}
 	for i, k := range keys {
-		m, err := c.settle(ctx, k, ms[i])
+		m, err := c.settle(ctx, k, ms[i], false)
 		if err != nil {
 			return nil, err
 		}
@@ -408,7 +408,7 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	}
 	m, err := c.liveMetaOf(ctx, key)
 	if err == nil {
-		m, err = c.exact(ctx, key, m)
+		m, err = c.settle(ctx, key, m, true)
 	}
 	if err != nil {
 		return "", false, wrap("OBJECT", err)

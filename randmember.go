@@ -47,7 +47,7 @@ import (
 func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinct bool) (out []string, whole bool, err error) {
 	m, err := c.typedMeta(ctx, key, model.TypeSet)
 	if err == nil {
-		m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
+		m, err = c.settle(ctx, key, m, true) // the live count
 	}
 	if err != nil || m.Typ == model.TypeNone || n == 0 {
 		return nil, false, err

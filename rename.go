@@ -84,7 +84,7 @@ func (c *Client) Copy(ctx context.Context, source, destination string, replace b
 	ms, err := c.metas(ctx, []string{source, destination})
 	for i, k := range []string{source, destination} {
 		if err == nil {
-			ms[i], err = c.settle(ctx, k, ms[i]) // members all expired: missing (memberttl.go)
+			ms[i], err = c.settle(ctx, k, ms[i], false) // members all expired: missing
 		}
 	}
 	switch {

@@ -483,7 +483,7 @@ func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]mod
 	ms, err := c.typedMetas(ctx, keys, model.TypeSet)
 	for i := range ms { // live cards for keys with member expiries
 		if err == nil {
-			ms[i], err = c.exact(ctx, keys[i], ms[i])
+			ms[i], err = c.settle(ctx, keys[i], ms[i], true)
 		}
 	}
 	return ms, wrap(cmd, err)
@@ -653,7 +653,7 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 		}
 		m, err := c.typedMeta(ctx, unique[0], model.TypeSet)
 		if err == nil {
-			m, err = c.exact(ctx, unique[0], m)
+			m, err = c.settle(ctx, unique[0], m, true)
 		}
 		return capped(m.Card), wrap(cmd, err)
 	}

@@ -118,7 +118,7 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 				if g.Now.Typ != model.TypeNone && g.Now.Typ != g.Typ {
 					// A key whose members have all expired is missing
 					// (memberttl.go): sweep it, then start again.
-					live, err := c.settle(ctx, g.Key, g.Now)
+					live, err := c.settle(ctx, g.Key, g.Now, false)
 					if err != nil {
 						return model.TxResult{}, err
 					}

@@ -368,8 +368,8 @@ func (c *Client) moveMetas(ctx context.Context, source, destination string, othe
 	}
 	keys := []string{source, destination}
 	for i := range ms {
-		// A key whose members all expired is missing (memberttl.go).
-		if ms[i], err = c.settle(ctx, keys[i], ms[i]); err != nil {
+		// A key whose members all expired is missing (settle).
+		if ms[i], err = c.settle(ctx, keys[i], ms[i], false); err != nil {
 			return model.Meta{}, model.Meta{}, false, err
 		}
 	}

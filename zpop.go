@@ -197,8 +197,8 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int6
 		}
 		at := -1
 		for i, m := range ms {
-			// A key whose members all expired is missing (memberttl.go).
-			if ms[i], err = c.settle(ctx, keys[i], m); err != nil {
+			// A key whose members all expired is missing (settle).
+			if ms[i], err = c.settle(ctx, keys[i], m, false); err != nil {
 				return true, wrap(cmd, err)
 			}
 			if ms[i].Typ != model.TypeNone {
@@ -548,8 +548,8 @@ func (ws *waiters) round(c *Client, q *keyQueue, ctx context.Context) bool {
 	ms, err := c.metas(ctx, []string{q.key})
 	var m model.Meta
 	if err == nil {
-		// A key whose members all expired is missing (memberttl.go).
-		m, err = c.settle(ctx, q.key, ms[0])
+		// A key whose members all expired is missing (settle).
+		m, err = c.settle(ctx, q.key, ms[0], false)
 	}
 	if err != nil {
 		ws.mu.Lock()

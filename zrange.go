@@ -231,7 +231,7 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	if (start < 0) != (stop < 0) {
 		m, err := c.typedMeta(ctx, key, model.TypeZSet)
 		if err == nil {
-			m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
+			m, err = c.settle(ctx, key, m, true) // the live count
 		}
 		if err != nil {
 			return r, err

@@ -93,6 +93,9 @@ func (m *MetaWrite) RequireExpiry(exps ...int64) *MetaWrite {
 	var or []string
 	for i, x := range exps {
 		name := ":x" + string(rune('0'+i))
+		if x == DeadExp {
+			name = ":dead"
+		}
 		m.Value(name, Num(x))
 		or = append(or, "#x = "+name)
 	}
