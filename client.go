@@ -130,6 +130,10 @@ type Options struct {
 	MaxPollInterval time.Duration
 }
 
+// DefaultMaxPollInterval is the longest delay between two reads of a
+// blocking pop that was not woken by a write of its own Client.
+const DefaultMaxPollInterval = time.Second
+
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.

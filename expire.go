@@ -34,20 +34,6 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// ExpireCondition restricts when an expiry is set, as Redis 7's EXPIRE
-// options.
-type ExpireCondition string
-
-// The ExpireCondition values.
-const (
-	ExpireAlways ExpireCondition = ""      // set the expiry in any case
-	ExpireNX     ExpireCondition = "NX"    // only when the key has no expiry
-	ExpireXX     ExpireCondition = "XX"    // only when the key has an expiry
-	ExpireGT     ExpireCondition = "GT"    // only when later than the current one (none counts as infinite)
-	ExpireLT     ExpireCondition = "LT"    // only when earlier than the current one (none counts as infinite)
-	ExpireXXLT   ExpireCondition = "XX LT" // only when the key has an expiry and the new one is earlier
-)
-
 // Expire sets a timeout of d on key and reports whether it was set (false:
 // the key does not exist), as Redis's EXPIRE; d ≤ 0 deletes the key. The
 // timeout has millisecond precision (Redis's EXPIRE takes seconds: use
@@ -163,23 +149,6 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		return model.OwnUpdate(failed.Item, tok), nil
 	}
 	return err == nil, wrap(cmd, err)
-}
-
-// holds evaluates cond for a key whose expiry is exp (0: none) against at.
-func (cond ExpireCondition) holds(exp, at int64) bool {
-	switch cond {
-	case ExpireNX:
-		return exp == 0
-	case ExpireXX:
-		return exp != 0
-	case ExpireGT:
-		return exp != 0 && at > exp
-	case ExpireLT:
-		return exp == 0 || at < exp
-	case ExpireXXLT:
-		return exp != 0 && at < exp
-	}
-	return true
 }
 
 // Persist removes key's expiry and reports whether it had one, as Redis's

@@ -347,19 +347,6 @@ func (c *Client) Touch(ctx context.Context, keys ...string) (int64, error) {
 	return n, nil
 }
 
-// EncodingLimits are the thresholds under which Redis 7.2 keeps a set or
-// a sorted set in a compact encoding: redis.conf's set-max-intset-entries,
-// set-max-listpack-entries, set-max-listpack-value,
-// zset-max-listpack-entries and zset-max-listpack-value (entries: members;
-// value: a member's length in bytes). ObjectEncodingWith reads them.
-type EncodingLimits struct {
-	SetMaxIntsetEntries    int64
-	SetMaxListpackEntries  int64
-	SetMaxListpackValue    int64
-	ZSetMaxListpackEntries int64
-	ZSetMaxListpackValue   int64
-}
-
 // DefaultEncodingLimits are Redis 7.2's defaults: 512, 128, 64, 128, 64.
 func DefaultEncodingLimits() EncodingLimits {
 	return EncodingLimits{

@@ -12,103 +12,6 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// SAddExCondition is SADDEX's MNX | MXX: a condition on all the members
-// of one call together.
-type SAddExCondition string
-
-// The SAddExCondition values.
-const (
-	SAddExAlways SAddExCondition = ""    // add the missing members, update the others
-	SAddExMNX    SAddExCondition = "MNX" // only when none of the members exists
-	SAddExMXX    SAddExCondition = "MXX" // only when all the members exist
-)
-
-// SAddExArgs are the options of Redis 8.12's SADDEX key [MNX | MXX]
-// [EX seconds | PX ms | EXAT s | PXAT ms | KEEPTTL] MEMBERS n member...,
-// shaped as go-redis's SetArgs: at most one of TTL, ExpireAt and KeepTTL.
-type SAddExArgs struct {
-	// Mode is MNX, MXX or neither (SAddExAlways).
-	Mode SAddExCondition
-	// TTL > 0 is EX/PX: every member named, new or not, expires TTL from
-	// now (millisecond precision; under a millisecond rounds up).
-	TTL time.Duration
-	// ExpireAt, when not zero, is EXAT/PXAT: every member named expires at
-	// that time (milliseconds). A time not after now deletes the members
-	// named and adds none, as Redis's EX 0 or a PXAT in the past.
-	ExpireAt time.Time
-	// KeepTTL: members already there keep their expiry (or none); new
-	// members get none. With neither TTL, ExpireAt nor KeepTTL, new
-	// members get no expiry and members already there lose theirs.
-	KeepTTL bool
-	// Members are the members named (MEMBERS n member...): at least one.
-	Members []string
-}
-
-// SAddExArgs adds args.Members to the set at key, with or without an
-// expiry, as Redis 8.12's SADDEX, and reports whether it did: false only
-// when args.Mode's condition did not hold (MNX: a member exists; MXX: one
-// does not, or the key does not), and then nothing was written. Redis
-// 8.12 replies 1 or 0 for the same outcomes, not a count of new members.
-// An expired member is a missing one to MNX and MXX, as in Redis. With a
-// time to live, a member already there gets the new expiry; without one,
-// it loses its expiry unless KeepTTL. An ExpireAt not after now deletes
-// the members named (the key with its last member) and adds none.
-//
-// MNX and MXX are atomic: each member's condition is in the one
-// TransactWriteItems that writes them, so nothing is written unless all
-// hold. That needs the members (distinct, with the metadata item) to fit
-// one transaction: more than 99, or more than DynamoDB's 4 MB with long
-// members, is refused with an error wrapping ErrTxTooBig before any
-// write. Without MNX/MXX, a call of more than 99 members goes in
-// transactions of 99, each atomic, as SAdd. TTL < 0 is ErrOutOfRange;
-// two of TTL, ExpireAt and KeepTTL, or another Mode, ErrSyntax; an
-// expiry in the future on a table without member expiry, ErrNoMemberExpiry.
-//
-// Unlike Redis, a call that only meets members already there, with
-// KeepTTL or with the expiry they already have, writes nothing, so it does
-// not change the key's version for WATCH (Redis marks the key modified).
-//
-// Cost: as SAdd, plus the by_exp index entry of each member given an
-// expiry; a member already there costs one more attempt of the
-// transaction, for its new expiry. MXX: one TransactWriteItems updating
-// each member (2 write units each: the items are written, or, with
-// KeepTTL, checked) plus the metadata item; MNX: as SAdd.
-//
-// [SADDEX]: https://redis.io/docs/latest/commands/saddex/
-func (c *Client) SAddExArgs(ctx context.Context, key string, args SAddExArgs) (bool, error) {
-	const cmd = "SADDEX"
-	if err := c.checkKeyMembers(cmd, key, args.Members); err != nil {
-		return false, err
-	}
-	switch args.Mode {
-	case SAddExAlways, SAddExMNX, SAddExMXX:
-	default:
-		return false, argError(cmd, "mode", string(args.Mode), ErrSyntax)
-	}
-	if args.TTL < 0 {
-		return false, argError(cmd, "TTL", args.TTL.String(), ErrOutOfRange)
-	}
-	if args.TTL > 0 && !args.ExpireAt.IsZero() || args.KeepTTL && (args.TTL > 0 || !args.ExpireAt.IsZero()) {
-		return false, argError(cmd, "expiration", "more than one of TTL, ExpireAt and KeepTTL", ErrSyntax)
-	}
-	op := addEx{cond: args.Mode}
-	switch {
-	case args.TTL > 0:
-		op.at = c.expiryIn(args.TTL)
-		op.existing = op.at
-	case !args.ExpireAt.IsZero():
-		ms, ok := model.UnixMilli(args.ExpireAt)
-		if !ok {
-			return false, argError(cmd, "ExpireAt", args.ExpireAt.String(), ErrOutOfRange)
-		}
-		op.at, op.existing, op.past = ms, ms, ms <= c.nowMs()
-	case args.KeepTTL:
-		op.existing = model.KeepExpiry
-	}
-	_, ok, err := c.sAddEx(ctx, key, op, args.Members)
-	return ok, err
-}
-
 // SAddEx adds members to the set at key with a time to live of d and
 // returns how many were new, as Dragonfly's SADDEX key [KEEPTTL] seconds
 // member...: members already there get the new expiry, or keep theirs
@@ -255,4 +158,69 @@ func (c *Client) memberCheck(key string, typ model.KeyType, member string, prese
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
+}
+
+// SAddExArgs adds args.Members to the set at key, with or without an
+// expiry, as Redis 8.12's SADDEX, and reports whether it did: false only
+// when args.Mode's condition did not hold (MNX: a member exists; MXX: one
+// does not, or the key does not), and then nothing was written. Redis
+// 8.12 replies 1 or 0 for the same outcomes, not a count of new members.
+// An expired member is a missing one to MNX and MXX, as in Redis. With a
+// time to live, a member already there gets the new expiry; without one,
+// it loses its expiry unless KeepTTL. An ExpireAt not after now deletes
+// the members named (the key with its last member) and adds none.
+//
+// MNX and MXX are atomic: each member's condition is in the one
+// TransactWriteItems that writes them, so nothing is written unless all
+// hold. That needs the members (distinct, with the metadata item) to fit
+// one transaction: more than 99, or more than DynamoDB's 4 MB with long
+// members, is refused with an error wrapping ErrTxTooBig before any
+// write. Without MNX/MXX, a call of more than 99 members goes in
+// transactions of 99, each atomic, as SAdd. TTL < 0 is ErrOutOfRange;
+// two of TTL, ExpireAt and KeepTTL, or another Mode, ErrSyntax; an
+// expiry in the future on a table without member expiry, ErrNoMemberExpiry.
+//
+// Unlike Redis, a call that only meets members already there, with
+// KeepTTL or with the expiry they already have, writes nothing, so it does
+// not change the key's version for WATCH (Redis marks the key modified).
+//
+// Cost: as SAdd, plus the by_exp index entry of each member given an
+// expiry; a member already there costs one more attempt of the
+// transaction, for its new expiry. MXX: one TransactWriteItems updating
+// each member (2 write units each: the items are written, or, with
+// KeepTTL, checked) plus the metadata item; MNX: as SAdd.
+//
+// [SADDEX]: https://redis.io/docs/latest/commands/saddex/
+func (c *Client) SAddExArgs(ctx context.Context, key string, args SAddExArgs) (bool, error) {
+	const cmd = "SADDEX"
+	if err := c.checkKeyMembers(cmd, key, args.Members); err != nil {
+		return false, err
+	}
+	switch args.Mode {
+	case SAddExAlways, SAddExMNX, SAddExMXX:
+	default:
+		return false, argError(cmd, "mode", string(args.Mode), ErrSyntax)
+	}
+	if args.TTL < 0 {
+		return false, argError(cmd, "TTL", args.TTL.String(), ErrOutOfRange)
+	}
+	if args.TTL > 0 && !args.ExpireAt.IsZero() || args.KeepTTL && (args.TTL > 0 || !args.ExpireAt.IsZero()) {
+		return false, argError(cmd, "expiration", "more than one of TTL, ExpireAt and KeepTTL", ErrSyntax)
+	}
+	op := addEx{cond: args.Mode}
+	switch {
+	case args.TTL > 0:
+		op.at = c.expiryIn(args.TTL)
+		op.existing = op.at
+	case !args.ExpireAt.IsZero():
+		ms, ok := model.UnixMilli(args.ExpireAt)
+		if !ok {
+			return false, argError(cmd, "ExpireAt", args.ExpireAt.String(), ErrOutOfRange)
+		}
+		op.at, op.existing, op.past = ms, ms, ms <= c.nowMs()
+	case args.KeepTTL:
+		op.existing = model.KeepExpiry
+	}
+	_, ok, err := c.sAddEx(ctx, key, op, args.Members)
+	return ok, err
 }

@@ -15,32 +15,6 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// Aggregate is how ZUNION and ZINTER combine a member's scores.
-type Aggregate string
-
-// The Aggregate values; "" means AggregateSum.
-//
-// AggregateCount is Redis 8.8's AGGREGATE COUNT: the input scores are
-// ignored and a member's score is the number of input keys holding it;
-// with weights, the sum of the weights of the keys holding it (as Redis
-// 8.8 defines it: each key contributes its weight instead of score ×
-// weight, summed as SUM sums, inf + -inf giving 0).
-const (
-	AggregateSum   Aggregate = "SUM"
-	AggregateMin   Aggregate = "MIN"
-	AggregateMax   Aggregate = "MAX"
-	AggregateCount Aggregate = "COUNT"
-)
-
-// ZStore is the input of ZUNION/ZINTER(STORE): keys, optional weights (one
-// per key; a score is multiplied by its key's weight) and the aggregate
-// (AggregateCount ignores the scores: see Aggregate).
-type ZStore struct {
-	Keys      []string
-	Weights   []float64
-	Aggregate Aggregate
-}
-
 // sources validates a ZStore and reads its keys' metadata (one
 // BatchGetItem): sets and sorted sets are accepted.
 func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]model.Source, error) {
@@ -171,17 +145,6 @@ func (c *Client) probeScores(ctx context.Context, s model.Source, acc map[string
 		out[m] = s.Score(it) * s.Weight
 	}
 	return out, nil
-}
-
-// sortZ orders by score, then member, as Redis returns a sorted set.
-func sortZ(zs []Z) []Z {
-	slices.SortFunc(zs, func(a, b Z) int {
-		if c := cmp.Compare(a.Score, b.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Member, b.Member)
-	})
-	return zs
 }
 
 func toZ(m map[string]float64) []Z {

@@ -36,27 +36,6 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// ZMoveArgs selects the members ZMove and BZMove move: the Count lowest
-// (Order PopMin, Redis's MIN) or highest (PopMax, MAX) scores, or with
-// ByScore the members with scores between Min and Max (BYSCORE score-min
-// score-max; bounds as ZRangeByScore's: "1", "(1" exclusive, "-inf",
-// "+inf"), lowest first. Count 0 is Redis's default: 1 member with Order,
-// every member in the range with ByScore.
-type ZMoveArgs struct {
-	Order    PopOrder // PopMin or PopMax; empty with ByScore
-	ByScore  bool
-	Min, Max string // ByScore's bounds
-	Count    int64  // at most this many members (COUNT); 0: the default
-}
-
-// ZMoveMemberArgs are ZMOVEMEMBER's options and members: NX moves only the
-// members absent from the destination, XX only those present there; the
-// others stay in the source.
-type ZMoveMemberArgs struct {
-	NX, XX  bool
-	Members []string
-}
-
 // ZMove moves members, with their scores, from the sorted set at source to
 // the one at destination, as Redis 8.12's ZMOVE, and returns them (member
 // and score) in the order selected: lowest first for PopMin and ByScore,

@@ -14,27 +14,6 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// Z is a sorted-set member with its score.
-type Z struct {
-	Score  float64
-	Member string
-}
-
-// ZAddArgs are ZADD's options and members. NX: only add new members; XX:
-// only update existing ones; GT/LT: only update when the new score is
-// greater/less than the current one (new members are still added); Ch:
-// count changed members too, not only added ones.
-type ZAddArgs struct {
-	NX, XX, LT, GT, Ch bool
-	Members            []Z
-}
-
-// RankScore is a member's rank and score (ZRANK ... WITHSCORE).
-type RankScore struct {
-	Rank  int64
-	Score float64
-}
-
 // ZAdd adds members with their scores, or updates the scores of members
 // already there, and returns how many were added, as Redis's ZADD. The
 // count is exact under concurrent writers; up to 99 members are one atomic
@@ -50,34 +29,6 @@ type RankScore struct {
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
 	return c.ZAddArgs(ctx, key, ZAddArgs{Members: members})
-}
-
-// ZAddArgs is ZADD with options (NX, XX, GT, LT, CH): see ZAddArgs. It
-// returns the number of members added, or added and changed with Ch.
-// Incompatible options (NX with XX, GT or LT; GT with LT) are an ErrSyntax
-// *ArgError before any request.
-//
-// Cost: as ZAdd.
-//
-// [ZADD]: https://redis.io/docs/latest/commands/zadd/
-func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
-	rounds, err := c.checkZAdd("ZADD", key, args)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, members := range rounds {
-		writes := make([]*model.Write, 0, len(members))
-		for _, z := range members {
-			writes = append(writes, c.zaddWrite(key, z, args))
-		}
-		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
-		n += model.Counted(applied)
-		if err != nil {
-			return n, wrap("ZADD", err)
-		}
-	}
-	return n, nil
 }
 
 // ZAddArgsIncr is ZADD ... INCR: it adds args.Members[0].Score to the
@@ -399,4 +350,32 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		return int64(len(zs)) < want || int64(len(popped)) == n, err
 	})
 	return popped, wrap(cmd, err)
+}
+
+// ZAddArgs is ZADD with options (NX, XX, GT, LT, CH): see ZAddArgs. It
+// returns the number of members added, or added and changed with Ch.
+// Incompatible options (NX with XX, GT or LT; GT with LT) are an ErrSyntax
+// *ArgError before any request.
+//
+// Cost: as ZAdd.
+//
+// [ZADD]: https://redis.io/docs/latest/commands/zadd/
+func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
+	rounds, err := c.checkZAdd("ZADD", key, args)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, members := range rounds {
+		writes := make([]*model.Write, 0, len(members))
+		for _, z := range members {
+			writes = append(writes, c.zaddWrite(key, z, args))
+		}
+		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
+		n += model.Counted(applied)
+		if err != nil {
+			return n, wrap("ZADD", err)
+		}
+	}
+	return n, nil
 }
