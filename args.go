@@ -6,14 +6,14 @@ package redimo
 const (
 	// MaxKeyLen is the longest key, in bytes: as MaxMemberLen, what a
 	// metadata item holds with room to spare. Keys longer than 2047 bytes
-	// cost a little more to list (SCAN): see "Long keys" in keys.go.
+	// cost a little more to list (SCAN): see "Long keys" in internal/model/keys.go.
 	MaxKeyLen = 400_000
 
 	// MaxMemberLen is the longest member, in bytes: what one DynamoDB item
 	// (400 KB, every attribute included) holds beside the keys, with room
 	// to spare. Redis allows 512 MB; DynamoDB's item limit makes that
 	// impossible here. Members longer than 1015 bytes cost more: see
-	// "Long members" in keys.go and the README's cost table.
+	// "Long members" in internal/model/keys.go and the README's cost table.
 	MaxMemberLen = 400_000
 )
 

@@ -92,7 +92,7 @@ func (d dbAPI) fwd(it model.Item) model.Item {
 }
 
 // dbNamespaces are the first bytes of database n's partition keys, for
-// each namespace of database 0 (keys.go): the high nibble names the
+// each namespace of database 0 (internal/model/keys.go): the high nibble names the
 // namespace, n is the low one, so no byte of any database is another's,
 // and none is a letter (database 0's).
 var dbNamespaces = map[byte]byte{

@@ -97,7 +97,7 @@ func TestDBRawItems(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// A long key (over 2047 bytes: keys.go) of one name in two databases is
+// A long key (over 2047 bytes: internal/model/keys.go) of one name in two databases is
 // two keys, each listed by its own database's KEYS, and its raw items
 // carry 0x10 | n.
 func TestDBLongKeys(t *testing.T) {

@@ -62,7 +62,7 @@ var (
 
 // bigMembers are the members of gen.big: hundreds of short ones, a few
 // long enough that a few dozen fill a 1 MB query page, and long members
-// (over model.InlineMemberLen bytes: keys.go's "Long members"), some sharing
+// (over model.InlineMemberLen bytes: internal/model/keys.go's "Long members"), some sharing
 // their first 1015 bytes so that their order is not the sort keys'.
 var bigMembers = func() []string {
 	var out []string

@@ -494,7 +494,7 @@ func (p *Pipeline) typed(ctx context.Context, key string, typ model.KeyType) (*m
 
 // present returns k's members of its current type in the order a Query of
 // the table returns them: a sorted set's by member, a set's by sort key
-// (the order of their hashes: "Set members" in keys.go).
+// (the order of their hashes: "Set members" in internal/model/keys.go).
 func (p *Pipeline) present(ctx context.Context, key string, k *model.TxKey) ([]model.MemKey, error) {
 	if k.Typ == model.TypeNone {
 		return nil, nil
@@ -508,7 +508,7 @@ func (p *Pipeline) present(ctx context.Context, key string, k *model.TxKey) ([]m
 			out = append(out, mk)
 		}
 	}
-	if k.Typ == model.TypeSet { // in the order of the table's Query (keys.go)
+	if k.Typ == model.TypeSet { // in the order of the table's Query (internal/model/keys.go)
 		sks := make(map[string]string, len(out))
 		for _, mk := range out {
 			sks[mk.Member] = string(model.MemberSK(model.TypeSet, mk.Member))

@@ -60,7 +60,7 @@ func checkStoredCounts(t testing.TB, prefix string) {
 		ix := model.BytesAttr(it, model.AttrIX)
 		switch typ {
 		case model.TypeSet:
-			require.Nil(t, ix, "set member %q of %q: no index value (keys.go)", member, key)
+			require.Nil(t, ix, "set member %q of %q: no index value (internal/model/keys.go)", member, key)
 		case model.TypeZSet:
 			inline := member[:min(len(member), model.InlineMemberLen)]
 			require.True(t, len(ix) == 9+len(inline) && ix[8] == 0 && string(ix[9:]) == inline,

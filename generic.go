@@ -14,7 +14,7 @@ import (
 
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, across pages: a sorted set's in member order, a set's in the
-// order of their hashes ("Set members" in keys.go).
+// order of their hashes ("Set members" in internal/model/keys.go).
 func (c *Client) memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
 	if c.tx != nil {
 		return c.tx.scan(ctx, key, typ, prefix)

@@ -107,7 +107,7 @@ func TestGlobMatch(t *testing.T) {
 }
 
 // TestSetMemberSK: a set member's sort key is 's' + 7 bytes of its
-// SHA-256 + the member (keys.go): at most 1023 bytes when short, exactly
+// SHA-256 + the member (internal/model/keys.go): at most 1023 bytes when short, exactly
 // 1024 when long, and inside the Query bounds of the bucket its position
 // falls in (readBucket), whatever the number of buckets.
 func TestSetMemberSK(t *testing.T) {

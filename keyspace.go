@@ -5,7 +5,7 @@ package redimo
 //
 // Keys are listed from the key index, a global secondary index over the
 // metadata items only (members never carry its keys ks and kh; see
-// keys.go): 16 partitions, each ordered by an 8-byte hash of the key. A
+// internal/model/keys.go): 16 partitions, each ordered by an 8-byte hash of the key. A
 // SCAN cursor is the hash to resume from, so cursors are plain numbers,
 // as Redis clients expect, and need no state on any server. The index is
 // eventually consistent (DynamoDB's global secondary indexes cannot be

@@ -1,6 +1,6 @@
 package redimo
 
-// Long members (see "Long members" in keys.go): what reads and writes do
+// Long members (see "Long members" in internal/model/keys.go): what reads and writes do
 // beyond the sort keys for members of more than model.InlineMemberLen bytes.
 //
 //   - A Query of the local index returns keys only (its projection is
@@ -28,7 +28,7 @@ import (
 
 // ErrMemberCollision is returned when a member longer than 1015 bytes
 // shares its first 1015 bytes and the 64-bit hash of its sort key with
-// another member of the key (see "Long members" in keys.go). Nothing is
+// another member of the key (see "Long members" in internal/model/keys.go). Nothing is
 // written. It takes about 2^32 crafted members to find one such pair.
 var ErrMemberCollision = errors.New("redimo: member collides with another member's sort key")
 

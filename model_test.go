@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The data model (keys.go's attributes) is the whole schema: every request
+// The data model (internal/model/keys.go's attributes) is the whole schema: every request
 // the tests send to the run's table is checked against it, and doc.go and
 // the README document every attribute of it.
 
@@ -162,7 +162,7 @@ func undeclaredReport() string {
 		lines = append(lines, fmt.Sprintf("  %q (first seen in %s)", name, op))
 	}
 	sort.Strings(lines)
-	return "requests used attributes that keys.go's attributes does not declare:\n" + strings.Join(lines, "\n")
+	return "requests used attributes that internal/model/keys.go's attributes does not declare:\n" + strings.Join(lines, "\n")
 }
 
 // The checker catches an undeclared attribute, in each place a request
@@ -199,7 +199,7 @@ func TestSchemaDocumented(t *testing.T) {
 	}
 	for _, m := range regexp.MustCompile("(?m)^\\| ((?:`[a-z]+`(?:, )?)+) \\|").FindAllStringSubmatch(table, -1) {
 		for _, name := range regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(m[1], -1) {
-			require.True(t, declared(name[1]), "the README's table names %s, which keys.go does not declare", name[1])
+			require.True(t, declared(name[1]), "the README's table names %s, which internal/model/keys.go does not declare", name[1])
 		}
 	}
 }

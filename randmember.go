@@ -3,7 +3,7 @@ package redimo
 // Uniform random members of a set (SRANDMEMBER, SPOP).
 //
 // A set member's sort key starts with the first 7 bytes of its SHA-256
-// ("Set members" in keys.go), a 56-bit position spread uniformly over the
+// ("Set members" in internal/model/keys.go), a 56-bit position spread uniformly over the
 // set's part of the table. The positions are cut into B = 2^b equal
 // buckets, b chosen from the cardinality N so that a bucket holds λ = N/B
 // members on average, 8 ≤ λ < 16. A trial picks a bucket uniformly, reads
@@ -140,7 +140,7 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 }
 
 // readBucket reads the members of bucket j of 2^b (at most model.BucketCap+1):
-// the set members whose position (keys.go) is in [j, j+1)·2^(56-b).
+// the set members whose position (internal/model/keys.go) is in [j, j+1)·2^(56-b).
 func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([]string, error) {
 	const posBits = 8 * model.SetHashLen
 	lo := j << (posBits - b)

@@ -84,7 +84,7 @@ func TestSRandMemberUniform(t *testing.T) {
 	require.Greater(t, pv, 0.001, "SRANDMEMBER is uniform")
 
 	// The window method: the 33 members that follow a random position
-	// (keys.go: the sort keys of set members start with their hash),
+	// (internal/model/keys.go: the sort keys of set members start with their hash),
 	// wrapping around, one of them picked uniformly.
 	type entry struct {
 		ix     []byte

@@ -95,7 +95,7 @@ func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
 // lexRange resolves lex bounds into a table query on the members' sort keys.
 // A bound of at most model.InlineMemberLen bytes is exact in sort-key terms (a
 // long member is above it exactly when its first 1015 bytes are; see
-// keys.go). A longer bound v is not: its prefix p = v[:1015] selects every
+// internal/model/keys.go). A longer bound v is not: its prefix p = v[:1015] selects every
 // long member starting with p, and a filter on m, which only long members
 // carry, compares those with v itself.
 func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {

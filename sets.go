@@ -25,7 +25,7 @@ import (
 // Cost: ⌈n/99⌉ TransactWriteItems for n distinct members, 2 write units per
 // new member (transactional writes cost double) plus 2 for the metadata
 // item: 4 for one new member of an existing set. A set member has no
-// index entry ("Set members" in keys.go). Members that already exist
+// index entry ("Set members" in internal/model/keys.go). Members that already exist
 // cost one more TransactWriteItems for the chunk that holds them.
 //
 // [SADD]: https://redis.io/docs/latest/commands/sadd/
@@ -209,7 +209,7 @@ func (c *Client) SMembers(ctx context.Context, key string) ([]string, error) {
 // the glob-style pattern match ("" or "*" for all), as Redis's SSCAN
 // iterated to the end, in no order Redis promises (redimo's: the order of
 // a hash of the member, the same for every set; "Set members" in
-// keys.go). It reads page by page as the caller iterates; a member added
+// internal/model/keys.go). It reads page by page as the caller iterates; a member added
 // or removed meanwhile may or may not appear, as with SSCAN, but no member
 // present throughout is missed or repeated.
 //

@@ -405,7 +405,7 @@ func TestSScan(t *testing.T) {
 	k := p + "scan"
 	_, err := c.SAdd(ctx, k, "user:1", "user:2", "user:10", "admin:1", "u*", "[x]")
 	require.NoError(t, err)
-	// In the order of the members' sort keys (their hashes: keys.go);
+	// In the order of the members' sort keys (their hashes: internal/model/keys.go);
 	// compared sorted below.
 	collect := func(match string) []string {
 		var out []string
@@ -723,7 +723,7 @@ func TestSetCardModel(t *testing.T) {
 }
 
 // TestSetWritesNoIndexEntry: no write of set members adds, changes or
-// removes a by_ix entry (keys.go, "Set members"), counted from the items
+// removes a by_ix entry (internal/model/keys.go, "Set members"), counted from the items
 // each write changed (indexAudit, setcost_bench_test.go), and no set
 // member item holds ix.
 func TestSetWritesNoIndexEntry(t *testing.T) {

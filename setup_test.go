@@ -213,7 +213,7 @@ func TestPricedUnits(t *testing.T) {
 	must := func(_ any, err error) { t.Helper(); require.NoError(t, err) }
 
 	must(c.SAdd(ctx, k+"s", numbered("m%d", 10)...))
-	one("SADD of 10 to a new key: 10 member items (no index entry: keys.go), the metadata item (its by_key entry, made once per key, is not seen)", 22, 0)
+	one("SADD of 10 to a new key: 10 member items (no index entry: internal/model/keys.go), the metadata item (its by_key entry, made once per key, is not seen)", 22, 0)
 	must(c.SAdd(ctx, k+"s", "n"))
 	one("SADD of 1 to a set: member item, metadata item", 4, 0)
 	must(c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)))

@@ -9,7 +9,7 @@ package redimo
 // idempotency token, the table's description and creation, all under the
 // one retry policy (retry.go). It knows the table, not Redis: Client, which
 // embeds it, holds the commands, which build the requests from the data
-// model (keys.go) and read the answers.
+// model (internal/model/keys.go) and read the answers.
 
 import (
 	"context"

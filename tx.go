@@ -425,7 +425,7 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ model.K
 // putMember is a write that creates member, counting +1, and does nothing
 // when it exists (the condition fails and the write is dropped). ix is a
 // sorted-set member's index value; a set member has none (nil), so its
-// item writes no index entry ("Set members" in keys.go).
+// item writes no index entry ("Set members" in internal/model/keys.go).
 func (c *Client) putMember(key string, typ model.KeyType, member string, ix []byte) *model.Write {
 	it := model.ItemKey(key, model.MemberSK(typ, member))
 	if typ == model.TypeZSet {

@@ -139,39 +139,43 @@ func (m *MetaWrite) RequireAsRead(raw Item) *MetaWrite {
 	return m
 }
 
+// set adds expr to the update's SET, with the value of its placeholder.
+func (m *MetaWrite) set(expr, name string, v types.AttributeValue) *MetaWrite {
+	m.values[name] = v
+	m.sets = append(m.sets, expr)
+	return m
+}
+
+// add adds expr to the update's ADD, with the value of its placeholder.
+func (m *MetaWrite) add(expr, name string, v types.AttributeValue) *MetaWrite {
+	m.values[name] = v
+	m.adds = append(m.adds, expr)
+	return m
+}
+
 // SetType stores the key's type.
 func (m *MetaWrite) SetType(t KeyType) *MetaWrite {
-	m.values[":t"] = Str(string(t))
-	m.sets = append(m.sets, "#t = :t")
-	return m
+	return m.set("#t = :t", ":t", Str(string(t)))
 }
 
 // SetCard stores the key's count.
 func (m *MetaWrite) SetCard(n int64) *MetaWrite {
-	m.values[":n"] = Num(n)
-	m.sets = append(m.sets, "#n = :n")
-	return m
+	return m.set("#n = :n", ":n", Num(n))
 }
 
 // AddCard adds d to the key's count.
 func (m *MetaWrite) AddCard(d int64) *MetaWrite {
-	m.values[":d"] = Num(d)
-	m.adds = append(m.adds, "#n :d")
-	return m
+	return m.add("#n :d", ":d", Num(d))
 }
 
 // AddTTLs adds d to the number of members with an expiry (mn).
 func (m *MetaWrite) AddTTLs(d int64) *MetaWrite {
-	m.values[":dt"] = Num(d)
-	m.adds = append(m.adds, "#mn :dt")
-	return m
+	return m.add("#mn :dt", ":dt", Num(d))
 }
 
 // SetExp stores the key's expiry, at.
 func (m *MetaWrite) SetExp(at int64) *MetaWrite {
-	m.values[":at"] = Num(at)
-	m.sets = append(m.sets, "#x = :at")
-	return m
+	return m.set("#x = :at", ":at", Num(at))
 }
 
 // RemoveExp removes the key's expiry.
@@ -182,9 +186,7 @@ func (m *MetaWrite) RemoveExp() *MetaWrite {
 
 // NewExpToken stores tok as the token of the key's last expiry change.
 func (m *MetaWrite) NewExpToken(tok string) *MetaWrite {
-	m.values[":xt"] = Str(tok)
-	m.sets = append(m.sets, "#xt = :xt")
-	return m
+	return m.set("#xt = :xt", ":xt", Str(tok))
 }
 
 // NewVersion stores a fresh version token and the key-index attributes.
@@ -197,9 +199,7 @@ func (m *MetaWrite) NewVersion() *MetaWrite {
 
 // SetRanked marks the sorted set's count items built (rk).
 func (m *MetaWrite) SetRanked() *MetaWrite {
-	m.values[":one"] = Num(1)
-	m.sets = append(m.sets, "#rk = :one")
-	return m
+	return m.set("#rk = :one", ":one", Num(1))
 }
 
 // RemoveRanked marks the sorted set unranked: its ranks are counted.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -456,17 +457,10 @@ func WriteSK(w *Write) []byte {
 // a TransactionConflictException, or a cancellation for those reasons
 // alone.
 func Retryable(err error) bool {
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) {
-		return true
-	}
-	var cancelled *types.TransactionCanceledException
-	if !errors.As(err, &cancelled) {
-		return false
-	}
+	conflict, codes := cancelCodes(err)
 	some := false
-	for _, r := range cancelled.CancellationReasons {
-		switch code := aws.ToString(r.Code); {
+	for _, code := range codes {
+		switch {
 		case code == "None", code == "":
 		case RetryableCode(code):
 			some = true
@@ -474,7 +468,7 @@ func Retryable(err error) bool {
 			return false
 		}
 	}
-	return some
+	return conflict || some
 }
 
 // RetryableCode reports whether a cancellation reason is a conflict or
@@ -487,20 +481,27 @@ func RetryableCode(code string) bool {
 	return false
 }
 
+// IsConflict reports whether err is, or a transaction was cancelled for,
+// a conflict with a concurrent transaction.
 func IsConflict(err error) bool {
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) {
-		return true
+	conflict, codes := cancelCodes(err)
+	return conflict || slices.Contains(codes, "TransactionConflict")
+}
+
+// cancelCodes tells a TransactionConflictException (conflict) from a
+// cancelled transaction, whose reasons' codes it returns.
+func cancelCodes(err error) (conflict bool, codes []string) {
+	var c *types.TransactionConflictException
+	if errors.As(err, &c) {
+		return true, nil
 	}
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) {
 		for _, r := range cancelled.CancellationReasons {
-			if aws.ToString(r.Code) == "TransactionConflict" {
-				return true
-			}
+			codes = append(codes, aws.ToString(r.Code))
 		}
 	}
-	return false
+	return false, codes
 }
 
 // KeepExpiry is addEx.existing for members that keep their expiry.
