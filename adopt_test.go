@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,9 +58,9 @@ func TestWrongSchemaRefusedBeforeAnyWrite(t *testing.T) {
 	require.ErrorIs(t, errOf(c.ZAdd(ctx, "z", Z{Score: 1, Member: "a"})), ErrTableMismatch)
 	// A sorted set's metadata item written by hand, so that ZRANGE reads on
 	// to the index the table lacks.
-	_, err = testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &name, Item: item{
-		attrPK: bin(partition(nsKeys, "z")), attrSK: bin(metaSK),
-		attrType: &types.AttributeValueMemberS{Value: "zset"}, attrCard: &types.AttributeValueMemberN{Value: "1"},
+	_, err = testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &name, Item: model.Item{
+		model.AttrPK: model.Bin(model.Partition(model.NsKeys, "z")), model.AttrSK: model.Bin(model.MetaSK),
+		model.AttrType: &types.AttributeValueMemberS{Value: "zset"}, model.AttrCard: &types.AttributeValueMemberN{Value: "1"},
 	}})
 	require.NoError(t, err)
 	_, err = c.ZRange(ctx, "z", 0, -1)
@@ -230,7 +231,7 @@ func TestNoKeyIndexTableServesCommands(t *testing.T) {
 	in := NewClient(nil).schema()
 	in.GlobalSecondaryIndexes = nil
 	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool {
-		return *d.AttributeName == attrKS || *d.AttributeName == attrKH
+		return *d.AttributeName == model.AttrKS || *d.AttributeName == model.AttrKH
 	})
 	name := rawTable(t, "redimo_nokeyix_", in)
 	c := NewClient(testDB, func(o *Options) { o.TableName = name })

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -25,12 +26,12 @@ import (
 // prefixes ("a"…, "\x00"…, "\xff"…) and 1,100 bytes in all, so members of a
 // family differ only after the prefix (a "run"), some by a \x00 byte.
 func reviewLong(i int) string {
-	prefix := strings.Repeat(string([]byte{"a\x00\xff"[i%3]}), inlineMemberLen)
+	prefix := strings.Repeat(string([]byte{"a\x00\xff"[i%3]}), model.InlineMemberLen)
 	tail := fmt.Sprintf("%06d", i)
 	if i%5 == 0 {
 		tail = "\x00" + tail
 	}
-	return prefix + tail + strings.Repeat("z", 1100-inlineMemberLen-len(tail))
+	return prefix + tail + strings.Repeat("z", 1100-model.InlineMemberLen-len(tail))
 }
 
 func reviewSorted(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
@@ -79,7 +80,7 @@ func reviewZ(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, ke
 	require.NoError(t, rdb.ZAdd(ctx, key, rz...).Err())
 }
 
-// FINDING (cost), fixed (keyReads: a key read whole is read once per
+// FINDING (cost), fixed (model.KeyReads: a key read whole is read once per
 // command). ZUNION/ZINTER/ZDIFF read a key named twice in the list
 // twice: ZUNION 2 z z reads z's N items twice (2N), ZINTER 2 z z loads z
 // and probes z again for all N members (BatchGetItem of N more items),
@@ -89,7 +90,7 @@ func reviewZ(t *testing.T, ctx context.Context, c *Client, rdb *redis.Client, ke
 // source as it comes: zalgebra.go:209-215 (zunion's loop of load) and
 // zalgebra.go:241-258 (probeEach probes each source, the loaded one too).
 // The answers match redis-server (checked here); the reads do not stay
-// at N. Fixed: a key read whole is read once per command (keyReads).
+// at N. Fixed: a key read whole is read once per command (model.KeyReads).
 func TestAlgebraReviewZDuplicateKeysReadTwice(t *testing.T) {
 	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
 	ctx, c, rdb, cnt, p := reviewSetup(t)

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Request is one DynamoDB request a Client made, as reported to
@@ -85,7 +86,7 @@ type api struct {
 	db      DynamoDBAPI
 	table   string
 	metrics func(context.Context, Request)
-	indexes []indexShape // the table's indexes, for the cost model (price.go)
+	indexes []model.IndexShape // the table's indexes, for the cost model (price.go)
 }
 
 var _ DynamoDBAPI = (*api)(nil)
@@ -119,7 +120,7 @@ func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []f
 		r.TransactWriteUnits = r.PricedWriteUnits
 	}
 	err = a.setupError(ctx, err)
-	r.Err, r.Conflict = err, isConflict(err)
+	r.Err, r.Conflict = err, model.IsConflict(err)
 	a.metrics(ctx, r)
 	return out, err
 }
@@ -134,7 +135,7 @@ func (a *api) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(
 			if err != nil {
 				return 0, 0
 			}
-			return pricedRead(read, in.ConsistentRead, out.Item), 0
+			return model.PricedRead(read, in.ConsistentRead, out.Item), 0
 		})
 }
 
@@ -148,7 +149,7 @@ func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dyn
 			if err != nil {
 				return 0, 0
 			}
-			return pricedRead(read, in.ConsistentRead, out.Items...), 0
+			return model.PricedRead(read, in.ConsistentRead, out.Items...), 0
 		})
 }
 
@@ -168,7 +169,7 @@ func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			units := 0.0
 			for table, items := range out.Responses {
 				for _, it := range items {
-					units += pricedRead(0, in.RequestItems[table].ConsistentRead, it)
+					units += model.PricedRead(0, in.RequestItems[table].ConsistentRead, it)
 				}
 			}
 			return units, 0
@@ -183,28 +184,8 @@ func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 	return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems,
 		func(out *dynamodb.TransactWriteItemsOutput) []types.ConsumedCapacity { return out.ConsumedCapacity },
 		func(_ *dynamodb.TransactWriteItemsOutput, _ float64, err error) (float64, float64) {
-			return 0, pricedTransact(in, a.indexes, err)
+			return 0, model.PricedTransact(in, a.indexes, err)
 		})
-}
-
-// itemSize estimates the bytes of attributes as DynamoDB counts them: each
-// name plus its value.
-func itemSize(attrs map[string]types.AttributeValue) int {
-	n := 0
-	for name, v := range attrs {
-		n += len(name)
-		switch v := v.(type) {
-		case *types.AttributeValueMemberB:
-			n += len(v.Value)
-		case *types.AttributeValueMemberS:
-			n += len(v.Value)
-		case *types.AttributeValueMemberN:
-			n += len(v.Value)/2 + 1
-		default:
-			n += 8
-		}
-	}
-	return n
 }
 
 func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
@@ -221,11 +202,11 @@ func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ..
 			case errors.As(err, &failed):
 				// "If the expression evaluates to false, DynamoDB still
 				// consumes write capacity units from the table": the item's.
-				return 0, pricedWrite("Update", in.Key, in.ExpressionAttributeValues, nil, nil, nil, nil, nil)
+				return 0, model.PricedWrite("Update", in.Key, in.ExpressionAttributeValues, nil, nil, nil, nil, nil)
 			case err != nil:
 				return 0, 0
 			}
-			return 0, pricedWrite("Update", in.Key, in.ExpressionAttributeValues, in.UpdateExpression, in.ConditionExpression,
+			return 0, model.PricedWrite("Update", in.Key, in.ExpressionAttributeValues, in.UpdateExpression, in.ConditionExpression,
 				in.ExpressionAttributeNames, in.ExpressionAttributeValues, a.indexes)
 		})
 }
@@ -274,22 +255,6 @@ func countAttempts(n *int) func(*dynamodb.Options) {
 				}), middleware.After)
 		})
 	}
-}
-
-func isConflict(err error) bool {
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) {
-		return true
-	}
-	var cancelled *types.TransactionCanceledException
-	if errors.As(err, &cancelled) {
-		for _, r := range cancelled.CancellationReasons {
-			if aws.ToString(r.Code) == "TransactionConflict" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // setupError returns err as a *SetupError when it is a setup mistake, else

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // MaxAround is the most neighbours on each side ZRankAround and
@@ -59,13 +60,13 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 	if err != nil || it == nil {
 		return Around{}, false, wrap(cmd, err)
 	}
-	ix := bytesAttr(it, attrIX)
+	ix := model.BytesAttr(it, model.AttrIX)
 	query := func(cond string, forward bool) *dynamodb.QueryInput {
 		return &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #ix " + cond + " :ix"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+			ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
 			ScanIndexForward:          aws.Bool(forward),
 		}
 	}
@@ -81,11 +82,11 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 			if err != nil {
 				return err
 			}
-			m, t, _ := memberOf(it)
-			if t != typeZSet {
+			m, t, _ := model.MemberOf(it)
+			if t != model.TypeZSet {
 				return ErrWrongType
 			}
-			*out = append(*out, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m})
+			*out = append(*out, Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: m})
 		}
 		return nil
 	}
@@ -105,7 +106,7 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 	if err != nil {
 		return Around{}, false, wrap(cmd, err)
 	}
-	me := Z{Score: scoreOfIX(ix), Member: member}
+	me := Z{Score: model.ScoreOfIX(ix), Member: member}
 	before, after := below, above // in rank order: before the member, after it
 	if rev {
 		before, after = above, below

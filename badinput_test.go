@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -427,11 +428,11 @@ func TestLimitsRoundTrip(t *testing.T) {
 			n, err = c.Del(ctx, zkey)
 			require.NoError(t, err)
 			require.EqualValues(t, 1, n)
-			var left []item
+			var left []model.Item
 			for it, err := range c.query(ctx, &dynamodb.QueryInput{
 				KeyConditionExpression:    aws.String("#pk = :pk"),
-				ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-				ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+				ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+				ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key))},
 			}, 0) {
 				require.NoError(t, err)
 				left = append(left, it)
@@ -457,11 +458,11 @@ func FuzzLexBound(f *testing.F) {
 			return
 		}
 		require.NoError(t, err)
-		require.Equal(t, bound == "+", b.inf)
-		require.Equal(t, bound == "-", b.ninf)
-		if !b.inf && !b.ninf {
-			require.Equal(t, bound[1:], b.value)
-			require.Equal(t, bound[0] == '(', b.excl)
+		require.Equal(t, bound == "+", b.Inf)
+		require.Equal(t, bound == "-", b.Ninf)
+		if !b.Inf && !b.Ninf {
+			require.Equal(t, bound[1:], b.Value)
+			require.Equal(t, bound[0] == '(', b.Excl)
 		}
 	})
 }

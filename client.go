@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // DynamoDBAPI is the set of DynamoDB operations redimo calls. A
@@ -135,6 +136,10 @@ type Options struct {
 	MaxPollInterval time.Duration
 }
 
+// DefaultMaxPollInterval is the longest delay between two reads of a
+// blocking pop that was not woken by a write of its own Client.
+const DefaultMaxPollInterval = time.Second
+
 // Client runs Redis set and sorted-set commands on one DynamoDB table. It is
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.
@@ -153,7 +158,7 @@ type shared struct {
 	waiters    waiters    // blocking pops waiting for members (zpop.go)
 	ranks      rankState  // what the Client knows of ranked keys (rank.go)
 	caps       *tableCaps // what the table's indexes allow (memberttl.go)
-	seenCounts countCache // last validated live counts of keys with member expiries (memberttl.go)
+	seenCounts countCache // last validated live counts of keys with member expiries (live.go)
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -195,7 +200,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
 	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, shared: &shared{caps: capsOf(o.TableName)}}
-	c.db.(*api).indexes = indexShapes(c.schema())
+	c.db.(*api).indexes = model.IndexShapes(c.schema())
 	c.guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
@@ -213,16 +218,16 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 		TableName:   c.table(),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(attrPK), AttributeType: b},
-			{AttributeName: aws.String(attrSK), AttributeType: b},
-			{AttributeName: aws.String(attrIX), AttributeType: b},
-			{AttributeName: aws.String(attrKS), AttributeType: b},
-			{AttributeName: aws.String(attrKH), AttributeType: b},
-			{AttributeName: aws.String(attrMemExp), AttributeType: types.ScalarAttributeTypeN},
+			{AttributeName: aws.String(model.AttrPK), AttributeType: b},
+			{AttributeName: aws.String(model.AttrSK), AttributeType: b},
+			{AttributeName: aws.String(model.AttrIX), AttributeType: b},
+			{AttributeName: aws.String(model.AttrKS), AttributeType: b},
+			{AttributeName: aws.String(model.AttrKH), AttributeType: b},
+			{AttributeName: aws.String(model.AttrMemExp), AttributeType: types.ScalarAttributeTypeN},
 		},
 		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
+			{AttributeName: aws.String(model.AttrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(model.AttrSK), KeyType: types.KeyTypeRange},
 		},
 		// by_ix projects mx, so that range reads skip expired members
 		// without reading the table; only members with an expiry carry it.
@@ -231,15 +236,15 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{
 			IndexName: aws.String(c.opts.IndexName),
 			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(attrIX), KeyType: types.KeyTypeRange},
+				{AttributeName: aws.String(model.AttrPK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(model.AttrIX), KeyType: types.KeyTypeRange},
 			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrMemExp}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{model.AttrMemExp}},
 		}, {
 			IndexName: aws.String(c.opts.ExpiryIndexName),
 			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(attrMemExp), KeyType: types.KeyTypeRange},
+				{AttributeName: aws.String(model.AttrPK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(model.AttrMemExp), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 		}},
@@ -251,11 +256,11 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
 			IndexName: aws.String(c.opts.KeyIndexName),
 			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String(attrKS), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String(attrKH), KeyType: types.KeyTypeRange},
+				{AttributeName: aws.String(model.AttrKS), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(model.AttrKH), KeyType: types.KeyTypeRange},
 			},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude,
-				NonKeyAttributes: []string{attrType, attrExp, attrMemTTL}},
+				NonKeyAttributes: []string{model.AttrType, model.AttrExp, model.AttrMemTTL}},
 		}},
 	}
 }
@@ -317,7 +322,7 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 		for i := range a {
 			name := aws.ToString(a[i].AttributeName)
 			typ := types.ScalarAttributeTypeB
-			if name == attrMemExp {
+			if name == model.AttrMemExp {
 				typ = types.ScalarAttributeTypeN
 			}
 			if name != aws.ToString(b[i].AttributeName) || a[i].KeyType != b[i].KeyType || types_[name] != typ {
@@ -335,7 +340,7 @@ func (c *Client) checkSchema(t *types.TableDescription) error {
 		case c.opts.IndexName:
 			lsi = sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[0].KeySchema)
 			projectsMX = ix.Projection != nil && (ix.Projection.ProjectionType == types.ProjectionTypeAll ||
-				slices.Contains(ix.Projection.NonKeyAttributes, attrMemExp))
+				slices.Contains(ix.Projection.NonKeyAttributes, model.AttrMemExp))
 		case c.opts.ExpiryIndexName:
 			byExp = sameKeys(ix.KeySchema, want.LocalSecondaryIndexes[1].KeySchema)
 		}

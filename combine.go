@@ -10,7 +10,7 @@ package redimo
 // transaction per key be in flight (and, only when Options.MaxTransactions
 // is set, at most that many in all); an attempt whose key is busy waits in
 // a queue, and whatever waits goes together in the next transaction: up
-// to maxTxItems actions,
+// to model.MaxTxItems actions,
 // one metadata action per key carrying the sum of the cardinality changes,
 // and, for a ranked sorted set, one action per count item carrying the sum
 // of the changes of its range (DynamoDB refuses two actions on one item in
@@ -43,6 +43,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // attempt is one try of one command's transaction: its actions as it
@@ -50,8 +51,8 @@ import (
 type attempt struct {
 	ctx     context.Context
 	actions []types.TransactWriteItem
-	owners  []*group // owners[i] is the group of actions[i]
-	writes  []*write // writes[i] is actions[i]'s write, nil for a metadata action
+	owners  []*model.Group // owners[i] is the group of actions[i]
+	writes  []*model.Write // writes[i] is actions[i]'s write, nil for a metadata action
 	done    chan txOutcome
 
 	at []int // where each action went in the shared transaction
@@ -162,7 +163,7 @@ func (cb *combiner) take() []*attempt {
 		}
 		if !cb.fits(a, st) {
 			for _, g := range a.owners {
-				st.blocked[g.key] = true
+				st.blocked[g.Key] = true
 			}
 			rest = append(rest, a)
 			continue
@@ -183,40 +184,40 @@ func (cb *combiner) take() []*attempt {
 
 // batchState is what a batch being taken holds so far.
 type batchState struct {
-	n       int                // actions: one per key's metadata item, one per count item
-	size    int                // bytes, by writeBytes
-	types   map[string]keyType // keys in the batch and their type
-	ranked  map[string]bool    // whether the batch's attempts of a key believe it ranked
-	members map[string]bool    // key + sort key of every member written
-	counts  map[string]string  // key + sort key of every count item → its condition (rankCond)
-	blocked map[string]bool    // keys an earlier attempt could not take
+	n       int                      // actions: one per key's metadata item, one per count item
+	size    int                      // bytes, by writeBytes
+	types   map[string]model.KeyType // keys in the batch and their type
+	ranked  map[string]bool          // whether the batch's attempts of a key believe it ranked
+	members map[string]bool          // key + sort key of every member written
+	counts  map[string]string        // key + sort key of every count item → its condition (rankCond)
+	blocked map[string]bool          // keys an earlier attempt could not take
 }
 
 func newBatchState() *batchState {
-	return &batchState{types: map[string]keyType{}, ranked: map[string]bool{}, members: map[string]bool{},
+	return &batchState{types: map[string]model.KeyType{}, ranked: map[string]bool{}, members: map[string]bool{},
 		counts: map[string]string{}, blocked: map[string]bool{}}
 }
 
 // add puts a's actions in st (fits said yes).
 func (st *batchState) add(a *attempt) {
 	for _, g := range a.owners {
-		if _, ok := st.types[g.key]; !ok {
-			st.types[g.key], st.ranked[g.key] = g.typ, isRanked(g)
+		if _, ok := st.types[g.Key]; !ok {
+			st.types[g.Key], st.ranked[g.Key] = g.Typ, model.IsRanked(g)
 			st.n++
 		}
 	}
 	for g, w := range a.itemWrites() {
-		id := itemID(g, w)
-		if w.rankItem {
+		id := model.ItemID(g, w)
+		if w.RankItem {
 			if _, ok := st.counts[id]; ok {
 				continue // merged into the batch's action on that count item
 			}
-			st.counts[id] = rankCond(w)
+			st.counts[id] = model.RankCond(w)
 		} else {
 			st.members[id] = true
 		}
 		st.n++
-		st.size += writeBytes(g.key, w)
+		st.size += model.WriteBytes(g.Key, w)
 	}
 }
 
@@ -232,23 +233,23 @@ func (cb *combiner) fits(a *attempt, st *batchState) bool {
 	added, bytes := 0, 0
 	seen := map[string]bool{}
 	for _, g := range a.owners {
-		if cb.busy[g.key] || st.blocked[g.key] {
+		if cb.busy[g.Key] || st.blocked[g.Key] {
 			return false
 		}
-		t, ok := st.types[g.key]
-		if ok && (t != g.typ || st.ranked[g.key] != isRanked(g)) {
+		t, ok := st.types[g.Key]
+		if ok && (t != g.Typ || st.ranked[g.Key] != model.IsRanked(g)) {
 			return false
 		}
-		if !ok && !seen[g.key] {
-			seen[g.key] = true
+		if !ok && !seen[g.Key] {
+			seen[g.Key] = true
 			added++
 		}
 	}
 	for g, w := range a.itemWrites() {
-		id := itemID(g, w)
-		if w.rankItem {
+		id := model.ItemID(g, w)
+		if w.RankItem {
 			if cond, ok := st.counts[id]; ok {
-				if cond != rankCond(w) {
+				if cond != model.RankCond(w) {
 					return false
 				}
 				continue // shares the batch's action on that count item
@@ -257,9 +258,9 @@ func (cb *combiner) fits(a *attempt, st *batchState) bool {
 			return false
 		}
 		added++
-		bytes += writeBytes(g.key, w)
+		bytes += model.WriteBytes(g.Key, w)
 	}
-	return st.n+added <= maxTxItems && (st.n == 0 || st.size+bytes <= maxTxBytes)
+	return st.n+added <= model.MaxTxItems && (st.n == 0 || st.size+bytes <= model.MaxTxBytes)
 }
 
 // run sends batch, hands out the outcomes, and starts the transactions
@@ -269,7 +270,7 @@ func (cb *combiner) run(batch []*attempt) {
 	cb.mu.Lock()
 	for _, a := range batch {
 		for _, g := range a.owners {
-			delete(cb.busy, g.key)
+			delete(cb.busy, g.Key)
 		}
 	}
 	cb.inflight--
@@ -285,8 +286,8 @@ func (cb *combiner) run(batch []*attempt) {
 
 // itemWrites yields each of a's member and count item actions (not its
 // metadata actions) as its key's group and its write.
-func (a *attempt) itemWrites() iter.Seq2[*group, *write] {
-	return func(yield func(*group, *write) bool) {
+func (a *attempt) itemWrites() iter.Seq2[*model.Group, *model.Write] {
+	return func(yield func(*model.Group, *model.Write) bool) {
 		for i, w := range a.writes {
 			if w != nil && !yield(a.owners[i], w) {
 				return
@@ -295,43 +296,23 @@ func (a *attempt) itemWrites() iter.Seq2[*group, *write] {
 	}
 }
 
-// itemID names the item w changes among the items of every key: key,
-// 0x00, sort key.
-func itemID(g *group, w *write) string { return g.key + "\x00" + string(writeSK(w)) }
-
-// writeSK is the sort key of the member item a write changes.
-func writeSK(w *write) []byte {
-	a := w.action
-	switch {
-	case a.Put != nil:
-		return bytesAttr(a.Put.Item, attrSK)
-	case a.Update != nil:
-		return bytesAttr(a.Update.Key, attrSK)
-	case a.Delete != nil:
-		return bytesAttr(a.Delete.Key, attrSK)
-	case a.ConditionCheck != nil:
-		return bytesAttr(a.ConditionCheck.Key, attrSK)
-	}
-	return nil
-}
-
 // sendShared sends the attempts of batch as one TransactWriteItems: their
 // member actions as they are, and one metadata action per key for the
 // writes of all of them (the attempt's own when it is alone on its key).
 func (c *Client) sendShared(batch []*attempt) {
 	var (
 		all    []types.TransactWriteItem
-		merged = map[string]*group{}
+		merged = map[string]*model.Group{}
 		order  []string
 		metaOf = map[string][]*attempt{}
 	)
-	countAt := map[string]int{}   // key + count item's sort key → its action
-	countWs := map[int][]*write{} // the writes merged into a count item's action
+	countAt := map[string]int{}         // key + count item's sort key → its action
+	countWs := map[int][]*model.Write{} // the writes merged into a count item's action
 	for _, a := range batch {
 		a.at = make([]int, len(a.actions))
 		for i, g := range a.owners {
-			if w := a.writes[i]; w != nil && w.rankItem {
-				id := itemID(g, w)
+			if w := a.writes[i]; w != nil && w.RankItem {
+				id := model.ItemID(g, w)
 				at, ok := countAt[id]
 				if !ok {
 					at = len(all)
@@ -347,27 +328,27 @@ func (c *Client) sendShared(batch []*attempt) {
 				all = append(all, a.actions[i])
 				continue
 			}
-			m := merged[g.key]
+			m := merged[g.Key]
 			if m == nil {
-				m = &group{key: g.key, typ: g.typ}
-				merged[g.key] = m
-				order = append(order, g.key)
+				m = &model.Group{Key: g.Key, Typ: g.Typ}
+				merged[g.Key] = m
+				order = append(order, g.Key)
 			}
-			m.writes = append(m.writes, g.writes...)
-			if isRanked(g) {
-				m.rank = g.rank // the key's attempts agree that it is ranked (fits)
+			m.Writes = append(m.Writes, g.Writes...)
+			if model.IsRanked(g) {
+				m.Rank = g.Rank // the key's attempts agree that it is ranked (fits)
 			}
-			m.noBuild = m.noBuild || g.noBuild
-			if g.known && !m.known {
-				m.known, m.now = true, g.now
+			m.NoBuild = m.NoBuild || g.NoBuild
+			if g.Known && !m.Known {
+				m.Known, m.Now = true, g.Now
 			}
-			metaOf[g.key] = append(metaOf[g.key], a)
+			metaOf[g.Key] = append(metaOf[g.Key], a)
 			a.at[i] = -1 // set below
 		}
 	}
 	for at, ws := range countWs {
 		if len(ws) > 1 {
-			all[at] = rankMerged(ws)
+			all[at] = model.RankMerged(ws)
 		}
 	}
 	metaAt := map[string]int{}
@@ -375,7 +356,7 @@ func (c *Client) sendShared(batch []*attempt) {
 		metaAt[k] = len(all)
 		if as := metaOf[k]; len(as) == 1 {
 			for i, g := range as[0].owners {
-				if as[0].writes[i] == nil && g.key == k {
+				if as[0].writes[i] == nil && g.Key == k {
 					all = append(all, as[0].actions[i])
 				}
 			}
@@ -386,7 +367,7 @@ func (c *Client) sendShared(batch []*attempt) {
 	for _, a := range batch {
 		for i, g := range a.owners {
 			if a.writes[i] == nil {
-				a.at[i] = metaAt[g.key]
+				a.at[i] = metaAt[g.Key]
 			}
 		}
 	}
@@ -398,7 +379,7 @@ func (c *Client) sendShared(batch []*attempt) {
 	elsewhere := false
 	if isCancel {
 		for _, r := range cancelled.CancellationReasons {
-			elsewhere = elsewhere || retryableCode(aws.ToString(r.Code))
+			elsewhere = elsewhere || model.RetryableCode(aws.ToString(r.Code))
 		}
 	}
 	var innocent []*attempt

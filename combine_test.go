@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -151,13 +152,13 @@ func TestCombiningWrongTypeIsolated(t *testing.T) {
 func TestCombinerTake(t *testing.T) {
 	c := NewClient(nil, func(o *Options) { o.MaxTransactions = 2 })
 	cb := c.combiner
-	att := func(key string, typ keyType, members ...string) *attempt {
-		g := &group{key: key, typ: typ}
+	att := func(key string, typ model.KeyType, members ...string) *attempt {
+		g := &model.Group{Key: key, Typ: typ}
 		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
 		for _, m := range members {
 			w := c.putMember(key, typ, m, nil)
-			g.writes = append(g.writes, w)
-			a.actions = append(a.actions, w.action)
+			g.Writes = append(g.Writes, w)
+			a.actions = append(a.actions, w.Action)
 			a.owners, a.writes = append(a.owners, g), append(a.writes, w)
 		}
 		a.actions = append(a.actions, c.metaAction(g))
@@ -168,13 +169,13 @@ func TestCombinerTake(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprint("x", i)
 	}
-	a1 := att("k", typeSet, "a")
-	a2 := att("k", typeSet, "a", "b") // same member as a1: next transaction
-	a3 := att("k", typeSet, "c")      // after a2 on k: waits with it
-	a4 := att("j", typeZSet, "a")     // another key: joins
-	a5 := att("j", typeSet, "b")      // another type on j: never with a4
-	a6 := att("i", typeSet, many...)  // 98 actions: too many beside the others
-	a7 := att("h", typeSet, "h")
+	a1 := att("k", model.TypeSet, "a")
+	a2 := att("k", model.TypeSet, "a", "b") // same member as a1: next transaction
+	a3 := att("k", model.TypeSet, "c")      // after a2 on k: waits with it
+	a4 := att("j", model.TypeZSet, "a")     // another key: joins
+	a5 := att("j", model.TypeSet, "b")      // another type on j: never with a4
+	a6 := att("i", model.TypeSet, many...)  // 98 actions: too many beside the others
+	a7 := att("h", model.TypeSet, "h")
 	cb.queue = []*attempt{a1, a2, a3, a4, a5, a6, a7}
 	names := map[*attempt]string{a1: "a1", a2: "a2", a3: "a3", a4: "a4", a5: "a5", a6: "a6", a7: "a7"}
 	name := func(as []*attempt) []string {
@@ -194,7 +195,7 @@ func TestCombinerTake(t *testing.T) {
 	// The first transaction ends: k and j go, in their order.
 	for _, a := range b {
 		for _, g := range a.owners {
-			delete(cb.busy, g.key)
+			delete(cb.busy, g.Key)
 		}
 	}
 	cb.inflight--
@@ -214,7 +215,7 @@ func TestCombiningRankedKey(t *testing.T) {
 	ctx := context.Background()
 	k := p + "board"
 	require.Positive(t, buildRanked(t, c, k, 120, 4))
-	require.True(t, c.belief(k).ranked)
+	require.True(t, c.belief(k).Ranked)
 	const writers = 24
 	each := testenv.Budget(3, 6)
 
@@ -297,35 +298,35 @@ func TestCombiningRankedKey(t *testing.T) {
 func TestCombinerTakeRanked(t *testing.T) {
 	c := NewClient(nil)
 	cb := c.combiner
-	ranges := []rankRange{{lo: []byte{}, hi: []byte("m")}, {lo: []byte("m")}}
-	stale := []rankRange{{lo: []byte{}, hi: []byte("q")}, {lo: []byte("q")}}
-	att := func(b *rankBelief, member string, ix []byte) *attempt {
-		g := &group{key: "k", typ: typeZSet, rank: b}
-		w := c.putMember("k", typeZSet, member, ix)
-		g.writes = []*write{w}
+	ranges := []model.RankRange{{Lo: []byte{}, Hi: []byte("m")}, {Lo: []byte("m")}}
+	stale := []model.RankRange{{Lo: []byte{}, Hi: []byte("q")}, {Lo: []byte("q")}}
+	att := func(b *model.RankBelief, member string, ix []byte) *attempt {
+		g := &model.Group{Key: "k", Typ: model.TypeZSet, Rank: b}
+		w := c.putMember("k", model.TypeZSet, member, ix)
+		g.Writes = []*model.Write{w}
 		a := &attempt{ctx: context.Background(), done: make(chan txOutcome, 1)}
-		for _, x := range append(g.writes, c.rankWrites(g)...) {
-			a.actions = append(a.actions, x.action)
+		for _, x := range append(g.Writes, c.rankWrites(g)...) {
+			a.actions = append(a.actions, x.Action)
 			a.owners, a.writes = append(a.owners, g), append(a.writes, x)
 		}
 		a.actions = append(a.actions, c.metaAction(g))
 		a.owners, a.writes = append(a.owners, g), append(a.writes, nil)
 		return a
 	}
-	known := &rankBelief{ranked: true, ranges: ranges}
+	known := &model.RankBelief{Ranked: true, Ranges: ranges}
 	a1 := att(known, "a", []byte("b"))
-	a2 := att(known, "c", []byte("d"))                                    // same count item, same bound: joins
-	a3 := att(known, "e", []byte("x"))                                    // the other count item: joins
-	a4 := att(&rankBelief{ranked: true, ranges: stale}, "f", []byte("c")) // another bound for "": waits
-	a5 := att(&rankBelief{}, "g", []byte("e"))                            // unranked belief: waits
+	a2 := att(known, "c", []byte("d"))                                          // same count item, same bound: joins
+	a3 := att(known, "e", []byte("x"))                                          // the other count item: joins
+	a4 := att(&model.RankBelief{Ranked: true, Ranges: stale}, "f", []byte("c")) // another bound for "": waits
+	a5 := att(&model.RankBelief{}, "g", []byte("e"))                            // unranked belief: waits
 	cb.queue = []*attempt{a1, a2, a3, a4, a5}
 	b := cb.take()
 	require.Equal(t, []*attempt{a1, a2, a3}, b)
 	require.Equal(t, []*attempt{a4, a5}, cb.queue)
-	require.Equal(t, rankCond(a1.writes[1]), rankCond(a2.writes[1]))
-	merged := rankMerged([]*write{a1.writes[1], a2.writes[1]})
-	require.Equal(t, num(2), merged.Update.ExpressionAttributeValues[":d"], "the sum of their changes")
-	require.Equal(t, num(1), a1.writes[1].action.Update.ExpressionAttributeValues[":d"], "each attempt's own action unchanged")
+	require.Equal(t, model.RankCond(a1.writes[1]), model.RankCond(a2.writes[1]))
+	merged := model.RankMerged([]*model.Write{a1.writes[1], a2.writes[1]})
+	require.Equal(t, model.Num(2), merged.Update.ExpressionAttributeValues[":d"], "the sum of their changes")
+	require.Equal(t, model.Num(1), a1.writes[1].Action.Update.ExpressionAttributeValues[":d"], "each attempt's own action unchanged")
 }
 
 // Adversarial review of write combining and the transaction writer. Each
@@ -769,7 +770,7 @@ func TestCombineReviewDroppedResponses(t *testing.T) {
 // CHECKED, RIGHT. A ranked sorted set (count items over ranges of at most
 // 8 members, so splits and merges happen) under concurrent ZADD, ZREM and
 // ZINCRBY sharing transactions: count items merged per range (fits;
-// sendShared's rankMerged) stay exact, ZCARD is 200 + added − removed, and
+// sendShared's model.RankMerged) stay exact, ZCARD is 200 + added − removed, and
 // each member's score is its increments' sum.
 func TestCombineReviewRankedConcurrent(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 40)
@@ -1034,7 +1035,7 @@ func TestCombineReviewBatchLimits(t *testing.T) {
 		var cancelled *types.TransactionCanceledException
 		require.ErrorAs(t, err, &cancelled, "a transaction DynamoDB refused")
 	}
-	require.LessOrEqual(t, l.maxActions, maxTxItems)
+	require.LessOrEqual(t, l.maxActions, model.MaxTxItems)
 	require.LessOrEqual(t, l.maxBytes, 4<<20)
 	t.Logf("%d commands; largest transaction: %d actions, %d bytes of items", len(cmds), l.maxActions, l.maxBytes)
 	checkStoredCounts(t, p)

@@ -40,6 +40,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // UpstashPerMillion is serverless Redis's price of a million commands at
@@ -211,11 +212,11 @@ func BenchmarkCostTable(b *testing.B) {
 // plainCommand is the plain client's command: one PutItem of member's item
 // in key for a write, one strongly consistent GetItem of it for a read;
 // priced by the cost model.
-func plainCommand(ctx context.Context, db *dynamodb.Client, ixs []indexShape, write bool, key, member string) (Cost, error) {
-	it := itemKey(key, memberSK(typeSet, member))
+func plainCommand(ctx context.Context, db *dynamodb.Client, ixs []model.IndexShape, write bool, key, member string) (Cost, error) {
+	it := model.ItemKey(key, model.MemberSK(model.TypeSet, member))
 	if write {
 		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: it})
-		return Cost{Requests: 1, WriteUnits: pricedWrite("Put", it, it, nil, nil, nil, nil, ixs)}, err
+		return Cost{Requests: 1, WriteUnits: model.PricedWrite("Put", it, it, nil, nil, nil, nil, ixs)}, err
 	}
 	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: it, ConsistentRead: aws.Bool(true),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
@@ -226,5 +227,5 @@ func plainCommand(ctx context.Context, db *dynamodb.Client, ixs []indexShape, wr
 	if out.ConsumedCapacity != nil {
 		reported = aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)
 	}
-	return Cost{Requests: 1, ReadUnits: pricedRead(reported, aws.Bool(true), out.Item)}, nil
+	return Cost{Requests: 1, ReadUnits: model.PricedRead(reported, aws.Bool(true), out.Item)}, nil
 }

@@ -24,11 +24,11 @@ package redimo
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // MaxDB is the highest database number: 16 databases, as Redis's default.
@@ -74,31 +74,31 @@ type dbAPI struct {
 
 // fwd rewrites a key or item of database 0's encoding to database n's (a
 // copy: callers resend their requests).
-func (d dbAPI) fwd(it item) item {
+func (d dbAPI) fwd(it model.Item) model.Item {
 	if it == nil {
 		return nil
 	}
-	out := make(item, len(it))
+	out := make(model.Item, len(it))
 	for k, v := range it {
 		out[k] = v
 	}
-	if v, ok := out[attrPK].(*types.AttributeValueMemberB); ok {
-		out[attrPK] = d.fwdPK(v)
+	if v, ok := out[model.AttrPK].(*types.AttributeValueMemberB); ok {
+		out[model.AttrPK] = d.fwdPK(v)
 	}
-	if v, ok := out[attrKS].(*types.AttributeValueMemberB); ok {
-		out[attrKS] = d.fwdKS(v)
+	if v, ok := out[model.AttrKS].(*types.AttributeValueMemberB); ok {
+		out[model.AttrKS] = d.fwdKS(v)
 	}
 	return out
 }
 
 // dbNamespaces are the first bytes of database n's partition keys, for
-// each namespace of database 0 (keys.go): the high nibble names the
+// each namespace of database 0 (internal/model/keys.go): the high nibble names the
 // namespace, n is the low one, so no byte of any database is another's,
 // and none is a letter (database 0's).
 var dbNamespaces = map[byte]byte{
-	nsKeys: 0x00, longNS(nsKeys): 0x10,
-	nsLimiter: 0x20, longNS(nsLimiter): 0x30,
-	nsSharded: 0x80, longNS(nsSharded): 0x90,
+	model.NsKeys: 0x00, model.LongNS(model.NsKeys): 0x10,
+	model.NsLimiter: 0x20, model.LongNS(model.NsLimiter): 0x30,
+	model.NsSharded: 0x80, model.LongNS(model.NsSharded): 0x90,
 }
 
 func (d dbAPI) fwdPK(v *types.AttributeValueMemberB) types.AttributeValue {
@@ -106,7 +106,7 @@ func (d dbAPI) fwdPK(v *types.AttributeValueMemberB) types.AttributeValue {
 		return v
 	}
 	if hi, ok := dbNamespaces[v.Value[0]]; ok {
-		return bin(append([]byte{hi | d.n}, v.Value[1:]...))
+		return model.Bin(append([]byte{hi | d.n}, v.Value[1:]...))
 	}
 	return v
 }
@@ -115,57 +115,55 @@ func (d dbAPI) fwdKS(v *types.AttributeValueMemberB) types.AttributeValue {
 	if len(v.Value) != 1 {
 		return v
 	}
-	return bin([]byte{d.n, v.Value[0]})
+	return model.Bin([]byte{d.n, v.Value[0]})
 }
 
 // back rewrites an item of database n to database 0's encoding, in place
 // (answers are fresh).
-func (d dbAPI) back(it item) {
-	if v, ok := it[attrPK].(*types.AttributeValueMemberB); ok && len(v.Value) > 0 && v.Value[0]&0x0f == d.n {
+func (d dbAPI) back(it model.Item) {
+	if v, ok := it[model.AttrPK].(*types.AttributeValueMemberB); ok && len(v.Value) > 0 && v.Value[0]&0x0f == d.n {
 		for ns, hi := range dbNamespaces {
 			if v.Value[0] == hi|d.n {
-				it[attrPK] = bin(append([]byte{ns}, v.Value[1:]...))
+				it[model.AttrPK] = model.Bin(append([]byte{ns}, v.Value[1:]...))
 				break
 			}
 		}
 	}
-	if v, ok := it[attrKS].(*types.AttributeValueMemberB); ok && len(v.Value) == 2 && v.Value[0] == d.n {
-		it[attrKS] = bin([]byte{v.Value[1]})
+	if v, ok := it[model.AttrKS].(*types.AttributeValueMemberB); ok && len(v.Value) == 2 && v.Value[0] == d.n {
+		it[model.AttrKS] = model.Bin([]byte{v.Value[1]})
 	}
 }
 
-func (d dbAPI) backAll(items []item) {
+func (d dbAPI) backAll(items []model.Item) {
 	for _, it := range items {
 		d.back(it)
 	}
 }
 
-var compared = regexp.MustCompile(`(#[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)`)
-
 // values rewrites the expression values compared with (or assigned to)
 // pk or ks in exprs.
-func (d dbAPI) values(names map[string]string, values item, exprs ...*string) item {
+func (d dbAPI) values(names map[string]string, values model.Item, exprs ...*string) model.Item {
 	if len(values) == 0 {
 		return values
 	}
-	var out item
+	var out model.Item
 	for _, e := range exprs {
 		if e == nil {
 			continue
 		}
-		for _, m := range compared.FindAllStringSubmatch(*e, -1) {
+		for _, m := range model.Compared.FindAllStringSubmatch(*e, -1) {
 			attr := names[m[1]]
 			v, ok := values[m[2]].(*types.AttributeValueMemberB)
-			if !ok || attr != attrPK && attr != attrKS {
+			if !ok || attr != model.AttrPK && attr != model.AttrKS {
 				continue
 			}
 			if out == nil {
-				out = make(item, len(values))
+				out = make(model.Item, len(values))
 				for k, x := range values {
 					out[k] = x
 				}
 			}
-			if attr == attrPK {
+			if attr == model.AttrPK {
 				out[m[2]] = d.fwdPK(v)
 			} else {
 				out[m[2]] = d.fwdKS(v)
@@ -219,7 +217,7 @@ func (d dbAPI) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput,
 	cp := *in
 	cp.RequestItems = make(map[string]types.KeysAndAttributes, len(in.RequestItems))
 	for table, ka := range in.RequestItems {
-		keys := make([]item, len(ka.Keys))
+		keys := make([]model.Item, len(ka.Keys))
 		for i, k := range ka.Keys {
 			keys[i] = d.fwd(k)
 		}
@@ -239,15 +237,8 @@ func (d dbAPI) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput,
 }
 
 // action is a transaction action's key (or item) and values, rewritten.
-func (d dbAPI) action(key item, names map[string]string, values item, exprs ...*string) (item, item) {
+func (d dbAPI) action(key model.Item, names map[string]string, values model.Item, exprs ...*string) (model.Item, model.Item) {
 	return d.fwd(key), d.values(names, values, exprs...)
-}
-
-// edited is a copy of *p changed by edit.
-func edited[T any](p *T, edit func(*T)) *T {
-	x := *p
-	edit(&x)
-	return &x
 }
 
 func (d dbAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -256,19 +247,19 @@ func (d dbAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrit
 	for i, a := range in.TransactItems {
 		switch {
 		case a.Put != nil:
-			a.Put = edited(a.Put, func(x *types.Put) {
+			a.Put = model.Edited(a.Put, func(x *types.Put) {
 				x.Item, x.ExpressionAttributeValues = d.action(x.Item, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
 			})
 		case a.Update != nil:
-			a.Update = edited(a.Update, func(x *types.Update) {
+			a.Update = model.Edited(a.Update, func(x *types.Update) {
 				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.UpdateExpression, x.ConditionExpression)
 			})
 		case a.Delete != nil:
-			a.Delete = edited(a.Delete, func(x *types.Delete) {
+			a.Delete = model.Edited(a.Delete, func(x *types.Delete) {
 				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
 			})
 		case a.ConditionCheck != nil:
-			a.ConditionCheck = edited(a.ConditionCheck, func(x *types.ConditionCheck) {
+			a.ConditionCheck = model.Edited(a.ConditionCheck, func(x *types.ConditionCheck) {
 				x.Key, x.ExpressionAttributeValues = d.action(x.Key, x.ExpressionAttributeNames, x.ExpressionAttributeValues, x.ConditionExpression)
 			})
 		}

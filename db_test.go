@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -71,18 +72,19 @@ func TestDBRawItems(t *testing.T) {
 	// The raw table: database n's items start with byte n.
 	byDB := map[byte]int{}
 	for _, it := range rawItemsOf(t, p) {
-		pk := bytesAttr(it, attrPK)
+		pk := model.BytesAttr(it, model.AttrPK)
 		if len(pk) <= len(p) || string(pk[1:1+len(p)]) != p {
 			continue
 		}
 		byDB[pk[0]]++
-		if ks := bytesAttr(it, attrKS); ks != nil && pk[0] != 'k' {
-			require.Equal(t, []byte{pk[0], shardOf(keyHash(string(pk[1:])))}, ks)
+		if ks := model.BytesAttr(it, model.AttrKS); ks != nil && pk[0] != 'k' {
+			require.Equal(t, []byte{pk[0], model.ShardOf(model.KeyHash(string(pk[1:])))}, ks)
 		}
 	}
-	// db 0: s (1 member + meta), z (1 + meta); db 1: s (2 + meta), z (1 + meta);
-	// db 15: s (1 + meta), z (1 + meta), moved (1 + meta).
-	require.Equal(t, map[byte]int{'k': 4, 1: 5, 15: 6}, byDB)
+	// db 0: s (a small set: its metadata item alone, smallset.go), z (1 +
+	// meta); db 1: s (small), z (1 + meta); db 15: s (1 + meta: EXEC
+	// converted it), z (1 + meta), moved (1 + meta).
+	require.Equal(t, map[byte]int{'k': 3, 1: 3, 15: 6}, byDB)
 
 	require.NoError(t, c15.FlushDB(ctx))
 	for i, c := range []*Client{c0, c1, c15} {
@@ -96,7 +98,7 @@ func TestDBRawItems(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// A long key (over 2047 bytes: keys.go) of one name in two databases is
+// A long key (over 2047 bytes: internal/model/keys.go) of one name in two databases is
 // two keys, each listed by its own database's KEYS, and its raw items
 // carry 0x10 | n.
 func TestDBLongKeys(t *testing.T) {
@@ -119,9 +121,9 @@ func TestDBLongKeys(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{long}, keys)
 	}
-	it := itemKey(long, metaSK)
-	it[attrPK] = bin(append([]byte{0x10 | 3}, pkValue(long)[1:]...))
-	require.Equal(t, long, string(bytesAttr(rawGet(t, it), attrKey)), "database 3's metadata item of the long key, raw")
+	it := model.ItemKey(long, model.MetaSK)
+	it[model.AttrPK] = model.Bin(append([]byte{0x10 | 3}, model.PkValue(long)[1:]...))
+	require.Equal(t, long, string(model.BytesAttr(rawGet(t, it), model.AttrKey)), "database 3's metadata item of the long key, raw")
 }
 
 // A RateLimiter's slots and a ShardedSet's shard-count record belong to
@@ -158,10 +160,10 @@ func TestDBLimiterAndShardedSet(t *testing.T) {
 
 	firsts := map[byte]bool{}
 	for _, it := range rawItemsOf(t, p) {
-		pk := bytesAttr(it, attrPK)
+		pk := model.BytesAttr(it, model.AttrPK)
 		if len(pk) > len(p) && string(pk[1:1+len(p)]) == p && !strings.HasPrefix(string(pk[1+len(p):]), "visitors{") {
 			firsts[pk[0]] = true
 		}
 	}
-	require.Equal(t, map[byte]bool{nsLimiter: true, 0x20 | 1: true, nsSharded: true, 0x80 | 1: true}, firsts)
+	require.Equal(t, map[byte]bool{model.NsLimiter: true, 0x20 | 1: true, model.NsSharded: true, 0x80 | 1: true}, firsts)
 }

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -61,7 +62,7 @@ var (
 
 // bigMembers are the members of gen.big: hundreds of short ones, a few
 // long enough that a few dozen fill a 1 MB query page, and long members
-// (over inlineMemberLen bytes: keys.go's "Long members"), some sharing
+// (over model.InlineMemberLen bytes: internal/model/keys.go's "Long members"), some sharing
 // their first 1015 bytes so that their order is not the sort keys'.
 var bigMembers = func() []string {
 	var out []string
@@ -69,7 +70,7 @@ var bigMembers = func() []string {
 		out = append(out, fmt.Sprintf("m%03d", i))
 	}
 	for i := range 40 {
-		out = append(out, fmt.Sprintf("L%02d", i)+strings.Repeat("x", inlineMemberLen-3))
+		out = append(out, fmt.Sprintf("L%02d", i)+strings.Repeat("x", model.InlineMemberLen-3))
 	}
 	return append(append(out, longMembers...), oracleMembers...)
 }()
@@ -77,7 +78,7 @@ var bigMembers = func() []string {
 // longMembers are members of 1,016 to 100,000 bytes; the "Lshared" ones
 // share their first 1015 bytes with each other and with a short member.
 var longMembers = func() []string {
-	shared := "Lshared" + strings.Repeat("s", inlineMemberLen-7)
+	shared := "Lshared" + strings.Repeat("s", model.InlineMemberLen-7)
 	out := []string{shared, shared + "b", shared + "a", shared + "\x00", shared + "ab" + strings.Repeat("z", 5000),
 		shared + "\xff" + strings.Repeat("é", 600)}
 	for _, n := range []int{1016, 2000, 20_000, 100_000} {

@@ -55,7 +55,7 @@
 //	sk         B     sort key: 0x00 for the key's metadata item, 's' + the
 //	                 first 7 bytes of the member's SHA-256 + member for a
 //	                 set member (no index entry: random picks query the
-//	                 table from a random hash; keys.go), 'z' + member for a
+//	                 table from a random hash; internal/model/keys.go), 'z' + member for a
 //	                 sorted-set member
 //	ix         B     sorted-set member only: sort key of the local secondary
 //	                 index "by_ix" on (pk, ix), projecting mx: the
@@ -69,7 +69,7 @@
 //	                 n ≥ 1, ks is the two bytes n, shard)
 //	x, xt, v         metadata item: expiry, expiry token, version token (WATCH)
 //	m          B     a member over 1015 bytes: the whole member (sk and ix
-//	                 then hold its first 1015 bytes and a hash; see keys.go)
+//	                 then hold its first 1015 bytes and a hash; see internal/model/keys.go)
 //	kk         B     the metadata item of a key over 2047 bytes: the whole
 //	                 key (pk is then 'K' + its first 2015 bytes + SHA-256)
 //	hi, cv     B     a sorted set's count item (sk 0xFF + the lower bound of a

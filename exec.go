@@ -35,6 +35,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ErrTxTooBig is returned by TxPipelined (and Tx.TxPipelined) when the
@@ -187,57 +188,9 @@ type Pipeline struct {
 	*Client
 	base  *Client // the Client the transaction reads and commits with
 	watch *Watch
-	keys  map[string]*txKey
+	keys  map[string]*model.TxKey
 	order []string // keys in the order first touched
 	err   error    // a read failed: the transaction cannot commit
-}
-
-// txKey is one key of a transaction: as read, and as the transaction
-// left it.
-type txKey struct {
-	raw  item // the metadata item as read; nil when absent
-	orig meta // what raw says (live: an expired key was purged first)
-	typ  keyType
-	card int64
-	exp  int64
-	// full: every member item of orig.typ is in mem, so a member that is
-	// not there does not exist.
-	full   bool
-	expSet bool // the transaction changed the expiry
-	// touched: a command of the transaction changed the key, which stores
-	// a new version token (WATCH) even when the changes cancel out, as
-	// Redis's watched keys see every write (SREM a then SADD a).
-	touched bool
-	dmn     int64 // the change to mn (memberttl.go) of the commit's member writes
-	mem     map[memKey]*txMember
-}
-
-type memKey struct {
-	typ    keyType
-	member string
-}
-
-type txMember struct {
-	origIX  []byte // nil: absent when read (a set member read has an empty one)
-	ix      []byte // nil: absent now
-	score   float64
-	present bool
-	// origMX is the member's expiry when read (memberttl.go; 0: none),
-	// mx its expiry now: a member removed and added again is a new one,
-	// with the expiry its adding write gives (none for SADD), as outside a
-	// transaction.
-	origMX, mx int64
-}
-
-// readMember is the state of a member whose item reads it (index value ix;
-// a set member has none, and an empty one says it was read present).
-func readMember(typ keyType, it item) *txMember {
-	ix := bytesAttr(it, attrIX)
-	if ix == nil {
-		ix = []byte{}
-	}
-	mx := memberExp(it)
-	return &txMember{origIX: ix, ix: ix, present: true, score: scoreIfZ(typ, ix), origMX: mx, mx: mx}
 }
 
 // TxPipelined runs fn with a Pipeline and commits what it did as one
@@ -317,7 +270,7 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
 		base := c.frozen()
-		p := &Pipeline{base: base, watch: w, keys: map[string]*txKey{}}
+		p := &Pipeline{base: base, watch: w, keys: map[string]*model.TxKey{}}
 		p.Client = base.inTx(p)
 		if w != nil {
 			changed, err := p.touchWatched(ctx)
@@ -365,7 +318,7 @@ func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for _, k := range keys {
-		if p.base.versionOf(p.keys[k].raw) != seen[k] {
+		if p.base.versionOf(p.keys[k].Raw) != seen[k] {
 			return true, nil
 		}
 	}
@@ -377,7 +330,7 @@ func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
 // used. redimo-server calls it with every key of the queued commands.
 func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 	var names []string
-	for _, k := range dedupe(keys) {
+	for _, k := range model.Dedupe(keys) {
 		if _, ok := p.keys[k]; ok || checkKey("EXEC", k) != nil {
 			continue
 		}
@@ -399,33 +352,33 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 }
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
-func (p *Pipeline) strongGet(ctx context.Context, keys []item) ([]item, error) {
+func (p *Pipeline) strongGet(ctx context.Context, keys []model.Item) ([]model.Item, error) {
 	return p.base.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
 // purged first (it is missing for Redis) and read again.
-func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
+func (p *Pipeline) use(ctx context.Context, key string, raw model.Item) error {
 	swept := false
 	for range p.base.opts.MaxAttempts {
-		m := decodeMeta(raw) // an item left with no members is a missing key
-		if m.ttls > 0 && !swept && !m.expired(p.base.nowMs()) {
+		m := model.DecodeMeta(raw) // an item left with no members is a missing key
+		if m.TTLs > 0 && !swept && !m.Expired(p.base.nowMs()) {
 			// Members with an expiry: the expired ones go first, so that
 			// the snapshot's count is the live one (memberttl.go).
-			if err := p.base.sweep(ctx, key, m.typ); err != nil {
+			if err := p.base.sweep(ctx, key, m.Typ); err != nil {
 				return err
 			}
 			swept = true
-		} else if m.small != nil && !m.expired(p.base.nowMs()) {
+		} else if m.Small != nil && !m.Expired(p.base.nowMs()) {
 			// A small set (smallset.go) becomes member items, which the
 			// snapshot reads and the commit writes.
 			if err := p.base.convert(ctx, key, raw); err != nil {
 				return err
 			}
-		} else if !m.expired(p.base.nowMs()) {
-			k := &txKey{raw: raw, orig: m, typ: m.typ, card: m.card, exp: m.exp, mem: map[memKey]*txMember{}}
-			if m.typ == typeNone {
-				k.exp, k.full = 0, true
+		} else if !m.Expired(p.base.nowMs()) {
+			k := &model.TxKey{Raw: raw, Orig: m, Typ: m.Typ, Card: m.Card, Exp: m.Exp, Mem: map[model.MemKey]*model.TxMember{}}
+			if m.Typ == model.TypeNone {
+				k.Exp, k.Full = 0, true
 			}
 			p.keys[key] = k
 			p.order = append(p.order, key)
@@ -434,7 +387,7 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 			return err
 		}
 		var err error
-		if raw, err = p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil); err != nil {
+		if raw, err = p.base.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
 	}
@@ -443,14 +396,14 @@ func (p *Pipeline) use(ctx context.Context, key string, raw item) error {
 
 // key returns key's state, reading it on first use; nil after a read
 // error (recorded in p.err).
-func (p *Pipeline) key(ctx context.Context, key string) *txKey {
+func (p *Pipeline) key(ctx context.Context, key string) *model.TxKey {
 	if k, ok := p.keys[key]; ok {
 		return k
 	}
 	if p.err != nil {
 		return nil
 	}
-	raw, err := p.base.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
+	raw, err := p.base.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
 		err = p.use(ctx, key, raw)
 	}
@@ -463,21 +416,21 @@ func (p *Pipeline) key(ctx context.Context, key string) *txKey {
 
 // member returns the state of member (of type typ) of k, reading those of
 // names not known yet in one BatchGetItem.
-func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyType, names []string) []*txMember {
+func (p *Pipeline) members(ctx context.Context, key string, k *model.TxKey, typ model.KeyType, names []string) []*model.TxMember {
 	var missing []string
-	for _, m := range dedupe(names) {
-		if _, ok := k.mem[memKey{typ, m}]; !ok {
-			if k.full || k.orig.typ != typ {
-				k.mem[memKey{typ, m}] = &txMember{}
+	for _, m := range model.Dedupe(names) {
+		if _, ok := k.Mem[model.MemKey{Typ: typ, Member: m}]; !ok {
+			if k.Full || k.Orig.Typ != typ {
+				k.Mem[model.MemKey{Typ: typ, Member: m}] = &model.TxMember{}
 			} else {
 				missing = append(missing, m)
 			}
 		}
 	}
 	if len(missing) > 0 && p.err == nil {
-		req := make([]item, len(missing))
+		req := make([]model.Item, len(missing))
 		for i, m := range missing {
-			req[i] = itemKey(key, memberSK(typ, m))
+			req[i] = model.ItemKey(key, model.MemberSK(typ, m))
 		}
 		items, err := p.strongGet(ctx, req)
 		if err != nil {
@@ -485,60 +438,53 @@ func (p *Pipeline) members(ctx context.Context, key string, k *txKey, typ keyTyp
 			return nil
 		}
 		for _, m := range missing {
-			k.mem[memKey{typ, m}] = &txMember{}
+			k.Mem[model.MemKey{Typ: typ, Member: m}] = &model.TxMember{}
 		}
 		for _, it := range items {
-			if m, t, ok := memberOf(it); ok && t == typ {
-				k.mem[memKey{typ, m}] = readMember(typ, it)
+			if m, t, ok := model.MemberOf(it); ok && t == typ {
+				k.Mem[model.MemKey{Typ: typ, Member: m}] = model.ReadMember(typ, it)
 			}
 		}
 	}
 	if p.err != nil {
 		return nil
 	}
-	out := make([]*txMember, len(names))
+	out := make([]*model.TxMember, len(names))
 	for i, m := range names {
-		out[i] = k.mem[memKey{typ, m}]
+		out[i] = k.Mem[model.MemKey{Typ: typ, Member: m}]
 	}
 	return out
 }
 
-func scoreIfZ(typ keyType, ix []byte) float64 {
-	if typ == typeZSet && len(ix) >= 8 {
-		return scoreOfIX(ix)
-	}
-	return 0
-}
-
 // loadAll reads every member of k's original type not known yet; after
 // it, k.full.
-func (p *Pipeline) loadAll(ctx context.Context, key string, k *txKey) bool {
-	if k.full {
+func (p *Pipeline) loadAll(ctx context.Context, key string, k *model.TxKey) bool {
+	if k.Full {
 		return true
 	}
-	q := memberQuery(key, k.orig.typ, "")
+	q := model.MemberQuery(key, k.Orig.Typ, "")
 	q.TableName, q.ConsistentRead = p.base.table(), aws.Bool(true)
 	for it, err := range p.base.query(ctx, q, 0) {
 		if err != nil {
 			p.err = err
 			return false
 		}
-		m, t, ok := memberOf(it)
-		if !ok || t != k.orig.typ {
+		m, t, ok := model.MemberOf(it)
+		if !ok || t != k.Orig.Typ {
 			continue
 		}
-		if _, known := k.mem[memKey{t, m}]; !known {
-			k.mem[memKey{t, m}] = readMember(t, it)
+		if _, known := k.Mem[model.MemKey{Typ: t, Member: m}]; !known {
+			k.Mem[model.MemKey{Typ: t, Member: m}] = model.ReadMember(t, it)
 		}
 	}
-	k.full = true
+	k.Full = true
 	return true
 }
 
 // typed returns k for a command on type typ: nil and ErrWrongType when k
 // holds another type, nil and p.err when it could not be read (the
 // command wraps it with its name).
-func (p *Pipeline) typed(ctx context.Context, key string, typ keyType) (*txKey, error) {
+func (p *Pipeline) typed(ctx context.Context, key string, typ model.KeyType) (*model.TxKey, error) {
 	if err := checkKey("EXEC", key); err != nil {
 		return nil, err
 	}
@@ -546,85 +492,49 @@ func (p *Pipeline) typed(ctx context.Context, key string, typ keyType) (*txKey, 
 	switch {
 	case k == nil:
 		return nil, p.err
-	case k.typ != typeNone && k.typ != typ:
+	case k.Typ != model.TypeNone && k.Typ != typ:
 		return nil, ErrWrongType
 	}
 	return k, nil
 }
 
-// add makes m (of k, type typ) present with index value ix.
-func (k *txKey) add(typ keyType, m *txMember, ix []byte) {
-	if k.typ == typeNone {
-		k.typ, k.exp = typ, 0
-	}
-	if !m.present {
-		k.card++
-		if typ == typeSet && m.origIX != nil {
-			ix = m.origIX // a set member removed and added again is left as it was
-		}
-	}
-	k.touched = k.touched || !m.present || string(m.ix) != string(ix)
-	m.present, m.ix, m.score = true, ix, scoreIfZ(typ, ix)
-}
-
-// remove makes m absent; the key goes when its last member does.
-func (k *txKey) remove(m *txMember) {
-	if !m.present {
-		return
-	}
-	m.present, m.ix, m.mx = false, nil, 0
-	k.card--
-	k.touched = true
-	if k.card == 0 {
-		k.gone()
-	}
-}
-
-// gone marks the key missing: every member it had is known absent.
-func (k *txKey) gone() {
-	for _, m := range k.mem {
-		m.present, m.ix, m.mx = false, nil, 0
-	}
-	k.typ, k.card, k.exp, k.full, k.touched = typeNone, 0, 0, true, true
-}
-
 // present returns k's members of its current type in the order a Query of
 // the table returns them: a sorted set's by member, a set's by sort key
-// (the order of their hashes: "Set members" in keys.go).
-func (p *Pipeline) present(ctx context.Context, key string, k *txKey) ([]memKey, error) {
-	if k.typ == typeNone {
+// (the order of their hashes: "Set members" in internal/model/keys.go).
+func (p *Pipeline) present(ctx context.Context, key string, k *model.TxKey) ([]model.MemKey, error) {
+	if k.Typ == model.TypeNone {
 		return nil, nil
 	}
-	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
+	if k.Typ == k.Orig.Typ && !p.loadAll(ctx, key, k) {
 		return nil, p.err
 	}
-	var out []memKey
-	for mk, m := range k.mem {
-		if mk.typ == k.typ && m.present {
+	var out []model.MemKey
+	for mk, m := range k.Mem {
+		if mk.Typ == k.Typ && m.Present {
 			out = append(out, mk)
 		}
 	}
-	if k.typ == typeSet { // in the order of the table's Query (keys.go)
+	if k.Typ == model.TypeSet { // in the order of the table's Query (internal/model/keys.go)
 		sks := make(map[string]string, len(out))
 		for _, mk := range out {
-			sks[mk.member] = string(memberSK(typeSet, mk.member))
+			sks[mk.Member] = string(model.MemberSK(model.TypeSet, mk.Member))
 		}
-		slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(sks[a.member], sks[b.member]) })
+		slices.SortFunc(out, func(a, b model.MemKey) int { return strings.Compare(sks[a.Member], sks[b.Member]) })
 		return out, nil
 	}
-	slices.SortFunc(out, func(a, b memKey) int { return strings.Compare(a.member, b.member) })
+	slices.SortFunc(out, func(a, b model.MemKey) int { return strings.Compare(a.Member, b.Member) })
 	return out, nil
 }
 
 // sorted is k's members with their scores, by score then member.
-func (p *Pipeline) sorted(ctx context.Context, key string, k *txKey) ([]Z, error) {
+func (p *Pipeline) sorted(ctx context.Context, key string, k *model.TxKey) ([]Z, error) {
 	mks, err := p.present(ctx, key, k)
 	if err != nil {
 		return nil, err
 	}
 	zs := make([]Z, len(mks))
 	for i, mk := range mks {
-		zs[i] = Z{Score: k.mem[mk].score, Member: mk.member}
+		zs[i] = Z{Score: k.Mem[mk].Score, Member: mk.Member}
 	}
 	return sortZ(zs), nil
 }
@@ -637,68 +547,65 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		metaAt   = map[int]string{} // index of a metadata action → its key
 		grown    []string           // sorted sets that gained members
 		unranked []string           // ranked sorted sets the commit unranks
-		ranked   []*group           // ranked sorted sets whose count items it keeps
-		counts   [][]*write         // counts[i]: the count-item actions of ranked[i]
+		ranked   []*model.Group     // ranked sorted sets whose count items it keeps
+		counts   [][]*model.Write   // counts[i]: the count-item actions of ranked[i]
 		size     int                // writeBytes of the member writes (DynamoDB's 4 MB)
 	)
 	for _, key := range p.order {
 		k := p.keys[key]
-		k.dmn = 0
-		changed := k.touched || k.expSet || k.exp != k.orig.exp || k.typ != k.orig.typ
+		k.Dmn = 0
+		changed := k.Touched || k.ExpSet || k.Exp != k.Orig.Exp || k.Typ != k.Orig.Typ
 		added := false
-		var zw []*write // the sorted-set member changes, for the count items
-		for mk, m := range k.mem {
-			var w *write
+		var zw []*model.Write // the sorted-set member changes, for the count items
+		for mk, m := range k.Mem {
+			var w *model.Write
 			switch {
-			case m.origIX == nil && m.present:
-				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
-				added = added || mk.typ == typeZSet
-				if m.mx != 0 {
-					w.action.Put.Item[attrMemExp] = num(m.mx)
-					k.dmn++
+			case m.OrigIX == nil && m.Present:
+				w = p.base.putMember(key, mk.Typ, mk.Member, m.Ix)
+				added = added || mk.Typ == model.TypeZSet
+				if m.Mx != 0 {
+					w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
+					k.Dmn++
 				}
-			case m.origIX != nil && !m.present:
-				w = p.base.deleteMember(key, mk.typ, mk.member)
-				w.action = w.rendered(0, false) // a long member's delete requires its m (longmember.go)
-				if m.origMX != 0 {
-					k.dmn--
+			case m.OrigIX != nil && !m.Present:
+				w = p.base.deleteMember(key, mk.Typ, mk.Member)
+				if m.OrigMX != 0 {
+					k.Dmn--
 				}
-			case m.origIX != nil && (string(m.origIX) != string(m.ix) || m.mx != m.origMX):
+			case m.OrigIX != nil && (string(m.OrigIX) != string(m.Ix) || m.Mx != m.OrigMX):
 				// A new score keeps the member's expiry (mx), as ZADD's
 				// outside a transaction; removed and added again, it has
 				// the one its adding write gave.
-				w = p.base.putMember(key, mk.typ, mk.member, m.ix)
-				w.action.Put.ConditionExpression = aws.String("#ix = :old")
-				w.action.Put.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
-				w.action.Put.ExpressionAttributeValues = item{":old": bin(m.origIX)}
-				if mk.typ == typeSet { // no index value: the member's expiry changed
-					w.action.Put.ConditionExpression = aws.String("attribute_exists(#pk)")
-					w.action.Put.ExpressionAttributeNames = map[string]string{"#pk": attrPK}
-					w.action.Put.ExpressionAttributeValues = nil
+				w = p.base.putMember(key, mk.Typ, mk.Member, m.Ix)
+				w.Need, w.Prev = model.NeedIX, m.OrigIX
+				if mk.Typ == model.TypeSet { // no index value: the member's expiry changed
+					w.Need, w.Prev = model.NeedPresent, nil
 				}
-				if m.mx != 0 {
-					w.action.Put.Item[attrMemExp] = num(m.mx)
-					k.dmn++
+				if m.Mx != 0 {
+					w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
+					k.Dmn++
 				}
-				if m.origMX != 0 {
-					k.dmn--
+				if m.OrigMX != 0 {
+					k.Dmn--
 				}
 			default:
 				continue
 			}
-			actions = append(actions, w.action)
-			size += writeBytes(key, w)
+			// Conditioned as read (the metadata action pins the rest); a
+			// long member's write also requires its m (longmember.go).
+			actions = append(actions, w.Rendered(0, false))
+			size += model.WriteBytes(key, w)
 			changed = true
-			if mk.typ == typeZSet {
-				w.prev = m.origIX // exact: the metadata condition pins the key as read
+			if mk.Typ == model.TypeZSet {
+				w.Prev = m.OrigIX // exact: the metadata condition pins the key as read
 				zw = append(zw, w)
 			}
 		}
 		keep := false
-		if _, ok := k.raw[attrRanked]; ok && changed {
+		if _, ok := k.Raw[model.AttrRanked]; ok && changed {
 			// The count items of a ranked sorted set that stays one change
 			// with its members (rank.go); any other change unranks it.
-			if k.typ == typeZSet && k.orig.typ == typeZSet {
+			if k.Typ == model.TypeZSet && k.Orig.Typ == model.TypeZSet {
 				g, cs, err := p.base.rankExec(ctx, key, zw)
 				if err != nil {
 					return false, wrap("EXEC", err)
@@ -714,7 +621,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			grown = append(grown, key)
 		}
 	}
-	if size > maxTxBytes {
+	if size > model.MaxTxBytes {
 		return false, fmt.Errorf("%w: about %d bytes", ErrTxTooBig, size)
 	}
 	total := len(actions)
@@ -722,10 +629,10 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		total += len(cs)
 	}
 	countAt := map[int]string{} // index of a count-item action → its key
-	if total > maxTxItems && len(ranked) > 0 {
+	if total > model.MaxTxItems && len(ranked) > 0 {
 		// No room for the count items: the keys are unranked instead.
 		for i, key := range metaAt {
-			if slices.ContainsFunc(ranked, func(g *group) bool { return g.key == key }) {
+			if slices.ContainsFunc(ranked, func(g *model.Group) bool { return g.Key == key }) {
 				k := p.keys[key]
 				actions[i] = p.metaWrite(key, k, true, false)
 				unranked = append(unranked, key)
@@ -735,11 +642,11 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	}
 	for i, cs := range counts {
 		for _, w := range cs {
-			countAt[len(actions)] = ranked[i].key
-			actions = append(actions, w.action)
+			countAt[len(actions)] = ranked[i].Key
+			actions = append(actions, w.Action)
 		}
 	}
-	if len(actions) > maxTxItems {
+	if len(actions) > model.MaxTxItems {
 		return false, fmt.Errorf("%w: %d actions", ErrTxTooBig, len(actions))
 	}
 	if len(actions) == 0 {
@@ -778,8 +685,8 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		p.base.waiters.notifyAdded(key)
 	}
 	for _, key := range unranked {
-		p.base.setBelief(key, &rankBelief{})
-		if p.keys[key].typ != typeZSet {
+		p.base.setBelief(key, &model.RankBelief{})
+		if p.keys[key].Typ != model.TypeZSet {
 			// Deleted, or a set now: its count items go, as after DEL
 			// (rankDrop). The transaction committed: one left behind
 			// after an error here is ignored until a build replaces it.
@@ -798,103 +705,46 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 // or only checks it when the key was only read. A ranked key stays ranked
 // when keepRank (the transaction carries its count items), else it is
 // unranked (rk removed).
-func (p *Pipeline) metaWrite(key string, k *txKey, changed, keepRank bool) types.TransactWriteItem {
-	cond, names, values := asRead(k.raw)
+func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool) types.TransactWriteItem {
+	m := model.NewMetaWrite(key).RequireAsRead(k.Raw)
 	switch {
-	case !changed, k.typ == typeNone && k.raw == nil:
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}}
-	case k.typ == typeNone:
-		return types.TransactWriteItem{Delete: &types.Delete{
-			TableName: p.base.table(), Key: metaKey(key), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}}
+	case !changed, k.Typ == model.TypeNone && k.Raw == nil:
+		return m.Action(p.base.table()) // a check
+	case k.Typ == model.TypeNone:
+		return m.Delete().Action(p.base.table())
 	}
-	for n, a := range map[string]string{"#t": attrType, "#n": attrCard, "#v": attrVer, "#x": attrExp, "#xt": attrExpTok} {
-		names[n] = a
+	m.SetType(k.Typ).SetCard(k.Card).NewVersion()
+	if k.ExpSet || k.Exp != k.Orig.Exp {
+		m.NewExpToken(model.Token())
 	}
-	if values == nil {
-		values = item{}
-	}
-	values[":nt"], values[":nn"], values[":nv"] = str(string(k.typ)), num(k.card), bin(versionToken())
-	set := "SET #t = :nt, #n = :nn, #v = :nv, " + keyIndexSet(key, names, values)
-	remove := ""
-	if k.expSet || k.exp != k.orig.exp {
-		set += ", #xt = :nxt"
-		values[":nxt"] = str(token())
-	}
-	var removes []string
-	if k.exp != 0 {
-		set += ", #x = :nx"
-		values[":nx"] = num(k.exp)
+	if k.Exp != 0 {
+		m.SetExp(k.Exp)
 	} else {
-		removes = append(removes, "#x")
+		m.RemoveExp()
 	}
-	if _, ranked := k.raw[attrRanked]; ranked && !keepRank {
+	if _, ranked := k.Raw[model.AttrRanked]; ranked && !keepRank {
 		// A transaction that does not keep a sorted set's count items
 		// (rank.go; commit) unranks the key it writes; the next write that
 		// adds a member builds them again, and until then ranks are counted.
-		removes = append(removes, "#rk")
-		names["#rk"] = attrRanked
+		m.RemoveRanked()
 	}
-	if removes != nil {
-		remove = " REMOVE " + strings.Join(removes, ", ")
+	if k.Dmn != 0 {
+		m.AddTTLs(k.Dmn)
 	}
-	if k.dmn != 0 {
-		remove += " ADD #mn :dmn"
-		names["#mn"], values[":dmn"] = attrMemTTL, num(k.dmn)
-	}
-	if !strings.Contains(set+cond, "#xt") {
-		delete(names, "#xt")
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName: p.base.table(), Key: metaKey(key),
-		UpdateExpression: aws.String(set + remove), ConditionExpression: aws.String(cond),
-		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-	}}
-}
-
-// asRead is the condition that a metadata item is exactly raw (nil:
-// absent) in every attribute a write changes.
-func asRead(raw item) (string, map[string]string, item) {
-	if raw == nil {
-		return "attribute_not_exists(#pk)", map[string]string{"#pk": attrPK}, nil
-	}
-	names := map[string]string{}
-	values := item{}
-	var parts []string
-	// rk too: a build (rank.go) sets it without a new version, and a
-	// transaction that read the key unranked keeps no count items.
-	for i, a := range []string{attrType, attrCard, attrExp, attrVer, attrExpTok, attrRanked} {
-		n := fmt.Sprintf("#a%d", i)
-		names[n] = a
-		if v, ok := raw[a]; ok {
-			vn := fmt.Sprintf(":a%d", i)
-			values[vn] = v
-			parts = append(parts, n+" = "+vn)
-		} else {
-			parts = append(parts, "attribute_not_exists("+n+")")
-		}
-	}
-	if len(values) == 0 {
-		values = nil
-	}
-	return strings.Join(parts, " AND "), names, values
+	return m.Action(p.base.table())
 }
 
 // versionOf is a metadata item's version as Watch compares it: its
 // tokens, "" when missing or expired.
-func (c *Client) versionOf(it item) string {
-	if it == nil || c.liveMeta(it).typ == typeNone {
+func (c *Client) versionOf(it model.Item) string {
+	if it == nil || c.liveMeta(it).Typ == model.TypeNone {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("v")
-	b.Write(bytesAttr(it, attrVer))
+	b.Write(model.BytesAttr(it, model.AttrVer))
 	b.WriteByte(0)
-	if s, ok := it[attrExpTok].(*types.AttributeValueMemberS); ok {
+	if s, ok := it[model.AttrExpTok].(*types.AttributeValueMemberS); ok {
 		b.WriteString(s.Value)
 	}
 	return b.String()

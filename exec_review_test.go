@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -193,7 +194,7 @@ func xcmd(cmd, key string, args ...string) xop {
 	words := append([]string{cmd, key}, args...)
 	return xop{strings.Join(words, " "),
 		func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.Do(ctx, mapSlice(words, func(w string) any { return w })...)
+			c := tx.Do(ctx, model.MapSlice(words, func(w string) any { return w })...)
 			return func() string { return xfmt(c.Int64()) }
 		},
 		func(ctx context.Context, tx Pipeliner) string { return xfmt(pint(ctx, tx, words)) }}
@@ -300,7 +301,7 @@ func watchAdd(ctx context.Context, c *Client, watched string, before func(), k, 
 func runDiff(t *testing.T, ops func(p string) []xop, keys ...string) (*Client, string) {
 	t.Helper()
 	ctx, c, _, p := setup(t)
-	rdb := redisKeys(t, mapSlice(keys, func(k string) string { return p + k })...)
+	rdb := redisKeys(t, model.MapSlice(keys, func(k string) string { return p + k })...)
 	want, got := diffTx(t, ctx, rdb, c, ops(p))
 	require.Equal(t, want, got)
 	sameKeys(t, ctx, rdb, c, p, keys, "end state")
@@ -423,15 +424,15 @@ func TestExecReviewSetSequence(t *testing.T) {
 	}, "s", "d", "z")
 }
 
-// FINDING (key invisible to KEYS/SCAN). A key longer than inlineKeyLen
+// FINDING (key invisible to KEYS/SCAN). A key longer than model.InlineKeyLen
 // (2047 bytes) keeps its whole self in its metadata item's kk, which KEYS
 // and SCAN read to name it. SADD outside a transaction writes kk; the
 // same SADD inside TxPipelined created the metadata item without it:
 // KEYS answered [] where Redis (and the Client's SADD) answer [key].
 func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	outside := p + "out" + strings.Repeat("k", inlineKeyLen+10)
-	inside := p + "in" + strings.Repeat("k", inlineKeyLen+10)
+	outside := p + "out" + strings.Repeat("k", model.InlineKeyLen+10)
+	inside := p + "in" + strings.Repeat("k", model.InlineKeyLen+10)
 	_, err := c.SAdd(ctx, outside, "a")
 	require.NoError(t, err)
 	require.NoError(t, c.TxPipelined(ctx, func(tx Pipeliner) error {
@@ -443,7 +444,7 @@ func TestExecReviewLongKeyCreatedInExec(t *testing.T) {
 	require.EqualValues(t, 1, n)
 	got, err := c.Keys(ctx, p+"*")
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{shortQ(outside), shortQ(inside)}, mapSlice(got, shortQ), "KEYS %s*", p)
+	require.ElementsMatch(t, []string{shortQ(outside), shortQ(inside)}, model.MapSlice(got, shortQ), "KEYS %s*", p)
 }
 
 // FINDING (spurious ErrTxFailed). WATCH a set whose members all expired
@@ -682,7 +683,7 @@ func TestExecReviewRankedOverflowUnranks(t *testing.T) {
 		_, err := tx.ZAdd(ctx, k, zs...)
 		return err
 	}))
-	_, ranked := rawGet(t, metaKey(k))[attrRanked]
+	_, ranked := rawGet(t, model.MetaKey(k))[model.AttrRanked]
 	require.False(t, ranked, "unranked: no room for its count items")
 	_, err := c2.ZAdd(ctx, k, Z{-5, "late"})
 	require.NoError(t, err)
@@ -764,7 +765,7 @@ func TestExecReviewWatchSeesNetZeroExec(t *testing.T) {
 // ZRANK, ZRANGEBYLEX, ZREM, SADD, SMOVE, SISMEMBER, SPOP, and the end
 // state and stored counts.
 func TestExecReviewLongMembers(t *testing.T) {
-	shared := strings.Repeat("x", inlineMemberLen)
+	shared := strings.Repeat("x", model.InlineMemberLen)
 	l1, l2, l3 := shared+"1", shared+"2", shared+"22"
 	runDiff(t, func(p string) []xop {
 		z, s, d := p+"z", p+"s", p+"d"
@@ -1181,7 +1182,7 @@ func randomTxOp(r *rand.Rand, p string) xop {
 func TestExecReviewRandomTransactions(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	keys := []string{"s1", "s2", "z1", "z2", "l"}
-	rdb := redisKeys(t, mapSlice(keys, func(k string) string { return p + k })...)
+	rdb := redisKeys(t, model.MapSlice(keys, func(k string) string { return p + k })...)
 	seed := uint64(time.Now().UnixNano())
 	r := rand.New(rand.NewPCG(seed, seed))
 	for round := range 40 {
@@ -1234,7 +1235,7 @@ func TestExecReviewWatchLoopConcurrent(t *testing.T) {
 }
 
 // FINDING (spurious ErrTxFailed, every time). WATCH a key longer than
-// inlineKeyLen (2047 bytes), nobody writes it, EXEC: Redis commits, as
+// model.InlineKeyLen (2047 bytes), nobody writes it, EXEC: Redis commits, as
 // redimo does for a short key (checked first). EXEC's touchWatched read
 // the watched keys with Prefetch, which filed each metadata item under
 // its partition key, but a long key's partition key is 'K' + a prefix +
@@ -1243,7 +1244,7 @@ func TestExecReviewWatchLoopConcurrent(t *testing.T) {
 // never ended).
 func TestExecReviewWatchLongKey(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	for _, k := range []string{p + "short", p + "long" + strings.Repeat("k", inlineKeyLen)} {
+	for _, k := range []string{p + "short", p + "long" + strings.Repeat("k", model.InlineKeyLen)} {
 		_, err := c.SAdd(ctx, k, "a")
 		require.NoError(t, err)
 		err = watchAdd(ctx, c, k, nil, k, "b")
@@ -1263,7 +1264,7 @@ func TestExecReviewWatchLongKey(t *testing.T) {
 // for SADD).
 func TestExecReviewPrefetchLongKey(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	k := p + strings.Repeat("k", inlineKeyLen+1)
+	k := p + strings.Repeat("k", model.InlineKeyLen+1)
 	_, err := c.SAdd(ctx, k, "a")
 	require.NoError(t, err)
 	var card int64

@@ -30,23 +30,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-)
-
-// ExpireCondition restricts when an expiry is set, as Redis 7's EXPIRE
-// options.
-type ExpireCondition string
-
-// The ExpireCondition values.
-const (
-	ExpireAlways ExpireCondition = ""      // set the expiry in any case
-	ExpireNX     ExpireCondition = "NX"    // only when the key has no expiry
-	ExpireXX     ExpireCondition = "XX"    // only when the key has an expiry
-	ExpireGT     ExpireCondition = "GT"    // only when later than the current one (none counts as infinite)
-	ExpireLT     ExpireCondition = "LT"    // only when earlier than the current one (none counts as infinite)
-	ExpireXXLT   ExpireCondition = "XX LT" // only when the key has an expiry and the new one is earlier
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Expire sets a timeout of d on key and reports whether it was set (false:
@@ -105,30 +90,11 @@ func (c *Client) PExpireAt(ctx context.Context, key string, t time.Time) (bool, 
 // int64 milliseconds hold: such a time is ErrOutOfRange, as Redis refuses
 // an EXPIREAT whose milliseconds overflow, and nothing is written.
 func (c *Client) expireAtTime(ctx context.Context, cmd, key string, t time.Time, cond ExpireCondition) (bool, error) {
-	ms, ok := unixMilli(t)
+	ms, ok := model.UnixMilli(t)
 	if !ok {
 		return false, argError(cmd, "time", t.String(), ErrOutOfRange)
 	}
 	return c.expireAt(ctx, cmd, key, ms, cond)
-}
-
-// unixMilli is t in Unix milliseconds, and false when that overflows an
-// int64 (t.UnixMilli would silently wrap around: a time far in the future
-// would become one in the past, and the key would be deleted).
-func unixMilli(t time.Time) (int64, bool) {
-	s, frac := t.Unix(), int64(t.Nanosecond()/1e6) // frac in [0, 999]
-	if s >= 0 {
-		if s > (math.MaxInt64-frac)/1000 {
-			return 0, false
-		}
-		return s*1000 + frac, true
-	}
-	// s*1000 + frac, written so that no step overflows first.
-	hi := s + 1
-	if hi < math.MinInt64/1000 || hi*1000 < math.MinInt64+(1000-frac) {
-		return 0, false
-	}
-	return hi*1000 - (1000 - frac), true
 }
 
 func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond ExpireCondition) (bool, error) {
@@ -142,25 +108,25 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	switch cond {
 	case ExpireAlways:
 	case ExpireNX:
-		flag = " AND attribute_not_exists(#x)"
+		flag = "attribute_not_exists(#x)"
 	case ExpireXX:
-		flag = " AND attribute_exists(#x)"
+		flag = "attribute_exists(#x)"
 	case ExpireGT:
-		flag = " AND #x < :at"
+		flag = "#x < :at"
 	case ExpireLT:
-		flag = " AND (attribute_not_exists(#x) OR #x > :at)"
+		flag = "attribute_not_exists(#x) OR #x > :at"
 	case ExpireXXLT:
-		flag = " AND #x > :at"
+		flag = "#x > :at"
 	default:
 		return false, argError(cmd, "condition", string(cond), ErrSyntax)
 	}
 	m, err := c.liveMetaOf(ctx, key)
-	if err != nil || m.typ == typeNone {
+	if err != nil || m.Typ == model.TypeNone {
 		return false, wrap(cmd, err)
 	}
 	now := c.nowMs()
 	if at <= now { // Redis deletes the key, once the condition holds
-		if !cond.holds(m.exp, at) {
+		if !cond.holds(m.Exp, at) {
 			return false, nil
 		}
 		n, err := c.Del(ctx, key)
@@ -169,47 +135,20 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	if c.tx != nil {
 		return c.tx.setExpiry(ctx, key, at, cond)
 	}
-	tok := token()
-	_, err = c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: c.table(), Key: metaKey(key),
-		UpdateExpression:                    aws.String("SET #x = :at, #xt = :tok"),
-		ConditionExpression:                 aws.String("attribute_exists(#t) AND (attribute_not_exists(#x) OR #x > :now)" + flag),
-		ExpressionAttributeNames:            map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok},
-		ExpressionAttributeValues:           item{":at": num(at), ":now": num(now), ":tok": str(tok)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	tok := model.Token()
+	w := model.NewMetaWrite(key).RequireExists().RequireLive(now).SetExp(at).NewExpToken(tok)
+	if flag != "" {
+		w.Require(flag)
+	}
+	_, err = c.updateItem(ctx, w.Update(c.table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Missing, expired meanwhile, or cond does not hold; unless the
 		// item holds our token: the SDK resent an update that was applied
 		// and whose response was lost.
-		return ownUpdate(failed.Item, tok), nil
+		return model.OwnUpdate(failed.Item, tok), nil
 	}
 	return err == nil, wrap(cmd, err)
-}
-
-// ownUpdate reports whether a metadata item holds tok: the update that
-// wrote tok is in place.
-func ownUpdate(it item, tok string) bool {
-	v, ok := it[attrExpTok].(*types.AttributeValueMemberS)
-	return ok && v.Value == tok
-}
-
-// holds evaluates cond for a key whose expiry is exp (0: none) against at.
-func (cond ExpireCondition) holds(exp, at int64) bool {
-	switch cond {
-	case ExpireNX:
-		return exp == 0
-	case ExpireXX:
-		return exp != 0
-	case ExpireGT:
-		return exp != 0 && at > exp
-	case ExpireLT:
-		return exp == 0 || at < exp
-	case ExpireXXLT:
-		return exp != 0 && at < exp
-	}
-	return true
 }
 
 // Persist removes key's expiry and reports whether it had one, as Redis's
@@ -236,11 +175,11 @@ func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
 // Only such a key is read first (settle); a key with a member without an
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
-	removed, m, err := c.removeExpiry(ctx, key, "(attribute_not_exists(#mn) OR #mn < #n)")
-	if err != nil || removed || m.typ == typeNone || m.expired(c.nowMs()) || m.exp == 0 || m.ttls < m.card {
+	removed, m, err := c.removeExpiry(ctx, key, "attribute_not_exists(#mn) OR #mn < #n")
+	if err != nil || removed || m.Typ == model.TypeNone || m.Expired(c.nowMs()) || m.Exp == 0 || m.TTLs < m.Card {
 		return removed, err
 	}
-	if m, err = c.settle(ctx, key, m); err != nil || m.typ == typeNone {
+	if m, err = c.settle(ctx, key, m, false); err != nil || m.Typ == model.TypeNone {
 		return false, err
 	}
 	removed, _, err = c.removeExpiry(ctx, key, "")
@@ -250,32 +189,23 @@ func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 // removeExpiry removes key's expiry on condition that the key exists, has
 // an expiry to come, and cond holds (none when ""). It reports whether it
 // did, and otherwise the metadata item as the refusal found it.
-func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, meta, error) {
+func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, model.Meta, error) {
 	if c.tx != nil { // cond holds: the snapshot counts live members only
 		removed, err := c.tx.setExpiry(ctx, key, 0, ExpireXX)
-		return removed, meta{}, err
+		return removed, model.Meta{}, err
 	}
-	tok := token()
-	names := map[string]string{"#t": attrType, "#x": attrExp, "#xt": attrExpTok}
-	expr := "attribute_exists(#t) AND #x > :now"
+	tok := model.Token()
+	w := model.NewMetaWrite(key).RequireExists().RequireExpiring(c.nowMs()).RemoveExp().NewExpToken(tok)
 	if cond != "" {
-		expr += " AND " + cond
-		names["#mn"], names["#n"] = attrMemTTL, attrCard
+		w.Require(cond)
 	}
-	_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: c.table(), Key: metaKey(key),
-		UpdateExpression:                    aws.String("REMOVE #x SET #xt = :tok"),
-		ConditionExpression:                 aws.String(expr),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           item{":now": num(c.nowMs()), ":tok": str(tok)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	_, err := c.updateItem(ctx, w.Update(c.table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Ours when the SDK resent it after a lost response.
-		return ownUpdate(failed.Item, tok), decodeMeta(failed.Item), nil
+		return model.OwnUpdate(failed.Item, tok), model.DecodeMeta(failed.Item), nil
 	}
-	return err == nil, meta{}, err
+	return err == nil, model.Meta{}, err
 }
 
 // Special TTL and PTTL replies, as go-redis returns them.
@@ -315,12 +245,12 @@ func (c *Client) pttl(ctx context.Context, cmd, key string) (time.Duration, erro
 	switch {
 	case err != nil:
 		return 0, wrap(cmd, err)
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return TTLMissing, nil
-	case m.exp == 0:
+	case m.Exp == 0:
 		return TTLPersistent, nil
 	}
-	return msDuration(max(m.exp-c.nowMs(), 0)), nil // beyond 292 years: see PExpireTime
+	return msDuration(max(m.Exp-c.nowMs(), 0)), nil // beyond 292 years: see PExpireTime
 }
 
 // msDuration is ms milliseconds as a Duration, the largest Duration for
@@ -348,12 +278,12 @@ func (c *Client) PExpireTime(ctx context.Context, key string) (int64, error) {
 	switch {
 	case err != nil:
 		return 0, wrap("PEXPIRETIME", err)
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return -2, nil
-	case m.exp == 0:
+	case m.Exp == 0:
 		return -1, nil
 	}
-	return m.exp, nil
+	return m.Exp, nil
 }
 
 // ExpireTime is PExpireTime in Unix seconds, rounded as Redis's

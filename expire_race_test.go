@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -31,12 +32,12 @@ import (
 func checkStoredCounts(t testing.TB, prefix string) {
 	t.Helper()
 	type stored struct {
-		meta           *meta
+		meta           *model.Meta
 		members, withX int64 // member items; those with an expiry (mx)
 	}
 	keys := map[string]*stored{}
 	for _, it := range rawItemsOf(t, prefix) {
-		key := string(bytesAttr(it, attrPK)[1:])
+		key := string(model.BytesAttr(it, model.AttrPK)[1:])
 		if !strings.HasPrefix(key, prefix) {
 			continue
 		}
@@ -45,48 +46,48 @@ func checkStoredCounts(t testing.TB, prefix string) {
 			s = &stored{}
 			keys[key] = s
 		}
-		if sk := bytesAttr(it, attrSK); len(sk) > 0 && sk[0] == rankPrefix {
+		if sk := model.BytesAttr(it, model.AttrSK); len(sk) > 0 && sk[0] == model.RankPrefix {
 			continue // a count item (rank.go): checkRankItems checks those
 		}
-		member, typ, ok := memberOf(it)
+		member, typ, ok := model.MemberOf(it)
 		if !ok {
-			m := decodeMeta(it)
+			m := model.DecodeMeta(it)
 			s.meta = &m
 			// A small set's members are in its metadata item (smallset.go),
 			// with their byte count.
-			s.members += int64(len(m.small))
-			if sb, _ := it[attrSmallLen].(*types.AttributeValueMemberN); m.small != nil && (sb == nil || sb.Value != strconv.Itoa(smallBytes(m.small))) {
-				t.Errorf("%q: small set of %d bytes, sb %v", key, smallBytes(m.small), sb)
+			s.members += int64(len(m.Small))
+			if sb, _ := it[model.AttrSmallLen].(*types.AttributeValueMemberN); m.Small != nil && (sb == nil || sb.Value != strconv.Itoa(model.SmallBytes(m.Small))) {
+				t.Errorf("%q: small set of %d bytes, sb %v", key, model.SmallBytes(m.Small), sb)
 			}
 			continue
 		}
 		s.members++
-		if memberExp(it) != 0 {
+		if model.MemberExp(it) != 0 {
 			s.withX++
 		}
-		ix := bytesAttr(it, attrIX)
+		ix := model.BytesAttr(it, model.AttrIX)
 		switch typ {
-		case typeSet:
-			require.Nil(t, ix, "set member %q of %q: no index value (keys.go)", member, key)
-		case typeZSet:
-			inline := member[:min(len(member), inlineMemberLen)]
+		case model.TypeSet:
+			require.Nil(t, ix, "set member %q of %q: no index value (internal/model/keys.go)", member, key)
+		case model.TypeZSet:
+			inline := member[:min(len(member), model.InlineMemberLen)]
 			require.True(t, len(ix) == 9+len(inline) && ix[8] == 0 && string(ix[9:]) == inline,
 				"sorted-set member %s of %q: index value %x", shortQ(member), key, ix[:min(len(ix), 40)])
 		}
-		sk := bytesAttr(it, attrSK)
-		require.Equal(t, string(memberSK(typ, member)), string(sk), "member %s of %q: sort key", shortQ(member), key)
-		_, hasM := it[attrMem]
-		require.Equal(t, isLongSK(sk), hasM, "member %s of %q: m exactly on long members", shortQ(member), key)
+		sk := model.BytesAttr(it, model.AttrSK)
+		require.Equal(t, string(model.MemberSK(typ, member)), string(sk), "member %s of %q: sort key", shortQ(member), key)
+		_, hasM := it[model.AttrMem]
+		require.Equal(t, model.IsLongSK(sk), hasM, "member %s of %q: m exactly on long members", shortQ(member), key)
 	}
 	var bad []string
 	for key, s := range keys {
 		switch {
 		case s.meta == nil && s.members > 0:
 			bad = append(bad, fmt.Sprintf("%q: %d member items, no metadata item", key, s.members))
-		case s.meta != nil && s.meta.card != s.members:
-			bad = append(bad, fmt.Sprintf("%q: stored count %d, %d member items (expiry %d)", key, s.meta.card, s.members, s.meta.exp))
-		case s.meta != nil && s.meta.ttls != s.withX:
-			bad = append(bad, fmt.Sprintf("%q: stored mn %d, %d member items with an expiry", key, s.meta.ttls, s.withX))
+		case s.meta != nil && s.meta.Card != s.members:
+			bad = append(bad, fmt.Sprintf("%q: stored count %d, %d member items (expiry %d)", key, s.meta.Card, s.members, s.meta.Exp))
+		case s.meta != nil && s.meta.TTLs != s.withX:
+			bad = append(bad, fmt.Sprintf("%q: stored mn %d, %d member items with an expiry", key, s.meta.TTLs, s.withX))
 		}
 	}
 	sort.Strings(bad)
@@ -112,7 +113,7 @@ type holdingDB struct {
 func (h *holdingDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	touches := func(sk []byte, deleteOnly bool) bool {
 		for _, a := range in.TransactItems {
-			var key item
+			var key model.Item
 			switch {
 			case a.Delete != nil:
 				key = a.Delete.Key
@@ -123,7 +124,7 @@ func (h *holdingDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transac
 			case a.Update != nil:
 				key = a.Update.Key
 			}
-			if key != nil && bytes.Equal(bytesAttr(key, attrSK), sk) {
+			if key != nil && bytes.Equal(model.BytesAttr(key, model.AttrSK), sk) {
 				return true
 			}
 		}
@@ -137,7 +138,7 @@ func (h *holdingDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transac
 			<-h.release
 			defer close(h.landed)
 		}
-	} else if touches(metaSK, true) {
+	} else if touches(model.MetaSK, true) {
 		h.metaOnce.Do(func() {
 			close(h.release)
 			<-h.landed
@@ -151,22 +152,24 @@ func (h *holdingDB) TransactWriteItems(ctx context.Context, in *dynamodb.Transac
 // listed the members, just before the purge deletes the metadata item;
 // then SADD k new. Before the fix: SMEMBERS = {late, new}, SCARD = 1.
 func TestPurgeRaceLateWrite(t *testing.T) {
-	for _, typ := range []keyType{typeSet, typeZSet} {
+	for _, typ := range []model.KeyType{model.TypeSet, model.TypeZSet} {
 		t.Run(string(typ), func(t *testing.T) {
 			plain, _, p, clock := newClockedClient(t)
-			h := &holdingDB{DynamoDBAPI: plain.db, hold: memberSK(typ, "late"),
+			h := &holdingDB{DynamoDBAPI: plain.db, hold: model.MemberSK(typ, "late"),
 				held: make(chan struct{}), release: make(chan struct{}), landed: make(chan struct{})}
 			// Two clients, as two app servers: the late write's and the
 			// others' (one client would queue the others' writes behind
 			// its own held transaction on the key).
-			late, c := NewClient(h, func(o *Options) { o.TableName = testTable; o.Now = clock.Now }),
-				NewClient(h, func(o *Options) { o.TableName = testTable; o.Now = clock.Now })
+			// Member items: a small set's SADD is one UpdateItem whose
+			// condition includes the key's expiry (smallset.go).
+			opts := func(o *Options) { o.TableName = testTable; o.Now = clock.Now; o.DisableSmallSets = true }
+			late, c := NewClient(h, opts), NewClient(h, opts)
 			ctx := context.Background()
 			k := p + "k"
 			addWith := func(c *Client, members ...string) int64 {
 				var n int64
 				var err error
-				if typ == typeSet {
+				if typ == model.TypeSet {
 					n, err = c.SAdd(ctx, k, members...)
 				} else {
 					zs := make([]Z, len(members))
@@ -204,16 +207,16 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 }
 
 // allMembers is SMEMBERS or ZRANGE 0 -1.
-func (c *Client) allMembers(ctx context.Context, key string, typ keyType) ([]string, error) {
-	if typ == typeSet {
+func (c *Client) allMembers(ctx context.Context, key string, typ model.KeyType) ([]string, error) {
+	if typ == model.TypeSet {
 		return c.SMembers(ctx, key)
 	}
 	return c.ZRange(ctx, key, 0, -1)
 }
 
 // card is SCARD or ZCARD.
-func (c *Client) card(ctx context.Context, key string, typ keyType) (int64, error) {
-	if typ == typeSet {
+func (c *Client) card(ctx context.Context, key string, typ model.KeyType) (int64, error) {
+	if typ == model.TypeSet {
 		return c.SCard(ctx, key)
 	}
 	return c.ZCard(ctx, key)
@@ -267,15 +270,15 @@ func TestExpiryRaceUnderFaults(t *testing.T) {
 				checkStoredCounts(t, keys[1])
 				for _, k := range keys {
 					// The key's members, as reads see them, match its count.
-					typ := typeSet
+					typ := model.TypeSet
 					if strings.HasSuffix(k, "z") {
-						typ = typeZSet
+						typ = model.TypeZSet
 					}
 					m, err := c.getMeta(ctx, k)
 					require.NoError(t, err)
 					members, err := c.allMembers(ctx, k, typ)
 					require.NoError(t, err)
-					require.EqualValues(t, m.card, len(members), "key %q", k)
+					require.EqualValues(t, m.Card, len(members), "key %q", k)
 				}
 			}
 			t.Logf("injected (%s): %s", mode, f.summary())

@@ -9,12 +9,9 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-// sweepBatch is how many expired members a write removes on the way.
-const sweepBatch = 25
 
 // ExpiringSet is a set whose members each have their own expiry: Redis
 // cannot expire single members of a set, and users emulate it with a sorted
@@ -67,8 +64,8 @@ func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...str
 		ms++ // else a ttl under 1 ms would add a member already expired
 	}
 	exp := now + float64(ms)
-	var writes []*write
-	for _, m := range dedupe(members) {
+	var writes []*model.Write
+	for _, m := range model.Dedupe(members) {
 		writes = append(writes, e.addWrite(m, exp, now))
 	}
 	return e.write(ctx, "EXPADD", writes, now)
@@ -76,53 +73,53 @@ func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...str
 
 // addWrite creates member with expiry exp; when it exists, a CAS update of
 // its expiry counts 1 if the old expiry had passed at now, else 0.
-func (e *ExpiringSet) addWrite(member string, exp, now float64) *write {
-	w := e.c.putMember(e.key, typeZSet, member, zsetIX(exp, member))
-	var retry func(cur item) (*write, error)
-	retry = func(cur item) (*write, error) {
+func (e *ExpiringSet) addWrite(member string, exp, now float64) *model.Write {
+	w := e.c.putMember(e.key, model.TypeZSet, member, model.ZsetIX(exp, member))
+	var retry func(cur model.Item) (*model.Write, error)
+	retry = func(cur model.Item) (*model.Write, error) {
 		if cur == nil {
 			return e.addWrite(member, exp, now), nil
 		}
-		prev := bytesAttr(cur, attrIX)
-		next := e.c.setIX(e.key, typeZSet, member, prev, zsetIX(exp, member))
-		if scoreOfIX(prev) > now {
-			next.count = 0
+		prev := model.BytesAttr(cur, model.AttrIX)
+		next := e.c.setIX(e.key, model.TypeZSet, member, prev, model.ZsetIX(exp, member))
+		if model.ScoreOfIX(prev) > now {
+			next.Count = 0
 		}
-		if string(prev) == string(zsetIX(exp, member)) {
+		if string(prev) == string(model.ZsetIX(exp, member)) {
 			return nil, nil // same expiry already: nothing to write, and it was live
 		}
-		next.retry = retry
+		next.Retry = retry
 		return next, nil
 	}
-	w.retry = retry
+	w.Retry = retry
 	return w
 }
 
-// write runs writes with up to sweepBatch expired members' deletions added
+// write runs writes with up to model.SweepBatch expired members' deletions added
 // to them (members the writes touch excepted).
-func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*write, now float64) (int64, error) {
+func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*model.Write, now float64) (int64, error) {
 	touched := map[string]bool{}
 	for _, w := range writes {
-		touched[w.member] = true
+		touched[w.Member] = true
 	}
-	expired, err := e.expired(ctx, now, sweepBatch)
+	expired, err := e.expired(ctx, now, model.SweepBatch)
 	if err != nil {
 		return 0, wrap(cmd, err)
 	}
-	var sweep []*write
+	var sweep []*model.Write
 	for _, m := range expired {
 		if !touched[m] {
 			sweep = append(sweep, e.deleteIf(m, now, false, false))
 		}
 	}
-	applied, err := e.c.transactChunks(ctx, e.key, typeZSet, append(sweep, writes...))
-	return counted(applied), wrap(cmd, err)
+	applied, err := e.c.transactChunks(ctx, e.key, model.TypeZSet, append(sweep, writes...))
+	return model.Counted(applied), wrap(cmd, err)
 }
 
 // expired returns up to limit members whose expiry is at or before now
 // (limit 0: all).
 func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]string, error) {
-	return e.c.queryMembers(ctx, e.c.scoreQuery(e.key, math.Inf(-1), now), typeZSet, limit, limit)
+	return e.c.queryMembers(ctx, e.c.scoreQuery(e.key, math.Inf(-1), now), model.TypeZSet, limit, limit)
 }
 
 // live is the query of the members not expired at now.
@@ -139,8 +136,8 @@ func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error)
 		return 0, err
 	}
 	now := e.now()
-	var writes []*write
-	for _, m := range dedupe(members) {
+	var writes []*model.Write
+	for _, m := range model.Dedupe(members) {
 		writes = append(writes, e.remWrite(m, now))
 	}
 	return e.write(ctx, "EXPREM", writes, now)
@@ -149,33 +146,31 @@ func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error)
 // remWrite deletes member, counting 1 only if it was live. Its expiry is
 // not known in advance: the first attempt assumes live and is conditioned
 // on it; when that fails, the item read back decides.
-func (e *ExpiringSet) remWrite(member string, now float64) *write {
+func (e *ExpiringSet) remWrite(member string, now float64) *model.Write {
 	return e.deleteIf(member, now, true, true)
 }
 
 // deleteIf deletes member on condition that it is live (count 1) or expired
 // (count 0) at now. With follow, a failed condition retries with the other
 // one; without, the write is dropped (sweeps leave a renewed member alone).
-func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *write {
-	w := e.c.deleteMember(e.key, typeZSet, member)
-	d := w.action.Delete
-	// For one member, ix order is expiry order, and scoreBoundAfter(now)
+func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *model.Write {
+	w := e.c.deleteMember(e.key, model.TypeZSet, member)
+	d := w.Action.Delete
+	// For one member, ix order is expiry order, and model.ScoreBoundAfter(now)
 	// lies between every ix with expiry <= now and every ix with expiry > now.
-	d.ConditionExpression = aws.String("#ix < :b")
+	w.Need, w.IXBound = model.NeedLowerIX, model.ScoreBoundAfter(now)
 	if live {
-		d.ConditionExpression = aws.String("#ix > :b")
+		w.Need = model.NeedHigherIX
 	} else {
-		w.count = 0
+		w.Count = 0
 	}
-	d.ExpressionAttributeNames = map[string]string{"#ix": attrIX}
-	d.ExpressionAttributeValues = item{":b": bin(scoreBoundAfter(now))}
 	d.ReturnValuesOnConditionCheckFailure = "ALL_OLD"
 	if follow {
-		w.retry = func(cur item) (*write, error) {
+		w.Retry = func(cur model.Item) (*model.Write, error) {
 			if cur == nil {
 				return nil, nil
 			}
-			return e.deleteIf(member, now, scoreOfIX(bytesAttr(cur, attrIX)) > now, true), nil
+			return e.deleteIf(member, now, model.ScoreOfIX(model.BytesAttr(cur, model.AttrIX)) > now, true), nil
 		}
 	}
 	return w
@@ -195,7 +190,7 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bo
 	if err := e.c.checkKeyMembers("EXPTTL", e.key, []string{member}); err != nil {
 		return 0, false, err
 	}
-	found, err := e.c.probe(ctx, e.key, typeZSet, []string{member}, true)
+	found, err := e.c.probe(ctx, e.key, model.TypeZSet, []string{member}, true)
 	if err != nil {
 		return 0, false, wrap("EXPTTL", err)
 	}
@@ -203,7 +198,7 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bo
 	if !ok {
 		return 0, false, nil
 	}
-	left := scoreOfIX(bytesAttr(it, attrIX)) - e.now()
+	left := model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)) - e.now()
 	if left <= 0 {
 		return 0, false, nil
 	}
@@ -221,12 +216,12 @@ func (e *ExpiringSet) Card(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	m, err := e.c.typedRead(ctx, e.key, typeZSet, func() (bool, error) {
+	m, err := e.c.typedRead(ctx, e.key, model.TypeZSet, func() (bool, error) {
 		var err error
 		n, err = e.c.queryCount(ctx, e.live(e.now()))
 		return n > 0, err
 	})
-	if m.typ == typeNone {
+	if m.Typ == model.TypeNone {
 		n = 0
 	}
 	return n, wrap("EXPCARD", err)
@@ -243,7 +238,7 @@ func (e *ExpiringSet) Members(ctx context.Context) iter.Seq2[string, error] {
 			yield("", err)
 			return
 		}
-		if m, err := e.c.typedMeta(ctx, e.key, typeZSet); err != nil || m.typ == typeNone {
+		if m, err := e.c.typedMeta(ctx, e.key, model.TypeZSet); err != nil || m.Typ == model.TypeNone {
 			if err != nil {
 				yield("", wrap("EXPMEMBERS", err))
 			}
@@ -254,8 +249,8 @@ func (e *ExpiringSet) Members(ctx context.Context) iter.Seq2[string, error] {
 				yield("", wrap("EXPMEMBERS", err))
 				return
 			}
-			m, t, _ := memberOf(it)
-			if t != typeZSet {
+			m, t, _ := model.MemberOf(it)
+			if t != model.TypeZSet {
 				yield("", ErrWrongType)
 				return
 			}
@@ -303,11 +298,11 @@ func (e *ExpiringSet) Sweep(ctx context.Context) (int64, error) {
 	if err != nil || len(expired) == 0 {
 		return 0, wrap("EXPSWEEP", err)
 	}
-	writes := make([]*write, len(expired))
+	writes := make([]*model.Write, len(expired))
 	for i, m := range expired {
 		writes[i] = e.deleteIf(m, now, false, false) // a member renewed meanwhile stays
-		writes[i].count = 1
+		writes[i].Count = 1
 	}
-	applied, err := e.c.transactChunks(ctx, e.key, typeZSet, writes)
-	return counted(applied), wrap("EXPSWEEP", err)
+	applied, err := e.c.transactChunks(ctx, e.key, model.TypeZSet, writes)
+	return model.Counted(applied), wrap("EXPSWEEP", err)
 }

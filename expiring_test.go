@@ -29,7 +29,7 @@ func TestExpiringSet(t *testing.T) {
 	stored := func() int64 { // the key's exact metadata count (ZCARD)
 		m, err := c.getMeta(ctx, key)
 		require.NoError(t, err)
-		return m.card
+		return m.Card
 	}
 
 	n, err := e.Add(ctx, 10*time.Second, "a", "b", "a")

@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -72,7 +73,7 @@ func (f *faulty) noteToken(r *http.Request) {
 	if _, seen := f.tokens.LoadOrStore(in.ClientRequestToken, true); seen {
 		f.reused.Add(1)
 		if f.mode == freshToken {
-			body = bytes.Replace(body, []byte(in.ClientRequestToken), []byte(token()), 1)
+			body = bytes.Replace(body, []byte(in.ClientRequestToken), []byte(model.Token()), 1)
 			f.count("token replaced")
 		}
 	}
@@ -507,11 +508,11 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	var slots int64
 	for it, err := range clean.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(limiterPK(limited))},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.LimiterPK(limited))},
 	}, 0) {
 		require.NoError(t, err)
-		if _, ok := it[attrAt]; ok {
+		if _, ok := it[model.AttrAt]; ok {
 			slots++
 		}
 	}

@@ -9,194 +9,30 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-var metaProjection = struct {
-	expr  *string
-	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #sm"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard, "#x": attrExp, "#mn": attrMemTTL, "#v": attrVer, "#rk": attrRanked, "#sm": attrSmall}}
-
-// nowMs is the clock (Options.Now) in Unix milliseconds.
-func (c *Client) nowMs() int64 { return c.opts.Now().UnixMilli() }
-
-// The answers to "is this key live, and of this type?", each named for
-// what it returns (inside a transaction, the snapshot answers: seam.go):
-//
-//	storedMeta   the metadata item as stored, expired or not: one GetItem
-//	getMeta      live: an expired key is missing
-//	typedMeta    live, and ErrWrongType when of another type (a key of
-//	             another type whose members have all expired is missing)
-//	liveMetaOf   live and settled: missing when every member it stores
-//	             has expired (a request only for keys whose members all
-//	             have an expiry)
-//	metas        getMeta of many keys (BatchGetItem); typedMetas typed
-//	liveMeta, ofType, settle, exact (memberttl.go): the same steps on a
-//	             metadata item already read
-//	typedRead    typedMeta in parallel with a read of members
-
-// liveMeta decodes a metadata item as reads see it: an expired key is missing.
-func (c *Client) liveMeta(it item) meta { return decodeMeta(it).live(c.nowMs()) }
-
-// getMeta reads key's metadata item as reads see it (an expired key is
-// missing): one GetItem, 1 read unit (0.5 when eventually consistent).
-func (c *Client) getMeta(ctx context.Context, key string) (meta, error) {
-	m, err := c.storedMeta(ctx, key, nil)
-	return m.live(c.nowMs()), err
-}
-
-// liveMetaOf is getMeta of a key that exists for Redis: missing when
-// every member it stores has expired (settle, memberttl.go).
-func (c *Client) liveMetaOf(ctx context.Context, key string) (meta, error) {
-	m, err := c.getMeta(ctx, key)
-	if err != nil {
-		return meta{}, err
-	}
-	return c.settle(ctx, key, m)
-}
-
-// storedMeta reads key's metadata item as stored, expired or not, with the
-// consistency given (nil: as Options say).
-func (c *Client) storedMeta(ctx context.Context, key string, consistent *bool) (meta, error) {
-	if c.tx != nil {
-		return c.tx.metaOf(ctx, key)
-	}
-	it, err := c.getItem(ctx, metaKey(key), consistent, metaProjection.expr, metaProjection.names)
-	if err != nil {
-		return meta{}, err
-	}
-	return decodeMeta(it), nil
-}
-
-// typedMeta is getMeta failing with ErrWrongType when key holds another type than typ.
-func (c *Client) typedMeta(ctx context.Context, key string, typ keyType) (meta, error) {
-	m, err := c.getMeta(ctx, key)
-	if err != nil {
-		return meta{}, err
-	}
-	return c.ofType(ctx, key, m, typ)
-}
-
-// metaItems reads the metadata items of keys with the consistency (nil:
-// as Options say) and projection given (BatchGetItem: 100 keys a request,
-// in parallel); result[i] is keys[i]'s, nil when it has none.
-func (c *Client) metaItems(ctx context.Context, keys []string, consistent *bool, projection *string, names map[string]string) ([]item, error) {
-	unique := dedupe(keys)
-	req := make([]item, len(unique))
-	for i, k := range unique {
-		req[i] = metaKey(k)
-	}
-	if consistent == nil {
-		consistent = c.consistent()
-	}
-	items, err := c.batchGetWith(ctx, req, consistent, projection, names)
-	if err != nil {
-		return nil, err
-	}
-	byPK := make(map[string]item, len(items))
-	for _, it := range items {
-		byPK[string(bytesAttr(it, attrPK))] = it
-	}
-	out := make([]item, len(keys))
-	for i, k := range keys {
-		out[i] = byPK[string(pkValue(k))]
-	}
-	return out, nil
-}
-
-// metas reads the metadata items of keys with BatchGetItem (100 keys a
-// request, in parallel); result[i] belongs to keys[i].
-func (c *Client) metas(ctx context.Context, keys []string) ([]meta, error) {
-	if c.tx != nil {
-		out := make([]meta, len(keys))
-		for i, k := range keys {
-			var err error
-			if out[i], err = c.tx.metaOf(ctx, k); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	items, err := c.metaItems(ctx, keys, nil, metaProjection.expr, metaProjection.names)
-	return mapSlice(items, c.liveMeta), err // a nil item: typeNone
-}
-
-// typedRead runs read while it reads key's metadata item, in parallel (one
-// more request, no more latency), for reads that do not otherwise see the
-// metadata: the type and the key's expiry decide what read found. When the
-// key is missing or expired, m.typ is typeNone and read's outcome must be
-// ignored by the caller. read reports whether it found members: with
-// Options.DisableKeyExpiry, the metadata is read only when it found none.
-func (c *Client) typedRead(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
-	if c.opts.DisableKeyExpiry {
-		found, err := read()
-		if err != nil || found {
-			return meta{typ: typ}, err
-		}
-		return c.typedMeta(ctx, key, typ)
-	}
-	return c.typedReadParallel(ctx, key, typ, read)
-}
-
-// typedReadParallel is typedRead reading the metadata item in parallel whatever the
-// options: for reads that cannot see the type of what they found (a Select
-// COUNT query of the index counts set members as well).
-func (c *Client) typedReadParallel(ctx context.Context, key string, typ keyType, read func() (bool, error)) (m meta, err error) {
-	done := make(chan struct{})
-	var merr error
-	ctx = c.labelled(ctx)
-	go func() {
-		defer close(done)
-		m, merr = c.typedMeta(ctx, key, typ)
-	}()
-	_, err = read()
-	<-done
-	switch {
-	case merr != nil:
-		return m, merr
-	case m.typ == typeNone:
-		return m, nil
-	}
-	return m, err
-}
-
-// typedMetas is metas failing with ErrWrongType when a key holds another
-// type than one of allowed.
-func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...keyType) ([]meta, error) {
-	ms, err := c.metas(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	for i, m := range ms {
-		if ms[i], err = c.ofType(ctx, keys[i], m, allowed...); err != nil {
-			return nil, err
-		}
-	}
-	return ms, nil
-}
 
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, across pages: a sorted set's in member order, a set's in the
-// order of their hashes ("Set members" in keys.go).
-func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
+// order of their hashes ("Set members" in internal/model/keys.go).
+func (c *Client) memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
 	if c.tx != nil {
 		return c.tx.scan(ctx, key, typ, prefix)
 	}
-	items := c.query(ctx, memberQuery(key, typ, prefix), 0)
-	if typ == typeSet { // a small set's members are in its metadata item
+	items := c.query(ctx, model.MemberQuery(key, typ, prefix), 0)
+	if typ == model.TypeSet { // a small set's members are in its metadata item
 		items = membersOnly(c.setItems(ctx, key))
 	}
-	if prefix == "" || (typ == typeZSet && len(prefix) <= inlineMemberLen) {
+	if prefix == "" || (typ == model.TypeZSet && len(prefix) <= model.InlineMemberLen) {
 		return items
 	}
 	// The sort keys hold the first 1015 bytes of a long member, and a set
 	// member's starts with its hash: the query selects every member that
 	// may start with prefix, and the member decides.
-	return func(yield func(item, error) bool) {
+	return func(yield func(model.Item, error) bool) {
 		for it, err := range items {
 			if err == nil {
-				if m, _, _ := memberOf(it); !strings.HasPrefix(m, prefix) {
+				if m, _, _ := model.MemberOf(it); !strings.HasPrefix(m, prefix) {
 					continue
 				}
 			}
@@ -207,31 +43,19 @@ func (c *Client) memberItems(ctx context.Context, key string, typ keyType, prefi
 	}
 }
 
-// memberQuery is the Query of the member items of key of type typ whose
-// member may start with prefix (every member, for a set: see skPrefix).
-func memberQuery(key string, typ keyType, prefix string) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{
-			":pk": bin(pkValue(key)), ":p": bin(skPrefix(typ, prefix)),
-		},
-	}
-}
-
 // members returns every member of key of type typ, in member (byte) order:
 // a set's are sorted after the read, which returns them in the order of
 // their hashes.
-func (c *Client) members(ctx context.Context, key string, typ keyType) ([]string, error) {
+func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]string, error) {
 	var out []string
 	for it, err := range c.memberItems(ctx, key, typ, "") {
 		if err != nil {
 			return nil, err
 		}
-		m, _, _ := memberOf(it)
+		m, _, _ := model.MemberOf(it)
 		out = append(out, m)
 	}
-	if typ == typeSet {
+	if typ == model.TypeSet {
 		slices.Sort(out)
 	}
 	return out, nil
@@ -254,7 +78,7 @@ func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	for _, key := range dedupe(keys) {
+	for _, key := range model.Dedupe(keys) {
 		deleted, err := c.del(ctx, key)
 		if err != nil {
 			return n, wrap("DEL", err)
@@ -268,13 +92,13 @@ func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
 
 func (c *Client) del(ctx context.Context, key string) (bool, error) {
 	m, err := c.storedMeta(ctx, key, nil)
-	if err != nil || m.typ == typeNone {
+	if err != nil || m.Typ == model.TypeNone {
 		return false, err
 	}
-	if m.expired(c.nowMs()) { // already gone for Redis; reclaim its items
+	if m.Expired(c.nowMs()) { // already gone for Redis; reclaim its items
 		return false, c.purge(ctx, key, m)
 	}
-	if m.small != nil {
+	if m.Small != nil {
 		if deleted, ok, err := c.smallDel(ctx, key); ok {
 			return deleted, err
 		}
@@ -282,29 +106,29 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 	}
 	// Every stored member goes, expired ones too (memberttl.go): those
 	// are swept, and the key existed only if a live one was deleted.
-	var writes []*write
+	var writes []*model.Write
 	now := c.nowMs()
-	for it, err := range c.memberItems(withExpired(ctx), key, m.typ, "") {
+	for it, err := range c.memberItems(withExpired(ctx), key, m.Typ, "") {
 		if err != nil {
 			return false, err
 		}
-		member, _, _ := memberOf(it)
-		switch x := memberExp(it); {
+		member, _, _ := model.MemberOf(it)
+		switch x := model.MemberExp(it); {
 		case x == 0:
-			writes = append(writes, c.deleteMember(key, m.typ, member))
+			writes = append(writes, c.deleteMember(key, m.Typ, member))
 		case x <= now:
-			w := c.sweepWrite(key, m.typ, bytesAttr(it, attrSK), x)
-			w.member = member
+			w := c.sweepWrite(key, m.Typ, model.BytesAttr(it, model.AttrSK), x)
+			w.Member = member
 			writes = append(writes, w)
 		default:
-			writes = append(writes, pinDelete(c.deleteMember(key, m.typ, member), x))
+			writes = append(writes, model.PinDelete(c.deleteMember(key, m.Typ, member), x))
 		}
 	}
-	applied, err := c.transactChunksFrom(ctx, key, m.typ, writes, m)
-	if err == nil && m.ranked {
+	applied, err := c.transactChunksFrom(ctx, key, m.Typ, writes, m)
+	if err == nil && m.Ranked {
 		err = c.rankDrop(ctx, key)
 	}
-	return counted(applied) > 0, err
+	return model.Counted(applied) > 0, err
 }
 
 // Exists returns how many of keys exist, counting a key named twice twice,
@@ -324,10 +148,10 @@ func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
 	}
 	var n int64
 	for i, m := range ms {
-		if m, err = c.settle(ctx, keys[i], m); err != nil { // members all expired: missing
+		if m, err = c.settle(ctx, keys[i], m, false); err != nil { // members all expired: missing
 			return 0, wrap("EXISTS", err)
 		}
-		if m.typ != typeNone {
+		if m.Typ != model.TypeNone {
 			n++
 		}
 	}
@@ -348,5 +172,5 @@ func (c *Client) Type(ctx context.Context, key string) (string, error) {
 	if err != nil {
 		return "", wrap("TYPE", err)
 	}
-	return string(m.typ), nil
+	return string(m.Typ), nil
 }

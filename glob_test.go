@@ -3,7 +3,7 @@ package redimo
 // The glob matcher of SSCAN/ZSCAN MATCH against Redis's own: a line-by-line
 // port of stringmatchlen (util.c, Redis 7.0) is checked against a real
 // redis-server (SSCAN ... MATCH over a set of candidate strings), and
-// globMatch against the port, on random and fuzzed patterns.
+// model.GlobMatch against the port, on random and fuzzed patterns.
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -143,7 +144,7 @@ func scanMatch(pattern, s string, signedChars bool) bool {
 	return pattern == "*" || redisGlob(pattern, s, signedChars)
 }
 
-// globDifference names the documented ways globMatch differs from Redis's
+// globDifference names the documented ways model.GlobMatch differs from Redis's
 // matcher for (pattern, s), or "" when it must agree.
 func globDifference(pattern, s string) string {
 	if s == "" && pattern != "" && strings.Trim(pattern, "*") == "" {
@@ -171,7 +172,7 @@ var (
 				}
 			}
 		}
-		return dedupe(out)
+		return model.Dedupe(out)
 	}()
 )
 
@@ -185,7 +186,7 @@ func randomPattern(r *rand.Rand) string {
 
 // TestGlobMatchRedis runs SSCAN MATCH on a real redis-server for thousands
 // of random patterns over a set of candidate members: the port must agree
-// with the server on every one, and globMatch with the port except for the
+// with the server on every one, and model.GlobMatch with the port except for the
 // named differences.
 func TestGlobMatchRedis(t *testing.T) {
 	rdb := zRedis(t)
@@ -204,7 +205,7 @@ func TestGlobMatchRedis(t *testing.T) {
 	}
 	signed := runtime.GOARCH == "amd64" || runtime.GOARCH == "386" // the C char of the redis-server we talk to
 	skipped := map[string]int{}
-	for _, pat := range dedupe(patterns) {
+	for _, pat := range model.Dedupe(patterns) {
 		var got []string
 		for cursor := uint64(0); ; {
 			// Not rdb.SScan: it leaves out MATCH for the empty pattern.
@@ -225,13 +226,13 @@ func TestGlobMatchRedis(t *testing.T) {
 				skipped[why]++
 				continue
 			}
-			require.Equal(t, redisSays, globMatch(pat, s), "globMatch disagrees with redis-server on pattern %s, member %s", shortQ(pat), shortQ(s))
+			require.Equal(t, redisSays, model.GlobMatch(pat, s), "globMatch disagrees with redis-server on pattern %s, member %s", shortQ(pat), shortQ(s))
 		}
 	}
 	for why, n := range skipped {
 		t.Logf("not compared (documented difference) %d times: %s", n, why)
 	}
-	t.Logf("%d patterns × %d members compared with SSCAN MATCH on redis-server", len(dedupe(patterns)), len(members))
+	t.Logf("%d patterns × %d members compared with SSCAN MATCH on redis-server", len(model.Dedupe(patterns)), len(members))
 }
 
 // shortQ quotes s, shortened in the middle when long.
@@ -260,7 +261,7 @@ func TestGlobMatchTable(t *testing.T) {
 		{strings.Repeat(`\*a`, 1001), strings.Repeat("*a", 1001), true}, // escaped stars are no runs
 	}
 	for _, tc := range cases {
-		require.Equal(t, tc.match, globMatch(tc.pattern, tc.s), "%s %s", shortQ(tc.pattern), shortQ(tc.s))
+		require.Equal(t, tc.match, model.GlobMatch(tc.pattern, tc.s), "%s %s", shortQ(tc.pattern), shortQ(tc.s))
 		if globDifference(tc.pattern, tc.s) == "" {
 			require.Equal(t, tc.match, scanMatch(tc.pattern, tc.s, false), "port: %s %s", shortQ(tc.pattern), shortQ(tc.s))
 		}
@@ -270,15 +271,15 @@ func TestGlobMatchTable(t *testing.T) {
 // A pattern that makes a naive backtracking matcher take exponential time
 // is matched in linear-times-pattern time, as Redis bounds it.
 func TestGlobMatchPathological(t *testing.T) {
-	s := strings.Repeat("a", inlineMemberLen)
+	s := strings.Repeat("a", model.InlineMemberLen)
 	start := time.Now()
 	for _, p := range []string{strings.Repeat("*a", 40) + "*b", strings.Repeat("*?", 200) + "b", strings.Repeat("*[ab]", 100) + "c"} {
-		require.False(t, globMatch(p, s), p)
+		require.False(t, model.GlobMatch(p, s), p)
 	}
 	require.Less(t, time.Since(start), 2*time.Second)
 }
 
-// FuzzGlob: globMatch never panics, agrees with the port of Redis's
+// FuzzGlob: model.GlobMatch never panics, agrees with the port of Redis's
 // matcher (except for the documented differences), and a pattern with no
 // metacharacters, or with every byte escaped, matches exactly itself.
 func FuzzGlob(f *testing.F) {
@@ -287,14 +288,14 @@ func FuzzGlob(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, s string) {
-		got := globMatch(pattern, s)
+		got := model.GlobMatch(pattern, s)
 		if globDifference(pattern, s) == "" {
 			if want := scanMatch(pattern, s, false); got != want {
 				t.Fatalf("globMatch(%q, %q) = %v, Redis's matcher %v", pattern, s, got, want)
 			}
 		}
 		if !strings.ContainsAny(s, `*?[\`) {
-			if !globMatch(s, s) || globMatch(s, s+"x") || (s != "" && globMatch(s, s[1:])) {
+			if !model.GlobMatch(s, s) || model.GlobMatch(s, s+"x") || (s != "" && model.GlobMatch(s, s[1:])) {
 				t.Fatalf("literal pattern %q does not match exactly itself", s)
 			}
 		}
@@ -303,10 +304,10 @@ func FuzzGlob(f *testing.F) {
 			escaped.WriteByte('\\')
 			escaped.WriteByte(s[i])
 		}
-		if !globMatch(escaped.String(), s) || globMatch(escaped.String(), s+"x") {
+		if !model.GlobMatch(escaped.String(), s) || model.GlobMatch(escaped.String(), s+"x") {
 			t.Fatalf("escaped pattern %q does not match exactly %q", escaped.String(), s)
 		}
-		if prefix := globPrefix(pattern); got && !strings.HasPrefix(s, prefix) {
+		if prefix := model.GlobPrefix(pattern); got && !strings.HasPrefix(s, prefix) {
 			t.Fatalf("%q matches %q but does not start with the pattern's literal prefix %q", pattern, s, prefix)
 		}
 	})

@@ -33,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/ddbmodel"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // hotDuration is how long each scenario runs: REDIMO_HOT_DURATION, else 3s.
@@ -148,7 +149,7 @@ func BenchmarkHotKeysLocal(b *testing.B) {
 	p := "HotKeysLocal:" + randomHex(3) + ":"
 	member := func(w, i int) string { return fmt.Sprintf("w%02d-%07d", w, i) }
 	put := func(key, m string) error {
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: itemKey(key, memberSK(typeSet, m))})
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: model.ItemKey(key, model.MemberSK(model.TypeSet, m))})
 		return err
 	}
 	var one, many, baseOne, baseMany, oneAlone, manyAlone hotResult
@@ -361,7 +362,7 @@ func BenchmarkHotRankedBoardModel(b *testing.B) {
 				if _, _, err := c.ZRank(ctx, board, "player0000"); err != nil {
 					b.Fatal(err)
 				}
-				if !c.belief(board).ranked {
+				if !c.belief(board).Ranked {
 					b.Fatal("the ZRANK did not build the count items")
 				}
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,7 +113,7 @@ func renameKeeps(t *testing.T, ctx context.Context, c *Client, src, dst string, 
 //
 // Fixed: the last members always go with the metadata item's delete (a
 // full chunk goes only once another member follows it), and a write that
-// meets such an item left by an older purge purges it (emptiedByPurge).
+// meets such an item left by an older purge purges it (model.EmptiedByPurge).
 // The first half cuts the purge of 99 members at its last transaction,
 // the second writes the item an older purge left.
 func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
@@ -139,10 +140,10 @@ func TestKeyOpsReviewPurgeCutAfterLastChunk(t *testing.T) {
 	checkStoredCounts(t, k)
 
 	// The item an older purge left: marked dead, count 0, members gone.
-	for _, typ := range []keyType{typeSet, typeZSet} {
+	for _, typ := range []model.KeyType{model.TypeSet, model.TypeZSet} {
 		left := p + "left" + string(typ)
-		it := metaKey(left)
-		it[attrType], it[attrCard], it[attrExp] = str(string(typ)), num(0), num(deadExp)
+		it := model.MetaKey(left)
+		it[model.AttrType], it[model.AttrCard], it[model.AttrExp] = model.Str(string(typ)), model.Num(0), model.Num(model.DeadExp)
 		_, err := testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: it})
 		require.NoError(t, err)
 		returns(t, int64(0))(c.Exists(ctx, left))
@@ -177,8 +178,8 @@ func TestKeyOpsReviewRankedCountItemsLeftBehind(t *testing.T) {
 	returns(t, int64(0))(c.Del(ctx, exp)) // expired: purged
 	for _, k := range []string{src, del, exp} {
 		var left []string
-		for _, it := range rawPartition(t, pkValue(k)) {
-			left = append(left, fmt.Sprintf("sk=%x n=%d", bytesAttr(it, attrSK), decodeMeta(it).card))
+		for _, it := range rawPartition(t, model.PkValue(k)) {
+			left = append(left, fmt.Sprintf("sk=%x n=%d", model.BytesAttr(it, model.AttrSK), model.DecodeMeta(it).Card))
 		}
 		assert.Empty(t, left, "items left under %q", k)
 	}
@@ -214,9 +215,9 @@ func TestKeyOpsReviewFlushDBLeavesItems(t *testing.T) {
 	returns(t, int64(0))(c.DBSize(ctx))
 	var left []string
 	for _, it := range rawItems(t) {
-		pk := bytesAttr(it, attrPK)
+		pk := model.BytesAttr(it, model.AttrPK)
 		if slices.Contains([]byte{0x09, 0x19, 0x39, 0x99}, pk[0]) && strings.Contains(string(pk), p) {
-			left = append(left, fmt.Sprintf("%x %q sk=%x", pk[0], pk[1:], bytesAttr(it, attrSK)))
+			left = append(left, fmt.Sprintf("%x %q sk=%x", pk[0], pk[1:], model.BytesAttr(it, model.AttrSK)))
 		}
 	}
 	assert.Empty(t, left, "items of database 9 after FLUSHDB")
@@ -277,14 +278,14 @@ func TestKeyOpsReviewExpiryAgainstRedis(t *testing.T) {
 	rdb := zRedis(t)
 	k := func(n string) string { return p + n }
 	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	all := mapSlice(names, k)
+	all := model.MapSlice(names, k)
 	rdb.Del(ctx, all...)
 	redisDel(t, rdb, all...)
 	// op is one command on both: redimo's, then redis-server's.
 	type op [2]func() error
 	sadd := func(n string, ms ...string) op {
 		return op{func() error { return errOf(c.SAdd(ctx, k(n), ms...)) },
-			func() error { return rdb.SAdd(ctx, k(n), mapSlice(ms, func(m string) any { return m })...).Err() }}
+			func() error { return rdb.SAdd(ctx, k(n), model.MapSlice(ms, func(m string) any { return m })...).Err() }}
 	}
 	zadd := func(n string) op {
 		return op{func() error { return errOf(c.ZAdd(ctx, k(n), Z{1, "m"})) },
@@ -465,7 +466,7 @@ func TestKeyOpsReviewPurgeUnderFaults(t *testing.T) {
 		returns(t, int64(0))(c.Exists(ctx, keys[2]))
 		returns(t, TTLPersistent)(c.TTL(ctx, keys[1]))
 		checkStoredCounts(t, p)
-		assert.Empty(t, rawPartition(t, pkValue(keys[2])))
+		assert.Empty(t, rawPartition(t, model.PkValue(keys[2])))
 	})
 }
 
@@ -533,7 +534,7 @@ func TestKeyOpsReviewExecDelRanked(t *testing.T) {
 		returns(t, rankAt(2))(both(cl.ZRevRank(ctx, y, "a")))
 	}
 	rankedExact(t, c, z, p)
-	assert.Empty(t, rawPartition(t, pkValue(s)))
+	assert.Empty(t, rawPartition(t, model.PkValue(s)))
 }
 
 // Checked, right: RENAME of a ranked sorted set onto another ranked one,

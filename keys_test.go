@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,18 +29,18 @@ func FuzzScoreEncoding(f *testing.F) {
 			if x == 0 {
 				want = 0
 			}
-			if got := decodeScore(encodeScore(x)); math.Float64bits(got) != math.Float64bits(want) {
+			if got := model.DecodeScore(model.EncodeScore(x)); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("round trip %v → %v", x, got)
 			}
-			if got := scoreOfIX(zsetIX(x, ma)); math.Float64bits(got) != math.Float64bits(want) {
+			if got := model.ScoreOfIX(model.ZsetIX(x, ma)); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("ix round trip %v → %v", x, got)
 			}
-			ix := zsetIX(x, ma)
-			if bytes.Compare(ix, scoreBound(x)) < 0 || bytes.Compare(ix, scoreBoundAfter(x)) > 0 {
+			ix := model.ZsetIX(x, ma)
+			if bytes.Compare(ix, model.ScoreBound(x)) < 0 || bytes.Compare(ix, model.ScoreBoundAfter(x)) > 0 {
 				t.Fatalf("ix of %v outside its BETWEEN range", x)
 			}
 		}
-		ea, eb := encodeScore(a), encodeScore(b)
+		ea, eb := model.EncodeScore(a), model.EncodeScore(b)
 		switch {
 		case a < b && ea >= eb, a > b && ea <= eb, a == b && ea != eb:
 			t.Fatalf("order: %v vs %v encoded %x vs %x", a, b, ea, eb)
@@ -53,10 +54,10 @@ func FuzzScoreEncoding(f *testing.F) {
 		default:
 			want = bytes.Compare([]byte(ma), []byte(mb))
 		}
-		if got := bytes.Compare(zsetIX(a, ma), zsetIX(b, mb)); got != want {
+		if got := bytes.Compare(model.ZsetIX(a, ma), model.ZsetIX(b, mb)); got != want {
 			t.Fatalf("(%v,%q) vs (%v,%q): compare %d, want %d", a, ma, b, mb, got, want)
 		}
-		if a < b && bytes.Compare(zsetIX(b, mb), scoreBoundAfter(a)) <= 0 {
+		if a < b && bytes.Compare(model.ZsetIX(b, mb), model.ScoreBoundAfter(a)) <= 0 {
 			t.Fatalf("a greater score falls inside the range of %v", a)
 		}
 	})
@@ -69,20 +70,20 @@ func FuzzMemberKey(f *testing.F) {
 		f.Add(s, s+"x")
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		for _, typ := range []keyType{typeSet, typeZSet} {
-			sk := memberSK(typ, a)
-			if bytes.Equal(sk, metaSK) {
+		for _, typ := range []model.KeyType{model.TypeSet, model.TypeZSet} {
+			sk := model.MemberSK(typ, a)
+			if bytes.Equal(sk, model.MetaSK) {
 				t.Fatal("member sort key equals the metadata item's")
 			}
-			m, gotTyp, ok := memberOf(item{attrSK: bin(sk)})
+			m, gotTyp, ok := model.MemberOf(model.Item{model.AttrSK: model.Bin(sk)})
 			if !ok || m != a || gotTyp != typ {
 				t.Fatalf("round trip %q → %q %v %v", a, m, gotTyp, ok)
 			}
-			if a != b && bytes.Equal(sk, memberSK(typ, b)) {
+			if a != b && bytes.Equal(sk, model.MemberSK(typ, b)) {
 				t.Fatal("distinct members share a sort key")
 			}
 		}
-		if bytes.Equal(memberSK(typeSet, a), memberSK(typeZSet, b)) {
+		if bytes.Equal(model.MemberSK(model.TypeSet, a), model.MemberSK(model.TypeZSet, b)) {
 			t.Fatal("a set member and a zset member share a sort key")
 		}
 	})
@@ -99,41 +100,41 @@ func TestGlobMatch(t *testing.T) {
 		{`\*`, "*", true}, {`\*`, "a", false}, {"a[", "a", false}, {"user:*:x", "user:1:x", true},
 	}
 	for _, tc := range cases {
-		require.Equal(t, tc.match, globMatch(tc.pattern, tc.s), "%q %q", tc.pattern, tc.s)
+		require.Equal(t, tc.match, model.GlobMatch(tc.pattern, tc.s), "%q %q", tc.pattern, tc.s)
 	}
-	require.Equal(t, "user:", globPrefix("user:*"))
-	require.Equal(t, "a*b", globPrefix(`a\*b?`))
+	require.Equal(t, "user:", model.GlobPrefix("user:*"))
+	require.Equal(t, "a*b", model.GlobPrefix(`a\*b?`))
 }
 
 // TestSetMemberSK: a set member's sort key is 's' + 7 bytes of its
-// SHA-256 + the member (keys.go): at most 1023 bytes when short, exactly
+// SHA-256 + the member (internal/model/keys.go): at most 1023 bytes when short, exactly
 // 1024 when long, and inside the Query bounds of the bucket its position
 // falls in (readBucket), whatever the number of buckets.
 func TestSetMemberSK(t *testing.T) {
-	for _, n := range []int{0, 1, 1014, inlineMemberLen, inlineMemberLen + 1, 5000} {
+	for _, n := range []int{0, 1, 1014, model.InlineMemberLen, model.InlineMemberLen + 1, 5000} {
 		m := strings.Repeat("\xff", n)
-		sk := memberSK(typeSet, m)
+		sk := model.MemberSK(model.TypeSet, m)
 		h := sha256.Sum256([]byte(m))
-		require.Equal(t, append([]byte{prefixSet}, h[:setHashLen]...), sk[:1+setHashLen], "%d bytes: the hash first", n)
-		if n <= inlineMemberLen {
-			require.Len(t, sk, 1+setHashLen+n)
-			require.False(t, isLongSK(sk), "%d bytes: short", n)
+		require.Equal(t, append([]byte{model.PrefixSet}, h[:model.SetHashLen]...), sk[:1+model.SetHashLen], "%d bytes: the hash first", n)
+		if n <= model.InlineMemberLen {
+			require.Len(t, sk, 1+model.SetHashLen+n)
+			require.False(t, model.IsLongSK(sk), "%d bytes: short", n)
 		} else {
-			require.Len(t, sk, longSKLen)
-			require.True(t, isLongSK(sk), "%d bytes: long", n)
-			require.Equal(t, h[setHashLen], sk[longSKLen-1], "a long member's sort key ends with the hash's 8th byte")
+			require.Len(t, sk, model.LongSKLen)
+			require.True(t, model.IsLongSK(sk), "%d bytes: long", n)
+			require.Equal(t, h[model.SetHashLen], sk[model.LongSKLen-1], "a long member's sort key ends with the hash's 8th byte")
 		}
-		pos := binary.BigEndian.Uint64(append(make([]byte, 8-setHashLen), h[:setHashLen]...))
-		for _, b := range []int{1, 10, 30, 8 * setHashLen} {
-			j := pos >> (8*setHashLen - b)
-			lo := j << (8*setHashLen - b)
-			hi := lo | (1<<(8*setHashLen-b) - 1)
-			end := append(setSKAt(hi), bytes.Repeat([]byte{0xFF}, longSKLen-1-setHashLen)...)
-			require.True(t, bytes.Compare(setSKAt(lo), sk) <= 0 && bytes.Compare(sk, end) <= 0, "%d bytes, %d bucket bits: in its bucket", n, b)
+		pos := binary.BigEndian.Uint64(append(make([]byte, 8-model.SetHashLen), h[:model.SetHashLen]...))
+		for _, b := range []int{1, 10, 30, 8 * model.SetHashLen} {
+			j := pos >> (8*model.SetHashLen - b)
+			lo := j << (8*model.SetHashLen - b)
+			hi := lo | (1<<(8*model.SetHashLen-b) - 1)
+			end := append(model.SetSKAt(hi), bytes.Repeat([]byte{0xFF}, model.LongSKLen-1-model.SetHashLen)...)
+			require.True(t, bytes.Compare(model.SetSKAt(lo), sk) <= 0 && bytes.Compare(sk, end) <= 0, "%d bytes, %d bucket bits: in its bucket", n, b)
 			if j > 0 {
-				require.Negative(t, bytes.Compare(append(setSKAt(lo-1), bytes.Repeat([]byte{0xFF}, longSKLen-1-setHashLen)...), sk), "after the previous bucket")
+				require.Negative(t, bytes.Compare(append(model.SetSKAt(lo-1), bytes.Repeat([]byte{0xFF}, model.LongSKLen-1-model.SetHashLen)...), sk), "after the previous bucket")
 			}
 		}
 	}
-	require.Equal(t, 8*setHashLen, bucketBits(math.MaxInt64), "no more buckets than positions")
+	require.Equal(t, 8*model.SetHashLen, model.BucketBits(math.MaxInt64), "no more buckets than positions")
 }

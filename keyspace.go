@@ -5,7 +5,7 @@ package redimo
 //
 // Keys are listed from the key index, a global secondary index over the
 // metadata items only (members never carry its keys ks and kh; see
-// keys.go): 16 partitions, each ordered by an 8-byte hash of the key. A
+// internal/model/keys.go): 16 partitions, each ordered by an 8-byte hash of the key. A
 // SCAN cursor is the hash to resume from, so cursors are plain numbers,
 // as Redis clients expect, and need no state on any server. The index is
 // eventually consistent (DynamoDB's global secondary indexes cannot be
@@ -22,19 +22,18 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/redisarg"
 )
+
+// Match reports whether s matches the Redis glob-style pattern, as the
+// MATCH option of SSCAN and ZSCAN (and KEYS, CONFIG GET) does: '*' any run
+// of bytes, '?' one byte, '[abc]' '[^abc]' '[a-z]' classes, '\x' the byte x.
+func Match(pattern, s string) bool { return model.GlobMatch(pattern, s) }
 
 // DefaultScanCount is how many keys Scan examines when count is 0 (Redis's
 // default COUNT).
 const DefaultScanCount = 10
-
-// scanned is a key found in the key index, with its type and expiry.
-type scanned struct {
-	key string
-	m   meta
-	pk  []byte // a long key's partition key, until its key is read
-}
 
 // keyIndexQuery is the Query of shard's part of the key index from hash
 // from on.
@@ -43,9 +42,9 @@ func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
 		IndexName:                aws.String(c.opts.KeyIndexName),
 		ConsistentRead:           aws.Bool(false), // a global index cannot be read strongly
 		KeyConditionExpression:   aws.String("#ks = :ks AND #kh >= :from"),
-		ExpressionAttributeNames: map[string]string{"#ks": attrKS, "#kh": attrKH},
-		ExpressionAttributeValues: item{
-			":ks": bin([]byte{shard}), ":from": bin(binary.BigEndian.AppendUint64(nil, from)),
+		ExpressionAttributeNames: map[string]string{"#ks": model.AttrKS, "#kh": model.AttrKH},
+		ExpressionAttributeValues: model.Item{
+			":ks": model.Bin([]byte{shard}), ":from": model.Bin(binary.BigEndian.AppendUint64(nil, from)),
 		},
 	}
 }
@@ -53,7 +52,7 @@ func (c *Client) keyIndexQuery(shard byte, from uint64) *dynamodb.QueryInput {
 // scanFrom reads up to count entries of the key index from hash cursor on
 // (across shards) and returns them, with the cursor after them (0 at the
 // end). Expired and dead keys are returned too: callers filter.
-func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
+func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]model.Scanned, uint64, error) {
 	out, next, err := c.scanIndex(ctx, cursor, count)
 	if err == nil {
 		out, err = c.longKeys(ctx, out)
@@ -65,34 +64,34 @@ func (c *Client) scanFrom(ctx context.Context, cursor uint64, count int) ([]scan
 // metadata item (the key index has only its partition key): one
 // BatchGetItem per 100 long keys, none without. A key deleted since the
 // index listed it is left out.
-func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, error) {
-	var req []item
+func (c *Client) longKeys(ctx context.Context, found []model.Scanned) ([]model.Scanned, error) {
+	var req []model.Item
 	for _, s := range found {
-		if s.pk != nil {
-			req = append(req, item{attrPK: bin(s.pk), attrSK: bin(metaSK)})
+		if s.Pk != nil {
+			req = append(req, model.Item{model.AttrPK: model.Bin(s.Pk), model.AttrSK: model.Bin(model.MetaSK)})
 		}
 	}
 	if req == nil {
 		return found, nil
 	}
-	items, err := c.batchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": attrPK, "#kk": attrKey})
+	items, err := c.batchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": model.AttrPK, "#kk": model.AttrKey})
 	if err != nil {
 		return nil, err
 	}
 	whole := make(map[string]string, len(items))
 	for _, it := range items {
-		if k := bytesAttr(it, attrKey); k != nil {
-			whole[string(bytesAttr(it, attrPK))] = string(k)
+		if k := model.BytesAttr(it, model.AttrKey); k != nil {
+			whole[string(model.BytesAttr(it, model.AttrPK))] = string(k)
 		}
 	}
 	kept := found[:0]
 	for _, s := range found {
-		if s.pk != nil {
-			k, ok := whole[string(s.pk)]
+		if s.Pk != nil {
+			k, ok := whole[string(s.Pk)]
 			if !ok {
 				continue
 			}
-			s.key, s.pk = k, nil
+			s.Key, s.Pk = k, nil
 		}
 		kept = append(kept, s)
 	}
@@ -100,17 +99,17 @@ func (c *Client) longKeys(ctx context.Context, found []scanned) ([]scanned, erro
 }
 
 // scanIndex is scanFrom before longKeys.
-func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]scanned, uint64, error) {
-	var out []scanned
+func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]model.Scanned, uint64, error) {
+	var out []model.Scanned
 	for {
-		shard := shardOf(cursor)
+		shard := model.ShardOf(cursor)
 		var last uint64
 		for it, err := range c.query(ctx, c.keyIndexQuery(shard, cursor), count-len(out)) {
 			if err != nil {
 				return nil, 0, err
 			}
-			last = binary.BigEndian.Uint64(bytesAttr(it, attrKH))
-			out = append(out, decodeScanned(it))
+			last = binary.BigEndian.Uint64(model.BytesAttr(it, model.AttrKH))
+			out = append(out, model.DecodeScanned(it))
 		}
 		if len(out) >= count {
 			if last == ^uint64(0) {
@@ -118,7 +117,7 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 			}
 			return out, last + 1, nil // the next read may find this shard done: harmless
 		}
-		if shard == keyShards-1 {
+		if shard == model.KeyShards-1 {
 			return out, 0, nil
 		}
 		cursor = uint64(shard+1) << 60
@@ -128,11 +127,11 @@ func (c *Client) scanIndex(ctx context.Context, cursor uint64, count int) ([]sca
 // dropEmptied leaves out of found the keys whose members have all
 // expired (memberttl.go): those the index shows with member expiries
 // (mn) are read (one BatchGetItem per 100) and settled.
-func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, error) {
+func (c *Client) dropEmptied(ctx context.Context, found []model.Scanned) ([]model.Scanned, error) {
 	var keys []string
 	for _, s := range found {
-		if s.m.ttls > 0 {
-			keys = append(keys, s.key)
+		if s.M.TTLs > 0 {
+			keys = append(keys, s.Key)
 		}
 	}
 	if len(keys) == 0 {
@@ -144,37 +143,19 @@ func (c *Client) dropEmptied(ctx context.Context, found []scanned) ([]scanned, e
 	}
 	gone := map[string]bool{}
 	for i, k := range keys {
-		m, err := c.settle(ctx, k, ms[i])
+		m, err := c.settle(ctx, k, ms[i], false)
 		if err != nil {
 			return nil, err
 		}
-		gone[k] = m.typ == typeNone
+		gone[k] = m.Typ == model.TypeNone
 	}
 	kept := found[:0]
 	for _, s := range found {
-		if !gone[s.key] {
+		if !gone[s.Key] {
 			kept = append(kept, s)
 		}
 	}
 	return kept, nil
-}
-
-// decodeScanned decodes an entry of the key index.
-func decodeScanned(it item) scanned {
-	s := scanned{m: decodeMeta(withCard(it))}
-	if pk := bytesAttr(it, attrPK); isLongPK(pk) {
-		s.pk = pk
-	} else {
-		s.key = string(pk[1:])
-	}
-	return s
-}
-
-// withCard marks an index entry as a live key for decodeMeta (the index
-// does not project the count, which changes on every write).
-func withCard(it item) item {
-	it[attrCard] = num(1)
-	return it
 }
 
 // Scan returns keys matching match (a glob; "" matches all) among about
@@ -190,14 +171,14 @@ func withCard(it item) item {
 //
 // Cost: one Query of the key index per shard crossed (16 in all), reading
 // count entries: ~1 read unit per 100 keys examined (eventually
-// consistent, projected entries of ~40 bytes). No member is read.
+// consistent, model.Projected entries of ~40 bytes). No member is read.
 //
 // [SCAN]: https://redis.io/docs/latest/commands/scan/
 func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count int64) ([]string, uint64, error) {
 	return c.ScanType(ctx, cursor, match, count, "")
 }
 
-// ScanType is Scan returning only keys of keyType ("set" or "zset", in
+// ScanType is Scan returning only keys of model.KeyType ("set" or "zset", in
 // any case; "" for any; another type matches no key), as SCAN ... TYPE.
 //
 // Cost: as Scan.
@@ -221,11 +202,11 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 	now := c.nowMs()
 	keyType = strings.ToLower(keyType) // Redis compares type names ignoring case
 	for _, s := range found {
-		if s.m.live(now).typ == typeNone || (keyType != "" && string(s.m.typ) != keyType) {
+		if s.M.Live(now).Typ == model.TypeNone || (keyType != "" && string(s.M.Typ) != keyType) {
 			continue
 		}
-		if match == "" || globMatch(match, s.key) {
-			keys = append(keys, s.key)
+		if match == "" || model.GlobMatch(match, s.Key) {
+			keys = append(keys, s.Key)
 		}
 	}
 	return keys, next, nil
@@ -299,11 +280,11 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 			return "", false, wrap("RANDOMKEY", err)
 		}
 		for _, s := range found {
-			if wrapped && keyHash(s.key) >= start {
+			if wrapped && model.KeyHash(s.Key) >= start {
 				return "", false, nil // went round: every key is expired
 			}
-			if s.m.live(now).typ != typeNone {
-				return s.key, true, nil
+			if s.M.Live(now).Typ != model.TypeNone {
+				return s.Key, true, nil
 			}
 		}
 		if next == 0 {
@@ -337,7 +318,7 @@ func (c *Client) FlushDB(ctx context.Context) error {
 			return wrap("FLUSHDB", err)
 		}
 		if err := c.parallel(len(found), func(i int) error {
-			_, err := c.del(ctx, found[i].key)
+			_, err := c.del(ctx, found[i].Key)
 			return err
 		}); err != nil {
 			return wrap("FLUSHDB", err)
@@ -364,19 +345,6 @@ func (c *Client) Touch(ctx context.Context, keys ...string) (int64, error) {
 		return 0, wrap("TOUCH", err)
 	}
 	return n, nil
-}
-
-// EncodingLimits are the thresholds under which Redis 7.2 keeps a set or
-// a sorted set in a compact encoding: redis.conf's set-max-intset-entries,
-// set-max-listpack-entries, set-max-listpack-value,
-// zset-max-listpack-entries and zset-max-listpack-value (entries: members;
-// value: a member's length in bytes). ObjectEncodingWith reads them.
-type EncodingLimits struct {
-	SetMaxIntsetEntries    int64
-	SetMaxListpackEntries  int64
-	SetMaxListpackValue    int64
-	ZSetMaxListpackEntries int64
-	ZSetMaxListpackValue   int64
 }
 
 // DefaultEncodingLimits are Redis 7.2's defaults: 512, 128, 64, 128, 64.
@@ -430,39 +398,39 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	}
 	m, err := c.liveMetaOf(ctx, key)
 	if err == nil {
-		m, err = c.exact(ctx, key, m)
+		m, err = c.settle(ctx, key, m, true)
 	}
 	if err != nil {
 		return "", false, wrap("OBJECT", err)
 	}
-	if m.typ == typeSet && m.small == nil && c.tx == nil { // member items (smallset.go)
+	if m.Typ == model.TypeSet && m.Small == nil && c.tx == nil { // member items (smallset.go)
 		return "hashtable", true, nil
 	}
 	var (
 		large            string
 		entries, value   int64
-		ints, intEntries = m.typ == typeSet, min(lim.SetMaxIntsetEntries, 1<<30)
+		ints, intEntries = m.Typ == model.TypeSet, min(lim.SetMaxIntsetEntries, 1<<30)
 	)
-	switch m.typ {
-	case typeSet:
+	switch m.Typ {
+	case model.TypeSet:
 		large, entries, value = "hashtable", lim.SetMaxListpackEntries, lim.SetMaxListpackValue
-	case typeZSet:
+	case model.TypeZSet:
 		large, entries, value = "skiplist", lim.ZSetMaxListpackEntries, lim.ZSetMaxListpackValue
 		intEntries = -1
 	default:
 		return "", false, nil
 	}
 	compact := max(entries, intEntries)
-	if m.card > compact {
+	if m.Card > compact {
 		return large, true, nil
 	}
 	var n int64
 	fits := true // every member so far within value
-	for it, err := range c.memberItems(ctx, key, m.typ, "") {
+	for it, err := range c.memberItems(ctx, key, m.Typ, "") {
 		if err != nil {
 			return "", false, wrap("OBJECT", err)
 		}
-		member, _, _ := memberOf(it)
+		member, _, _ := model.MemberOf(it)
 		n++
 		if ints {
 			_, ints = redisarg.Int(member)
@@ -514,24 +482,24 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 	var (
 		mu     sync.Mutex
 		st     KeyspaceStats
-		unsure []scanned // keys with member expiries: maybe all expired
+		unsure []model.Scanned // keys with member expiries: maybe all expired
 	)
 	now := c.nowMs()
-	err := c.parallel(keyShards, func(i int) error {
+	err := c.parallel(model.KeyShards, func(i int) error {
 		shard := byte(i)
 		var part KeyspaceStats
-		var maybe []scanned
+		var maybe []model.Scanned
 		for it, err := range c.query(ctx, c.keyIndexQuery(shard, uint64(shard)<<60), 0) {
 			if err != nil {
 				return err
 			}
-			switch s := decodeScanned(it); {
-			case s.m.live(now).typ == typeNone:
-			case s.m.ttls > 0:
+			switch s := model.DecodeScanned(it); {
+			case s.M.Live(now).Typ == model.TypeNone:
+			case s.M.TTLs > 0:
 				maybe = append(maybe, s)
 			default:
 				part.Keys++
-				part.Expires += min(s.m.exp, 1)
+				part.Expires += min(s.M.Exp, 1)
 			}
 		}
 		mu.Lock()
@@ -547,7 +515,7 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 	}
 	for _, s := range unsure {
 		st.Keys++
-		st.Expires += min(s.m.exp, 1)
+		st.Expires += min(s.M.Exp, 1)
 	}
 	return st, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -138,7 +139,7 @@ func TestCheckTableWithoutKeyIndex(t *testing.T) {
 	in := NewClient(testDB, func(o *Options) { o.TableName = name }).schema()
 	in.GlobalSecondaryIndexes = nil
 	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool {
-		return *d.AttributeName == attrKS || *d.AttributeName == attrKH
+		return *d.AttributeName == model.AttrKS || *d.AttributeName == model.AttrKH
 	})
 	_, err := testDB.CreateTable(ctx, in)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ import (
 // in the table, and their sort keys order them by hash, not by member.
 func longTestMembers(r *rand.Rand) []string {
 	out := slices.Clone(longMembers)
-	shared := "R" + strings.Repeat("r", inlineMemberLen-1)
+	shared := "R" + strings.Repeat("r", model.InlineMemberLen-1)
 	for i := range 30 {
 		out = append(out, shared+fmt.Sprintf("%03d", r.IntN(1000))+strings.Repeat("q", 60_000+i))
 	}
@@ -56,7 +57,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 	got, err := c.SMembers(ctx, s)
 	require.NoError(t, err)
 	same("SMEMBERS", sorted(got), sorted(rdb.SMembers(ctx, s).Val()))
-	for _, m := range []string{members[0], members[len(longMembers)+2], members[len(longMembers)+2] + "x", members[5][:inlineMemberLen+1]} {
+	for _, m := range []string{members[0], members[len(longMembers)+2], members[len(longMembers)+2] + "x", members[5][:model.InlineMemberLen+1]} {
 		ok, err := c.SIsMember(ctx, s, m)
 		require.NoError(t, err)
 		same("SISMEMBER "+short(m), ok, rdb.SIsMember(ctx, s, m).Val())
@@ -114,7 +115,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 	rdb.ZAdd(ctx, z2, redisZs(lexZ...)...)
 	var bounds []string
 	for _, m := range append(slices.Clone(members[:8]), members[len(longMembers)+4], members[len(members)-4]) {
-		for _, b := range []string{m, m[:max(0, len(m)-1)], m + "\x00", m[:min(len(m), inlineMemberLen)], m[:min(len(m), inlineMemberLen+1)]} {
+		for _, b := range []string{m, m[:max(0, len(m)-1)], m + "\x00", m[:min(len(m), model.InlineMemberLen)], m[:min(len(m), model.InlineMemberLen+1)]} {
 			bounds = append(bounds, "["+b, "("+b)
 		}
 	}
@@ -151,7 +152,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 	require.NoError(t, err)
 	same("SREM", n, rdb.SRem(ctx, s, toAny(rem)...).Val())
 	compareRanges("after ZREM")
-	lo, hi := "["+members[len(longMembers)+3][:inlineMemberLen], "("+members[len(longMembers)+20]
+	lo, hi := "["+members[len(longMembers)+3][:model.InlineMemberLen], "("+members[len(longMembers)+20]
 	n, err = c.ZRemRangeByLex(ctx, z2, lo, hi)
 	require.NoError(t, err)
 	same("ZREMRANGEBYLEX", n, rdb.ZRemRangeByLex(ctx, z2, lo, hi).Val())
@@ -176,27 +177,27 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 // refused with ErrMemberCollision and never taken for the other one.
 func TestLongMemberCollision(t *testing.T) {
 	ctx, c, _, p := setup(t)
-	a := strings.Repeat("a", inlineMemberLen) + "first"
-	b := strings.Repeat("a", inlineMemberLen) + "second"
-	for _, typ := range []keyType{typeSet, typeZSet} {
+	a := strings.Repeat("a", model.InlineMemberLen) + "first"
+	b := strings.Repeat("a", model.InlineMemberLen) + "second"
+	for _, typ := range []model.KeyType{model.TypeSet, model.TypeZSet} {
 		key := p + string(typ)
 		var err error
-		if typ == typeSet {
+		if typ == model.TypeSet {
 			_, err = c.SAdd(ctx, key, a)
 		} else {
 			_, err = c.ZAdd(ctx, key, Z{Score: 1, Member: a})
 		}
 		require.NoError(t, err)
 		// Stage the collision: b's sort key holds a.
-		it := itemKey(key, memberSK(typ, a))
+		it := model.ItemKey(key, model.MemberSK(typ, a))
 		moved := rawGet(t, it)
-		moved[attrSK] = bin(memberSK(typ, b))
+		moved[model.AttrSK] = model.Bin(model.MemberSK(typ, b))
 		_, err = testDB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(testTable), Key: it})
 		require.NoError(t, err)
 		_, err = testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: moved})
 		require.NoError(t, err)
 
-		if typ == typeSet {
+		if typ == model.TypeSet {
 			ok, err := c.SIsMember(ctx, key, b)
 			require.NoError(t, err)
 			require.False(t, ok, "b is not a member: its sort key holds a")

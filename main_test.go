@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -283,9 +284,9 @@ func scanTable(t testing.TB, prefix string) []string {
 	t.Helper()
 	var out []string
 	for _, it := range rawItemsOf(t, prefix) {
-		key := string(bytesAttr(it, attrPK)[1:])
+		key := string(model.BytesAttr(it, model.AttrPK)[1:])
 		if strings.HasPrefix(key, prefix) {
-			out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, bytesAttr(it, attrSK), bytesAttr(it, attrIX), decodeMeta(it).card))
+			out = append(out, fmt.Sprintf("%s/%x/%x/%d", key, model.BytesAttr(it, model.AttrSK), model.BytesAttr(it, model.AttrIX), model.DecodeMeta(it).Card))
 		}
 	}
 	return out
@@ -293,7 +294,7 @@ func scanTable(t testing.TB, prefix string) []string {
 
 // rawItems returns every item of the test table, read straight from it
 // (strongly consistent Scans), past redimo.
-func rawItems(t testing.TB) (out []item) {
+func rawItems(t testing.TB) (out []model.Item) {
 	t.Helper()
 	return rawItemsOf(t, "")
 }
@@ -302,7 +303,7 @@ func rawItems(t testing.TB) (out []item) {
 // namespace, among the partitions the run's requests named (every client
 // of the tests sends through attrChecker), read with strongly consistent
 // Queries; with prefix "", every item of the table (a Scan).
-func rawItemsOf(t testing.TB, prefix string) (out []item) {
+func rawItemsOf(t testing.TB, prefix string) (out []model.Item) {
 	t.Helper()
 	if prefix != "" {
 		// Only the partitions of keys under prefix that a request named
@@ -327,13 +328,13 @@ func rawItemsOf(t testing.TB, prefix string) (out []item) {
 
 // rawPartition returns the items of the test table under the partition
 // key pk, read straight from it (strongly consistent Queries).
-func rawPartition(t testing.TB, pk []byte) (out []item) {
+func rawPartition(t testing.TB, pk []byte) (out []model.Item) {
 	t.Helper()
 	for p := dynamodb.NewQueryPaginator(testDB, &dynamodb.QueryInput{
 		TableName: &testTable, ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(pk)},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(pk)},
 	}); p.HasMorePages(); {
 		page, err := p.NextPage(context.Background())
 		require.NoError(t, err)
@@ -344,7 +345,7 @@ func rawPartition(t testing.TB, pk []byte) (out []item) {
 
 // rawGet reads the item at key straight from the test table (strongly
 // consistent); nil when there is none.
-func rawGet(t testing.TB, key item) item {
+func rawGet(t testing.TB, key model.Item) model.Item {
 	t.Helper()
 	out, err := testDB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &testTable, Key: key, ConsistentRead: aws.Bool(true)})
 	require.NoError(t, err)

@@ -52,6 +52,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/ddbmodel"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 const (
@@ -213,9 +214,9 @@ func benchManyKeys(b *testing.B, db *dynamodb.Client, m *ddbmodel.Model, slow fl
 			func() {
 				before := flr.res.added
 				run(flr, keysOf("floor"), func(key, member string) (int64, error) {
-					w := floor.putMember(key, typeSet, member, nil)
-					g := &group{key: key, typ: typeSet, writes: []*write{w}}
-					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.action, floor.metaAction(g)}); err != nil {
+					w := floor.putMember(key, model.TypeSet, member, nil)
+					g := &model.Group{Key: key, Typ: model.TypeSet, Writes: []*model.Write{w}}
+					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.Action, floor.metaAction(g)}); err != nil {
 						return 0, err
 					}
 					return 1, nil
@@ -225,7 +226,7 @@ func benchManyKeys(b *testing.B, db *dynamodb.Client, m *ddbmodel.Model, slow fl
 			func() {
 				run(plain, keysOf("plain"), func(key, member string) (int64, error) {
 					cnt.count("PutItem")
-					_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: itemKey(key, memberSK(typeSet, member))})
+					_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: model.ItemKey(key, model.MemberSK(model.TypeSet, member))})
 					return 1, err
 				})
 			},

@@ -1,366 +1,15 @@
 package redimo
 
-// Member expiry: a time to live for one member of any set or sorted set,
-// as Redis 8.12's SEXPIRE family (HEXPIRE's shape: per-member replies
-// −2/0/1/2, NX|XX|GT|LT) and SADDEX (saddex.go), Garnet's ZEXPIRE family
-// with ZPERSIST and ZCOLLECT, and Dragonfly's SADDEX.
-//
-// Storage. A member with an expiry carries it in mx (Unix milliseconds);
-// the metadata item counts such members in mn. Two local indexes, made by
-// CreateTable, serve it: by_ix projects mx, so range reads drop expired
-// members from their pages without reading the table, and by_exp (pk, mx)
-// holds only the members that have an expiry (a sparse index), so the
-// expired ones of a key are one Query away.
-//
-// Exact answers. An expired member is a missing member to every command
-// from the millisecond it expires, whether or not it has been deleted:
-//   - reads of members (ranges, SMEMBERS, SISMEMBER, scans, random picks,
-//     algebra, counts of ranges and ranks) filter on mx in the Query or
-//     the items they read;
-//   - SCARD/ZCARD are the stored count minus the expired members still
-//     stored (a COUNT Query of by_exp), checked against the metadata
-//     item's version token read again after the Query: DynamoDB serializes
-//     a GetItem with transactions, so an unchanged token means no write
-//     committed in between and the difference is that of one moment. A
-//     Client remembers the last count it checked so, and while the key is
-//     not written counts only the members expired since (liveCount);
-//   - every write's condition on an existing member also requires it not
-//     to have expired; a write that meets an expired member treats it as
-//     missing and deletes or replaces it in the same transaction (the
-//     stored count and mn follow), so expired members go as writes meet
-//     them, and all at once with ZCollect/SCollect.
-//
-// A key whose members have all expired is a missing key (EXISTS, TYPE,
-// a write of the other type). Keys with member expiries are never ranked
-// (rank.go): ranks are counted.
-//
-// Tables made before member expiry have neither index change; every
-// command but those that set an expiry works there, since none of their
-// members can carry one. The commands that would set one fail with
-// ErrNoMemberExpiry, whose message gives the migration.
+// The member-expiry commands: the SEXPIRE and ZEXPIRE families, STTL and
+// ZTTL, SPERSIST and ZPERSIST, SCOLLECT and ZCOLLECT. How member expiry is
+// stored and kept exact is in memberexp.go.
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"slices"
-	"strconv"
-	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-// tableCaps is what a table's indexes allow, learned once per table name
-// and process (CreateTable, CheckTable, or the first read that needs it:
-// one DescribeTable, no capacity units). Local indexes never change after
-// a table's creation, so it stays true while the table lives.
-type tableCaps struct {
-	mu        sync.Mutex
-	known     bool
-	memberTTL bool // by_ix projects mx and by_exp exists
-}
-
-var capsByTable sync.Map // table name → *tableCaps
-
-func capsOf(table string) *tableCaps {
-	v, _ := capsByTable.LoadOrStore(table, &tableCaps{})
-	return v.(*tableCaps)
-}
-
-func (t *tableCaps) set(memberTTL bool) {
-	t.mu.Lock()
-	t.known, t.memberTTL = true, memberTTL
-	t.mu.Unlock()
-}
-
-// memberTTL reports whether the table has the indexes of member expiry.
-func (c *Client) memberTTL(ctx context.Context) (bool, error) {
-	c.caps.mu.Lock()
-	known, ok := c.caps.known, c.caps.memberTTL
-	c.caps.mu.Unlock()
-	if known {
-		return ok, nil
-	}
-	if c.tx != nil { // the table's description is not the transaction's
-		return c.tx.base.memberTTL(ctx)
-	}
-	desc, err := c.describeTable(ctx)
-	if err != nil {
-		return false, err
-	}
-	_ = c.checkSchema(desc) // records the capability; other mismatches show elsewhere
-	c.caps.mu.Lock()
-	defer c.caps.mu.Unlock()
-	return c.caps.memberTTL, nil
-}
-
-// requireMemberTTL is ErrNoMemberExpiry on a table without the indexes.
-func (c *Client) requireMemberTTL(ctx context.Context, cmd string) error {
-	ok, err := c.memberTTL(ctx)
-	if err != nil {
-		return wrap(cmd, err)
-	}
-	if !ok {
-		return fmt.Errorf("%w: table %s was created without local indexes %s (projecting mx) and %s; "+
-			"local indexes exist only from a table's creation: create a new table with CreateTable "+
-			"(CLI: redimo --table NEW create-table), copy every item into it (items keep their format: "+
-			"Scan the old table, BatchWriteItem into the new one), then point clients at it",
-			ErrNoMemberExpiry, c.opts.TableName, c.opts.IndexName, c.opts.ExpiryIndexName)
-	}
-	return nil
-}
-
-type allMembersKey struct{}
-
-// withExpired marks ctx for reads that must see expired members too (the
-// purge, sweeps, RENAME's moves).
-func withExpired(ctx context.Context) context.Context {
-	return context.WithValue(ctx, allMembersKey{}, true)
-}
-
-// filterExpired adds to a Query of member items (the table, or by_ix on a
-// table that projects mx into it) a filter that drops expired members. It
-// costs nothing: the filter is applied to what the Query reads anyway.
-// Items without mx (members without an expiry, metadata, count items) pass.
-func (c *Client) filterExpired(ctx context.Context, page *dynamodb.QueryInput) error {
-	if ctx.Value(allMembersKey{}) != nil {
-		return nil
-	}
-	if page.IndexName != nil {
-		if *page.IndexName != c.opts.IndexName {
-			return nil
-		}
-		if ok, err := c.memberTTL(ctx); err != nil || !ok {
-			return err
-		}
-	}
-	cond := "(attribute_not_exists(#mxLive) OR #mxLive > :mxNow)"
-	if page.FilterExpression != nil {
-		cond = "(" + *page.FilterExpression + ") AND " + cond
-	}
-	page.FilterExpression = aws.String(cond)
-	page.ExpressionAttributeNames = withEntry(page.ExpressionAttributeNames, "#mxLive", attrMemExp)
-	page.ExpressionAttributeValues = withEntry(page.ExpressionAttributeValues, ":mxNow", types.AttributeValue(num(c.nowMs())))
-	return nil
-}
-
-// memberExp is a member item's expiry (0: none).
-func memberExp(it item) int64 {
-	v, ok := it[attrMemExp].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
-	}
-	n, _ := strconv.ParseInt(v.Value, 10, 64)
-	return n
-}
-
-// expiredAt reports whether a member item has expired at now.
-func expiredAt(it item, now int64) bool {
-	x := memberExp(it)
-	return x != 0 && x <= now
-}
-
-// expiredQuery is the Query of key's members that have expired at now
-// (by_exp).
-func (c *Client) expiredQuery(key string, now int64) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		IndexName:                 aws.String(c.opts.ExpiryIndexName),
-		KeyConditionExpression:    aws.String("#pk = :pk AND #mx <= :now"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#mx": attrMemExp},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":now": num(now)},
-		ConsistentRead:            aws.Bool(true),
-	}
-}
-
-// expiredSince is expiredQuery for the members whose expiry is in (after, now].
-func (c *Client) expiredSince(key string, after, now int64) *dynamodb.QueryInput {
-	in := c.expiredQuery(key, now)
-	in.KeyConditionExpression = aws.String("#pk = :pk AND #mx BETWEEN :after AND :now")
-	in.ExpressionAttributeValues[":after"] = num(after + 1)
-	return in
-}
-
-// liveCard is the number of live members of a key whose metadata item
-// reads m: m.card when no member has an expiry (no request); otherwise
-// m.card minus a COUNT of the expired ones, then the metadata item read
-// again: a changed version token means a write committed meanwhile, and
-// the count starts again from what it holds. A count that holds is noted
-// (seenCounts) for the next SCARD/ZCARD of the key.
-//
-// Cost with member expiries: a Query of by_exp per 1 MB of expired
-// members not yet deleted (1 read unit per 4 KB) and a GetItem (1 read unit).
-func (c *Client) liveCard(ctx context.Context, key string, m meta) (int64, error) {
-	for range c.opts.MaxAttempts {
-		if m.ttls <= 0 || m.typ == typeNone {
-			c.seenCounts.forget(key)
-			return m.card, nil
-		}
-		now := c.nowMs()
-		expired, err := c.queryCount(withExpired(ctx), c.expiredQuery(key, now))
-		if err != nil {
-			return 0, err
-		}
-		again, err := c.storedMeta(ctx, key, aws.Bool(true))
-		if err != nil {
-			return 0, err
-		}
-		if string(again.ver) == string(m.ver) && again.typ == m.typ {
-			c.seenCounts.note(key, seenCount{ver: m.ver, at: now, expired: expired})
-			return m.card - expired, nil
-		}
-		m = again.live(c.nowMs())
-	}
-	return 0, ErrContention
-}
-
-// liveCount is SCARD/ZCARD: the live count of key, which must be of type
-// typ. For a key with member expiries whose count this Client validated
-// last time (seenCounts: its version token v, the time t and the number e
-// of members expired at t), it counts only the members that expired since
-// t, then reads the metadata item: when it still holds v, no write
-// committed since t, so the stored members are those of t and e plus the
-// new ones are exactly the expired ones. 2 requests of one page each
-// while the key is not written, however many expired members wait to be
-// deleted (a page holds ~25,000 members expiring between two calls).
-// Otherwise 1 GetItem, then liveCard's.
-func (c *Client) liveCount(ctx context.Context, key string, typ keyType) (int64, error) {
-	if c.tx != nil {
-		m, err := c.typedMeta(ctx, key, typ)
-		if err != nil {
-			return 0, err
-		}
-		return m.card, nil
-	}
-	if seen, ok := c.seenCounts.get(key); ok {
-		now := c.nowMs()
-		var newly int64
-		if now > seen.at {
-			n, err := c.queryCount(withExpired(ctx), c.expiredSince(key, seen.at, now))
-			if err != nil {
-				return 0, err
-			}
-			newly = n
-		}
-		stored, err := c.storedMeta(ctx, key, aws.Bool(true))
-		if err != nil {
-			return 0, err
-		}
-		m := stored.live(now)
-		if now >= seen.at && string(stored.ver) == string(seen.ver) && (m.typ == typ || m.typ == typeNone) {
-			if m.typ == typeNone {
-				return 0, nil
-			}
-			seen.at, seen.expired = now, seen.expired+newly
-			c.seenCounts.note(key, seen)
-			return m.card - seen.expired, nil
-		}
-		c.seenCounts.forget(key)
-		if m.typ != typ && m.typ != typeNone {
-			if m, err = c.settle(ctx, key, m); err != nil || m.typ != typeNone {
-				return 0, errors.Join(err, ErrWrongType)
-			}
-			return 0, nil
-		}
-		return c.liveCard(ctx, key, m)
-	}
-	m, err := c.typedMeta(ctx, key, typ)
-	if err != nil {
-		return 0, err
-	}
-	return c.liveCard(ctx, key, m)
-}
-
-// seenCount is a live count liveCard validated: at time at (Unix ms) the
-// key's version token was ver and expired of its stored members had
-// expired.
-type seenCount struct {
-	ver         []byte
-	at, expired int64
-}
-
-// countCache is the last validated count of keys with member expiries, at
-// most maxSeenCounts of them (then it starts again).
-type countCache struct {
-	mu     sync.Mutex
-	counts map[string]seenCount
-}
-
-const maxSeenCounts = 10_000
-
-func (v *countCache) get(key string) (seenCount, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	s, ok := v.counts[key]
-	return s, ok
-}
-
-func (v *countCache) note(key string, s seenCount) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.counts == nil || len(v.counts) >= maxSeenCounts {
-		v.counts = map[string]seenCount{}
-	}
-	v.counts[key] = s
-}
-
-func (v *countCache) forget(key string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	delete(v.counts, key)
-}
-
-// settle is the live view of a key whose metadata item reads m: missing
-// when every member it stores has expired. Only keys all of whose members
-// have an expiry pay a request for it.
-func (c *Client) settle(ctx context.Context, key string, m meta) (meta, error) {
-	if m.typ == typeNone || m.ttls < m.card {
-		return m, nil
-	}
-	n, err := c.liveCard(ctx, key, m)
-	if err != nil {
-		return meta{}, err
-	}
-	if n <= 0 {
-		return meta{typ: typeNone}, nil
-	}
-	m.card = n
-	return m, nil
-}
-
-// ofType checks that m, the metadata of key, is of one of types (or
-// missing): a key of another type whose members have all expired is a
-// missing key (settle; no request unless every member it stores has an
-// expiry), any other ErrWrongType.
-func (c *Client) ofType(ctx context.Context, key string, m meta, types ...keyType) (meta, error) {
-	if m.typ == typeNone || slices.Contains(types, m.typ) {
-		return m, nil
-	}
-	m, err := c.settle(ctx, key, m)
-	if err == nil && m.typ != typeNone {
-		err = ErrWrongType
-	}
-	return m, err
-}
-
-// exact is m with its live card: for a key with member expiries, the
-// count liveCard makes (missing when none is live); others as they are.
-func (c *Client) exact(ctx context.Context, key string, m meta) (meta, error) {
-	if m.typ == typeNone || m.ttls <= 0 {
-		return m, nil
-	}
-	n, err := c.liveCard(ctx, key, m)
-	if err != nil {
-		return meta{}, err
-	}
-	if n <= 0 {
-		return meta{typ: typeNone}, nil
-	}
-	m.card = n
-	return m, nil
-}
 
 // Replies of the member-expiry commands, per member, as Redis's HEXPIRE
 // and HTTL.
@@ -384,43 +33,43 @@ const (
 //
 // [SEXPIRE]: https://redis.io/docs/latest/commands/sexpire/
 func (c *Client) SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SEXPIRE", typeSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "SEXPIRE", model.TypeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SPExpire is SExpire, as Redis's SPEXPIRE (milliseconds).
 func (c *Client) SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SPEXPIRE", typeSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "SPEXPIRE", model.TypeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SExpireAt is SExpire to the time t, as Redis's SEXPIREAT.
 func (c *Client) SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "SEXPIREAT", typeSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "SEXPIREAT", model.TypeSet, key, t, cond, members)
 }
 
 // SPExpireAt is SExpireAt, as Redis's SPEXPIREAT.
 func (c *Client) SPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "SPEXPIREAT", typeSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "SPEXPIREAT", model.TypeSet, key, t, cond, members)
 }
 
 // ZExpire is SExpire for members of the sorted set at key, as Garnet's
 // ZEXPIRE.
 func (c *Client) ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZEXPIRE", typeZSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "ZEXPIRE", model.TypeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZPExpire is ZExpire, as Garnet's ZPEXPIRE (milliseconds).
 func (c *Client) ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZPEXPIRE", typeZSet, key, c.expiryIn(d), cond, members)
+	return c.memberExpire(ctx, "ZPEXPIRE", model.TypeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZExpireAt is ZExpire to the time t, as Garnet's ZEXPIREAT.
 func (c *Client) ZExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "ZEXPIREAT", typeZSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "ZEXPIREAT", model.TypeZSet, key, t, cond, members)
 }
 
 // ZPExpireAt is ZExpireAt, as Garnet's ZPEXPIREAT.
 func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
-	return c.memberExpireAt(ctx, "ZPEXPIREAT", typeZSet, key, t, cond, members)
+	return c.memberExpireAt(ctx, "ZPEXPIREAT", model.TypeZSet, key, t, cond, members)
 }
 
 // STTL returns each member's remaining time to live in seconds (rounded
@@ -428,43 +77,43 @@ func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond E
 //
 // Cost: one BatchGetItem of the members and the metadata item.
 func (c *Client) STTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "STTL", typeSet, key, members, ttlSeconds)
+	return c.memberTTLs(ctx, "STTL", model.TypeSet, key, members, model.TtlSeconds)
 }
 
 // SPTTL is STTL in milliseconds, as Redis's SPTTL.
 func (c *Client) SPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SPTTL", typeSet, key, members, ttlMillis)
+	return c.memberTTLs(ctx, "SPTTL", model.TypeSet, key, members, model.TtlMillis)
 }
 
 // SExpireTime returns each member's expiry as Unix seconds, MemberNoExpiry
 // or MemberMissing, as Redis's SEXPIRETIME.
 func (c *Client) SExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SEXPIRETIME", typeSet, key, members, expSeconds)
+	return c.memberTTLs(ctx, "SEXPIRETIME", model.TypeSet, key, members, model.ExpSeconds)
 }
 
 // SPExpireTime is SExpireTime in Unix milliseconds, as Redis's SPEXPIRETIME.
 func (c *Client) SPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "SPEXPIRETIME", typeSet, key, members, expMillis)
+	return c.memberTTLs(ctx, "SPEXPIRETIME", model.TypeSet, key, members, model.ExpMillis)
 }
 
 // ZTTL is STTL for a sorted set, as Garnet's ZTTL.
 func (c *Client) ZTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZTTL", typeZSet, key, members, ttlSeconds)
+	return c.memberTTLs(ctx, "ZTTL", model.TypeZSet, key, members, model.TtlSeconds)
 }
 
 // ZPTTL is SPTTL for a sorted set, as Garnet's ZPTTL.
 func (c *Client) ZPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZPTTL", typeZSet, key, members, ttlMillis)
+	return c.memberTTLs(ctx, "ZPTTL", model.TypeZSet, key, members, model.TtlMillis)
 }
 
 // ZExpireTime is SExpireTime for a sorted set, as Garnet's ZEXPIRETIME.
 func (c *Client) ZExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZEXPIRETIME", typeZSet, key, members, expSeconds)
+	return c.memberTTLs(ctx, "ZEXPIRETIME", model.TypeZSet, key, members, model.ExpSeconds)
 }
 
 // ZPExpireTime is SPExpireTime for a sorted set, as Garnet's ZPEXPIRETIME.
 func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberTTLs(ctx, "ZPEXPIRETIME", typeZSet, key, members, expMillis)
+	return c.memberTTLs(ctx, "ZPEXPIRETIME", model.TypeZSet, key, members, model.ExpMillis)
 }
 
 // SPersist removes members' expiries: per member MemberExpirySet (removed),
@@ -472,12 +121,12 @@ func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string
 //
 // Cost: as SExpire.
 func (c *Client) SPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "SPERSIST", typeSet, key, persistAt, ExpireAlways, members)
+	return c.memberExpire(ctx, "SPERSIST", model.TypeSet, key, model.PersistAt, ExpireAlways, members)
 }
 
 // ZPersist is SPersist for a sorted set, as Garnet's ZPERSIST.
 func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
-	return c.memberExpire(ctx, "ZPERSIST", typeZSet, key, persistAt, ExpireAlways, members)
+	return c.memberExpire(ctx, "ZPERSIST", model.TypeZSet, key, model.PersistAt, ExpireAlways, members)
 }
 
 // SCollect deletes the expired members of the set at key now, as Garnet's
@@ -487,15 +136,15 @@ func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([
 // Cost: a Query of by_exp per 1 MB of expired members and ⌈n/99⌉
 // TransactWriteItems.
 func (c *Client) SCollect(ctx context.Context, keys ...string) error {
-	return c.collect(ctx, "SCOLLECT", typeSet, keys)
+	return c.collect(ctx, "SCOLLECT", model.TypeSet, keys)
 }
 
 // ZCollect is SCollect for sorted sets, as Garnet's ZCOLLECT.
 func (c *Client) ZCollect(ctx context.Context, keys ...string) error {
-	return c.collect(ctx, "ZCOLLECT", typeZSet, keys)
+	return c.collect(ctx, "ZCOLLECT", model.TypeZSet, keys)
 }
 
-func (c *Client) collect(ctx context.Context, cmd string, typ keyType, keys []string) error {
+func (c *Client) collect(ctx context.Context, cmd string, typ model.KeyType, keys []string) error {
 	if len(keys) == 0 {
 		return argError(cmd, "keys", "", ErrSyntax)
 	}
@@ -510,47 +159,6 @@ func (c *Client) collect(ctx context.Context, cmd string, typ keyType, keys []st
 	return nil
 }
 
-// sweep deletes key's expired members: each delete requires the member to
-// hold the expiry it was listed with, and the transactions subtract what
-// they delete from the stored count and mn (deleting the key with its last
-// member), so concurrent sweeps and writes never double-count.
-func (c *Client) sweep(ctx context.Context, key string, typ keyType) error {
-	ok, err := c.memberTTL(ctx)
-	if err != nil || !ok {
-		return err
-	}
-	var writes []*write
-	for it, err := range c.query(withExpired(ctx), c.expiredQuery(key, c.nowMs()), 0) {
-		if err != nil {
-			return err
-		}
-		sk := bytesAttr(it, attrSK)
-		if len(sk) == 0 || sk[0] != memberPrefix(typ) {
-			continue // a member of the other type: the key is not typ
-		}
-		writes = append(writes, c.sweepWrite(key, typ, sk, memberExp(it)))
-	}
-	if len(writes) == 0 {
-		return nil
-	}
-	_, err = c.transactChunks(withExpired(ctx), key, typ, writes)
-	return err
-}
-
-// sweepWrite deletes the expired member item at sk if it still holds the
-// expiry exp: −1 to the count and to mn, 0 to the reply.
-func (c *Client) sweepWrite(key string, typ keyType, sk []byte, exp int64) *write {
-	return &write{
-		delta: -1, ttl: -1, swept: true, need: needPresent,
-		action: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: item{attrPK: bin(pkValue(key)), attrSK: bin(sk)},
-			ConditionExpression:       aws.String("#mx = :mx"),
-			ExpressionAttributeNames:  map[string]string{"#mx": attrMemExp},
-			ExpressionAttributeValues: item{":mx": num(exp)},
-		}},
-	}
-}
-
 // expiryIn is the expiry, in Unix ms, of a time to live d from now: a
 // positive d under a whole millisecond rounds up, so that a member given
 // 0.5 ms exists for that long rather than being added already expired.
@@ -562,11 +170,8 @@ func (c *Client) expiryIn(d time.Duration) int64 {
 	return c.nowMs() + ms
 }
 
-// persistAt is the expiry memberExpire sets to remove one (PERSIST).
-const persistAt = -1 << 63
-
-func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ keyType, key string, t time.Time, cond ExpireCondition, members []string) ([]int64, error) {
-	ms, ok := unixMilli(t)
+func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ model.KeyType, key string, t time.Time, cond ExpireCondition, members []string) ([]int64, error) {
+	ms, ok := model.UnixMilli(t)
 	if !ok {
 		return nil, argError(cmd, "time", t.String(), ErrOutOfRange)
 	}
@@ -574,13 +179,13 @@ func (c *Client) memberExpireAt(ctx context.Context, cmd string, typ keyType, ke
 }
 
 // memberExpire sets (at > now), deletes (at ≤ now) or removes
-// (at = persistAt) the expiry of members, as decideExpiry says from what
+// (at = model.PersistAt) the expiry of members, as decideExpiry says from what
 // each holds; replies are per argument, duplicates answered as Redis does
 // for its second occurrence. Whether at is in the past is decided at the
 // command's start, as the callers' relative times are (a slow read does
 // not turn SPEXPIRE 10 into a deletion); a member that expires meanwhile
 // is found missing by its write's condition.
-func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key string, at int64, cond ExpireCondition, members []string) ([]int64, error) {
+func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType, key string, at int64, cond ExpireCondition, members []string) ([]int64, error) {
 	now := c.nowMs()
 	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
@@ -591,13 +196,13 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key 
 	if err := c.requireMemberTTL(ctx, cmd); err != nil {
 		return nil, err
 	}
-	unique := dedupe(members)
+	unique := model.Dedupe(members)
 	found, err := c.probe(ctx, key, typ, unique, true)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
 	codes := make(map[string]int64, len(unique))
-	var writes []*write
+	var writes []*model.Write
 	for _, m := range unique {
 		w := c.expiryDecision(key, typ, m, found[m], at, cond, now, codes)
 		if w != nil {
@@ -610,7 +215,7 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key 
 	}
 	done := map[string]bool{}
 	for _, w := range applied {
-		done[w.member] = true
+		done[w.Member] = true
 	}
 	// The first occurrence of a member gets its code; later ones see what
 	// the first left, as Redis's loop over its arguments would.
@@ -629,12 +234,12 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ keyType, key 
 		switch {
 		case code == MemberDeleted || code == MemberMissing:
 			after[m] = -1
-		case code == MemberExpirySet && at == persistAt:
+		case code == MemberExpirySet && at == model.PersistAt:
 			after[m] = 0
 		case code == MemberExpirySet:
 			after[m] = at
 		default:
-			after[m] = memberExp(found[m])
+			after[m] = model.MemberExp(found[m])
 		}
 	}
 	return out, nil
@@ -646,9 +251,9 @@ func repeatCode(exp, at int64, cond ExpireCondition, now int64) int64 {
 	switch {
 	case exp == -1:
 		return MemberMissing
-	case at == persistAt && exp == 0:
+	case at == model.PersistAt && exp == 0:
 		return MemberNoExpiry
-	case at == persistAt:
+	case at == model.PersistAt:
 		return MemberExpirySet
 	case !cond.holds(exp, at):
 		return MemberNotSet
@@ -662,18 +267,18 @@ func repeatCode(exp, at int64, cond ExpireCondition, now int64) int64 {
 // item is cur (nil: missing), and records its reply in codes; nil when
 // nothing is to be written; at ≤ start (the command's start) deletes it.
 // Its retry decides again from what the item holds then.
-func (c *Client) expiryDecision(key string, typ keyType, member string, cur item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *write {
-	if cur == nil || expiredAt(cur, c.nowMs()) {
+func (c *Client) expiryDecision(key string, typ model.KeyType, member string, cur model.Item, at int64, cond ExpireCondition, start int64, codes map[string]int64) *model.Write {
+	if cur == nil || model.ExpiredAt(cur, c.nowMs()) {
 		codes[member] = MemberMissing
 		return nil
 	}
-	old := memberExp(cur)
-	var w *write
+	old := model.MemberExp(cur)
+	var w *model.Write
 	switch {
-	case at == persistAt && old == 0:
+	case at == model.PersistAt && old == 0:
 		codes[member] = MemberNoExpiry
 		return nil
-	case at == persistAt:
+	case at == model.PersistAt:
 		codes[member] = MemberExpirySet
 		w = c.setMemberExpiry(key, typ, member, old, 0)
 	case !cond.holds(old, at):
@@ -681,124 +286,22 @@ func (c *Client) expiryDecision(key string, typ keyType, member string, cur item
 		return nil
 	case at <= start:
 		codes[member] = MemberDeleted
-		w = pinDelete(c.deleteMember(key, typ, member), old)
+		w = model.PinDelete(c.deleteMember(key, typ, member), old)
 	default:
 		codes[member] = MemberExpirySet
 		w = c.setMemberExpiry(key, typ, member, old, at)
 	}
-	w.retry = func(now item) (*write, error) {
+	w.Retry = func(now model.Item) (*model.Write, error) {
 		return c.expiryDecision(key, typ, member, now, at, cond, start, codes), nil
 	}
 	return w
 }
 
-// setMemberExpiry changes an existing member's expiry from old to at (0:
-// none), on condition that it still holds old.
-func (c *Client) setMemberExpiry(key string, typ keyType, member string, old, at int64) *write {
-	names := map[string]string{"#mx": attrMemExp}
-	values := item{}
-	cond := "attribute_not_exists(#mx)"
-	if old != 0 {
-		cond = "#mx = :old"
-		values[":old"] = num(old)
-	}
-	update := "REMOVE #mx"
-	if at != 0 {
-		update = "SET #mx = :at"
-		values[":at"] = num(at)
-	}
-	w := &write{member: member, count: 1, known: true, need: needExpiry, expWas: old, expTo: at}
-	switch {
-	case old == 0 && at != 0:
-		w.ttl = 1
-	case old != 0 && at == 0:
-		w.ttl = -1
-	}
-	if len(values) == 0 {
-		values = nil
-	}
-	w.action = types.TransactWriteItem{Update: &types.Update{
-		TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
-		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String("attribute_exists(#pk) AND " + cond),
-		ExpressionAttributeNames:            withEntry(names, "#pk", attrPK),
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
-	return w
-}
-
-func setMemberExp(it item, at int64) { it[attrMemExp] = num(at) }
-
-// rewriteMember makes an existing member with the index value prev and
-// the expiry exp hold want and no expiry (a *STORE's new value), counting
-// 1; what it finds instead decides the retry. A set member has no index
-// value (prev and want are nil): only its expiry goes.
-func (c *Client) rewriteMember(key string, typ keyType, member string, prev, want []byte, exp int64) *write {
-	if typ == typeSet {
-		return c.dropMemberExpiry(key, member, exp)
-	}
-	w := &write{
-		member: member, count: 1, ix: want, prev: prev, known: true, ttl: -1, score: scoreOfIX(want), need: needIX,
-		action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
-			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),
-			ConditionExpression:                 aws.String("#ix = :prev AND #mx = :mx"),
-			ExpressionAttributeNames:            map[string]string{"#ix": attrIX, "#mx": attrMemExp},
-			ExpressionAttributeValues:           item{":want": bin(want), ":prev": bin(prev), ":mx": num(exp)},
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-	}
-	w.retry = func(now item) (*write, error) {
-		cur := bytesAttr(now, attrIX)
-		switch x := memberExp(now); {
-		case now == nil:
-			return c.putMember(key, typ, member, want), nil
-		case x != 0:
-			return c.rewriteMember(key, typ, member, cur, want, x), nil
-		case typ == typeZSet && string(cur) != string(want):
-			return c.setIX(key, typ, member, cur, want), nil
-		}
-		return nil, nil
-	}
-	return w
-}
-
-// dropMemberExpiry is rewriteMember for a set member: its expiry exp
-// goes; gone meanwhile, it is added again.
-func (c *Client) dropMemberExpiry(key, member string, exp int64) *write {
-	w := c.setMemberExpiry(key, typeSet, member, exp, 0)
-	w.retry = func(now item) (*write, error) {
-		switch x := memberExp(now); {
-		case now == nil:
-			return c.putMember(key, typeSet, member, nil), nil
-		case x != 0:
-			return c.dropMemberExpiry(key, member, x), nil
-		}
-		return nil, nil
-	}
-	return w
-}
-
-func (cond ExpireCondition) valid() bool {
-	switch cond {
-	case ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT:
-		return true
-	}
-	return false
-}
-
-// What the TTL commands answer for a member with expiry exp at now.
-func ttlSeconds(exp, now int64) int64 { return (exp - now + 999) / 1000 }
-func ttlMillis(exp, now int64) int64  { return exp - now }
-func expSeconds(exp, _ int64) int64   { return exp / 1000 }
-func expMillis(exp, _ int64) int64    { return exp }
-
-func (c *Client) memberTTLs(ctx context.Context, cmd string, typ keyType, key string, members []string, f func(exp, now int64) int64) ([]int64, error) {
+func (c *Client) memberTTLs(ctx context.Context, cmd string, typ model.KeyType, key string, members []string, f func(exp, now int64) int64) ([]int64, error) {
 	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
 	}
-	found, err := c.probe(ctx, key, typ, dedupe(members), true)
+	found, err := c.probe(ctx, key, typ, model.Dedupe(members), true)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
@@ -809,84 +312,11 @@ func (c *Client) memberTTLs(ctx context.Context, cmd string, typ keyType, key st
 		switch {
 		case !ok:
 			out[i] = MemberMissing
-		case memberExp(it) == 0:
+		case model.MemberExp(it) == 0:
 			out[i] = MemberNoExpiry
 		default:
-			out[i] = f(memberExp(it), now)
+			out[i] = f(model.MemberExp(it), now)
 		}
 	}
 	return out, nil
 }
-
-// The conditions write.rendered adds for member expiry.
-const (
-	liveGuard     = "(attribute_not_exists(#mxLive) OR #mxLive > :mxNow)"
-	noExpiryGuard = "attribute_not_exists(#mxLive)"
-)
-
-// pinDelete is the delete w required to find the expiry exp (0: none),
-// counting -1 to mn for an expiry: what a delete becomes once a failed
-// condition showed the member's expiry (write.rendered adds the pin).
-func pinDelete(w *write, exp int64) *write {
-	next := *w
-	next.pin, next.ttl = &exp, 0
-	if exp != 0 {
-		next.ttl = -1
-	}
-	return &next
-}
-
-// onExpired is what a write whose condition met the expired item old
-// becomes: what its retry does on a missing member, taking the expired
-// item's place (a put conditioned on the item still being the expired one,
-// counting one member less since it is stored already), or, when the
-// retry writes nothing, a sweep of the expired item.
-func (c *Client) onExpired(key string, typ keyType, w *write, old item) (*write, error) {
-	var next *write
-	switch {
-	case w.action.Put != nil: // a create: what it meant to do on a missing member
-		cp := *w
-		next = &cp
-	case w.retry != nil:
-		var err error
-		if next, err = w.retry(nil); err != nil {
-			return nil, err
-		}
-	}
-	sk := bytesAttr(old, attrSK)
-	if next == nil {
-		if w.required {
-			return nil, nil
-		}
-		return c.sweepWrite(key, typ, sk, memberExp(old)), nil
-	}
-	if next.action.Put == nil {
-		return nil, fmt.Errorf("redimo: internal: a write on a missing member that is not a put")
-	}
-	fresh, retry := *next, next.retry
-	next.retry = func(now item) (*write, error) {
-		if now == nil { // deleted meanwhile: a plain create again
-			f := fresh
-			return &f, nil
-		}
-		if retry == nil {
-			return nil, nil
-		}
-		return retry(now)
-	}
-	put := *next.action.Put
-	put.ConditionExpression = aws.String("#mxOld = :mxOld")
-	put.ExpressionAttributeNames = map[string]string{"#mxOld": attrMemExp}
-	put.ExpressionAttributeValues = item{":mxOld": num(memberExp(old))}
-	put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	next.action = types.TransactWriteItem{Put: &put}
-	next.delta-- // the expired item was counted
-	next.ttl--   // and had an expiry
-	next.replaces = true
-	return next, nil
-}
-
-// ErrNoMemberExpiry is returned by the commands that give members an
-// expiry when the table was created without the local indexes member
-// expiry needs (a table made before redimo had it); see Options.ExpiryIndexName.
-var ErrNoMemberExpiry = errors.New("redimo: table has no member-expiry indexes")

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -194,11 +195,11 @@ func TestMemberExpiryModel(t *testing.T) {
 		score float64
 		exp   int64 // ms; 0: none
 	}
-	model := map[string]map[string]*entry{} // key → live and expired members
+	ref := map[string]map[string]*entry{} // key → live and expired members
 	now := func() int64 { return clock.Now().UnixMilli() }
 	live := func(k string) map[string]*entry {
 		out := map[string]*entry{}
-		for m, e := range model[k] {
+		for m, e := range ref[k] {
 			if e.exp == 0 || e.exp > now() {
 				out[m] = e
 			}
@@ -206,10 +207,10 @@ func TestMemberExpiryModel(t *testing.T) {
 		return out
 	}
 	set := func(k, m string, e *entry) {
-		if model[k] == nil {
-			model[k] = map[string]*entry{}
+		if ref[k] == nil {
+			ref[k] = map[string]*entry{}
 		}
-		model[k][m] = e
+		ref[k][m] = e
 	}
 	sortedLive := func(k string) []string {
 		l := live(k)
@@ -285,11 +286,11 @@ func TestMemberExpiryModel(t *testing.T) {
 			}
 			require.NoError(t, err, what)
 			want := 0
-			for _, m := range dedupe(ms[:2]) {
+			for _, m := range model.Dedupe(ms[:2]) {
 				if _, ok := live(k)[m]; ok {
 					want++
 				}
-				delete(model[k], m)
+				delete(ref[k], m)
 			}
 			require.EqualValues(t, want, n, what+" remove")
 		case 3, 4: // expire
@@ -315,7 +316,7 @@ func TestMemberExpiryModel(t *testing.T) {
 					want[i] = 0
 				case at <= now():
 					want[i] = 2
-					delete(model[k], m)
+					delete(ref[k], m)
 				default:
 					want[i] = 1
 					e.exp = at
@@ -377,19 +378,19 @@ func TestMemberExpiryModel(t *testing.T) {
 			got, err := c.SAddExArgs(ctx, k, args)
 			require.NoError(t, err, what)
 			found := 0
-			for _, m := range dedupe(ms) {
+			for _, m := range model.Dedupe(ms) {
 				if _, ok := live(k)[m]; ok {
 					found++
 				}
 			}
-			want := args.Mode == SAddExAlways || args.Mode == SAddExMNX && found == 0 || args.Mode == SAddExMXX && found == len(dedupe(ms))
+			want := args.Mode == SAddExAlways || args.Mode == SAddExMNX && found == 0 || args.Mode == SAddExMXX && found == len(model.Dedupe(ms))
 			require.Equal(t, want, got, what+" SADDEX %+v", args)
-			for _, m := range dedupe(ms) {
+			for _, m := range model.Dedupe(ms) {
 				e, ok := live(k)[m]
 				switch {
 				case !want:
 				case at > 0 && at <= now(): // a time not in the future deletes
-					delete(model[k], m)
+					delete(ref[k], m)
 				case ok && at >= 0:
 					e.exp = at
 				case !ok:
@@ -589,15 +590,15 @@ func TestMemberExpiryConcurrent(t *testing.T) {
 			case 5:
 				// No member returned by a read has an expiry in the past.
 				before := time.Now().UnixMilli()
-				var items []item
-				for it, err := range c.memberItems(ctx, k, map[bool]keyType{true: typeSet, false: typeZSet}[k == keys[0]], "") {
+				var items []model.Item
+				for it, err := range c.memberItems(ctx, k, map[bool]model.KeyType{true: model.TypeSet, false: model.TypeZSet}[k == keys[0]], "") {
 					if !assert.NoError(t, err) {
 						return false
 					}
 					items = append(items, it)
 				}
 				for _, it := range items {
-					x := memberExp(it)
+					x := model.MemberExp(it)
 					assert.True(t, x == 0 || x > before, "a member that expired before the read began was read")
 				}
 				mu.Lock()
@@ -624,7 +625,7 @@ func TestMemberExpiryOldTable(t *testing.T) {
 	in.LocalSecondaryIndexes = in.LocalSecondaryIndexes[:1]
 	in.LocalSecondaryIndexes[0].Projection = &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
 	in.AttributeDefinitions = slices.DeleteFunc(in.AttributeDefinitions, func(d types.AttributeDefinition) bool {
-		return aws.ToString(d.AttributeName) == attrMemExp
+		return aws.ToString(d.AttributeName) == model.AttrMemExp
 	})
 	require.NoError(t, errOf(testDB.CreateTable(ctx, in)))
 	t.Cleanup(func() { _, _ = testDB.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &name}) })

@@ -14,10 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
-// The data model (keys.go's attributes) is the whole schema: every request
+// The data model (internal/model/keys.go's attributes) is the whole schema: every request
 // the tests send to the run's table is checked against it, and doc.go and
 // the README document every attribute of it.
 
@@ -55,8 +56,8 @@ func (a attrChecker) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func declared(name string) bool {
-	for _, a := range attributes {
-		if a.name == name {
+	for _, a := range model.Attributes {
+		if a.Name == name {
 			return true
 		}
 	}
@@ -72,7 +73,7 @@ var partitions sync.Map
 // keys a DynamoDB JSON request names.
 func notePartitions(body []byte) {
 	eachObject(body, func(m map[string]any) {
-		if pk, ok := m[attrPK].(map[string]any); ok {
+		if pk, ok := m[model.AttrPK].(map[string]any); ok {
 			if b, ok := pk["B"].(string); ok {
 				if raw, err := base64.StdEncoding.DecodeString(b); err == nil {
 					partitions.Store(string(raw), true)
@@ -161,7 +162,7 @@ func undeclaredReport() string {
 		lines = append(lines, fmt.Sprintf("  %q (first seen in %s)", name, op))
 	}
 	sort.Strings(lines)
-	return "requests used attributes that keys.go's attributes does not declare:\n" + strings.Join(lines, "\n")
+	return "requests used attributes that internal/model/keys.go's attributes does not declare:\n" + strings.Join(lines, "\n")
 }
 
 // The checker catches an undeclared attribute, in each place a request
@@ -192,13 +193,13 @@ func TestSchemaDocumented(t *testing.T) {
 	require.NoError(t, err)
 	table := section(t, string(readme), "## Attributes", "\n## ")
 	schema := section(t, string(doc), "// # The table", "// Binary attributes")
-	for _, a := range attributes {
-		require.Contains(t, table, "`"+a.name+"`", "README's table lacks %s (%s)", a.name, a.holds)
-		require.Regexp(t, `\b`+a.name+`\b`, schema, "doc.go's table lacks %s (%s)", a.name, a.holds)
+	for _, a := range model.Attributes {
+		require.Contains(t, table, "`"+a.Name+"`", "README's table lacks %s (%s)", a.Name, a.Holds)
+		require.Regexp(t, `\b`+a.Name+`\b`, schema, "doc.go's table lacks %s (%s)", a.Name, a.Holds)
 	}
 	for _, m := range regexp.MustCompile("(?m)^\\| ((?:`[a-z]+`(?:, )?)+) \\|").FindAllStringSubmatch(table, -1) {
 		for _, name := range regexp.MustCompile("`([a-z]+)`").FindAllStringSubmatch(m[1], -1) {
-			require.True(t, declared(name[1]), "the README's table names %s, which keys.go does not declare", name[1])
+			require.True(t, declared(name[1]), "the README's table names %s, which internal/model/keys.go does not declare", name[1])
 		}
 	}
 }

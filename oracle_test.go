@@ -25,6 +25,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/redisarg"
 	"github.com/redimo-go/redimo/internal/testenv"
 )
@@ -95,7 +96,7 @@ type gen struct {
 	// lib adds the commands of diff_test.go (library calls only: their
 	// replies or Redis forms do not go through redimo-server's test).
 	lib bool
-	// big draws from hundreds of members, some near or over inlineMemberLen, with
+	// big draws from hundreds of members, some near or over model.InlineMemberLen, with
 	// counts and ranks in the hundreds: commands span several
 	// transactions of 99 members and queries of several pages.
 	big bool
@@ -143,7 +144,7 @@ func (g *gen) bound() string {
 func (g *gen) lex() string {
 	if g.big && g.r.IntN(3) == 0 { // about a long member: at, below or above it
 		m := pick(g, longMembers)
-		m = pick(g, []string{m, m[:len(m)-1], m + "a", m[:min(len(m), inlineMemberLen)], m[:min(len(m), inlineMemberLen+1)]})
+		m = pick(g, []string{m, m[:len(m)-1], m + "a", m[:min(len(m), model.InlineMemberLen)], m[:min(len(m), model.InlineMemberLen+1)]})
 		return pick(g, []string{"[", "("}) + m
 	}
 	return oracleLex[g.r.IntN(len(oracleLex))]
@@ -455,7 +456,7 @@ func randomCheck(k string, n int64, membersCmd string) func(context.Context, *re
 				return nil, fmt.Errorf("%q is not a member", m)
 			}
 		}
-		if n > 0 && len(dedupe(gs)) != len(gs) {
+		if n > 0 && len(model.Dedupe(gs)) != len(gs) {
 			return nil, fmt.Errorf("repeated members for a positive count: %q", gs)
 		}
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // queryPages runs a Query and follows LastEvaluatedKey until the result is
@@ -35,7 +36,7 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 		counting := page.Select == types.SelectCount
 		runs := !counting && (page.IndexName == nil || *page.IndexName == c.opts.IndexName)
 		seen := 0
-		var held []item // the run of long members the last page ended in
+		var held []model.Item // the run of long members the last page ended in
 		for {
 			if limit > 0 { // past the limit (a held run): one item at a time
 				page.Limit = aws.Int32(int32(min(max(limit-seen, 1), 1<<20)))
@@ -54,15 +55,15 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 			if runs {
 				var prev []byte
 				if held != nil {
-					prev = runKey(&page, held[0])
+					prev = model.RunKey(&page, held[0])
 				}
 				items := append(held, out.Items...)
 				held = nil
 				if n := len(items); more && n > 0 {
-					last := runKey(&page, items[n-1])
+					last := model.RunKey(&page, items[n-1])
 					if last != nil && (limit == 0 || before < limit || bytes.Equal(last, prev)) {
 						start := n - 1
-						for start > 0 && bytes.Equal(runKey(&page, items[start-1]), last) {
+						for start > 0 && bytes.Equal(model.RunKey(&page, items[start-1]), last) {
 							start--
 						}
 						items, held = items[:start], items[start:]
@@ -82,8 +83,8 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 }
 
 // query yields the items of a Query, across pages; see queryPages.
-func (c *Client) query(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[item, error] {
-	return func(yield func(item, error) bool) {
+func (c *Client) query(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[model.Item, error] {
+	return func(yield func(model.Item, error) bool) {
 		for out, err := range c.queryPages(ctx, in, limit) {
 			if err != nil {
 				yield(nil, err)
@@ -116,13 +117,13 @@ func (c *Client) queryCount(ctx context.Context, in *dynamodb.QueryInput) (int64
 // queryMembers returns the members that in reads (Query's limit: see
 // queryPages), at most most of them (0: all), or ErrWrongType at an item
 // that is not a member of typ.
-func (c *Client) queryMembers(ctx context.Context, in *dynamodb.QueryInput, typ keyType, limit, most int) ([]string, error) {
+func (c *Client) queryMembers(ctx context.Context, in *dynamodb.QueryInput, typ model.KeyType, limit, most int) ([]string, error) {
 	var out []string
 	for it, err := range c.query(ctx, in, limit) {
 		if err != nil {
 			return nil, err
 		}
-		m, t, _ := memberOf(it)
+		m, t, _ := model.MemberOf(it)
 		if t != typ {
 			return nil, ErrWrongType
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,18 +45,18 @@ func (d *pagedDB) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*d
 		out.Count = int32(n)
 	} else {
 		for i := from; i < from+n; i++ {
-			out.Items = append(out.Items, item{"n": &types.AttributeValueMemberN{Value: strconv.Itoa(i)}})
+			out.Items = append(out.Items, model.Item{"n": &types.AttributeValueMemberN{Value: strconv.Itoa(i)}})
 		}
 	}
 	if from+n < d.total {
-		out.LastEvaluatedKey = item{"n": &types.AttributeValueMemberN{Value: strconv.Itoa(from + n)}}
+		out.LastEvaluatedKey = model.Item{"n": &types.AttributeValueMemberN{Value: strconv.Itoa(from + n)}}
 	}
 	return out, nil
 }
 
 func (d *pagedDB) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	d.batches.Add(1)
-	out := &dynamodb.BatchGetItemOutput{Responses: map[string][]item{}}
+	out := &dynamodb.BatchGetItemOutput{Responses: map[string][]model.Item{}}
 	for table, ka := range in.RequestItems {
 		if d.unprocessed > 0 {
 			d.unprocessed--
@@ -67,7 +68,7 @@ func (d *pagedDB) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput
 	return out, nil
 }
 
-func numbers(t *testing.T, seq func(yield func(item, error) bool)) []int {
+func numbers(t *testing.T, seq func(yield func(model.Item, error) bool)) []int {
 	t.Helper()
 	var out []int
 	for it, err := range seq {
@@ -170,9 +171,9 @@ func TestParallel(t *testing.T) {
 
 func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {
 	ctx := context.Background()
-	keys := make([]item, 250)
+	keys := make([]model.Item, 250)
 	for i := range keys {
-		keys[i] = item{"n": &types.AttributeValueMemberN{Value: strconv.Itoa(i)}}
+		keys[i] = model.Item{"n": &types.AttributeValueMemberN{Value: strconv.Itoa(i)}}
 	}
 	db := &pagedDB{unprocessed: 2}
 	c := NewClient(db, func(o *Options) { o.Parallelism = 1 })

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,14 +110,14 @@ func (m *faultMix) summary() string {
 
 // rawKey is a key as stored: the count its metadata item holds (0 when it
 // has none) and its member items by member, read straight from the table.
-func rawKey(t *testing.T, key string) (card int64, members map[string]item) {
+func rawKey(t *testing.T, key string) (card int64, members map[string]model.Item) {
 	t.Helper()
-	members = map[string]item{}
-	for _, it := range rawPartition(t, pkValue(key)) {
-		if m, _, ok := memberOf(it); ok {
+	members = map[string]model.Item{}
+	for _, it := range rawPartition(t, model.PkValue(key)) {
+		if m, _, ok := model.MemberOf(it); ok {
 			members[m] = it
 		} else {
-			card = decodeMeta(it).card
+			card = model.DecodeMeta(it).Card
 		}
 	}
 	return card, members
@@ -376,7 +377,7 @@ func TestExpiringSetFaults(t *testing.T) {
 		require.EqualValues(t, len(items), stored, "round %d: stored count vs member items", round)
 		var live []string
 		for m, it := range items {
-			if scoreOfIX(bytesAttr(it, attrIX)) > float64(now.UnixMilli()) {
+			if model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)) > float64(now.UnixMilli()) {
 				live = append(live, m)
 			}
 		}
@@ -507,7 +508,7 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 	// the items that expire later.
 	expiries := map[float64][]string{}
 	for m, it := range items {
-		exp := scoreOfIX(bytesAttr(it, attrIX))
+		exp := model.ScoreOfIX(model.BytesAttr(it, model.AttrIX))
 		expiries[exp] = append(expiries[exp], m)
 	}
 	at := slices.Sorted(maps.Keys(expiries))
@@ -521,7 +522,7 @@ func TestExpiringSetFaultsMovingClock(t *testing.T) {
 		clock.Add(time.Duration(exp-now) * time.Millisecond)
 		var live []string
 		for m, it := range items {
-			if scoreOfIX(bytesAttr(it, attrIX)) > exp {
+			if model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)) > exp {
 				live = append(live, m)
 			}
 		}
@@ -683,8 +684,8 @@ func TestRateLimiterFaultsMovingClock(t *testing.T) {
 func slotsUsedAt(t *testing.T, key string, now time.Time) int {
 	t.Helper()
 	n := 0
-	for _, it := range rawPartition(t, limiterPK(key)) {
-		if v, ok := it[attrAt].(*types.AttributeValueMemberN); ok && v.Value == strconv.FormatInt(now.UnixMilli(), 10) {
+	for _, it := range rawPartition(t, model.LimiterPK(key)) {
+		if v, ok := it[model.AttrAt].(*types.AttributeValueMemberN); ok && v.Value == strconv.FormatInt(now.UnixMilli(), 10) {
 			n++
 		}
 	}

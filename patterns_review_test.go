@@ -109,7 +109,7 @@ func TestPatternsReviewShardedBadMemberWritesFirst(t *testing.T) {
 
 // TestPatternsReviewShardedCardKeyTooLong: FAILS (wrong reply on bad
 // input). Promise: a key DynamoDB cannot hold is ErrKeyTooLong (checkKey,
-// keys.go:362), as Add, IsMember and Members return for this handle
+// internal/model/keys.go), as Add, IsMember and Members return for this handle
 // (check validates the longest shard key, sharded.go:79). Actual: cards()
 // validates the shard count only (sharded.go:266), so Card (and
 // RandMember, Pop) of the same key answers 0 with no error.

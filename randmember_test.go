@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,7 +56,7 @@ func TestSRandMemberUniform(t *testing.T) {
 		index[m] = i
 	}
 
-	b := bucketBits(n)
+	b := model.BucketBits(n)
 	require.Equal(t, 10, b, "10,000 members: 1,024 buckets of ~9.8")
 	cache := map[uint64][]string{} // buckets are read once for the whole test
 	newWay := func() []int {
@@ -63,7 +64,7 @@ func TestSRandMemberUniform(t *testing.T) {
 		for got := 0; got < draws; {
 			ms, ok, err := c.randomFromBuckets(ctx, k, n, b, 500, false, cache)
 			require.NoError(t, err)
-			require.True(t, ok, "no bucket over %d members", bucketCap)
+			require.True(t, ok, "no bucket over %d members", model.BucketCap)
 			for _, m := range ms {
 				counts[index[m]]++
 			}
@@ -83,17 +84,17 @@ func TestSRandMemberUniform(t *testing.T) {
 	require.Greater(t, pv, 0.001, "SRANDMEMBER is uniform")
 
 	// The window method: the 33 members that follow a random position
-	// (keys.go: the sort keys of set members start with their hash),
+	// (internal/model/keys.go: the sort keys of set members start with their hash),
 	// wrapping around, one of them picked uniformly.
 	type entry struct {
 		ix     []byte
 		member int
 	}
 	var entries []entry
-	for it, err := range c.memberItems(ctx, k, typeSet, "") {
+	for it, err := range c.memberItems(ctx, k, model.TypeSet, "") {
 		require.NoError(t, err)
-		m, _, _ := memberOf(it)
-		entries = append(entries, entry{bytesAttr(it, attrSK), index[m]})
+		m, _, _ := model.MemberOf(it)
+		entries = append(entries, entry{model.BytesAttr(it, model.AttrSK), index[m]})
 	}
 	require.Len(t, entries, n)
 	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].ix, entries[j].ix) < 0 })
@@ -101,7 +102,7 @@ func TestSRandMemberUniform(t *testing.T) {
 	oldWay := func() []int {
 		counts := make([]int, n)
 		for range draws {
-			from := setSKAt(rand.Uint64() >> (64 - 8*setHashLen))
+			from := model.SetSKAt(rand.Uint64() >> (64 - 8*model.SetHashLen))
 			i, _ := slices.BinarySearchFunc(entries, from, func(e entry, ix []byte) int { return bytes.Compare(e.ix, ix) })
 			counts[entries[(i+rand.IntN(window))%n].member]++
 		}
@@ -117,12 +118,12 @@ func TestSRandMemberUniform(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Contains(t, index, m)
-	require.LessOrEqual(t, cnt.reads.Load(), int64(20*(bucketCap+1)), "buckets read, not the set: %v", cnt)
+	require.LessOrEqual(t, cnt.reads.Load(), int64(20*(model.BucketCap+1)), "buckets read, not the set: %v", cnt)
 	t.Logf("SRANDMEMBER of 10,000: %v", cnt)
 	cnt.reset()
 	ms, err := c.SPopN(ctx, k, 10)
 	require.NoError(t, err)
-	require.Len(t, dedupe(ms), 10)
+	require.Len(t, model.Dedupe(ms), 10)
 	t.Logf("SPOP count 10: %v", cnt)
 	require.Less(t, cnt.reads.Load(), int64(n), "buckets, not the set: %v", cnt)
 	card, err := c.SCard(ctx, k)
@@ -173,7 +174,7 @@ func TestSRandMemberWholeSet(t *testing.T) {
 	cnt.reset()
 	got, err = c.SRandMemberN(ctx, big, 30) // 147 trials ≥ 125 units
 	require.NoError(t, err)
-	require.Len(t, dedupe(got), 30)
+	require.Len(t, model.Dedupe(got), 30)
 	require.EqualValues(t, 10_001, cnt.reads.Load(), "the whole set: %v", cnt)
 }
 
@@ -191,7 +192,7 @@ func TestSRandMemberHugeCount(t *testing.T) {
 	got, err := c.SRandMemberN(ctx, p+"s", math.MaxInt64)
 	require.NoError(t, err)
 	require.ElementsMatch(t, members, got)
-	require.Equal(t, int64(math.MaxInt64), expectedTrials(300, 5, math.MaxInt64))
+	require.Equal(t, int64(math.MaxInt64), model.ExpectedTrials(300, 5, math.MaxInt64))
 	popped, err := c.SPopN(ctx, p+"s", math.MaxInt64)
 	require.NoError(t, err)
 	require.ElementsMatch(t, members, popped)
@@ -226,12 +227,12 @@ func TestZRandMemberUniform(t *testing.T) {
 
 	cache := map[string][]Z{}
 	var mu sync.Mutex
-	cached := func(ctx context.Context, key string, r rankRange, offsets []int64) ([]Z, bool, error) {
+	cached := func(ctx context.Context, key string, r model.RankRange, offsets []int64) ([]Z, bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		all, ok := cache[string(r.lo)]
+		all, ok := cache[string(r.Lo)]
 		if !ok {
-			every := make([]int64, r.n)
+			every := make([]int64, r.N)
 			for i := range every {
 				every[i] = int64(i)
 			}
@@ -239,7 +240,7 @@ func TestZRandMemberUniform(t *testing.T) {
 			if all, ok, err = c.readOffsets(ctx, key, r, every); err != nil || !ok {
 				return nil, ok, err
 			}
-			cache[string(r.lo)] = all
+			cache[string(r.Lo)] = all
 		}
 		out := make([]Z, len(offsets))
 		for i, off := range offsets {
@@ -273,15 +274,15 @@ func TestZRandMemberUniform(t *testing.T) {
 	require.NoError(t, err)
 	var joined []Z
 	for _, r := range ranges {
-		joined = append(joined, cache[string(r.lo)]...)
+		joined = append(joined, cache[string(r.Lo)]...)
 		near, ok, err := c.readOffsets(ctx, k, r, []int64{0, 1})
 		require.NoError(t, err)
 		require.True(t, ok)
-		far, ok, err := c.readOffsets(ctx, k, r, []int64{r.n - 2, r.n - 1})
+		far, ok, err := c.readOffsets(ctx, k, r, []int64{r.N - 2, r.N - 1})
 		require.NoError(t, err)
 		require.True(t, ok)
-		require.Equal(t, cache[string(r.lo)][:2], near)
-		require.Equal(t, cache[string(r.lo)][r.n-2:], far)
+		require.Equal(t, cache[string(r.Lo)][:2], near)
+		require.Equal(t, cache[string(r.Lo)][r.N-2:], far)
 	}
 	require.Equal(t, all, joined)
 

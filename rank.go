@@ -27,7 +27,7 @@ package redimo
 // concurrency, as the cardinality is. A write whose old index value is not
 // known (ZREM, a ZADD XX) reads it first (one BatchGetItem) and pins it
 // with a condition. Writers keep what they know of a key's ranges in the
-// Client (rankBelief) and only re-read them when a condition fails.
+// Client (model.RankBelief) and only re-read them when a condition fails.
 //
 // Cost of writing: one more item per range touched per transaction (2 WCU
 // each). The metadata item is already in every transaction of the key, so
@@ -40,31 +40,31 @@ package redimo
 // one more action per range they touch. Chunks of a ranked key are cut in
 // index order to fit their count items (chunksOf).
 //
-// Splits. A range with more than rankMax members is split in two by
+// Splits. A range with more than model.RankMax members is split in two by
 // rankSplit: read the count item (n, cv), read the first n/2+1 index values
 // of the range, and in one transaction shorten the range to the (n/2+1)-th
 // value and create the range that starts there with the rest, on condition
 // that cv did not change (no write touched the range meanwhile). Writers
-// split the ranges they grew past rankMax (by their own count) after their
+// split the ranges they grew past model.RankMax (by their own count) after their
 // transaction (a split that fails is tried again by the next writer that
 // grows the range; readers never write). Ranges
 // that shrink merge (rank_merge.go): a writer that shrank a range joins it
-// with a neighbour when together they hold at most rankMax/2.
+// with a neighbour when together they hold at most model.RankMax/2.
 //
 // Building. Keys start unranked. The metadata action of a writer that
 // believes a sorted set unranked and adds d members requires that the key
-// stays under rankMin members (rankGuard); the write that would take it
-// to rankMin fails that condition, builds its count items (rankBuild:
-// read the metadata item and every index value, about rankMin of them,
-// then write ranges of rankMax/2 members in transactions of 99 count
+// stays under model.RankMin members (rankGuard); the write that would take it
+// to model.RankMin fails that condition, builds its count items (rankBuild:
+// read the metadata item and every index value, about model.RankMin of them,
+// then write ranges of model.RankMax/2 members in transactions of 99 count
 // items, each on condition that the metadata item's version token and
 // count did not change, the last one setting rk), and writes again,
 // ranked. So reads never write: ZRANK and the other rank reads of an
 // unranked key count (O(rank)), never a wrong answer. A key with an
 // expiry or with member expiries is not built (its writes do not carry
 // the minimum); nor is one that grows inside EXEC (rank_exec.go) or one
-// whose build lost a race (group.noBuild): the next write that adds a
-// member builds it. Keys made bigger than rankMin before redimo kept
+// whose build lost a race (group.model.NoBuild): the next write that adds a
+// member builds it. Keys made bigger than model.RankMin before redimo kept
 // count items on write are built by their next such write.
 //
 // Count items of a key that is deleted go after it (rankDrop: DEL,
@@ -81,47 +81,16 @@ package redimo
 import (
 	"bytes"
 	"context"
-	"errors"
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-const (
-	// rankPrefix (keys.go) starts a count item's sort key: after every
-	// member's ('s', 'z'), so reads of a key's members (and of its
-	// metadata item, 0x00, with them) never meet count items.
-	// rankMax is the most members a range holds once split.
-	rankMax = 1000
-	// rankMin is the members from which a sorted set has count items,
-	// built by the write that reaches it (rankGuard).
-	rankMin = 2000
-	// rankStep is the most writes in one transaction of a ranked key.
-	rankStep = (maxTxItems - 1) / 3
-)
-
-// errRankChunk is transact's answer to a chunk of writes too big for the
-// count items of its key: transactChunksFrom makes chunks of rankStep.
-var errRankChunk = errors.New("redimo: chunk too big for a ranked key")
-
-// rankRange is one count item as a reader or writer knows it.
-type rankRange struct {
-	lo, hi []byte // hi nil: the last range
-	n      int64
-	cv     []byte
-}
-
-// rankBelief is what a Client knows of a key's count items.
-type rankBelief struct {
-	ranked bool
-	ranges []rankRange // nil when ranked and not read yet
-}
 
 // rankState is a Client's beliefs (per key) and bounds. The beliefs of
 // unranked keys are not kept: only keys seen ranked take memory.
@@ -135,86 +104,76 @@ func (c *Client) rankMax() int64 {
 	if c.ranks.max > 0 {
 		return int64(c.ranks.max)
 	}
-	return rankMax
+	return model.RankMax
 }
 
 func (c *Client) rankMin() int64 {
 	if c.ranks.min > 0 {
 		return int64(c.ranks.min)
 	}
-	return rankMin
+	return model.RankMin
 }
 
-func (c *Client) belief(key string) *rankBelief {
+func (c *Client) belief(key string) *model.RankBelief {
 	if b, ok := c.ranks.beliefs.Load(key); ok {
-		return b.(*rankBelief)
+		return b.(*model.RankBelief)
 	}
-	return &rankBelief{}
+	return &model.RankBelief{}
 }
 
-func (c *Client) setBelief(key string, b *rankBelief) {
-	if !b.ranked {
+func (c *Client) setBelief(key string, b *model.RankBelief) {
+	if !b.Ranked {
 		c.ranks.beliefs.Delete(key)
 		return
 	}
 	c.ranks.beliefs.Store(key, b)
 }
 
-// fixedChunks cuts writes into chunks of n (one empty chunk for none: a
-// lone type check).
-func fixedChunks(writes []*write, n int) [][]*write {
-	out := [][]*write{writes[:min(n, len(writes))]}
-	for start := n; start < len(writes); start += n {
-		out = append(out, writes[start:min(start+n, len(writes))])
-	}
-	return out
-}
-
 // chunksOf cuts the writes of one key into transactions. For a ranked key
 // whose ranges are known, the writes go in index order and each chunk
 // takes writes while they, the count items they touch and the metadata
-// item fit in maxTxItems (a write whose old value is unknown counts one
+// item fit in model.MaxTxItems (a write whose old value is unknown counts one
 // count item of its own); so 1,000 new members among R ranges take about
 // (1000 + min(R, 1000))/99 transactions. transactChunksFrom cuts a chunk
-// into chunks of rankStep when the ranges changed meanwhile.
-func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
+// into chunks of model.RankStep when the ranges changed meanwhile.
+func (c *Client) chunksOf(key string, typ model.KeyType, writes []*model.Write) [][]*model.Write {
 	b := c.belief(key)
-	if typ != typeZSet || !b.ranked {
-		return fixedChunks(writes, maxTxItems-1)
+	if typ != model.TypeZSet || !b.Ranked {
+		return model.FixedChunks(writes, model.MaxTxItems-1)
 	}
-	if b.ranges == nil || len(writes) == 0 {
-		return fixedChunks(writes, rankStep)
+	if b.Ranges == nil || len(writes) == 0 {
+		return model.FixedChunks(writes, model.RankStep)
 	}
-	at := func(w *write) []byte {
-		if w.ix != nil {
-			return w.ix
+	at := func(w *model.Write) []byte {
+		if w.Ix != nil {
+			return w.Ix
 		}
-		return w.prev
+		return w.Prev
 	}
 	// Index order, or reverse index order when the writes come that way
 	// (ZPOPMAX: its reply is in the order the writes applied).
 	dir := 1
-	if slices.IsSortedFunc(writes, func(x, y *write) int { return bytes.Compare(at(y), at(x)) }) {
+	if slices.IsSortedFunc(writes, func(x, y *model.Write) int { return bytes.Compare(at(y), at(x)) }) {
 		dir = -1
 	}
 	sorted := slices.Clone(writes)
-	slices.SortStableFunc(sorted, func(x, y *write) int { return dir * bytes.Compare(at(x), at(y)) })
+	slices.SortStableFunc(sorted, func(x, y *model.Write) int { return dir * bytes.Compare(at(x), at(y)) })
 	var (
-		out     [][]*write
-		chunk   []*write
+		out     [][]*model.Write
+		chunk   []*model.Write
 		touched = map[int]bool{}
 	)
 	for i, w := range sorted {
 		var rs []int
 		switch {
-		case !w.known:
+		case !w.Known:
 			rs = []int{-1 - i}
 		default:
-			if w.prev != nil {
-				rs = append(rs, find(b.ranges, w.prev))
+			if w.Prev != nil {
+				rs = append(rs, model.Find(b.Ranges, w.Prev))
 			}
-			if w.ix != nil {
-				rs = append(rs, find(b.ranges, w.ix))
+			if w.Ix != nil {
+				rs = append(rs, model.Find(b.Ranges, w.Ix))
 			}
 		}
 		fresh := 0
@@ -223,7 +182,7 @@ func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
 				fresh++
 			}
 		}
-		if len(chunk) > 0 && len(chunk)+1+len(touched)+fresh+1 > maxTxItems {
+		if len(chunk) > 0 && len(chunk)+1+len(touched)+fresh+1 > model.MaxTxItems {
 			out, chunk, touched = append(out, chunk), nil, map[int]bool{}
 		}
 		chunk = append(chunk, w)
@@ -232,27 +191,6 @@ func (c *Client) chunksOf(key string, typ keyType, writes []*write) [][]*write {
 		}
 	}
 	return append(out, chunk)
-}
-
-func rankSK(lo []byte) []byte { return append([]byte{rankPrefix}, lo...) }
-
-// maxBound is the longest range bound: a count item's sort key is
-// rankPrefix + lo, within DynamoDB's 1024 bytes. An index value is up to
-// 1024 bytes (score, 0x00, the first 1015 bytes of the member), so a
-// bound taken from one is cut to its first maxBound bytes.
-const maxBound = 1023
-
-// boundAt is the bound that starts a range at ixs[i] (index values in
-// order), or ok false when none can: the cut value must still be above
-// ixs[i-1], so that the members before i are exactly those below it.
-func boundAt(ixs [][]byte, i int) (b []byte, ok bool) {
-	b = ixs[i][:min(len(ixs[i]), maxBound)]
-	return b, i == 0 || bytes.Compare(ixs[i-1], b) < 0
-}
-
-// find is the index of the range holding ix.
-func find(ranges []rankRange, ix []byte) int {
-	return sort.Search(len(ranges), func(i int) bool { return bytes.Compare(ranges[i].lo, ix) > 0 }) - 1
 }
 
 // rankGuard is what a sorted set's metadata action (metaAction) requires
@@ -264,20 +202,17 @@ func find(ranges []rankRange, ix []byte) int {
 // (transact: rankCrossed, rankBuild) before it writes again: so a key is
 // ranked from the write that takes it to the minimum on, and ranks are
 // never built by a read.
-func (c *Client) rankGuard(g *group, d int64, names map[string]string, values item) string {
-	if g.typ != typeZSet {
-		return ""
+func (c *Client) rankGuard(g *model.Group, d int64, m *model.MetaWrite) {
+	switch {
+	case g.Typ != model.TypeZSet:
+	case g.Rank != nil && g.Rank.Ranked:
+		m.RequireRanked(true)
+	case d <= 0 || g.NoBuild:
+		m.RequireRanked(false)
+	default:
+		m.RequireRanked(false).Value(":rklim", model.Num(c.rankMin()-d)).Value(":rk0", model.Num(0)).
+			Require("attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #mn > :rk0")
 	}
-	names["#rk"] = attrRanked
-	if g.rank != nil && g.rank.ranked {
-		return " AND attribute_exists(#rk)"
-	}
-	if d <= 0 || g.noBuild {
-		return " AND attribute_not_exists(#rk)"
-	}
-	names["#rkmn"] = attrMemTTL
-	values[":rklim"], values[":rk0"] = num(c.rankMin()-d), num(0)
-	return " AND attribute_not_exists(#rk) AND (attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #rkmn > :rk0)"
 }
 
 // rankCrossed reports whether the metadata item it, returned by g's
@@ -286,83 +221,83 @@ func (c *Client) rankGuard(g *group, d int64, names map[string]string, values it
 // (transact checks them first), an unranked sorted set with no expiry
 // and no member expiries fails only rankGuard's minimum, whatever the
 // other attempts combined with g's added (combine.go).
-func (c *Client) rankCrossed(g *group, it item) bool {
-	if g.typ != typeZSet || g.noBuild || (g.rank != nil && g.rank.ranked) {
+func (c *Client) rankCrossed(g *model.Group, it model.Item) bool {
+	if g.Typ != model.TypeZSet || g.NoBuild || (g.Rank != nil && g.Rank.Ranked) {
 		return false
 	}
 	var d int64
-	for _, w := range g.writes {
-		d += w.delta
+	for _, w := range g.Writes {
+		d += w.Delta
 	}
-	m := decodeMeta(it)
-	_, ranked := it[attrRanked]
-	return d > 0 && !ranked && m.typ == typeZSet && m.exp == 0 && m.ttls == 0
+	m := model.DecodeMeta(it)
+	_, ranked := it[model.AttrRanked]
+	return d > 0 && !ranked && m.Typ == model.TypeZSet && m.Exp == 0 && m.TTLs == 0
 }
 
 // rankCreated builds the count items of a key that g's committed writes
-// made at least rankMin members big at once, which rankGuard cannot see:
-// a key created by them (possible only when rankMin is below a
+// made at least model.RankMin members big at once, which rankGuard cannot see:
+// a key created by them (possible only when model.RankMin is below a
 // transaction's 99 writes, as in tests). A build left undone is done by
 // the next write that adds a member.
-func (c *Client) rankCreated(ctx context.Context, g *group) {
+func (c *Client) rankCreated(ctx context.Context, g *model.Group) {
 	var d int64
-	for _, w := range g.writes {
-		d += w.delta
+	for _, w := range g.Writes {
+		d += w.Delta
 	}
-	if g.typ == typeZSet && !isRanked(g) && !g.noBuild && d >= c.rankMin() {
-		_, _ = c.rankBuild(ctx, g.key)
+	if g.Typ == model.TypeZSet && !model.IsRanked(g) && !g.NoBuild && d >= c.rankMin() {
+		_, _ = c.rankBuild(ctx, g.Key)
 	}
 }
 
 // rankSeen learns from a failed metadata condition (it, the item as it
 // is; nil when absent) whether the key is ranked.
-func (c *Client) rankSeen(g *group, it item) {
-	if g.typ != typeZSet {
+func (c *Client) rankSeen(g *model.Group, it model.Item) {
+	if g.Typ != model.TypeZSet {
 		return
 	}
-	_, ranked := it[attrRanked]
-	if ranked != c.belief(g.key).ranked {
-		c.setBelief(g.key, &rankBelief{ranked: ranked})
+	_, ranked := it[model.AttrRanked]
+	if ranked != c.belief(g.Key).Ranked {
+		c.setBelief(g.Key, &model.RankBelief{Ranked: ranked})
 	}
 }
 
 // rankStale forgets the ranges of key (a count item's condition failed).
 func (c *Client) rankStale(key string) {
-	if c.belief(key).ranked {
-		c.setBelief(key, &rankBelief{ranked: true})
+	if c.belief(key).Ranked {
+		c.setBelief(key, &model.RankBelief{Ranked: true})
 	}
 }
 
 // rankPrepare readies groups of ranked keys for rankWrites: reads their
 // ranges when unknown, and pins the old index value of every write that
 // does not know it.
-func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
+func (c *Client) rankPrepare(ctx context.Context, groups []*model.Group) error {
 	for _, g := range groups {
-		if g.typ != typeZSet {
+		if g.Typ != model.TypeZSet {
 			continue
 		}
-		b := c.belief(g.key)
-		g.rank = b
-		if !b.ranked {
+		b := c.belief(g.Key)
+		g.Rank = b
+		if !b.Ranked {
 			continue
 		}
-		if b.ranges == nil {
-			ranges, err := c.readRanges(ctx, g.key)
+		if b.Ranges == nil {
+			ranges, err := c.readRanges(ctx, g.Key)
 			if err != nil {
 				return err
 			}
 			if len(ranges) == 0 { // rk without count items cannot be: the metadata condition will tell
-				ranges = []rankRange{{}}
+				ranges = []model.RankRange{{}}
 			}
-			b = &rankBelief{ranked: true, ranges: ranges}
-			c.setBelief(g.key, b)
-			g.rank = b
+			b = &model.RankBelief{Ranked: true, Ranges: ranges}
+			c.setBelief(g.Key, b)
+			g.Rank = b
 		}
-		var keys []item
-		var loose []*write
-		for _, w := range g.writes {
-			if !w.known && w.action.ConditionCheck == nil {
-				keys = append(keys, itemKey(g.key, writeSK(w)))
+		var keys []model.Item
+		var loose []*model.Write
+		for _, w := range g.Writes {
+			if !w.Known && w.Action.ConditionCheck == nil {
+				keys = append(keys, model.ItemKey(g.Key, model.WriteSK(w)))
 				loose = append(loose, w)
 			}
 		}
@@ -373,12 +308,12 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 		if err != nil {
 			return err
 		}
-		now := map[string]item{}
+		now := map[string]model.Item{}
 		for _, it := range found {
-			now[string(bytesAttr(it, attrSK))] = it
+			now[string(model.BytesAttr(it, model.AttrSK))] = it
 		}
 		for _, w := range loose {
-			g.replace(w, c.pin(w, now[string(writeSK(w))]))
+			g.Replace(w, c.pin(w, now[string(model.WriteSK(w))]))
 		}
 	}
 	return nil
@@ -389,16 +324,16 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*group) error {
 // (write.pinned: rendered adds the condition). When that condition is
 // what failed, the pinned write is pinned again to the new value; else
 // w's own retry decides.
-func (c *Client) pin(w *write, cur item) *write {
-	if w.action.Update == nil && w.action.Delete == nil {
+func (c *Client) pin(w *model.Write, cur model.Item) *model.Write {
+	if w.Action.Update == nil && w.Action.Delete == nil {
 		return w
 	}
-	prev := bytesAttr(cur, attrIX)
+	prev := model.BytesAttr(cur, model.AttrIX)
 	p := *w
-	p.prev, p.known, p.pinned = prev, true, true
-	orig := w.retry
-	p.retry = func(now item) (*write, error) {
-		if (now == nil) == (cur == nil) && bytes.Equal(bytesAttr(now, attrIX), prev) {
+	p.Prev, p.Known, p.Pinned = prev, true, true
+	orig := w.Retry
+	p.Retry = func(now model.Item) (*model.Write, error) {
+		if (now == nil) == (cur == nil) && bytes.Equal(model.BytesAttr(now, model.AttrIX), prev) {
 			if orig == nil {
 				return nil, nil
 			}
@@ -409,88 +344,36 @@ func (c *Client) pin(w *write, cur item) *write {
 	return &p
 }
 
-// rankDeltas is what g's writes change in each range of ranges.
-func rankDeltas(g *group, ranges []rankRange) map[int]int64 {
-	d := map[int]int64{}
-	for _, w := range g.writes {
-		if w.action.ConditionCheck != nil {
-			continue
-		}
-		if w.prev != nil {
-			d[find(ranges, w.prev)]--
-		}
-		if w.ix != nil && w.action.Delete == nil {
-			d[find(ranges, w.ix)]++
-		}
-	}
-	return d
-}
-
 // rankWrites are the count-item actions of g's writes (none when its key
 // is not ranked).
-func (c *Client) rankWrites(g *group) []*write {
-	if g.typ != typeZSet {
+func (c *Client) rankWrites(g *model.Group) []*model.Write {
+	if g.Typ != model.TypeZSet {
 		return nil
 	}
-	b := g.rank
-	if b == nil || !b.ranked {
+	b := g.Rank
+	if b == nil || !b.Ranked {
 		return nil
 	}
-	var out []*write
-	for i, d := range rankDeltas(g, b.ranges) {
-		r := b.ranges[i]
-		names := map[string]string{"#n": attrCard, "#cv": attrCV, "#hi": attrHi}
-		values := item{":d": num(d), ":cv": bin(versionToken())}
+	var out []*model.Write
+	for i, d := range model.RankDeltas(g, b.Ranges) {
+		r := b.Ranges[i]
+		names := map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV, "#hi": model.AttrHi}
+		values := model.Item{":d": model.Num(d), ":cv": model.Bin(model.VersionToken())}
 		cond := "attribute_exists(#n) AND attribute_not_exists(#hi)"
-		if r.hi != nil {
+		if r.Hi != nil {
 			cond = "attribute_exists(#n) AND #hi = :hi"
-			values[":hi"] = bin(r.hi)
+			values[":hi"] = model.Bin(r.Hi)
 		}
-		out = append(out, &write{rankItem: true, action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(g.key, rankSK(r.lo)),
+		out = append(out, &model.Write{RankItem: true, Action: types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: model.ItemKey(g.Key, model.RankSK(r.Lo)),
 			UpdateExpression:          aws.String("ADD #n :d SET #cv = :cv"),
 			ConditionExpression:       aws.String(cond),
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: values,
 		}}})
 	}
-	sort.Slice(out, func(i, j int) bool { return bytes.Compare(writeSK(out[i]), writeSK(out[j])) < 0 })
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(model.WriteSK(out[i]), model.WriteSK(out[j])) < 0 })
 	return out
-}
-
-// isRanked reports whether g's writer believes its key ranked: its
-// metadata condition requires rk and its writes carry count items.
-func isRanked(g *group) bool {
-	return g.typ == typeZSet && g.rank != nil && g.rank.ranked
-}
-
-// rankCond is what a count-item action (rankWrites) requires of its item:
-// two actions on one count item merge only when it is the same.
-func rankCond(w *write) string {
-	u := w.action.Update
-	return aws.ToString(u.ConditionExpression) + "\x00" + string(bytesAttr(u.ExpressionAttributeValues, ":hi"))
-}
-
-// rankMerged is one action for the count-item actions ws of one count
-// item with the same condition (write combining, combine.go): it adds the
-// sum of their changes.
-func rankMerged(ws []*write) types.TransactWriteItem {
-	var d int64
-	for _, w := range ws {
-		v, _ := w.action.Update.ExpressionAttributeValues[":d"].(*types.AttributeValueMemberN)
-		if v != nil {
-			n, _ := strconv.ParseInt(v.Value, 10, 64)
-			d += n
-		}
-	}
-	u := *ws[0].action.Update
-	values := item{}
-	for k, v := range u.ExpressionAttributeValues {
-		values[k] = v
-	}
-	values[":d"] = num(d)
-	u.ExpressionAttributeValues = values
-	return types.TransactWriteItem{Update: &u}
 }
 
 // rankCommitted notes what g's committed transaction changed in its
@@ -499,58 +382,51 @@ func rankMerged(ws []*write) types.TransactWriteItem {
 // Attempts combined into one transaction (combine.go) each note their own
 // changes, into the Client's belief when its ranges are still the ones
 // the attempt wrote to.
-func (c *Client) rankCommitted(ctx context.Context, g *group, counts []*write) {
-	if len(counts) == 0 || !isRanked(g) {
+func (c *Client) rankCommitted(ctx context.Context, g *model.Group, counts []*model.Write) {
+	if len(counts) == 0 || !model.IsRanked(g) {
 		return
 	}
-	b := g.rank
+	b := g.Rank
 	c.ranks.mu.Lock()
-	base := b.ranges
-	if cur := c.belief(g.key); cur.ranked && sameBounds(cur.ranges, b.ranges) {
-		base = cur.ranges
+	base := b.Ranges
+	if cur := c.belief(g.Key); cur.Ranked && model.SameBounds(cur.Ranges, b.Ranges) {
+		base = cur.Ranges
 	}
-	ranges := append([]rankRange(nil), base...)
+	ranges := append([]model.RankRange(nil), base...)
 	var (
-		big    []rankRange
+		big    []model.RankRange
 		shrunk []int
 	)
-	for i, d := range rankDeltas(g, ranges) {
-		ranges[i].n += d
-		if ranges[i].n > c.rankMax() {
+	for i, d := range model.RankDeltas(g, ranges) {
+		ranges[i].N += d
+		if ranges[i].N > c.rankMax() {
 			big = append(big, ranges[i])
 		}
 		if d < 0 {
 			shrunk = append(shrunk, i)
 		}
 	}
-	c.setBelief(g.key, &rankBelief{ranked: true, ranges: ranges})
+	c.setBelief(g.Key, &model.RankBelief{Ranked: true, Ranges: ranges})
 	c.ranks.mu.Unlock()
 	for _, r := range big {
-		_ = c.rankSplit(ctx, g.key, r.lo)
+		_ = c.rankSplit(ctx, g.Key, r.Lo)
 	}
-	c.rankMerges(ctx, g.key, ranges, shrunk)
-}
-
-// sameBounds reports whether a and b cut the index values alike.
-func sameBounds(a, b []rankRange) bool {
-	return slices.EqualFunc(a, b, func(x, y rankRange) bool {
-		return bytes.Equal(x.lo, y.lo) && bytes.Equal(x.hi, y.hi) && (x.hi == nil) == (y.hi == nil)
-	})
+	c.rankMerges(ctx, g.Key, ranges, shrunk)
 }
 
 // metaAndRanges reads key's metadata item (strongly consistent when
 // consistent says so) and its count items in parallel, and alongside them
 // the extra reads of a caller, as more(0) ... more(extra-1).
-func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (item, []rankRange, error) {
+func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool, extra int, more func(i int) error) (model.Item, []model.RankRange, error) {
 	var (
-		mt     item
-		ranges []rankRange
+		mt     model.Item
+		ranges []model.RankRange
 	)
 	err := c.parallel(2+extra, func(i int) error {
 		var err error
 		switch i {
 		case 0:
-			mt, err = c.getItem(ctx, metaKey(key), consistent, nil, nil)
+			mt, err = c.getItem(ctx, model.MetaKey(key), consistent, nil, nil)
 		case 1:
 			ranges, err = c.readRanges(ctx, key)
 		default:
@@ -574,26 +450,22 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: c.table(), Key: metaKey(key),
-		ConditionExpression:      aws.String("attribute_not_exists(#rk)"),
-		ExpressionAttributeNames: map[string]string{"#rk": attrRanked},
-	}}
-	for chunk := range slices.Chunk(ranges, maxTxItems-1) {
+	guard := model.NewMetaWrite(key).RequireRanked(false).Action(c.table())
+	for chunk := range slices.Chunk(ranges, model.MaxTxItems-1) {
 		actions := []types.TransactWriteItem{guard}
 		for _, r := range chunk {
 			del := &types.Delete{
-				TableName: c.table(), Key: itemKey(key, rankSK(r.lo)),
+				TableName: c.table(), Key: model.ItemKey(key, model.RankSK(r.Lo)),
 				ConditionExpression:      aws.String("attribute_not_exists(#cv)"),
-				ExpressionAttributeNames: map[string]string{"#cv": attrCV},
+				ExpressionAttributeNames: map[string]string{"#cv": model.AttrCV},
 			}
-			if r.cv != nil {
+			if r.Cv != nil {
 				del.ConditionExpression = aws.String("#cv = :cv")
-				del.ExpressionAttributeValues = item{":cv": bin(r.cv)}
+				del.ExpressionAttributeValues = model.Item{":cv": model.Bin(r.Cv)}
 			}
 			actions = append(actions, types.TransactWriteItem{Delete: del})
 		}
-		if err := ignoreCancelled(c.sendTx(ctx, actions)); err != nil {
+		if err := model.IgnoreCancelled(c.sendTx(ctx, actions)); err != nil {
 			return err
 		}
 	}
@@ -601,32 +473,21 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 }
 
 // readRanges reads key's count items, in order.
-func (c *Client) readRanges(ctx context.Context, key string) ([]rankRange, error) {
+func (c *Client) readRanges(ctx context.Context, key string) ([]model.RankRange, error) {
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :p)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":p": bin([]byte{rankPrefix})},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":p": model.Bin([]byte{model.RankPrefix})},
 		ConsistentRead:            aws.Bool(true),
 	}
-	var out []rankRange
+	var out []model.RankRange
 	for it, err := range c.query(ctx, in, 0) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, decodeRange(it))
+		out = append(out, model.DecodeRange(it))
 	}
 	return out, nil
-}
-
-func decodeRange(it item) rankRange {
-	r := rankRange{lo: bytesAttr(it, attrSK)[1:], hi: bytesAttr(it, attrHi), cv: bytesAttr(it, attrCV)}
-	if r.lo == nil {
-		r.lo = []byte{}
-	}
-	if v, ok := it[attrCard].(*types.AttributeValueMemberN); ok {
-		r.n, _ = strconv.ParseInt(v.Value, 10, 64)
-	}
-	return r
 }
 
 // rankSplit splits the range of key that starts at lo when it holds more
@@ -634,24 +495,24 @@ func decodeRange(it item) rankRange {
 // it. It reports nothing when the range changed meanwhile: the next
 // writer that grows it splits it.
 func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
-	it, err := c.getItem(ctx, itemKey(key, rankSK(lo)), aws.Bool(true), nil, nil)
+	it, err := c.getItem(ctx, model.ItemKey(key, model.RankSK(lo)), aws.Bool(true), nil, nil)
 	if err != nil || it == nil {
 		return err
 	}
-	r := decodeRange(it)
-	if r.n <= c.rankMax() {
+	r := model.DecodeRange(it)
+	if r.N <= c.rankMax() {
 		return nil
 	}
-	keep := r.n / 2
-	cond, values := "#pk = :pk", item{":pk": bin(pkValue(key))}
+	keep := r.N / 2
+	cond, values := "#pk = :pk", model.Item{":pk": model.Bin(model.PkValue(key))}
 	if len(lo) > 0 {
 		cond += " AND #ix >= :lo"
-		values[":lo"] = bin(lo)
+		values[":lo"] = model.Bin(lo)
 	}
 	in := &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
 		ExpressionAttributeValues: values,
 		ConsistentRead:            aws.Bool(true),
 	}
@@ -664,42 +525,42 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 			return err
 		}
 		if int64(len(ixs)) <= keep {
-			ixs = append(ixs, bytesAttr(it, attrIX))
+			ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
 		}
 	}
 	if int64(len(ixs)) <= keep {
 		return nil // the range changed meanwhile
 	}
-	mid, ok := boundAt(ixs, int(keep))
-	if !ok || (r.hi != nil && bytes.Compare(mid, r.hi) >= 0) {
+	mid, ok := model.BoundAt(ixs, int(keep))
+	if !ok || (r.Hi != nil && bytes.Compare(mid, r.Hi) >= 0) {
 		// The range changed meanwhile, or its middle is a run of long
 		// members sharing their first bytes: no bound can fall there.
 		return nil
 	}
-	newItem := itemKey(key, rankSK(mid))
-	newItem[attrCard] = num(r.n - keep)
-	newItem[attrCV] = bin(versionToken())
-	if r.hi != nil {
-		newItem[attrHi] = bin(r.hi)
+	newItem := model.ItemKey(key, model.RankSK(mid))
+	newItem[model.AttrCard] = model.Num(r.N - keep)
+	newItem[model.AttrCV] = model.Bin(model.VersionToken())
+	if r.Hi != nil {
+		newItem[model.AttrHi] = model.Bin(r.Hi)
 	}
 	err = c.sendTx(ctx, []types.TransactWriteItem{
 		{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, rankSK(lo)),
+			TableName: c.table(), Key: model.ItemKey(key, model.RankSK(lo)),
 			UpdateExpression:         aws.String("SET #hi = :mid, #cv = :ncv, #n = :keep"),
 			ConditionExpression:      aws.String("#cv = :cv AND #n = :n"),
-			ExpressionAttributeNames: map[string]string{"#hi": attrHi, "#cv": attrCV, "#n": attrCard},
-			ExpressionAttributeValues: item{":mid": bin(mid), ":ncv": bin(versionToken()), ":keep": num(keep),
-				":cv": bin(r.cv), ":n": num(r.n)},
+			ExpressionAttributeNames: map[string]string{"#hi": model.AttrHi, "#cv": model.AttrCV, "#n": model.AttrCard},
+			ExpressionAttributeValues: model.Item{":mid": model.Bin(mid), ":ncv": model.Bin(model.VersionToken()), ":keep": model.Num(keep),
+				":cv": model.Bin(r.Cv), ":n": model.Num(r.N)},
 		}},
 		{Put: &types.Put{
 			TableName: c.table(), Item: newItem,
 			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}},
 	})
 	c.rankStale(key)
 	if err != nil {
-		return ignoreCancelled(err)
+		return model.IgnoreCancelled(err)
 	}
 	// Halves still past the bound (a range grown by far more than one
 	// transaction's writes, as with the small bounds of tests) split again.
@@ -708,7 +569,7 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 			return err
 		}
 	}
-	if r.n-keep > c.rankMax() {
+	if r.N-keep > c.rankMax() {
 		return c.rankSplit(ctx, key, mid)
 	}
 	return nil
@@ -719,19 +580,19 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 // whether it is ranked now. Its caller is the writer whose write takes
 // the key to the build minimum (rankGuard).
 func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
-	mt, err := c.getItem(ctx, metaKey(key), aws.Bool(true), nil, nil)
+	mt, err := c.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
 		return false, err
 	}
 	m := c.liveMeta(mt)
-	if _, ok := mt[attrRanked]; ok {
-		c.setBelief(key, &rankBelief{ranked: true})
+	if _, ok := mt[model.AttrRanked]; ok {
+		c.setBelief(key, &model.RankBelief{Ranked: true})
 		return true, nil
 	}
-	if m.typ != typeZSet || m.exp > 0 || m.ttls > 0 {
+	if m.Typ != model.TypeZSet || m.Exp > 0 || m.TTLs > 0 {
 		return false, nil
 	}
-	ver := bytesAttr(mt, attrVer)
+	ver := model.BytesAttr(mt, model.AttrVer)
 	if ver == nil {
 		return false, nil
 	}
@@ -742,9 +603,9 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		ixs = append(ixs, bytesAttr(it, attrIX))
+		ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
 	}
-	if int64(len(ixs)) != m.card {
+	if int64(len(ixs)) != m.Card {
 		return false, nil
 	}
 	stale, err := c.readRanges(ctx, key)
@@ -753,10 +614,10 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	}
 	per := int(max(c.rankMax()/2, 1))
 	// Ranges start every per members, or just after, where a bound can
-	// start (boundAt: long members sharing their first bytes).
+	// start (model.BoundAt: long members sharing their first bytes).
 	starts, bounds := []int{0}, [][]byte{{}}
 	for i := per; i < len(ixs); i++ {
-		if b, ok := boundAt(ixs, i); ok && i-starts[len(starts)-1] >= per {
+		if b, ok := model.BoundAt(ixs, i); ok && i-starts[len(starts)-1] >= per {
 			starts, bounds = append(starts, i), append(bounds, b)
 		}
 	}
@@ -764,50 +625,37 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 	made := map[string]bool{}
 	for j, i := range starts {
 		lo, end := bounds[j], len(ixs)
-		it := itemKey(key, rankSK(lo))
+		it := model.ItemKey(key, model.RankSK(lo))
 		if j+1 < len(starts) {
 			end = starts[j+1]
-			it[attrHi] = bin(bounds[j+1])
+			it[model.AttrHi] = model.Bin(bounds[j+1])
 		}
-		it[attrCard] = num(int64(end - i))
-		it[attrCV] = bin(versionToken())
+		it[model.AttrCard] = model.Num(int64(end - i))
+		it[model.AttrCV] = model.Bin(model.VersionToken())
 		made[string(lo)] = true
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: c.table(), Item: it}})
 	}
 	for _, r := range stale {
-		if !made[string(r.lo)] {
-			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: itemKey(key, rankSK(r.lo))}})
+		if !made[string(r.Lo)] {
+			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: model.ItemKey(key, model.RankSK(r.Lo))}})
 		}
 	}
 	// Transactions of 99 count items, each on condition that the key is
 	// as read (version token, count, no expiry, not ranked); the last one
 	// sets rk. A build cut short leaves count items nobody reads (no rk),
 	// which the next build replaces.
-	names := map[string]string{"#v": attrVer, "#n": attrCard, "#t": attrType, "#x": attrExp, "#rk": attrRanked}
-	values := item{":v": bin(ver), ":n": num(m.card), ":t": str(string(typeZSet))}
-	const as = "#v = :v AND #n = :n AND #t = :t AND attribute_not_exists(#x) AND attribute_not_exists(#rk)"
-	for start := 0; start < len(actions); start += maxTxItems - 1 {
-		chunk := actions[start:min(start+maxTxItems-1, len(actions))]
-		guard := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: metaKey(key),
-			ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}}
-		if start+maxTxItems-1 >= len(actions) {
-			withOne := item{":one": num(1)}
-			for k, v := range values {
-				withOne[k] = v
-			}
-			guard = types.TransactWriteItem{Update: &types.Update{
-				TableName: c.table(), Key: metaKey(key),
-				UpdateExpression:    aws.String("SET #rk = :one"),
-				ConditionExpression: aws.String(as), ExpressionAttributeNames: names, ExpressionAttributeValues: withOne,
-			}}
+	for start := 0; start < len(actions); start += model.MaxTxItems - 1 {
+		chunk := actions[start:min(start+model.MaxTxItems-1, len(actions))]
+		guard := model.NewMetaWrite(key).RequireVersion(ver).RequireCard("=", m.Card).RequireType(model.TypeZSet).
+			Require("attribute_not_exists(#x)").RequireRanked(false)
+		if start+model.MaxTxItems-1 >= len(actions) {
+			guard.SetRanked()
 		}
-		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard)); err != nil {
-			return false, ignoreCancelled(err)
+		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard.Action(c.table()))); err != nil {
+			return false, model.IgnoreCancelled(err)
 		}
 	}
-	c.setBelief(key, &rankBelief{ranked: true})
+	c.setBelief(key, &model.RankBelief{Ranked: true})
 	return true, nil
 }
 
@@ -818,29 +666,29 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 // ranges what a Query of its count items gave at the same time.
 //
 // Cost: the count items' Query (done by the caller, in parallel with its
-// BatchGetItem) plus one Query COUNT of at most rankMax entries of one
+// BatchGetItem) plus one Query COUNT of at most model.RankMax entries of one
 // range: 1 read unit per ~80 entries.
-func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges []rankRange, ix []byte, rev bool) (int64, bool, error) {
-	if _, ok := meta[attrRanked]; !ok {
+func (c *Client) rankByIndex(ctx context.Context, key string, meta model.Item, ranges []model.RankRange, ix []byte, rev bool) (int64, bool, error) {
+	if _, ok := meta[model.AttrRanked]; !ok {
 		return 0, false, nil // not ranked: the caller counts
 	}
-	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
+	if len(ranges) == 0 || len(ranges[0].Lo) != 0 {
 		return 0, false, nil // cannot be while rk is set; count instead
 	}
-	i := find(ranges, ix)
+	i := model.Find(ranges, ix)
 	r := ranges[i]
-	pk := bin(pkValue(key))
+	pk := model.Bin(model.PkValue(key))
 	// equal: the members whose index value is ix: the member alone, or a
 	// run of long members (longmember.go; rank adds those of the run
 	// before it).
 	equal := int64(1)
-	if len(ix) == 9+inlineMemberLen {
+	if len(ix) == 9+model.InlineMemberLen {
 		var err error
 		if equal, err = c.queryCount(ctx, &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":pk": pk, ":ix": bin(ix)},
+			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+			ExpressionAttributeValues: model.Item{":pk": pk, ":ix": model.Bin(ix)},
 		}); err != nil {
 			return 0, false, err
 		}
@@ -850,7 +698,7 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 	// about half a range when members spread evenly.
 	var prev []byte
 	if i > 0 {
-		prev = ranges[i-1].lo
+		prev = ranges[i-1].Lo
 	}
 	below, err := c.countWithin(ctx, key, prev, r, ix, equal)
 	if err != nil {
@@ -859,12 +707,12 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 	var n int64
 	if rev {
 		for _, o := range ranges[i+1:] {
-			n += o.n
+			n += o.N
 		}
-		n += r.n - equal - below
+		n += r.N - equal - below
 	} else {
 		for _, o := range ranges[:i] {
-			n += o.n
+			n += o.N
 		}
 		n += below
 	}
@@ -875,13 +723,13 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta item, ranges 
 // BatchGetItem) and, in parallel, key's count items. it is nil when the
 // member or the key is missing or expired; a key of another type is
 // ErrWrongType.
-func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item, ranges []rankRange, err error) {
+func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt model.Item, ranges []model.RankRange, err error) {
 	ctx = c.labelled(ctx)
-	var items []item
+	var items []model.Item
 	err = c.parallel(2, func(i int) error {
 		var err error
 		if i == 0 {
-			items, err = c.batchGet(ctx, []item{metaKey(key), itemKey(key, memberSK(typeZSet, member))}, nil, nil)
+			items, err = c.batchGet(ctx, []model.Item{model.MetaKey(key), model.ItemKey(key, model.MemberSK(model.TypeZSet, member))}, nil, nil)
 		} else {
 			ranges, err = c.readRanges(ctx, key)
 		}
@@ -891,17 +739,17 @@ func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item
 		return nil, nil, nil, err
 	}
 	for _, x := range items {
-		if _, _, ok := memberOf(x); ok {
+		if _, _, ok := model.MemberOf(x); ok {
 			it = x
 		} else {
 			mt = x
 		}
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
-	if err != nil || m.typ == typeNone {
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), model.TypeZSet)
+	if err != nil || m.Typ == model.TypeNone {
 		return nil, nil, nil, err
 	}
-	if it != nil && expiredAt(it, c.nowMs()) {
+	if it != nil && model.ExpiredAt(it, c.nowMs()) {
 		it = nil // an expired member is a missing one (memberttl.go)
 	}
 	return it, mt, ranges, nil
@@ -909,7 +757,7 @@ func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt item
 
 // rankFrom is the rank of the member at ix in key, from the count items
 // when the key has them (or gets them now), else counted (O(rank)).
-func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []rankRange, ix []byte, rev bool) (int64, error) {
+func (c *Client) rankFrom(ctx context.Context, key string, mt model.Item, ranges []model.RankRange, ix []byte, rev bool) (int64, error) {
 	if n, ok, err := c.rankByIndex(ctx, key, mt, ranges, ix, rev); err != nil || ok {
 		return n, err
 	}
@@ -920,13 +768,13 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt item, ranges []ran
 	return c.queryCount(ctx, &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
 	})
 }
 
 // rankSeek moves a rank range that starts deep in the set (offset ≥
-// rankMax) to the count range holding its first rank: the Query then
+// model.RankMax) to the count range holding its first rank: the Query then
 // starts at that range's bound and skips at most a range's members
 // instead of offset; or, when the last rank wanted is nearer the end of
 // its range, it starts at that end and reads backwards, so it skips at
@@ -942,7 +790,7 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := mt[attrRanked]; !ok || len(ranges) == 0 {
+	if _, ok := mt[model.AttrRanked]; !ok || len(ranges) == 0 {
 		return nil
 	}
 	if r.rev {
@@ -951,7 +799,7 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	// The ranks before each range, in the direction of the read.
 	before := make([]int64, len(ranges)+1)
 	for i, g := range ranges {
-		before[i+1] = before[i] + g.n
+		before[i+1] = before[i] + g.N
 	}
 	at := func(rank int64) int { // the range holding rank (len: past the end)
 		return sort.Search(len(ranges), func(i int) bool { return before[i+1] > rank })
@@ -965,16 +813,16 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	// way (flip), then skip offset entries.
 	start := func(j int, flip bool, offset int64) bool {
 		up := r.rev == flip // reading up the index from the new start
-		bound, cond := ranges[j].lo, "#pk = :pk AND #ix >= :b"
+		bound, cond := ranges[j].Lo, "#pk = :pk AND #ix >= :b"
 		if !up {
-			bound, cond = ranges[j].hi, "#pk = :pk AND #ix < :b"
+			bound, cond = ranges[j].Hi, "#pk = :pk AND #ix < :b"
 		}
 		if len(bound) == 0 {
 			return false
 		}
 		in := *r.in
 		in.KeyConditionExpression = aws.String(cond)
-		in.ExpressionAttributeValues = item{":pk": bin(pkValue(key)), ":b": bin(bound)}
+		in.ExpressionAttributeValues = model.Item{":pk": model.Bin(model.PkValue(key)), ":b": model.Bin(bound)}
 		r.in, r.offset = &in, offset
 		if flip {
 			r.rev, r.reverseResult = !r.rev, !r.reverseResult

@@ -8,13 +8,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Merges: ranges that shrink join their neighbour, so that deletes do not
 // leave many small count items behind (each costs every rank read its
 // share of the count items' Query).
 //
-// Two adjacent ranges merge when together they hold at most rankMax/2
+// Two adjacent ranges merge when together they hold at most model.RankMax/2
 // members (what a build gives a range, so a set just built or split
 // never merges back at once): one transaction sets the left one's hi to
 // the right one's (none for the last), its n to the sum and a new cv, on
@@ -32,30 +33,30 @@ func (c *Client) mergeable(a, b int64) bool { return a+b <= max(c.rankMax()/2, 1
 // one, left to right. So after every write no range it shrank can join a
 // neighbour, and since ranges only become mergeable by shrinking, no two
 // adjacent ranges of a key are mergeable: k members take at most about
-// 2k/(rankMax/2+1)+1 ranges. Errors (and ranges changed meanwhile) stop
+// 2k/(model.RankMax/2+1)+1 ranges. Errors (and ranges changed meanwhile) stop
 // it: the next writer tries again.
-func (c *Client) rankMerges(ctx context.Context, key string, ranges []rankRange, shrunk []int) {
+func (c *Client) rankMerges(ctx context.Context, key string, ranges []model.RankRange, shrunk []int) {
 	rs := slices.Clone(ranges)
 	touched := map[string]bool{}
 	for _, i := range shrunk {
-		touched[string(rs[i].lo)] = true
+		touched[string(rs[i].Lo)] = true
 	}
 	for {
 		i := -1
 		for j := 0; j+1 < len(rs) && i < 0; j++ {
-			if (touched[string(rs[j].lo)] || touched[string(rs[j+1].lo)]) && c.mergeable(rs[j].n, rs[j+1].n) {
+			if (touched[string(rs[j].Lo)] || touched[string(rs[j+1].Lo)]) && c.mergeable(rs[j].N, rs[j+1].N) {
 				i = j
 			}
 		}
 		if i < 0 {
 			return
 		}
-		if merged, err := c.rankMerge(ctx, key, rs[i].lo); err != nil || !merged {
+		if merged, err := c.rankMerge(ctx, key, rs[i].Lo); err != nil || !merged {
 			return
 		}
-		delete(touched, string(rs[i+1].lo))
-		touched[string(rs[i].lo)] = true
-		rs[i].n, rs[i].hi = rs[i].n+rs[i+1].n, rs[i+1].hi
+		delete(touched, string(rs[i+1].Lo))
+		touched[string(rs[i].Lo)] = true
+		rs[i].N, rs[i].Hi = rs[i].N+rs[i+1].N, rs[i+1].Hi
 		rs = slices.Delete(rs, i+1, i+2)
 	}
 }
@@ -66,48 +67,48 @@ func (c *Client) rankMerges(ctx context.Context, key string, ranges []rankRange,
 func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) (bool, error) {
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk >= :sk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":sk": bin(rankSK(lo))},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":sk": model.Bin(model.RankSK(lo))},
 		ConsistentRead:            aws.Bool(true),
 	}
-	var rs []rankRange
+	var rs []model.RankRange
 	for it, err := range c.query(ctx, in, 2) {
 		if err != nil {
 			return false, err
 		}
 		if len(rs) < 2 {
-			rs = append(rs, decodeRange(it))
+			rs = append(rs, model.DecodeRange(it))
 		}
 	}
-	if len(rs) < 2 || !bytes.Equal(rs[0].lo, lo) || !bytes.Equal(rs[0].hi, rs[1].lo) || !c.mergeable(rs[0].n, rs[1].n) {
+	if len(rs) < 2 || !bytes.Equal(rs[0].Lo, lo) || !bytes.Equal(rs[0].Hi, rs[1].Lo) || !c.mergeable(rs[0].N, rs[1].N) {
 		return false, nil
 	}
 	a, b := rs[0], rs[1]
-	names := map[string]string{"#n": attrCard, "#cv": attrCV, "#hi": attrHi}
-	values := item{":sum": num(a.n + b.n), ":ncv": bin(versionToken()), ":cv": bin(a.cv), ":n": num(a.n)}
+	names := map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV, "#hi": model.AttrHi}
+	values := model.Item{":sum": model.Num(a.N + b.N), ":ncv": model.Bin(model.VersionToken()), ":cv": model.Bin(a.Cv), ":n": model.Num(a.N)}
 	update := "SET #n = :sum, #cv = :ncv REMOVE #hi"
-	if b.hi != nil {
+	if b.Hi != nil {
 		update = "SET #n = :sum, #cv = :ncv, #hi = :hi"
-		values[":hi"] = bin(b.hi)
+		values[":hi"] = model.Bin(b.Hi)
 	}
 	err := c.sendTx(ctx, []types.TransactWriteItem{
 		{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, rankSK(a.lo)),
+			TableName: c.table(), Key: model.ItemKey(key, model.RankSK(a.Lo)),
 			UpdateExpression:          aws.String(update),
 			ConditionExpression:       aws.String("#cv = :cv AND #n = :n"),
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: values,
 		}},
 		{Delete: &types.Delete{
-			TableName: c.table(), Key: itemKey(key, rankSK(b.lo)),
+			TableName: c.table(), Key: model.ItemKey(key, model.RankSK(b.Lo)),
 			ConditionExpression:       aws.String("#cv = :cv AND #n = :n"),
-			ExpressionAttributeNames:  map[string]string{"#n": attrCard, "#cv": attrCV},
-			ExpressionAttributeValues: item{":cv": bin(b.cv), ":n": num(b.n)},
+			ExpressionAttributeNames:  map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV},
+			ExpressionAttributeValues: model.Item{":cv": model.Bin(b.Cv), ":n": model.Num(b.N)},
 		}},
 	})
 	c.rankStale(key)
 	if err != nil {
-		return false, ignoreCancelled(err)
+		return false, model.IgnoreCancelled(err)
 	}
 	return true, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // loadRaw writes the members zs of key and its metadata item straight
@@ -40,8 +41,8 @@ func loadRaw(b *testing.B, key string, n int, z func(i int) Z) {
 			}
 			for i := w; i < n; i += workers {
 				zz := z(i)
-				it := itemKey(key, memberSK(typeZSet, zz.Member))
-				it[attrIX] = bin(zsetIX(zz.Score, zz.Member))
+				it := model.ItemKey(key, model.MemberSK(model.TypeZSet, zz.Member))
+				it[model.AttrIX] = model.Bin(model.ZsetIX(zz.Score, zz.Member))
 				batch = append(batch, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 				if len(batch) == 25 {
 					if err := flush(); err != nil {
@@ -60,9 +61,9 @@ func loadRaw(b *testing.B, key string, n int, z func(i int) Z) {
 	for err := range errs {
 		b.Fatal(err)
 	}
-	meta := metaKey(key)
-	ks, kh := keyIndexValues(key)
-	meta[attrType], meta[attrCard], meta[attrVer], meta[attrKS], meta[attrKH] = str(string(typeZSet)), num(int64(n)), bin(versionToken()), ks, kh
+	meta := model.MetaKey(key)
+	ks, kh := model.KeyIndexValues(key)
+	meta[model.AttrType], meta[model.AttrCard], meta[model.AttrVer], meta[model.AttrKS], meta[model.AttrKH] = model.Str(string(model.TypeZSet)), model.Num(int64(n)), model.Bin(model.VersionToken()), ks, kh
 	if _, err := testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(testTable), Item: meta}); err != nil {
 		b.Fatal(err)
 	}

@@ -21,12 +21,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // rangeReader reads the members at offsets (sorted, distinct) of range r
 // of key; ok is false when r holds fewer members than its count says (it
 // changed since the count items were read).
-type rangeReader func(ctx context.Context, key string, r rankRange, offsets []int64) (zs []Z, ok bool, err error)
+type rangeReader func(ctx context.Context, key string, r model.RankRange, offsets []int64) (zs []Z, ok bool, err error)
 
 // zRandRanked draws from key as ZRANDMEMBER with count (count > 0:
 // distinct; < 0: |count| that may repeat) from its count items. ok is false when it cannot (an unranked key, or a
@@ -42,24 +43,24 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 	if err != nil {
 		return nil, false, err
 	}
-	m, err := c.ofType(ctx, key, c.liveMeta(mt), typeZSet)
+	m, err := c.ofType(ctx, key, c.liveMeta(mt), model.TypeZSet)
 	switch {
 	case err != nil:
 		return nil, false, err
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return nil, true, nil
 	}
 	n, distinct := int64(count), count > 0
 	if !distinct {
 		n = -n
 	}
-	if distinct && n*2 >= m.card || n*c.rankMax()/4 >= m.card {
+	if distinct && n*2 >= m.Card || n*c.rankMax()/4 >= m.Card {
 		return nil, false, nil // most of the set, or as dear as all of it
 	}
-	if _, ranked := mt[attrRanked]; !ranked {
+	if _, ranked := mt[model.AttrRanked]; !ranked {
 		return nil, false, nil
 	}
-	if len(ranges) == 0 || len(ranges[0].lo) != 0 {
+	if len(ranges) == 0 || len(ranges[0].Lo) != 0 {
 		return nil, false, nil
 	}
 	return c.randomFromRanges(ctx, key, ranges, n, distinct, c.readOffsets)
@@ -68,11 +69,11 @@ func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []
 // randomFromRanges draws n ranks of key uniformly (distinct ones when
 // distinct) among the members its ranges count, and reads their members
 // with read.
-func (c *Client) randomFromRanges(ctx context.Context, key string, ranges []rankRange, n int64, distinct bool, read rangeReader) ([]Z, bool, error) {
+func (c *Client) randomFromRanges(ctx context.Context, key string, ranges []model.RankRange, n int64, distinct bool, read rangeReader) ([]Z, bool, error) {
 	ends := make([]int64, len(ranges)) // ends[i]: the ranks before range i+1
 	var total int64
 	for i, r := range ranges {
-		total += r.n
+		total += r.N
 		ends[i] = total
 	}
 	if total <= 0 || distinct && n > total {
@@ -99,7 +100,7 @@ func (c *Client) randomFromRanges(ctx context.Context, key string, ranges []rank
 	byRange := map[int][]int64{}
 	for i, k := range draws {
 		j := sort.Search(len(ends), func(j int) bool { return ends[j] > k })
-		off := k - (ends[j] - ranges[j].n)
+		off := k - (ends[j] - ranges[j].N)
 		where[i] = at{j, off}
 		if !slices.Contains(byRange[j], off) {
 			byRange[j] = append(byRange[j], off)
@@ -138,36 +139,36 @@ func (c *Client) randomFromRanges(ctx context.Context, key string, ranges []rank
 
 // readOffsets is the rangeReader of the table: one Query from the nearer
 // end of r, reading up to the farthest offset wanted.
-func (c *Client) readOffsets(ctx context.Context, key string, r rankRange, offsets []int64) ([]Z, bool, error) {
+func (c *Client) readOffsets(ctx context.Context, key string, r model.RankRange, offsets []int64) ([]Z, bool, error) {
 	first, last := offsets[0], offsets[len(offsets)-1]
-	forward := last+1 <= r.n-first
+	forward := last+1 <= r.N-first
 	in := &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key))},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key))},
 		ScanIndexForward:          aws.Bool(forward),
 	}
-	bound, cond, limit := r.lo, "#pk = :pk AND #ix >= :b", last+1
+	bound, cond, limit := r.Lo, "#pk = :pk AND #ix >= :b", last+1
 	if !forward {
-		bound, cond, limit = r.hi, "#pk = :pk AND #ix < :b", r.n-first
+		bound, cond, limit = r.Hi, "#pk = :pk AND #ix < :b", r.N-first
 	}
 	if len(bound) > 0 {
 		in.KeyConditionExpression = aws.String(cond)
-		in.ExpressionAttributeNames["#ix"] = attrIX
-		in.ExpressionAttributeValues[":b"] = bin(bound)
+		in.ExpressionAttributeNames["#ix"] = model.AttrIX
+		in.ExpressionAttributeValues[":b"] = model.Bin(bound)
 	}
 	var seq []Z
 	for it, err := range c.query(ctx, in, int(limit)) {
 		if err != nil {
 			return nil, false, err
 		}
-		member, t, _ := memberOf(it)
-		if t != typeZSet {
+		member, t, _ := model.MemberOf(it)
+		if t != model.TypeZSet {
 			return nil, false, ErrWrongType
 		}
 		if int64(len(seq)) < limit {
-			seq = append(seq, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: member})
+			seq = append(seq, Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: member})
 		}
 	}
 	if int64(len(seq)) < limit {
@@ -178,7 +179,7 @@ func (c *Client) readOffsets(ctx context.Context, key string, r rankRange, offse
 		if forward {
 			out[i] = seq[off]
 		} else {
-			out[i] = seq[r.n-1-off]
+			out[i] = seq[r.N-1-off]
 		}
 	}
 	return out, true, nil

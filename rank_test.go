@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -26,40 +27,40 @@ import (
 func checkRankItems(t *testing.T, c *Client, key string) int {
 	t.Helper()
 	ctx := context.Background()
-	mt := rawGet(t, metaKey(key))
-	if _, ok := mt[attrRanked]; !ok {
+	mt := rawGet(t, model.MetaKey(key))
+	if _, ok := mt[model.AttrRanked]; !ok {
 		return 0
 	}
-	m := decodeMeta(mt)
+	m := model.DecodeMeta(mt)
 	ranges, err := c.readRanges(ctx, key)
 	require.NoError(t, err)
 	require.NotEmpty(t, ranges)
-	require.Empty(t, ranges[0].lo, "the first range starts at the empty value")
+	require.Empty(t, ranges[0].Lo, "the first range starts at the empty value")
 	var ixs [][]byte
 	in := c.scoreQuery(key, math.Inf(-1), math.Inf(1))
 	in.ConsistentRead = aws.Bool(true)
 	for it, err := range c.query(ctx, in, 0) {
 		require.NoError(t, err)
-		ixs = append(ixs, bytesAttr(it, attrIX))
+		ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
 	}
-	require.EqualValues(t, m.card, len(ixs), "metadata count")
+	require.EqualValues(t, m.Card, len(ixs), "metadata count")
 	var sum int64
 	for i, r := range ranges {
 		if i+1 < len(ranges) {
-			require.Equal(t, ranges[i+1].lo, r.hi, "range %d ends where %d starts", i, i+1)
+			require.Equal(t, ranges[i+1].Lo, r.Hi, "range %d ends where %d starts", i, i+1)
 		} else {
-			require.Nil(t, r.hi, "the last range is open")
+			require.Nil(t, r.Hi, "the last range is open")
 		}
 		var n int64
 		for _, ix := range ixs {
-			if bytes.Compare(ix, r.lo) >= 0 && (r.hi == nil || bytes.Compare(ix, r.hi) < 0) {
+			if bytes.Compare(ix, r.Lo) >= 0 && (r.Hi == nil || bytes.Compare(ix, r.Hi) < 0) {
 				n++
 			}
 		}
-		require.Equal(t, n, r.n, "range %d [%x, %x) counts its members", i, r.lo, r.hi)
-		sum += r.n
+		require.Equal(t, n, r.N, "range %d [%x, %x) counts its members", i, r.Lo, r.Hi)
+		sum += r.N
 	}
-	require.Equal(t, m.card, sum)
+	require.Equal(t, m.Card, sum)
 	return len(ranges)
 }
 
@@ -175,7 +176,7 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 	ranges, err := c.readRanges(ctx, k)
 	require.NoError(t, err)
 	for _, rg := range ranges {
-		require.LessOrEqual(t, rg.n, int64(8))
+		require.LessOrEqual(t, rg.N, int64(8))
 	}
 	require.GreaterOrEqual(t, len(ranges), 50)
 
@@ -359,7 +360,7 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 	ctx := context.Background()
 	k := p + "z"
 	var zs []Z
-	shared := strings.Repeat("s", inlineMemberLen)
+	shared := strings.Repeat("s", model.InlineMemberLen)
 	for i := range 60 {
 		m := fmt.Sprintf("m%03d", i)
 		if i%3 == 0 { // a run of long members with one score and first 1015 bytes
@@ -461,7 +462,7 @@ func TestRankIndexTransactionsAndLongMembers(t *testing.T) {
 }
 
 // before(b) is the greatest index value below b: every value of at most
-// maxIX bytes is below b exactly when it is at most before(b).
+// model.MaxIX bytes is below b exactly when it is at most before(b).
 func TestRankBefore(t *testing.T) {
 	for _, tc := range []struct {
 		b, below, notBelow []byte
@@ -471,7 +472,7 @@ func TestRankBefore(t *testing.T) {
 		{[]byte{5}, []byte{4, 0xFF}, []byte{5, 0}},
 		{[]byte{0}, nil, []byte{0}},
 	} {
-		p, ok := before(tc.b)
+		p, ok := model.Before(tc.b)
 		if tc.below == nil {
 			require.False(t, ok, "%x", tc.b)
 			continue
@@ -480,10 +481,10 @@ func TestRankBefore(t *testing.T) {
 		require.Less(t, bytes.Compare(p, tc.b), 0)
 		require.LessOrEqual(t, bytes.Compare(tc.below, p), 0, "%x <= before(%x)", tc.below, tc.b)
 		require.Greater(t, bytes.Compare(tc.notBelow, p), 0)
-		require.LessOrEqual(t, len(p), maxIX)
+		require.LessOrEqual(t, len(p), model.MaxIX)
 	}
-	long := append([]byte{3}, bytes.Repeat([]byte{0xFF}, maxIX-1)...)
-	p, _ := before([]byte{4})
+	long := append([]byte{3}, bytes.Repeat([]byte{0xFF}, model.MaxIX-1)...)
+	p, _ := model.Before([]byte{4})
 	require.Equal(t, long, p, "the longest value below 4")
 }
 
@@ -524,7 +525,7 @@ func TestRankIndexMerges(t *testing.T) {
 	ranges, err := c.readRanges(ctx, k)
 	require.NoError(t, err)
 	for i := range len(ranges) - 1 {
-		require.Greater(t, ranges[i].n+ranges[i+1].n, int64(4), "ranges %d and %d (of at most 4 together) were merged", i, i+1)
+		require.Greater(t, ranges[i].N+ranges[i+1].N, int64(4), "ranges %d and %d (of at most 4 together) were merged", i, i+1)
 	}
 	require.LessOrEqual(t, left, 2*int(card)/5+1, "no two adjacent ranges mergeable: pairs hold at least 5")
 	all, err := c.ZRange(ctx, k, 0, -1)
@@ -546,7 +547,7 @@ func TestRankIndexLexCount(t *testing.T) {
 	ctx := context.Background()
 	k := p + "lex"
 	rdb := zRedisKey(t, k)
-	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", inlineMemberLen+5)}
+	members := []string{"", "\x00", "a", "a\x00", "\xff", strings.Repeat("l", model.InlineMemberLen+5)}
 	for i := range 150 {
 		members = append(members, fmt.Sprintf("m%03d", i*7%150))
 	}
@@ -601,7 +602,7 @@ func TestExecDelRankedDropsCountItems(t *testing.T) {
 		require.EqualValues(t, 1, n)
 		return err
 	}))
-	require.Empty(t, rawPartition(t, pkValue(k)), "member, metadata and count items of the deleted key")
+	require.Empty(t, rawPartition(t, model.PkValue(k)), "member, metadata and count items of the deleted key")
 }
 
 // TestRankBuiltByTheWriteThatReachesTheMinimum: a sorted set gets its

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // MaxRateLimit is the largest limit a RateLimiter takes: its slots are read
@@ -84,15 +85,15 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	used := make(map[uint16]int64, l.limit)
 	for it, err := range l.c.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: item{":pk": bin(limiterPK(key))},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.LimiterPK(key))},
 	}, 0) {
 		if err != nil {
 			return RateLimit{}, wrap("RATELIMIT", err)
 		}
-		sk := bytesAttr(it, attrSK)
+		sk := model.BytesAttr(it, model.AttrSK)
 		if len(sk) == 2 {
-			if n, ok := it[attrAt].(*types.AttributeValueMemberN); ok {
+			if n, ok := it[model.AttrAt].(*types.AttributeValueMemberN); ok {
 				used[binary.BigEndian.Uint16(sk)], _ = strconv.ParseInt(n.Value, 10, 64)
 			}
 		}
@@ -112,15 +113,15 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	// The claim token tells our own write from another caller's when the
 	// SDK resends a claim whose response was lost: the resend then fails
 	// its condition on the slot we already hold.
-	claim := token()
+	claim := model.Token()
 	for i, slot := range free {
 		_, err := l.c.updateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           l.c.table(),
-			Key:                                 item{attrPK: bin(limiterPK(key)), attrSK: bin(binary.BigEndian.AppendUint16(nil, slot))},
+			Key:                                 model.Item{model.AttrPK: model.Bin(model.LimiterPK(key)), model.AttrSK: model.Bin(binary.BigEndian.AppendUint16(nil, slot))},
 			UpdateExpression:                    aws.String("SET #at = :now, #cl = :claim"),
 			ConditionExpression:                 aws.String("attribute_not_exists(#at) OR #at <= :cut"),
-			ExpressionAttributeNames:            map[string]string{"#at": attrAt, "#cl": attrClaim},
-			ExpressionAttributeValues:           item{":now": num(now), ":cut": num(cut), ":claim": str(claim)},
+			ExpressionAttributeNames:            map[string]string{"#at": model.AttrAt, "#cl": model.AttrClaim},
+			ExpressionAttributeValues:           model.Item{":now": model.Num(now), ":cut": model.Num(cut), ":claim": model.Str(claim)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
 		var taken *types.ConditionalCheckFailedException
@@ -138,11 +139,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 }
 
 // isClaim reports whether a slot item holds claim.
-func isClaim(it item, claim string) bool {
-	v, ok := it[attrClaim].(*types.AttributeValueMemberS)
+func isClaim(it model.Item, claim string) bool {
+	v, ok := it[model.AttrClaim].(*types.AttributeValueMemberS)
 	return ok && v.Value == claim
 }
-
-// limiterPK is the partition key of a rate-limit key: 'r' + key, apart from
-// Redis keys ('k' + key).
-func limiterPK(key string) []byte { return partition(nsLimiter, key) }

@@ -6,6 +6,8 @@ package redimo
 import (
 	"context"
 	"time"
+
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // Rename renames key to newkey, as Redis's RENAME: newkey, of any type, is
@@ -45,14 +47,14 @@ func (c *Client) rename(ctx context.Context, cmd, key, newkey string, nx bool) (
 	switch {
 	case err != nil:
 		return false, wrap(cmd, err)
-	case m.typ == typeNone:
+	case m.Typ == model.TypeNone:
 		return false, ErrNoSuchKey
 	case key == newkey:
 		return !nx, nil // Redis: OK for RENAME, 0 for RENAMENX
 	}
 	if nx {
 		dst, err := c.liveMetaOf(ctx, newkey)
-		if err != nil || dst.typ != typeNone {
+		if err != nil || dst.Typ != model.TypeNone {
 			return false, wrap(cmd, err)
 		}
 	}
@@ -82,41 +84,41 @@ func (c *Client) Copy(ctx context.Context, source, destination string, replace b
 	ms, err := c.metas(ctx, []string{source, destination})
 	for i, k := range []string{source, destination} {
 		if err == nil {
-			ms[i], err = c.settle(ctx, k, ms[i]) // members all expired: missing (memberttl.go)
+			ms[i], err = c.settle(ctx, k, ms[i], false) // members all expired: missing
 		}
 	}
 	switch {
 	case err != nil:
 		return false, wrap("COPY", err)
-	case ms[0].typ == typeNone, ms[1].typ != typeNone && !replace:
+	case ms[0].Typ == model.TypeNone, ms[1].Typ != model.TypeNone && !replace:
 		return false, nil
 	}
 	return true, wrap("COPY", c.copyKey(ctx, source, destination, ms[0]))
 }
 
 // copyKey replaces dst by a copy of src, whose metadata is m.
-func (c *Client) copyKey(ctx context.Context, src, dst string, m meta) error {
+func (c *Client) copyKey(ctx context.Context, src, dst string, m model.Meta) error {
 	if _, err := c.del(ctx, dst); err != nil {
 		return err
 	}
-	var writes []*write
-	for it, err := range c.memberItems(ctx, src, m.typ, "") {
+	var writes []*model.Write
+	for it, err := range c.memberItems(ctx, src, m.Typ, "") {
 		if err != nil {
 			return err
 		}
-		member, _, _ := memberOf(it)
-		w := c.putMember(dst, m.typ, member, bytesAttr(it, attrIX))
-		if x := memberExp(it); x != 0 { // a member's expiry goes with it (memberttl.go)
-			setMemberExp(w.action.Put.Item, x)
-			w.ttl = 1
+		member, _, _ := model.MemberOf(it)
+		w := c.putMember(dst, m.Typ, member, model.BytesAttr(it, model.AttrIX))
+		if x := model.MemberExp(it); x != 0 { // a member's expiry goes with it (memberttl.go)
+			model.SetMemberExp(w.Action.Put.Item, x)
+			w.Ttl = 1
 		}
 		writes = append(writes, w)
 	}
-	if _, err := c.transactChunks(ctx, dst, m.typ, writes); err != nil {
+	if _, err := c.transactChunks(ctx, dst, m.Typ, writes); err != nil {
 		return err
 	}
-	if m.exp > 0 {
-		_, err := c.PExpireAt(ctx, dst, time.UnixMilli(m.exp))
+	if m.Exp > 0 {
+		_, err := c.PExpireAt(ctx, dst, time.UnixMilli(m.Exp))
 		return err
 	}
 	return nil

@@ -4,7 +4,7 @@ package redimo
 //
 // What is retried:
 //   - a request DynamoDB refused for a conflict with a concurrent
-//     transaction or for throttling (retryable): the identical request is
+//     transaction or for throttling (model.Retryable): the identical request is
 //     sent again, a TransactWriteItems with its idempotency token (sendTx,
 //     retryConflicts); a TransactWriteItems also after an
 //     InternalServerError, whose outcome is unknown (the token makes the
@@ -36,13 +36,11 @@ package redimo
 // redimo sees them.
 
 import (
+	"github.com/redimo-go/redimo/internal/model"
+
 	"context"
-	"errors"
 	mrand "math/rand/v2"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // attempts calls try for attempt 1, 2, ... until it reports done or fails,
@@ -66,52 +64,16 @@ func (s *store) attempts(ctx context.Context, backoff bool, try func() (done boo
 }
 
 // retryConflicts runs op until it does not fail with a transaction
-// conflict or throttling (retryable), backing off between attempts, at
+// conflict or throttling (model.Retryable), backing off between attempts, at
 // most Options.MaxAttempts times (then ErrContention).
 func (s *store) retryConflicts(ctx context.Context, op func() error) error {
 	return s.attempts(ctx, true, func() (bool, error) {
 		err := op()
-		if retryable(err) {
+		if model.Retryable(err) {
 			return false, nil
 		}
 		return true, err
 	})
-}
-
-// retryable reports whether err is a conflict with a concurrent
-// transaction or throttling, which the same request may pass when resent:
-// a TransactionConflictException, or a cancellation for those reasons
-// alone.
-func retryable(err error) bool {
-	var conflict *types.TransactionConflictException
-	if errors.As(err, &conflict) {
-		return true
-	}
-	var cancelled *types.TransactionCanceledException
-	if !errors.As(err, &cancelled) {
-		return false
-	}
-	some := false
-	for _, r := range cancelled.CancellationReasons {
-		switch code := aws.ToString(r.Code); {
-		case code == "None", code == "":
-		case retryableCode(code):
-			some = true
-		default:
-			return false
-		}
-	}
-	return some
-}
-
-// retryableCode reports whether a cancellation reason is a conflict or
-// throttling, which the same request may pass when resent.
-func retryableCode(code string) bool {
-	switch code {
-	case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
-		return true
-	}
-	return false
 }
 
 // sleep waits before retry number attempt (1, 2, ...): exponential backoff

@@ -8,40 +8,156 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
-// SAddExCondition is SADDEX's MNX | MXX: a condition on all the members
-// of one call together.
-type SAddExCondition string
+// SAddEx adds members to the set at key with a time to live of d and
+// returns how many were new, as Dragonfly's SADDEX key [KEEPTTL] seconds
+// member...: members already there get the new expiry, or keep theirs
+// with keepTTL (one without an expiry then stays without). d must be
+// positive. Redis 8.12's SADDEX is SAddExArgs.
+//
+// Cost: as SAdd, plus the by_exp index entry of each member written.
+func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error) {
+	if err := c.checkKeyMembers("SADDEX", key, members); err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		return 0, argError("SADDEX", "seconds", d.String(), ErrOutOfRange)
+	}
+	op := addEx{at: c.expiryIn(d)}
+	op.existing = op.at
+	if keepTTL {
+		op.existing = model.KeepExpiry
+	}
+	added, _, err := c.sAddEx(ctx, key, op, members)
+	return added, err
+}
 
-// The SAddExCondition values.
-const (
-	SAddExAlways SAddExCondition = ""    // add the missing members, update the others
-	SAddExMNX    SAddExCondition = "MNX" // only when none of the members exists
-	SAddExMXX    SAddExCondition = "MXX" // only when all the members exist
-)
+// addEx is what one SADDEX does to each member it names.
+type addEx struct {
+	cond SAddExCondition
+	at   int64 // the expiry a new member gets (Unix ms; 0: none)
+	// existing is the expiry a member already there gets (0: none), or
+	// model.KeepExpiry.
+	existing int64
+	past     bool // at is not after now: delete the members, add none
+}
 
-// SAddExArgs are the options of Redis 8.12's SADDEX key [MNX | MXX]
-// [EX seconds | PX ms | EXAT s | PXAT ms | KEEPTTL] MEMBERS n member...,
-// shaped as go-redis's SetArgs: at most one of TTL, ExpireAt and KeepTTL.
-type SAddExArgs struct {
-	// Mode is MNX, MXX or neither (SAddExAlways).
-	Mode SAddExCondition
-	// TTL > 0 is EX/PX: every member named, new or not, expires TTL from
-	// now (millisecond precision; under a millisecond rounds up).
-	TTL time.Duration
-	// ExpireAt, when not zero, is EXAT/PXAT: every member named expires at
-	// that time (milliseconds). A time not after now deletes the members
-	// named and adds none, as Redis's EX 0 or a PXAT in the past.
-	ExpireAt time.Time
-	// KeepTTL: members already there keep their expiry (or none); new
-	// members get none. With neither TTL, ExpireAt nor KeepTTL, new
-	// members get no expiry and members already there lose theirs.
-	KeepTTL bool
-	// Members are the members named (MEMBERS n member...): at least one.
-	Members []string
+// sAddEx is SADDEX, both forms: it returns how many members were new and
+// whether the MNX/MXX condition held (always, without one).
+func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []string) (int64, bool, error) {
+	const cmd = "SADDEX"
+	if op.at != 0 && !op.past {
+		if err := c.requireMemberTTL(ctx, cmd); err != nil {
+			return 0, false, err
+		}
+	}
+	members = model.Dedupe(members)
+	writes := make([]*model.Write, len(members))
+	for i, m := range members {
+		writes[i] = c.addExWrite(key, m, op)
+	}
+	if op.cond != SAddExAlways && c.tx == nil {
+		if n := len(model.BySize(key, c.chunksOf(key, model.TypeSet, writes))); n > 1 {
+			return 0, false, fmt.Errorf("%w: SADDEX %s with %d members needs %d transactions; "+
+				"MNX and MXX are atomic only within one (99 members, 4 MB)", ErrTxTooBig, op.cond, len(members), n)
+		}
+	}
+	applied, err := c.transactChunks(ctx, key, model.TypeSet, writes)
+	if err != nil {
+		return 0, false, wrap(cmd, err)
+	}
+	// With MNX or MXX every write is required: all applied, or none (the
+	// transaction was abandoned).
+	return model.Counted(applied), op.cond == SAddExAlways || len(applied) == len(writes), nil
+}
+
+// addExWrite is op's write for member. With MNX or MXX it is required:
+// when its condition fails and no retry replaces it, the whole call is
+// abandoned, in the transaction that carries all of them.
+func (c *Client) addExWrite(key, member string, op addEx) *model.Write {
+	var w *model.Write
+	switch {
+	case op.past && op.cond == SAddExMNX: // nothing to add, nothing to delete
+		w = c.memberCheck(key, model.TypeSet, member, false)
+	case op.past: // SREM, counting 0; MXX requires the member
+		w = c.deleteMember(key, model.TypeSet, member)
+		w.Count = 0
+	case op.cond == SAddExMXX && op.existing == model.KeepExpiry:
+		w = c.memberCheck(key, model.TypeSet, member, true)
+	case op.cond == SAddExMXX:
+		w = c.mxxWrite(key, member, 0, op.existing)
+	default: // a put; without MNX, a member already there is updated (existingWrite)
+		w = c.addExPut(key, member, op)
+	}
+	w.Required = op.cond != SAddExAlways
+	return w
+}
+
+// addExPut creates member with the expiry op.at, counting 1.
+func (c *Client) addExPut(key, member string, op addEx) *model.Write {
+	w := c.putMember(key, model.TypeSet, member, nil)
+	if op.at != 0 {
+		model.SetMemberExp(w.Action.Put.Item, op.at)
+		w.Ttl = 1
+	}
+	if op.cond == SAddExAlways {
+		w.Retry = func(now model.Item) (*model.Write, error) { return c.existingWrite(key, member, now, op), nil }
+	}
+	return w
+}
+
+// existingWrite is the write for a member found there (now) by a put
+// without MNX/MXX: its expiry becomes op.existing, counting 0 (nil when
+// it keeps its own, or already has that one); a member gone meanwhile is
+// put again.
+func (c *Client) existingWrite(key, member string, now model.Item, op addEx) *model.Write {
+	if now == nil {
+		return c.addExPut(key, member, op)
+	}
+	old := model.MemberExp(now)
+	if op.existing == model.KeepExpiry || old == op.existing {
+		return nil
+	}
+	w := c.setMemberExpiry(key, model.TypeSet, member, old, op.existing)
+	w.Count = 0
+	w.Retry = func(now model.Item) (*model.Write, error) { return c.existingWrite(key, member, now, op), nil }
+	return w
+}
+
+// mxxWrite is MXX's write for a member believed to hold the expiry old
+// (0: none): it sets the expiry to (0: removes it), counting 0; found
+// with another expiry, it tries again with that one; found missing, it
+// gives nothing, which abandons the call.
+func (c *Client) mxxWrite(key, member string, old, to int64) *model.Write {
+	w := c.setMemberExpiry(key, model.TypeSet, member, old, to)
+	w.Count, w.Required = 0, true
+	w.Retry = func(now model.Item) (*model.Write, error) {
+		if now == nil {
+			return nil, nil
+		}
+		return c.mxxWrite(key, member, model.MemberExp(now), to), nil
+	}
+	return w
+}
+
+// memberCheck is a write that changes nothing and requires member to be
+// present and live (present) or missing (a stored member that has
+// expired is missing: write.rendered conditions the check so).
+func (c *Client) memberCheck(key string, typ model.KeyType, member string, present bool) *model.Write {
+	need := model.NeedAbsent
+	if present {
+		need = model.NeedPresent
+	}
+	return &model.Write{
+		Member: member, Need: need,
+		Action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+	}
 }
 
 // SAddExArgs adds args.Members to the set at key, with or without an
@@ -97,167 +213,14 @@ func (c *Client) SAddExArgs(ctx context.Context, key string, args SAddExArgs) (b
 		op.at = c.expiryIn(args.TTL)
 		op.existing = op.at
 	case !args.ExpireAt.IsZero():
-		ms, ok := unixMilli(args.ExpireAt)
+		ms, ok := model.UnixMilli(args.ExpireAt)
 		if !ok {
 			return false, argError(cmd, "ExpireAt", args.ExpireAt.String(), ErrOutOfRange)
 		}
 		op.at, op.existing, op.past = ms, ms, ms <= c.nowMs()
 	case args.KeepTTL:
-		op.existing = keepExpiry
+		op.existing = model.KeepExpiry
 	}
 	_, ok, err := c.sAddEx(ctx, key, op, args.Members)
 	return ok, err
-}
-
-// SAddEx adds members to the set at key with a time to live of d and
-// returns how many were new, as Dragonfly's SADDEX key [KEEPTTL] seconds
-// member...: members already there get the new expiry, or keep theirs
-// with keepTTL (one without an expiry then stays without). d must be
-// positive. Redis 8.12's SADDEX is SAddExArgs.
-//
-// Cost: as SAdd, plus the by_exp index entry of each member written.
-func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error) {
-	if err := c.checkKeyMembers("SADDEX", key, members); err != nil {
-		return 0, err
-	}
-	if d <= 0 {
-		return 0, argError("SADDEX", "seconds", d.String(), ErrOutOfRange)
-	}
-	op := addEx{at: c.expiryIn(d)}
-	op.existing = op.at
-	if keepTTL {
-		op.existing = keepExpiry
-	}
-	added, _, err := c.sAddEx(ctx, key, op, members)
-	return added, err
-}
-
-// addEx is what one SADDEX does to each member it names.
-type addEx struct {
-	cond SAddExCondition
-	at   int64 // the expiry a new member gets (Unix ms; 0: none)
-	// existing is the expiry a member already there gets (0: none), or
-	// keepExpiry.
-	existing int64
-	past     bool // at is not after now: delete the members, add none
-}
-
-// keepExpiry is addEx.existing for members that keep their expiry.
-const keepExpiry = -1
-
-// sAddEx is SADDEX, both forms: it returns how many members were new and
-// whether the MNX/MXX condition held (always, without one).
-func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []string) (int64, bool, error) {
-	const cmd = "SADDEX"
-	if op.at != 0 && !op.past {
-		if err := c.requireMemberTTL(ctx, cmd); err != nil {
-			return 0, false, err
-		}
-	}
-	members = dedupe(members)
-	writes := make([]*write, len(members))
-	for i, m := range members {
-		writes[i] = c.addExWrite(key, m, op)
-	}
-	if op.cond != SAddExAlways && c.tx == nil {
-		if n := len(bySize(key, c.chunksOf(key, typeSet, writes))); n > 1 {
-			return 0, false, fmt.Errorf("%w: SADDEX %s with %d members needs %d transactions; "+
-				"MNX and MXX are atomic only within one (99 members, 4 MB)", ErrTxTooBig, op.cond, len(members), n)
-		}
-	}
-	applied, err := c.transactChunks(ctx, key, typeSet, writes)
-	if err != nil {
-		return 0, false, wrap(cmd, err)
-	}
-	// With MNX or MXX every write is required: all applied, or none (the
-	// transaction was abandoned).
-	return counted(applied), op.cond == SAddExAlways || len(applied) == len(writes), nil
-}
-
-// addExWrite is op's write for member. With MNX or MXX it is required:
-// when its condition fails and no retry replaces it, the whole call is
-// abandoned, in the transaction that carries all of them.
-func (c *Client) addExWrite(key, member string, op addEx) *write {
-	var w *write
-	switch {
-	case op.past && op.cond == SAddExMNX: // nothing to add, nothing to delete
-		w = c.memberCheck(key, typeSet, member, false)
-	case op.past: // SREM, counting 0; MXX requires the member
-		w = c.deleteMember(key, typeSet, member)
-		w.count = 0
-	case op.cond == SAddExMXX && op.existing == keepExpiry:
-		w = c.memberCheck(key, typeSet, member, true)
-	case op.cond == SAddExMXX:
-		w = c.mxxWrite(key, member, 0, op.existing)
-	default: // a put; without MNX, a member already there is updated (existingWrite)
-		w = c.addExPut(key, member, op)
-	}
-	w.required = op.cond != SAddExAlways
-	return w
-}
-
-// addExPut creates member with the expiry op.at, counting 1.
-func (c *Client) addExPut(key, member string, op addEx) *write {
-	w := c.putMember(key, typeSet, member, nil)
-	if op.at != 0 {
-		setMemberExp(w.action.Put.Item, op.at)
-		w.ttl = 1
-	}
-	if op.cond == SAddExAlways {
-		w.retry = func(now item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
-	}
-	return w
-}
-
-// existingWrite is the write for a member found there (now) by a put
-// without MNX/MXX: its expiry becomes op.existing, counting 0 (nil when
-// it keeps its own, or already has that one); a member gone meanwhile is
-// put again.
-func (c *Client) existingWrite(key, member string, now item, op addEx) *write {
-	if now == nil {
-		return c.addExPut(key, member, op)
-	}
-	old := memberExp(now)
-	if op.existing == keepExpiry || old == op.existing {
-		return nil
-	}
-	w := c.setMemberExpiry(key, typeSet, member, old, op.existing)
-	w.count = 0
-	w.retry = func(now item) (*write, error) { return c.existingWrite(key, member, now, op), nil }
-	return w
-}
-
-// mxxWrite is MXX's write for a member believed to hold the expiry old
-// (0: none): it sets the expiry to (0: removes it), counting 0; found
-// with another expiry, it tries again with that one; found missing, it
-// gives nothing, which abandons the call.
-func (c *Client) mxxWrite(key, member string, old, to int64) *write {
-	w := c.setMemberExpiry(key, typeSet, member, old, to)
-	w.count, w.required = 0, true
-	w.retry = func(now item) (*write, error) {
-		if now == nil {
-			return nil, nil
-		}
-		return c.mxxWrite(key, member, memberExp(now), to), nil
-	}
-	return w
-}
-
-// memberCheck is a write that changes nothing and requires member to be
-// present and live (present) or missing (a stored member that has
-// expired is missing: write.rendered conditions the check so).
-func (c *Client) memberCheck(key string, typ keyType, member string, present bool) *write {
-	cond, need := "attribute_not_exists(#pk)", needAbsent
-	if present {
-		cond, need = "attribute_exists(#pk)", needPresent
-	}
-	return &write{
-		member: member, need: need,
-		action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
-			ConditionExpression:                 aws.String(cond),
-			ExpressionAttributeNames:            map[string]string{"#pk": attrPK},
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-	}
 }

@@ -10,7 +10,7 @@ package redimo
 // snapshot and apply the writes to it, as Kvrocks runs EXEC's commands
 // with its storage in transaction mode and go-redis's Pipeline shares
 // cmdable with Client. Nothing else may reach the table from a Client in
-// transaction mode: its store refuses every request (failingAPI{errOutsideTx}), so a
+// transaction mode: its store refuses every request (failingAPI{model.ErrOutsideTx}), so a
 // command that would bypass the seam fails loudly instead of writing
 // outside the transaction.
 //
@@ -30,24 +30,18 @@ package redimo
 //	        (memberTTL asks the base Client)
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"iter"
 	"slices"
 	"strings"
 	"time"
-)
 
-// errOutsideTx is what a Client in transaction mode answers a request
-// that did not go through the seam: a command a transaction cannot hold
-// (SCAN, KEYS, DBSIZE, FLUSHDB, TxPipelined... called on a *Pipeline),
-// never a write outside the transaction.
-var errOutsideTx = errors.New("redimo: this command cannot run inside a transaction (see Pipeliner); nothing was read or written outside it")
+	"github.com/redimo-go/redimo/internal/model"
+)
 
 // inTx is c in transaction mode for p.
 func (c *Client) inTx(p *Pipeline) *Client {
-	return &Client{store: store{db: failingAPI{errOutsideTx}, opts: c.opts}, shared: c.shared, tx: p}
+	return &Client{store: store{db: failingAPI{model.ErrOutsideTx}, opts: c.opts}, shared: c.shared, tx: p}
 }
 
 // frozen is c with its clock stopped at now: every command of a
@@ -62,145 +56,91 @@ func (c *Client) frozen() *Client {
 	return &f
 }
 
-// need is a write's condition on the member item it writes, as data.
-type need uint8
-
-const (
-	needUnknown  need = iota // not judged by EXEC's writer (a bug if it meets one)
-	needAbsent               // attribute_not_exists: the member is missing
-	needPresent              // attribute_exists
-	needIX                   // the member's index value is w.prev
-	needOtherIX              // present, and its index value is not w.ix
-	needLowerIX              // present, with an index value below w.ix (ZADD XX GT)
-	needHigherIX             // present, with an index value above w.ix (ZADD XX LT)
-	needExpiry               // present, with the expiry w.expWas (0: none)
-)
-
-// holds reports whether w's condition holds for m, as DynamoDB would judge
-// w.action's condition on m's item.
-func (w *write) holds(m *txMember) (bool, error) {
-	switch w.need {
-	case needAbsent:
-		return !m.present, nil
-	case needPresent:
-		return m.present, nil
-	case needIX:
-		return m.present && bytes.Equal(m.ix, w.prev), nil
-	case needOtherIX:
-		return m.present && !bytes.Equal(m.ix, w.ix), nil
-	case needLowerIX:
-		return m.present && bytes.Compare(m.ix, w.ix) < 0, nil
-	case needHigherIX:
-		return m.present && bytes.Compare(m.ix, w.ix) > 0, nil
-	case needExpiry:
-		return m.present && m.mx == w.expWas, nil
-	}
-	return false, errOutsideTx
-}
-
-// itemOf is m's item as the table would return it (nil when absent).
-func itemOf(key string, typ keyType, member string, m *txMember) item {
-	if !m.present {
-		return nil
-	}
-	it := itemKey(key, memberSK(typ, member))
-	if typ == typeZSet {
-		it[attrIX] = bin(m.ix)
-	}
-	if len(member) > inlineMemberLen {
-		it[attrMem] = bin([]byte(member))
-	}
-	if m.mx != 0 {
-		it[attrMemExp] = num(m.mx)
-	}
-	return it
-}
-
 // apply is transact inside the transaction: each group's key must be of
 // its type (else ErrWrongType, as EXEC answers), each write's condition is judged on
 // the snapshot, a failed one is dropped or replaced by its retry as
 // transact does with the items DynamoDB returns, and the writes that hold
 // change the snapshot. A required write that fails abandons them all; an
 // error leaves the snapshot as it was.
-func (p *Pipeline) apply(ctx context.Context, groups []*group) (txResult, error) {
+func (p *Pipeline) apply(ctx context.Context, groups []*model.Group) (model.TxResult, error) {
 	type change struct {
-		k   *txKey
-		typ keyType
-		m   *txMember
-		w   *write
+		k   *model.TxKey
+		typ model.KeyType
+		m   *model.TxMember
+		w   *model.Write
 	}
 	var changes []change
-	keys := make([]*txKey, len(groups))
+	keys := make([]*model.TxKey, len(groups))
 	for i, g := range groups { // the types first, as transact's metadata conditions
 		var err error
-		if keys[i], err = p.typed(ctx, g.key, g.typ); err != nil {
-			return txResult{}, err
+		if keys[i], err = p.typed(ctx, g.Key, g.Typ); err != nil {
+			return model.TxResult{}, err
 		}
 	}
 	for gi, g := range groups {
 		k := keys[gi]
-		names := make([]string, len(g.writes))
-		for i, w := range g.writes {
-			names[i] = w.member
+		names := make([]string, len(g.Writes))
+		for i, w := range g.Writes {
+			names[i] = w.Member
 		}
-		ms := p.members(ctx, g.key, k, g.typ, names)
+		ms := p.members(ctx, g.Key, k, g.Typ, names)
 		if ms == nil && len(names) > 0 {
-			return txResult{}, p.err
+			return model.TxResult{}, p.err
 		}
-		for i, w := range g.writes {
+		for i, w := range g.Writes {
 			m := ms[i]
 			for w != nil {
-				ok, err := w.holds(m)
+				ok, err := w.Holds(m)
 				if err != nil || ok {
 					if err != nil {
-						return txResult{}, err
+						return model.TxResult{}, err
 					}
 					break
 				}
-				required := w.required
-				if w.retry == nil {
+				required := w.Required
+				if w.Retry == nil {
 					w = nil
-				} else if w, err = w.retry(itemOf(g.key, g.typ, names[i], m)); err != nil {
-					return txResult{}, err
+				} else if w, err = w.Retry(model.ItemOf(g.Key, g.Typ, names[i], m)); err != nil {
+					return model.TxResult{}, err
 				}
 				if w == nil && required {
-					return txResult{abandoned: true}, nil
+					return model.TxResult{Abandoned: true}, nil
 				}
 			}
 			if w != nil {
-				changes = append(changes, change{k, g.typ, m, w})
+				changes = append(changes, change{k, g.Typ, m, w})
 			}
 		}
 	}
-	var res txResult
+	var res model.TxResult
 	for _, ch := range changes {
-		ch.w.applyTo(ch.k, ch.typ, ch.m)
-		res.applied = append(res.applied, ch.w)
+		ch.w.ApplyTo(ch.k, ch.typ, ch.m)
+		res.Applied = append(res.Applied, ch.w)
 	}
 	return res, nil
 }
 
 // metaOf is key's metadata as the transaction sees it: live, and with
 // the snapshot's count (the members expired when it was read are swept).
-func (p *Pipeline) metaOf(ctx context.Context, key string) (meta, error) {
+func (p *Pipeline) metaOf(ctx context.Context, key string) (model.Meta, error) {
 	k := p.key(ctx, key)
 	if k == nil {
-		return meta{}, p.err
+		return model.Meta{}, p.err
 	}
-	if k.typ == typeNone {
-		return meta{typ: typeNone}, nil
+	if k.Typ == model.TypeNone {
+		return model.Meta{Typ: model.TypeNone}, nil
 	}
-	return meta{typ: k.typ, card: k.card, exp: k.exp}, nil
+	return model.Meta{Typ: k.Typ, Card: k.Card, Exp: k.Exp}, nil
 }
 
 // probe is Client.probe inside the transaction.
-func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members []string) (map[string]item, error) {
+func (p *Pipeline) probe(ctx context.Context, key string, typ model.KeyType, members []string) (map[string]model.Item, error) {
 	k, err := p.typed(ctx, key, typ)
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]item{}
-	if k.typ == typeNone {
+	found := map[string]model.Item{}
+	if k.Typ == model.TypeNone {
 		return found, nil
 	}
 	ms := p.members(ctx, key, k, typ, members)
@@ -208,8 +148,8 @@ func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members [
 		return nil, p.err
 	}
 	for i, m := range ms {
-		if m.present {
-			found[members[i]] = itemOf(key, typ, members[i], m)
+		if m.Present {
+			found[members[i]] = model.ItemOf(key, typ, members[i], m)
 		}
 	}
 	return found, nil
@@ -218,8 +158,8 @@ func (p *Pipeline) probe(ctx context.Context, key string, typ keyType, members [
 // scan yields the items of key's members of type typ that start with
 // prefix, in the order of Client.memberItems (present), after checking
 // key's type.
-func (p *Pipeline) scan(ctx context.Context, key string, typ keyType, prefix string) iter.Seq2[item, error] {
-	return func(yield func(item, error) bool) {
+func (p *Pipeline) scan(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
+	return func(yield func(model.Item, error) bool) {
 		k, err := p.typed(ctx, key, typ)
 		if err != nil {
 			yield(nil, err)
@@ -231,7 +171,7 @@ func (p *Pipeline) scan(ctx context.Context, key string, typ keyType, prefix str
 			return
 		}
 		for _, mk := range mks {
-			if strings.HasPrefix(mk.member, prefix) && !yield(itemOf(key, typ, mk.member, k.mem[mk]), nil) {
+			if strings.HasPrefix(mk.Member, prefix) && !yield(model.ItemOf(key, typ, mk.Member, k.Mem[mk]), nil) {
 				return
 			}
 		}
@@ -246,10 +186,10 @@ func (p *Pipeline) setExpiry(ctx context.Context, key string, at int64, cond Exp
 	switch {
 	case k == nil:
 		return false, p.err
-	case k.typ == typeNone, !cond.holds(k.exp, at):
+	case k.Typ == model.TypeNone, !cond.holds(k.Exp, at):
 		return false, nil
 	}
-	k.exp, k.expSet = at, true
+	k.Exp, k.ExpSet = at, true
 	return true, nil
 }
 
@@ -257,21 +197,21 @@ func (p *Pipeline) setExpiry(ctx context.Context, key string, at int64, cond Exp
 // since the transaction read it: the commit deletes its items.
 func (p *Pipeline) purge(ctx context.Context, key string) error {
 	k := p.keys[key]
-	if k == nil || k.typ == typeNone {
+	if k == nil || k.Typ == model.TypeNone {
 		return nil
 	}
-	if k.typ == k.orig.typ && !p.loadAll(ctx, key, k) {
+	if k.Typ == k.Orig.Typ && !p.loadAll(ctx, key, k) {
 		return p.err
 	}
-	k.gone()
+	k.Gone()
 	return nil
 }
 
 // read is Client.read inside the transaction: the range r selects (keep,
 // direction, offset, count) from the snapshot's sorted set.
 func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) {
-	k, err := p.typed(ctx, key, typeZSet)
-	if err != nil || r.empty || r.count == 0 || k.typ == typeNone {
+	k, err := p.typed(ctx, key, model.TypeZSet)
+	if err != nil || r.empty || r.count == 0 || k.Typ == model.TypeNone {
 		return nil, err
 	}
 	all, err := p.sorted(ctx, key, k)
@@ -300,8 +240,8 @@ func (p *Pipeline) read(ctx context.Context, key string, r zrange) ([]Z, error) 
 // rank is Client.rank inside the transaction: member's place in the
 // snapshot's sorted set.
 func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	k, err := p.typed(ctx, key, typeZSet)
-	if err != nil || k.typ == typeNone {
+	k, err := p.typed(ctx, key, model.TypeZSet)
+	if err != nil || k.Typ == model.TypeNone {
 		return RankScore{}, false, err
 	}
 	all, err := p.sorted(ctx, key, k)
@@ -317,25 +257,4 @@ func (p *Pipeline) rank(ctx context.Context, key, member string, rev bool) (Rank
 		}
 	}
 	return RankScore{}, false, nil
-}
-
-// applyTo makes on the snapshot's member m (of k, type typ) the change w
-// makes to its item when its condition holds.
-func (w *write) applyTo(k *txKey, typ keyType, m *txMember) {
-	switch a := w.action; {
-	case a.ConditionCheck != nil: // a check (memberCheck) changes nothing
-	case a.Delete != nil:
-		k.remove(m)
-	case a.Put != nil: // a new item: its expiry is the one it carries
-		k.add(typ, m, w.ix)
-		m.mx = memberExp(a.Put.Item)
-	case w.need == needExpiry: // the expiry alone
-		m.mx = w.expTo
-		k.touched = true
-	default: // a new index value, keeping the expiry unless it drops it (rewriteMember)
-		k.add(typ, m, w.ix)
-		if w.ttl < 0 {
-			m.mx = 0
-		}
-	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // indexAudit is a DynamoDBAPI that counts, from the items, the write
@@ -45,7 +46,7 @@ type indexAudit struct {
 }
 
 func newIndexAudit(db DynamoDBAPI) *indexAudit {
-	return &indexAudit{DynamoDBAPI: db, tableIndexAttrs: []string{attrIX, attrMemExp}}
+	return &indexAudit{DynamoDBAPI: db, tableIndexAttrs: []string{model.AttrIX, model.AttrMemExp}}
 }
 
 func (a *indexAudit) take() (wcu float64, lsi, gsi, actions int) {
@@ -57,7 +58,7 @@ func (a *indexAudit) take() (wcu float64, lsi, gsi, actions int) {
 }
 
 // read returns the item at key as stored (nil when none), uncounted.
-func (a *indexAudit) read(ctx context.Context, table *string, key item) item {
+func (a *indexAudit) read(ctx context.Context, table *string, key model.Item) model.Item {
 	out, err := a.DynamoDBAPI.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil
@@ -67,14 +68,14 @@ func (a *indexAudit) read(ctx context.Context, table *string, key item) item {
 
 // charge adds what changing before into after cost, as one action of a
 // transaction (tx) or a single write.
-func (a *indexAudit) charge(before, after item, tx bool) {
-	size := max(itemSize(before), itemSize(after))
+func (a *indexAudit) charge(before, after model.Item, tx bool) {
+	size := max(model.ItemSize(before), model.ItemSize(after))
 	units := math.Ceil(float64(max(size, 1)) / 1024)
 	lsi := 0
 	for _, attr := range a.tableIndexAttrs {
 		lsi += auditEntryWrites(before, after, []string{attr}, nil)
 	}
-	gsi := auditEntryWrites(before, after, []string{attrKS, attrKH}, []string{attrType, attrExp, attrMemTTL})
+	gsi := auditEntryWrites(before, after, []string{model.AttrKS, model.AttrKH}, []string{model.AttrType, model.AttrExp, model.AttrMemTTL})
 	per := 1.0
 	if tx {
 		per = 2
@@ -90,11 +91,11 @@ func (a *indexAudit) charge(before, after item, tx bool) {
 }
 
 // auditEntryWrites is how many writes an index with the key attributes keys
-// and the projected attributes proj takes when before becomes after: 1
+// and the model.Projected attributes proj takes when before becomes after: 1
 // for an entry added or removed, 2 for one whose key changes, 1 for one
-// whose projected attributes change, 0 otherwise.
-func auditEntryWrites(before, after item, keys, proj []string) int {
-	in := func(it item) bool {
+// whose model.Projected attributes change, 0 otherwise.
+func auditEntryWrites(before, after model.Item, keys, proj []string) int {
+	in := func(it model.Item) bool {
 		for _, k := range keys {
 			if it[k] == nil {
 				return false
@@ -143,14 +144,14 @@ func avEqual(x, y types.AttributeValue) bool {
 func (a *indexAudit) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	type target struct {
 		table *string
-		key   item
+		key   model.Item
 	}
 	targets := make([]target, len(in.TransactItems))
-	before := make([]item, len(in.TransactItems))
+	before := make([]model.Item, len(in.TransactItems))
 	for i, ti := range in.TransactItems {
 		switch {
 		case ti.Put != nil:
-			targets[i] = target{ti.Put.TableName, item{attrPK: ti.Put.Item[attrPK], attrSK: ti.Put.Item[attrSK]}}
+			targets[i] = target{ti.Put.TableName, model.Item{model.AttrPK: ti.Put.Item[model.AttrPK], model.AttrSK: ti.Put.Item[model.AttrSK]}}
 		case ti.Update != nil:
 			targets[i] = target{ti.Update.TableName, ti.Update.Key}
 		case ti.Delete != nil:

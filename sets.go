@@ -8,6 +8,8 @@ import (
 	"iter"
 	"slices"
 	"strconv"
+
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // SAdd adds members to the set at key, creating it when missing, and returns
@@ -21,7 +23,7 @@ import (
 // Cost: ⌈n/99⌉ TransactWriteItems for n distinct members, 2 write units per
 // new member (transactional writes cost double) plus 2 for the metadata
 // item: 4 for one new member of an existing set. A set member has no
-// index entry ("Set members" in keys.go). Members that already exist
+// index entry ("Set members" in internal/model/keys.go). Members that already exist
 // cost one more TransactWriteItems for the chunk that holds them.
 //
 // [SADD]: https://redis.io/docs/latest/commands/sadd/
@@ -29,16 +31,16 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 	if err := c.checkKeyMembers("SADD", key, members); err != nil {
 		return 0, err
 	}
-	members = dedupe(members)
+	members = model.Dedupe(members)
 	if n, ok, err := c.smallAdd(ctx, key, members); ok {
 		return n, wrap("SADD", err)
 	}
-	writes := make([]*write, len(members))
+	writes := make([]*model.Write, len(members))
 	for i, m := range members {
-		writes[i] = c.putMember(key, typeSet, m, nil)
+		writes[i] = c.putMember(key, model.TypeSet, m, nil)
 	}
-	applied, err := c.transactChunks(ctx, key, typeSet, writes)
-	return counted(applied), wrap("SADD", err)
+	applied, err := c.transactChunks(ctx, key, model.TypeSet, writes)
+	return model.Counted(applied), wrap("SADD", err)
 }
 
 // SRem removes members from the set at key and returns how many were
@@ -54,21 +56,21 @@ func (c *Client) SRem(ctx context.Context, key string, members ...string) (int64
 	if err := c.checkKeyMembers("SREM", key, members); err != nil {
 		return 0, err
 	}
-	if n, ok, err := c.smallRem(ctx, key, dedupe(members)); ok {
+	if n, ok, err := c.smallRem(ctx, key, model.Dedupe(members)); ok {
 		return n, wrap("SREM", err)
 	}
-	return c.remove(ctx, "SREM", key, typeSet, members)
+	return c.remove(ctx, "SREM", key, model.TypeSet, members)
 }
 
 // remove deletes members of a key of type typ; SREM and ZREM.
-func (c *Client) remove(ctx context.Context, cmd, key string, typ keyType, members []string) (int64, error) {
-	members = dedupe(members)
-	writes := make([]*write, len(members))
+func (c *Client) remove(ctx context.Context, cmd, key string, typ model.KeyType, members []string) (int64, error) {
+	members = model.Dedupe(members)
+	writes := make([]*model.Write, len(members))
 	for i, m := range members {
 		writes[i] = c.deleteMember(key, typ, m)
 	}
 	applied, err := c.transactChunks(ctx, key, typ, writes)
-	return counted(applied), wrap(cmd, err)
+	return model.Counted(applied), wrap(cmd, err)
 }
 
 // checkKeyMembers validates the key and a non-empty list of members (for
@@ -94,7 +96,7 @@ func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
 	if err := checkKey("SCARD", key); err != nil {
 		return 0, err
 	}
-	n, err := c.liveCount(ctx, key, typeSet)
+	n, err := c.liveCount(ctx, key, model.TypeSet)
 	return n, wrap("SCARD", err)
 }
 
@@ -109,7 +111,7 @@ func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error
 	if err := c.checkKeyMembers("SISMEMBER", key, []string{member}); err != nil {
 		return false, err
 	}
-	found, err := c.probe(ctx, key, typeSet, []string{member}, true)
+	found, err := c.probe(ctx, key, model.TypeSet, []string{member}, true)
 	_, ok := found[member]
 	return ok, wrap("SISMEMBER", err)
 }
@@ -125,7 +127,7 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 	if err := c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
 		return nil, err
 	}
-	found, err := c.probe(ctx, key, typeSet, dedupe(members), true)
+	found, err := c.probe(ctx, key, model.TypeSet, model.Dedupe(members), true)
 	if err != nil {
 		return nil, wrap("SMISMEMBER", err)
 	}
@@ -140,11 +142,11 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 // and returns them with their items. withMeta also reads the metadata item:
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
-func (c *Client) probe(ctx context.Context, key string, typ keyType, members []string, withMeta bool) (map[string]item, error) {
+func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
 	if c.tx != nil {
 		return c.tx.probe(ctx, key, typ, members)
 	}
-	if typ == typeSet { // the metadata item first: a small set answers alone
+	if typ == model.TypeSet { // the metadata item first: a small set answers alone
 		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
 		if ok || err != nil {
 			return found, err
@@ -152,23 +154,23 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 		withMeta = false // a live set of member items
 	}
 	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
-	keys := make([]item, 0, len(members)+1)
+	keys := make([]model.Item, 0, len(members)+1)
 	if withMeta && !lazy {
-		keys = append(keys, metaKey(key))
+		keys = append(keys, model.MetaKey(key))
 	}
 	for _, m := range members {
-		keys = append(keys, itemKey(key, memberSK(typ, m)))
+		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
 	}
 	items, err := c.batchGet(ctx, keys, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	alive := !withMeta || lazy
-	found := make(map[string]item, len(items))
+	found := make(map[string]model.Item, len(items))
 	now := c.nowMs()
 	for _, it := range items {
-		m, _, ok := memberOf(it)
-		if ok && expiredAt(it, now) {
+		m, _, ok := model.MemberOf(it)
+		if ok && model.ExpiredAt(it, now) {
 			continue // an expired member is a missing one (memberttl.go)
 		}
 		if !ok {
@@ -176,7 +178,7 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 			if err != nil {
 				return nil, err
 			}
-			alive = mt.typ == typ
+			alive = mt.Typ == typ
 			continue
 		}
 		found[m] = it
@@ -186,10 +188,10 @@ func (c *Client) probe(ctx context.Context, key string, typ keyType, members []s
 		if err != nil {
 			return nil, err
 		}
-		alive = m.typ == typ
+		alive = m.Typ == typ
 	}
 	if !alive {
-		return map[string]item{}, nil
+		return map[string]model.Item{}, nil
 	}
 	return found, nil
 }
@@ -218,7 +220,7 @@ func (c *Client) SMembers(ctx context.Context, key string) ([]string, error) {
 // the glob-style pattern match ("" or "*" for all), as Redis's SSCAN
 // iterated to the end, in no order Redis promises (redimo's: the order of
 // a hash of the member, the same for every set; "Set members" in
-// keys.go). It reads page by page as the caller iterates; a member added
+// internal/model/keys.go). It reads page by page as the caller iterates; a member added
 // or removed meanwhile may or may not appear, as with SSCAN, but no member
 // present throughout is missed or repeated.
 //
@@ -238,26 +240,26 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 		}
 		items := c.setItems(ctx, key) // the metadata item first, for the type check
 		if c.tx != nil {
-			items = c.tx.scan(ctx, key, typeSet, "")
+			items = c.tx.scan(ctx, key, model.TypeSet, "")
 		}
 		for it, err := range items {
 			if err != nil {
 				yield("", wrap("SSCAN", err))
 				return
 			}
-			m, _, ok := memberOf(it)
+			m, _, ok := model.MemberOf(it)
 			if !ok { // the metadata item comes first
-				switch mt, err := c.ofType(ctx, key, c.liveMeta(it), typeSet); {
+				switch mt, err := c.ofType(ctx, key, c.liveMeta(it), model.TypeSet); {
 				case err != nil:
 					yield("", err)
 					return
-				case mt.typ == typeSet:
+				case mt.Typ == model.TypeSet:
 					continue
 				default: // expired, or all its members: they are not there
 					return
 				}
 			}
-			if (match == "" || globMatch(match, m)) && !yield(m, nil) {
+			if (match == "" || model.GlobMatch(match, m)) && !yield(m, nil) {
 				return
 			}
 		}
@@ -323,7 +325,7 @@ func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]s
 		n = -n
 	}
 	if n == 0 {
-		_, err := c.typedMeta(ctx, key, typeSet)
+		_, err := c.typedMeta(ctx, key, model.TypeSet)
 		return nil, wrap("SRANDMEMBER", err)
 	}
 	out, _, err := c.randomMembers(ctx, key, n, count > 0)
@@ -376,20 +378,20 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		if err != nil || len(picks) == 0 {
 			return true, err
 		}
-		writes := make([]*write, len(picks))
+		writes := make([]*model.Write, len(picks))
 		for i, m := range picks {
-			writes[i] = c.deleteMember(key, typeSet, m)
+			writes[i] = c.deleteMember(key, model.TypeSet, m)
 		}
 		// When the picks are the whole set, this round empties the set:
 		// its count is known.
 		exhausted := whole
-		now := meta{typ: typeNone}
+		now := model.Meta{Typ: model.TypeNone}
 		if exhausted {
-			now = meta{typ: typeSet, card: int64(len(picks))}
+			now = model.Meta{Typ: model.TypeSet, Card: int64(len(picks))}
 		}
-		applied, err := c.transactChunksFrom(ctx, key, typeSet, writes, now)
+		applied, err := c.transactChunksFrom(ctx, key, model.TypeSet, writes, now)
 		for _, w := range applied {
-			popped = append(popped, w.member)
+			popped = append(popped, w.Member)
 		}
 		return int64(len(popped)) == count || (exhausted && len(applied) == len(picks)), err
 	})
@@ -416,18 +418,18 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 		return false, err
 	}
 	if source == destination {
-		m, err := c.typedMeta(ctx, source, typeSet)
-		if err != nil || m.typ == typeNone {
+		m, err := c.typedMeta(ctx, source, model.TypeSet)
+		if err != nil || m.Typ == model.TypeNone {
 			return false, wrap("SMOVE", err)
 		}
 		return c.SIsMember(ctx, source, member)
 	}
-	res, err := c.transactPurging(ctx, func() []*group {
-		rem := c.deleteMember(source, typeSet, member)
-		rem.required = true
-		return []*group{
-			{key: source, typ: typeSet, writes: []*write{rem}},
-			{key: destination, typ: typeSet, writes: []*write{c.putMember(destination, typeSet, member, nil)}},
+	res, err := c.transactPurging(ctx, func() []*model.Group {
+		rem := c.deleteMember(source, model.TypeSet, member)
+		rem.Required = true
+		return []*model.Group{
+			{Key: source, Typ: model.TypeSet, Writes: []*model.Write{rem}},
+			{Key: destination, Typ: model.TypeSet, Writes: []*model.Write{c.putMember(destination, model.TypeSet, member, nil)}},
 		}
 	})
 	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination || c.tx != nil && errors.Is(err, ErrWrongType) {
@@ -435,14 +437,14 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 		// destination. (EXEC's writer answers ErrWrongType without the
 		// key, as EXEC replies; there a source of the wrong type fails
 		// typedMeta, which reads the snapshot.)
-		if m, err2 := c.typedMeta(ctx, source, typeSet); err2 == nil && m.typ == typeNone {
+		if m, err2 := c.typedMeta(ctx, source, model.TypeSet); err2 == nil && m.Typ == model.TypeNone {
 			return false, nil
 		}
 	}
 	if err != nil {
 		return false, wrap("SMOVE", err)
 	}
-	return !res.abandoned, nil
+	return !res.Abandoned, nil
 }
 
 // SInter returns the members of the intersection of the sets at keys, as
@@ -481,14 +483,14 @@ func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (i
 // setMetas validates the keys of a set-algebra command and reads their
 // metadata (one BatchGetItem per 100 keys), failing with ErrWrongType when
 // one holds another type.
-func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]meta, error) {
+func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]model.Meta, error) {
 	if err := checkKeyList(cmd, keys); err != nil {
 		return nil, err
 	}
-	ms, err := c.typedMetas(ctx, keys, typeSet)
+	ms, err := c.typedMetas(ctx, keys, model.TypeSet)
 	for i := range ms { // live cards for keys with member expiries
 		if err == nil {
-			ms[i], err = c.exact(ctx, keys[i], ms[i])
+			ms[i], err = c.settle(ctx, keys[i], ms[i], true)
 		}
 	}
 	return ms, wrap(cmd, err)
@@ -503,13 +505,13 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 	}
 	order := make([]int, len(keys))
 	for i := range order {
-		if ms[i].typ == typeNone {
+		if ms[i].Typ == model.TypeNone {
 			return nil
 		}
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return int(ms[a].card - ms[b].card) })
-	others := dedupe(mapSlice(order[1:], func(i int) string { return keys[i] }))
+	slices.SortStableFunc(order, func(a, b int) int { return int(ms[a].Card - ms[b].Card) })
+	others := model.Dedupe(model.MapSlice(order[1:], func(i int) string { return keys[i] }))
 	others = slices.DeleteFunc(others, func(k string) bool { return k == keys[order[0]] })
 
 	var found int64
@@ -529,11 +531,11 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 		batch = batch[:0]
 		return nil
 	}
-	for it, err := range c.memberItems(ctx, keys[order[0]], typeSet, "") {
+	for it, err := range c.memberItems(ctx, keys[order[0]], model.TypeSet, "") {
 		if err != nil {
 			return wrap(cmd, err)
 		}
-		m, _, _ := memberOf(it)
+		m, _, _ := model.MemberOf(it)
 		batch = append(batch, m)
 		if len(batch) == cap(batch) {
 			if err := flush(); err != nil {
@@ -561,16 +563,16 @@ func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
 	}
 	var all []string
 	for i, k := range keys {
-		if ms[i].typ == typeNone {
+		if ms[i].Typ == model.TypeNone {
 			continue
 		}
-		m, err := c.members(ctx, k, typeSet)
+		m, err := c.members(ctx, k, model.TypeSet)
 		if err != nil {
 			return nil, wrap("SUNION", err)
 		}
 		all = append(all, m...)
 	}
-	return dedupe(all), nil
+	return model.Dedupe(all), nil
 }
 
 // SDiff returns the members of the set at the first key that are in none of
@@ -587,10 +589,10 @@ func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ms[0].typ == typeNone {
+	if ms[0].Typ == model.TypeNone {
 		return nil, nil
 	}
-	cand, err := c.members(ctx, keys[0], typeSet)
+	cand, err := c.members(ctx, keys[0], model.TypeSet)
 	if err != nil {
 		return nil, wrap("SDIFF", err)
 	}
@@ -598,15 +600,15 @@ func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
 		if len(cand) == 0 {
 			break
 		}
-		if ms[i+1].typ == typeNone {
+		if ms[i+1].Typ == model.TypeNone {
 			continue
 		}
 		if k == keys[0] {
 			return nil, nil
 		}
 		var drop map[string]bool
-		if ms[i+1].card < int64(len(cand)) {
-			others, err := c.members(ctx, k, typeSet)
+		if ms[i+1].Card < int64(len(cand)) {
+			others, err := c.members(ctx, k, model.TypeSet)
 			if err != nil {
 				return nil, wrap("SDIFF", err)
 			}
@@ -615,7 +617,7 @@ func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
 				drop[m] = true
 			}
 		} else {
-			present, err := c.probe(ctx, k, typeSet, cand, false)
+			present, err := c.probe(ctx, k, model.TypeSet, cand, false)
 			if err != nil {
 				return nil, wrap("SDIFF", err)
 			}
@@ -652,15 +654,15 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 		}
 		return n
 	}
-	if unique := dedupe(keys); len(unique) == 1 {
+	if unique := model.Dedupe(keys); len(unique) == 1 {
 		if err := checkKey(cmd, unique[0]); err != nil {
 			return 0, err
 		}
-		m, err := c.typedMeta(ctx, unique[0], typeSet)
+		m, err := c.typedMeta(ctx, unique[0], model.TypeSet)
 		if err == nil {
-			m, err = c.exact(ctx, unique[0], m)
+			m, err = c.settle(ctx, unique[0], m, true)
 		}
-		return capped(m.card), wrap(cmd, err)
+		return capped(m.Card), wrap(cmd, err)
 	}
 	ms, err := c.setMetas(ctx, cmd, keys)
 	if err != nil {
@@ -669,9 +671,9 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 	var sets []string
 	var largest int64
 	for i, k := range keys {
-		if ms[i].typ != typeNone && !slices.Contains(sets, k) {
+		if ms[i].Typ != model.TypeNone && !slices.Contains(sets, k) {
 			sets = append(sets, k)
-			largest = max(largest, ms[i].card)
+			largest = max(largest, ms[i].Card)
 		}
 	}
 	switch {
@@ -682,11 +684,11 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 	}
 	seen := map[string]struct{}{}
 	for _, k := range sets {
-		for it, err := range c.memberItems(ctx, k, typeSet, "") {
+		for it, err := range c.memberItems(ctx, k, model.TypeSet, "") {
 			if err != nil {
 				return 0, wrap(cmd, err)
 			}
-			m, _, _ := memberOf(it)
+			m, _, _ := model.MemberOf(it)
 			seen[m] = struct{}{}
 			if limit > 0 && int64(len(seen)) >= limit {
 				return limit, nil
@@ -717,12 +719,12 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 		return 0, argError(cmd, "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
 	}
 	ms, err := c.setMetas(ctx, cmd, keys)
-	if err != nil || ms[0].typ == typeNone {
+	if err != nil || ms[0].Typ == model.TypeNone {
 		return 0, err
 	}
 	var others []string
 	for i, k := range keys[1:] {
-		if ms[i+1].typ == typeNone || slices.Contains(others, k) {
+		if ms[i+1].Typ == model.TypeNone || slices.Contains(others, k) {
 			continue
 		}
 		if k == keys[0] {
@@ -732,9 +734,9 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 	}
 	if len(others) == 0 {
 		if limit > 0 {
-			return min(ms[0].card, limit), nil
+			return min(ms[0].Card, limit), nil
 		}
-		return ms[0].card, nil
+		return ms[0].Card, nil
 	}
 	if limit == 0 {
 		ds, err := c.SDiff(ctx, keys...)
@@ -748,11 +750,11 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 		if !slices.Contains(others, k) || slices.Contains(probed, k) {
 			continue
 		}
-		if ms[i+1].card >= ms[0].card {
+		if ms[i+1].Card >= ms[0].Card {
 			probed = append(probed, k)
 			continue
 		}
-		small, err := c.members(ctx, k, typeSet)
+		small, err := c.members(ctx, k, model.TypeSet)
 		if err != nil {
 			return 0, wrap(cmd, err)
 		}
@@ -771,11 +773,11 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 		batch = batch[:0]
 		return nil
 	}
-	for it, err := range c.memberItems(ctx, keys[0], typeSet, "") {
+	for it, err := range c.memberItems(ctx, keys[0], model.TypeSet, "") {
 		if err != nil {
 			return 0, wrap(cmd, err)
 		}
-		m, _, _ := memberOf(it)
+		m, _, _ := model.MemberOf(it)
 		batch = append(batch, m)
 		if len(batch) == cap(batch) {
 			if err := flush(); err != nil {
@@ -842,43 +844,43 @@ func (c *Client) setStore(ctx context.Context, cmd, destination string, keys []s
 	if err != nil {
 		return 0, wrap(cmd, err)
 	}
-	return int64(len(result)), wrap(cmd, c.overwrite(ctx, destination, typeSet, result, func(string) []byte { return nil }))
+	return int64(len(result)), wrap(cmd, c.overwrite(ctx, destination, model.TypeSet, result, func(string) []byte { return nil }))
 }
 
 // overwrite makes the key hold exactly members (of type typ, with index
 // values from ix), deleting it when members is empty. Existing members of
 // the right type whose index value is unchanged are not rewritten.
-func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members []string, ix func(string) []byte) error {
+func (c *Client) overwrite(ctx context.Context, key string, typ model.KeyType, members []string, ix func(string) []byte) error {
 	m, err := c.getMeta(ctx, key)
 	if err != nil {
 		return err
 	}
-	if m.exp > 0 { // the new value has no expiry, as in Redis
+	if m.Exp > 0 { // the new value has no expiry, as in Redis
 		if _, _, err := c.removeExpiry(ctx, key, ""); err != nil {
 			return err
 		}
 	}
-	if m.typ != typeNone && m.typ != typ {
+	if m.Typ != model.TypeNone && m.Typ != typ {
 		if _, err := c.del(ctx, key); err != nil {
 			return err
 		}
-		m = meta{typ: typeNone}
+		m = model.Meta{Typ: model.TypeNone}
 	}
 	old := map[string][]byte{}
 	oldExp := map[string]int64{} // live members with an expiry (memberttl.go)
-	if m.typ == typ {
+	if m.Typ == typ {
 		for it, err := range c.memberItems(ctx, key, typ, "") {
 			if err != nil {
 				return err
 			}
-			member, _, _ := memberOf(it)
-			old[member] = bytesAttr(it, attrIX)
-			if x := memberExp(it); x != 0 {
+			member, _, _ := model.MemberOf(it)
+			old[member] = model.BytesAttr(it, model.AttrIX)
+			if x := model.MemberExp(it); x != 0 {
 				oldExp[member] = x
 			}
 		}
 	}
-	var writes []*write
+	var writes []*model.Write
 	keep := make(map[string]bool, len(members))
 	for _, member := range members {
 		keep[member] = true
@@ -889,7 +891,7 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 			writes = append(writes, c.putMember(key, typ, member, want))
 		case oldExp[member] != 0: // the new value's members have no expiry
 			writes = append(writes, c.rewriteMember(key, typ, member, prev, want, oldExp[member]))
-		case typ == typeZSet && string(prev) != string(want):
+		case typ == model.TypeZSet && string(prev) != string(want):
 			writes = append(writes, c.setIX(key, typ, member, prev, want))
 		}
 	}
@@ -905,14 +907,6 @@ func (c *Client) overwrite(ctx context.Context, key string, typ keyType, members
 	return err
 }
 
-func mapSlice[T, U any](in []T, f func(T) U) []U {
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
-}
-
 // probeAll keeps the members of cand that every set of keys holds (in
 // true: SINTER) or that none holds (in false: SDIFF), probing the keys one
 // by one while members are left. It reuses cand's array.
@@ -921,7 +915,7 @@ func (c *Client) probeAll(ctx context.Context, keys, cand []string, in bool) ([]
 		if len(cand) == 0 {
 			break
 		}
-		present, err := c.probe(ctx, k, typeSet, cand, false)
+		present, err := c.probe(ctx, k, model.TypeSet, cand, false)
 		if err != nil {
 			return nil, err
 		}

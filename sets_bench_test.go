@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 func benchMembers(prefix string, n int) []string {
@@ -43,7 +44,7 @@ func baselinePutAll(b *testing.B, cnt *counter, key string, members []string) {
 		go func() {
 			defer func() { <-sem }()
 			cnt.requests.Add(1)
-			it := itemKey(key, memberSK(typeSet, m))
+			it := model.ItemKey(key, model.MemberSK(model.TypeSet, m))
 			_, err := testDB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable, Item: it})
 			errs <- err
 		}()
@@ -58,11 +59,11 @@ func baselinePutAll(b *testing.B, cnt *counter, key string, members []string) {
 // baselineLoad reads a whole set with a plain paginated Query.
 func baselineLoad(b *testing.B, c *Client, key string) map[string]bool {
 	out := map[string]bool{}
-	for it, err := range c.memberItems(context.Background(), key, typeSet, "") {
+	for it, err := range c.memberItems(context.Background(), key, model.TypeSet, "") {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, _, _ := memberOf(it)
+		m, _, _ := model.MemberOf(it)
 		out[m] = true
 	}
 	return out
@@ -126,8 +127,8 @@ func BenchmarkSCard10000(b *testing.B) {
 	}, func() {
 		n, err := c.queryCount(ctx, &dynamodb.QueryInput{
 			KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :s)"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-			ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":s": bin([]byte{'s'})},
+			ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
+			ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":s": model.Bin([]byte{'s'})},
 		})
 		if err != nil || n != 10000 {
 			b.Fatal(n, err)
@@ -177,7 +178,7 @@ func BenchmarkSIsMember(b *testing.B) {
 		}
 	}, func() {
 		cnt.requests.Add(1)
-		out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: itemKey(key, memberSK(typeSet, "m000042"))})
+		out, err := testDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &testTable, Key: model.ItemKey(key, model.MemberSK(model.TypeSet, "m000042"))})
 		if err != nil || out.Item == nil {
 			b.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
@@ -33,11 +34,11 @@ func addOrRemove(ctx context.Context, c *Client, key string, add bool, ms ...str
 
 func makeZSet(t *testing.T, c *Client, key string, members ...string) {
 	t.Helper()
-	var ws []*write
+	var ws []*model.Write
 	for i, m := range members {
-		ws = append(ws, c.putMember(key, typeZSet, m, zsetIX(float64(i), m)))
+		ws = append(ws, c.putMember(key, model.TypeZSet, m, model.ZsetIX(float64(i), m)))
 	}
-	_, err := c.transactChunks(context.Background(), key, typeZSet, ws)
+	_, err := c.transactChunks(context.Background(), key, model.TypeZSet, ws)
 	require.NoError(t, err)
 }
 
@@ -364,7 +365,7 @@ func TestSRandMemberAndSPop(t *testing.T) {
 	got, err := c.SRandMemberN(ctx, k, 4)
 	require.NoError(t, err)
 	require.Len(t, got, 4)
-	require.Len(t, dedupe(got), 4, "distinct for count > 0")
+	require.Len(t, model.Dedupe(got), 4, "distinct for count > 0")
 	got, err = c.SRandMemberN(ctx, k, 50)
 	require.NoError(t, err)
 	require.Equal(t, all, sorted(got))
@@ -404,7 +405,7 @@ func TestSScan(t *testing.T) {
 	k := p + "scan"
 	_, err := c.SAdd(ctx, k, "user:1", "user:2", "user:10", "admin:1", "u*", "[x]")
 	require.NoError(t, err)
-	// In the order of the members' sort keys (their hashes: keys.go);
+	// In the order of the members' sort keys (their hashes: internal/model/keys.go);
 	// compared sorted below.
 	collect := func(match string) []string {
 		var out []string
@@ -413,7 +414,7 @@ func TestSScan(t *testing.T) {
 			out = append(out, m)
 		}
 		require.True(t, slices.IsSortedFunc(out, func(a, b string) int {
-			return bytes.Compare(memberSK(typeSet, a), memberSK(typeSet, b))
+			return bytes.Compare(model.MemberSK(model.TypeSet, a), model.MemberSK(model.TypeSet, b))
 		}), "in sort-key order: %q", out)
 		return sorted(out)
 	}
@@ -722,17 +723,17 @@ func TestSetCardModel(t *testing.T) {
 }
 
 // TestSetWritesNoIndexEntry: no write of set members adds, changes or
-// removes a by_ix entry (keys.go, "Set members"), counted from the items
+// removes a by_ix entry (internal/model/keys.go, "Set members"), counted from the items
 // each write changed (indexAudit, setcost_bench_test.go), and no set
 // member item holds ix.
 func TestSetWritesNoIndexEntry(t *testing.T) {
 	needDB(t)
 	audit := newIndexAudit(testDB)
-	audit.tableIndexAttrs = []string{attrIX}
+	audit.tableIndexAttrs = []string{model.AttrIX}
 	c := NewClient(audit, func(o *Options) { o.TableName = testTable })
 	ctx, p := context.Background(), "TestSetWritesNoIndexEntry:"+randomHex(3)+":"
 	a, b, d := p+"a", p+"b", p+"d"
-	long := strings.Repeat("L", inlineMemberLen+10)
+	long := strings.Repeat("L", model.InlineMemberLen+10)
 	steps := []func() error{
 		func() error { _, err := c.SAdd(ctx, a, "x", "y", "z", long); return err },
 		func() error { _, err := c.SAdd(ctx, b, "y", "w"); return err },
@@ -763,9 +764,9 @@ func TestSetWritesNoIndexEntry(t *testing.T) {
 	items := rawItemsOf(t, p)
 	require.NotEmpty(t, items)
 	for _, it := range items {
-		if _, typ, ok := memberOf(it); ok {
-			require.Equal(t, typeSet, typ)
-			require.NotContains(t, it, attrIX, "set member %x", bytesAttr(it, attrSK))
+		if _, typ, ok := model.MemberOf(it); ok {
+			require.Equal(t, model.TypeSet, typ)
+			require.NotContains(t, it, model.AttrIX, "set member %x", model.BytesAttr(it, model.AttrSK))
 		}
 	}
 	// The same audit sees a sorted set's index entry: the test can fail.

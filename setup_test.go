@@ -1,6 +1,8 @@
 package redimo
 
 import (
+	"github.com/redimo-go/redimo/internal/model"
+
 	"context"
 	"errors"
 	"io"
@@ -211,7 +213,7 @@ func TestPricedUnits(t *testing.T) {
 	must := func(_ any, err error) { t.Helper(); require.NoError(t, err) }
 
 	must(c.SAdd(ctx, k+"s", numbered("m%d", 10)...))
-	one("SADD of 10 to a new key: 10 member items (no index entry: keys.go), the metadata item (its by_key entry, made once per key, is not seen)", 22, 0)
+	one("SADD of 10 to a new key: 10 member items (no index entry: internal/model/keys.go), the metadata item (its by_key entry, made once per key, is not seen)", 22, 0)
 	must(c.SAdd(ctx, k+"s", "n"))
 	one("SADD of 1 to a set: member item, metadata item", 4, 0)
 	must(c.SAdd(ctx, k+"big", strings.Repeat("x", 1000)))
@@ -278,10 +280,10 @@ func (f *failFirst) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestIsConflict(t *testing.T) {
-	require.True(t, isConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
+	require.True(t, model.IsConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
 		{Code: aws.String("None")}, {Code: aws.String("TransactionConflict")}}}))
-	require.False(t, isConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
+	require.False(t, model.IsConflict(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{
 		{Code: aws.String("ConditionalCheckFailed")}}}))
-	require.True(t, isConflict(&types.TransactionConflictException{}))
-	require.False(t, isConflict(errors.New("x")))
+	require.True(t, model.IsConflict(&types.TransactionConflictException{}))
+	require.False(t, model.IsConflict(errors.New("x")))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // MaxShards is the largest shard count of a ShardedSet: Card reads every
@@ -77,8 +78,8 @@ func (s *ShardedSet) shardOf(member string) int {
 	return int(h.Sum64() % uint64(s.shards))
 }
 
-func descriptorKey(key string) item {
-	return item{attrPK: bin(partition(nsSharded, key)), attrSK: bin(metaSK)}
+func descriptorKey(key string) model.Item {
+	return model.Item{model.AttrPK: model.Bin(model.Partition(model.NsSharded, key)), model.AttrSK: model.Bin(model.MetaSK)}
 }
 
 // check validates the handle and, once per handle, records or verifies the
@@ -99,14 +100,14 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 		TableName: s.c.table(), Key: descriptorKey(s.key),
 		UpdateExpression:                    aws.String("SET #sh = :sh"),
 		ConditionExpression:                 aws.String("attribute_not_exists(#sh) OR #sh = :sh"),
-		ExpressionAttributeNames:            map[string]string{"#sh": attrShards},
-		ExpressionAttributeValues:           item{":sh": num(int64(s.shards))},
+		ExpressionAttributeNames:            map[string]string{"#sh": model.AttrShards},
+		ExpressionAttributeValues:           model.Item{":sh": model.Num(int64(s.shards))},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		recorded := "?"
-		if v, ok := failed.Item[attrShards].(*types.AttributeValueMemberN); ok {
+		if v, ok := failed.Item[model.AttrShards].(*types.AttributeValueMemberN); ok {
 			recorded = v.Value
 		}
 		return fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, recorded, s.shards)
@@ -121,7 +122,7 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 // byShard groups members by shard.
 func (s *ShardedSet) byShard(members []string) map[int][]string {
 	out := map[int][]string{}
-	for _, m := range dedupe(members) {
+	for _, m := range model.Dedupe(members) {
 		i := s.shardOf(m)
 		out[i] = append(out[i], m)
 	}
@@ -214,15 +215,15 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 	// The members' items and their shards' metadata items, in one read:
 	// a member of a shard that expired, or that is not a set, is not in
 	// the set.
-	keys := make([]item, 0, len(members))
+	keys := make([]model.Item, 0, len(members))
 	shards := map[int]bool{}
-	for _, m := range dedupe(members) {
+	for _, m := range model.Dedupe(members) {
 		i := s.shardOf(m)
 		if !shards[i] {
 			shards[i] = true
-			keys = append(keys, metaKey(s.shard(i)))
+			keys = append(keys, model.MetaKey(s.shard(i)))
 		}
-		keys = append(keys, itemKey(s.shard(i), memberSK(typeSet, m)))
+		keys = append(keys, model.ItemKey(s.shard(i), model.MemberSK(model.TypeSet, m)))
 	}
 	items, err := s.c.batchGet(ctx, keys, nil, nil)
 	if err != nil {
@@ -231,21 +232,21 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 	live := map[string]bool{} // partition keys of the shards that are sets now
 	found := map[string]bool{}
 	for _, it := range items {
-		if _, _, ok := memberOf(it); !ok {
-			switch m := s.c.liveMeta(it); m.typ {
-			case typeSet:
-				live[string(bytesAttr(it, attrPK))] = true
-				for _, x := range m.small { // a small shard (smallset.go)
+		if _, _, ok := model.MemberOf(it); !ok {
+			switch m := s.c.liveMeta(it); m.Typ {
+			case model.TypeSet:
+				live[string(model.BytesAttr(it, model.AttrPK))] = true
+				for _, x := range m.Small { // a small shard (smallset.go)
 					found[x] = true
 				}
-			case typeZSet:
+			case model.TypeZSet:
 				return nil, ErrWrongType
 			}
 		}
 	}
 	now := s.c.nowMs()
 	for _, it := range items {
-		if m, t, ok := memberOf(it); ok && t == typeSet && !expiredAt(it, now) && live[string(bytesAttr(it, attrPK))] { // member expiry: memberttl.go
+		if m, t, ok := model.MemberOf(it); ok && t == model.TypeSet && !model.ExpiredAt(it, now) && live[string(model.BytesAttr(it, model.AttrPK))] { // member expiry: memberttl.go
 			found[m] = true
 		}
 	}
@@ -279,37 +280,37 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	if err := checkKey("SCARD", s.shard(s.shards-1)); err != nil {
 		return nil, err
 	}
-	keys := []item{descriptorKey(s.key)}
+	keys := []model.Item{descriptorKey(s.key)}
 	for i := range s.shards {
-		keys = append(keys, metaKey(s.shard(i)))
+		keys = append(keys, model.MetaKey(s.shard(i)))
 	}
 	items, err := s.c.batchGet(ctx, keys, nil, nil)
 	if err != nil {
 		return nil, wrap("SCARD", err)
 	}
 	cards := make([]int64, s.shards)
-	metas := make([]meta, s.shards)
+	metas := make([]model.Meta, s.shards)
 	for i := range metas {
-		metas[i].typ = typeNone
+		metas[i].Typ = model.TypeNone
 	}
 	for _, it := range items {
-		pk := bytesAttr(it, attrPK)
-		if pk[0] == nsSharded || pk[0] == longNS(nsSharded) {
-			if v, ok := it[attrShards].(*types.AttributeValueMemberN); ok && v.Value != strconv.Itoa(s.shards) {
+		pk := model.BytesAttr(it, model.AttrPK)
+		if pk[0] == model.NsSharded || pk[0] == model.LongNS(model.NsSharded) {
+			if v, ok := it[model.AttrShards].(*types.AttributeValueMemberN); ok && v.Value != strconv.Itoa(s.shards) {
 				return nil, fmt.Errorf("%w: %q has %s shards, not %d", ErrShardCount, s.key, v.Value, s.shards)
 			}
 			continue
 		}
 		for i := range s.shards {
-			if string(pk) == string(pkValue(s.shard(i))) {
+			if string(pk) == string(model.PkValue(s.shard(i))) {
 				metas[i] = s.c.liveMeta(it)
 			}
 		}
 	}
 	// A shard whose members have expiries counts its live ones (memberttl.go).
 	err = s.c.parallel(s.shards, func(i int) error {
-		m, err := s.c.ofType(ctx, s.shard(i), metas[i], typeSet)
-		if err == nil && m.typ == typeSet {
+		m, err := s.c.ofType(ctx, s.shard(i), metas[i], model.TypeSet)
+		if err == nil && m.Typ == model.TypeSet {
 			cards[i], err = s.c.liveCard(ctx, s.shard(i), m)
 		}
 		return err
@@ -337,7 +338,7 @@ func (s *ShardedSet) Members(ctx context.Context) iter.Seq2[string, error] {
 		ctx = s.c.labelled(ctx) // for Options.Metrics: the shards' goroutines do not show the command
 		go func() {
 			_ = s.eachShard(s.all(), func(i int) error {
-				m, err := s.c.members(ctx, s.shard(i), typeSet)
+				m, err := s.c.members(ctx, s.shard(i), model.TypeSet)
 				errs[i] = err
 				results[i] <- m
 				return nil

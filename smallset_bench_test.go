@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/ddbmodel"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 func BenchmarkSmallSetsModel(b *testing.B) {
@@ -161,7 +162,7 @@ func BenchmarkSmallSetsModel(b *testing.B) {
 		}
 		run("plain", func(w, i int) (int64, error) {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &testTable,
-				Item: itemKey(keyOf("plain", rngs[w].IntN(manyKeys)), memberSK(typeSet, member(w, i)))})
+				Item: model.ItemKey(keyOf("plain", rngs[w].IntN(manyKeys)), model.MemberSK(model.TypeSet, member(w, i)))})
 			return 1, err
 		})
 	}

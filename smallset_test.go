@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,12 +20,12 @@ import (
 func smallRaw(t *testing.T, c *Client, key string) (small bool, items int) {
 	t.Helper()
 	ctx := context.Background()
-	it, err := c.getItem(ctx, metaKey(key), nil, nil, nil)
+	it, err := c.getItem(ctx, model.MetaKey(key), nil, nil, nil)
 	require.NoError(t, err)
-	for range c.query(ctx, memberQuery(key, typeSet, ""), 0) {
+	for range c.query(ctx, model.MemberQuery(key, model.TypeSet, ""), 0) {
 		items++
 	}
-	return smallMembers(it) != nil, items
+	return model.SmallMembers(it) != nil, items
 }
 
 // TestSmallSetRequests: the done-when of issue 26 on DynamoDB Local: SADD
@@ -139,7 +140,7 @@ func TestSmallSetCommands(t *testing.T) {
 
 	// Past the member threshold.
 	big := p + "big"
-	for i := range smallMaxMembers {
+	for i := range model.SmallMaxMembers {
 		n, err := c.SAdd(ctx, big, fmt.Sprint(i))
 		require.NoError(t, err)
 		require.EqualValues(t, 1, n)
@@ -152,10 +153,10 @@ func TestSmallSetCommands(t *testing.T) {
 	require.EqualValues(t, 1, n)
 	small, items = smallRaw(t, c, big)
 	require.False(t, small)
-	require.Equal(t, smallMaxMembers+1, items)
+	require.Equal(t, model.SmallMaxMembers+1, items)
 	card, err := c.SCard(ctx, big)
 	require.NoError(t, err)
-	require.EqualValues(t, smallMaxMembers+1, card)
+	require.EqualValues(t, model.SmallMaxMembers+1, card)
 
 	// Past the byte budget.
 	bytes := p + "bytes"
@@ -163,8 +164,8 @@ func TestSmallSetCommands(t *testing.T) {
 		_, err := c.SAdd(ctx, bytes, fmt.Sprintf("%050d", i))
 		require.NoError(t, err)
 		if small, _ := smallRaw(t, c, bytes); !small {
-			require.Greater(t, 50*(i+1), smallBudget(bytes))
-			require.LessOrEqual(t, 50*i, smallBudget(bytes))
+			require.Greater(t, 50*(i+1), model.SmallBudget(bytes))
+			require.LessOrEqual(t, 50*i, model.SmallBudget(bytes))
 			break
 		}
 	}
@@ -308,7 +309,7 @@ func TestSmallSetConcurrency(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	key := p + "hot"
 	const writers, rounds = 16, 60
-	// 130 possible members: the set crosses smallMaxMembers (99) when
+	// 130 possible members: the set crosses model.SmallMaxMembers (99) when
 	// the writers fill it, and empties when they drain it.
 	universe := numbered("m%03d", 130)
 	var (
@@ -331,7 +332,7 @@ func TestSmallSetConcurrency(t *testing.T) {
 				for j := range ms {
 					ms[j] = universe[r.IntN(len(universe))]
 				}
-				ms = dedupe(ms)
+				ms = model.Dedupe(ms)
 				var (
 					n   int64
 					err error

@@ -9,7 +9,7 @@ package redimo
 // idempotency token, the table's description and creation, all under the
 // one retry policy (retry.go). It knows the table, not Redis: Client, which
 // embeds it, holds the commands, which build the requests from the data
-// model (keys.go) and read the answers.
+// model (internal/model/keys.go) and read the answers.
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // store is a Client's table: see above.
@@ -46,7 +47,7 @@ func (s *store) table() *string { return aws.String(s.opts.TableName) }
 func (s *store) consistent() *bool { return aws.Bool(!s.opts.EventuallyConsistent) }
 
 // getItem reads one item (nil when missing); consistent nil: as Options say.
-func (s *store) getItem(ctx context.Context, key item, consistent *bool, projection *string, names map[string]string) (item, error) {
+func (s *store) getItem(ctx context.Context, key model.Item, consistent *bool, projection *string, names map[string]string) (model.Item, error) {
 	if consistent == nil {
 		consistent = s.consistent()
 	}
@@ -121,11 +122,11 @@ func (s *store) sendTx(ctx context.Context, actions []types.TransactWriteItem) e
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(token())}
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(model.Token())}
 	return s.attempts(ctx, true, func() (bool, error) {
 		_, err := s.db.TransactWriteItems(ctx, in)
 		var internal *types.InternalServerError
-		if retryable(err) || errors.As(err, &internal) {
+		if model.Retryable(err) || errors.As(err, &internal) {
 			return false, nil
 		}
 		return true, err
@@ -139,15 +140,15 @@ func (s *store) sendTx(ctx context.Context, actions []types.TransactWriteItem) e
 // (throttling), at most Options.MaxAttempts times in a row (then
 // ErrContention, retry.go). Missing items are absent from the result,
 // which is in no particular order.
-func (s *store) batchGet(ctx context.Context, keys []item, projection *string, names map[string]string) ([]item, error) {
+func (s *store) batchGet(ctx context.Context, keys []model.Item, projection *string, names map[string]string) ([]model.Item, error) {
 	return s.batchGetWith(ctx, keys, s.consistent(), projection, names)
 }
 
 // batchGetWith is batchGet with the consistency given.
-func (s *store) batchGetWith(ctx context.Context, keys []item, consistent *bool, projection *string, names map[string]string) ([]item, error) {
+func (s *store) batchGetWith(ctx context.Context, keys []model.Item, consistent *bool, projection *string, names map[string]string) ([]model.Item, error) {
 	var (
 		mu    sync.Mutex
-		found []item
+		found []model.Item
 	)
 	ctx = s.labelled(ctx) // for Options.Metrics: the chunks' goroutines do not show the command
 	err := s.parallel((len(keys)+99)/100, func(i int) error {
@@ -160,14 +161,14 @@ func (s *store) batchGetWith(ctx context.Context, keys []item, consistent *bool,
 	return found, err
 }
 
-func (s *store) batchGetChunk(ctx context.Context, keys []item, consistent *bool, projection *string, names map[string]string) ([]item, error) {
+func (s *store) batchGetChunk(ctx context.Context, keys []model.Item, consistent *bool, projection *string, names map[string]string) ([]model.Item, error) {
 	req := map[string]types.KeysAndAttributes{s.opts.TableName: {
 		Keys:                     keys,
 		ConsistentRead:           consistent,
 		ProjectionExpression:     projection,
 		ExpressionAttributeNames: names,
 	}}
-	var found []item
+	var found []model.Item
 	for len(req) > 0 {
 		// Nothing read is throttling: back off (retry.go). Some read and
 		// some left is a response that reached its size limit (long

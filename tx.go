@@ -18,254 +18,90 @@ package redimo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
-// maxTxItems is DynamoDB's limit of actions in one TransactWriteItems.
-const maxTxItems = 100
-
-// write is one member item's change inside a key's transaction.
-type write struct {
-	member string
-	action types.TransactWriteItem // its condition must be set
-	// need is the condition of action as data: EXEC's writer (seam.go)
-	// judges it against the snapshot instead of DynamoDB. A member-expiry
-	// change (needExpiry) requires the expiry expWas and sets expTo.
-	need          need
-	expWas, expTo int64
-	delta         int64   // change of the key's cardinality when applied
-	count         int64   // what it adds to the command's reply when applied
-	score         float64 // for sorted-set writes: the score it stores
-	// required: when its condition fails and retry gives no replacement, the
-	// whole command is abandoned (SMOVE: no add to the destination without
-	// the removal from the source).
-	required bool
-	// retry is called when the condition failed, with the item as it is now
-	// (nil when absent). It returns the write to try instead, or nil to drop
-	// this one. A nil retry drops it.
-	retry func(now item) (*write, error)
-
-	// For the count items of ranked sorted sets (rank.go): ix is the index
-	// value the write stores (nil when it removes the member or only
-	// checks it), prev the one it replaces (nil: none), known whether prev
-	// is certain (the write's condition pins it). rankItem marks the
-	// action on a count item itself.
-	ix, prev []byte
-	known    bool
-	rankItem bool
-	// pinned: the write requires its member's index value to be prev
-	// (absent when prev is nil), which rankPrepare read (rank.go: pin).
-	pinned bool
-
-	// Member expiry (memberttl.go): ttl is the change the write makes to
-	// the number of members with an expiry (the metadata item's mn);
-	// swept marks the delete of an expired member, replaces a write that
-	// takes an expired member's place.
-	ttl             int64
-	swept, replaces bool
-	pin             *int64 // a delete's expected expiry (pinDelete); nil: not pinned
-	// strict: a failed delete is never re-pinned to the expiry it found;
-	// its retry, or required, decides (ZMOVE: the destination's write was
-	// built from the member as read).
-	strict bool
-}
-
-// rendered is w's action as sent at now: the condition its constructor
-// built conjoined with the guards its data asks for: a write pinned by
-// the rank code requires the index value it read (rank.go: pin); a long
-// member's update, delete or check of presence requires the item to hold
-// that member (longmember.go); a pinned delete requires the expiry it was
-// pinned to (pinDelete); and on a table with member expiry (memberTTL), a
-// write that requires its member requires it live, a check of absence
-// (memberCheck) also holds for an expired item, and an unpinned delete
-// requires it to have no expiry, which a failed condition then shows
-// (memberttl.go). Sweeps and count items get no expiry guard.
-// w.action itself is never edited: each attempt renders afresh.
-func (w *write) rendered(now int64, memberTTL bool) types.TransactWriteItem {
-	a := w.action
-	var (
-		cond   **string
-		names  *map[string]string
-		values *map[string]types.AttributeValue
-		onFail *types.ReturnValuesOnConditionCheckFailure
-	)
-	switch {
-	case a.Update != nil:
-		u := *a.Update
-		a.Update = &u
-		cond, names, values, onFail = &u.ConditionExpression, &u.ExpressionAttributeNames, &u.ExpressionAttributeValues, &u.ReturnValuesOnConditionCheckFailure
-	case a.Delete != nil:
-		d := *a.Delete
-		a.Delete = &d
-		cond, names, values, onFail = &d.ConditionExpression, &d.ExpressionAttributeNames, &d.ExpressionAttributeValues, &d.ReturnValuesOnConditionCheckFailure
-	case a.ConditionCheck != nil:
-		cc := *a.ConditionCheck
-		a.ConditionCheck = &cc
-		cond, names, values, onFail = &cc.ConditionExpression, &cc.ExpressionAttributeNames, &cc.ExpressionAttributeValues, &cc.ReturnValuesOnConditionCheckFailure
-	default:
-		return a // a put: attribute_not_exists needs no guard (transact reads what a failed one found)
-	}
-	nn, vv := maps.Clone(*names), maps.Clone(*values)
-	if nn == nil {
-		nn = map[string]string{}
-	}
-	if vv == nil {
-		vv = item{}
-	}
-	and := func(expr string) { *cond = aws.String("(" + aws.ToString(*cond) + ") AND " + expr) }
-	if w.pinned && a.ConditionCheck == nil {
-		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
-		if w.prev == nil {
-			nn["#rkpk"] = attrPK
-			and("attribute_not_exists(#rkpk)")
-		} else {
-			nn["#rkix"], vv[":rkprev"] = attrIX, bin(w.prev)
-			and("#rkix = :rkprev")
-		}
-	}
-	absentCheck := a.ConditionCheck != nil && w.need == needAbsent // memberCheck(..., false)
-	if len(w.member) > inlineMemberLen && (a.ConditionCheck == nil || w.need == needPresent) {
-		nn["#lm"], vv[":lm"] = attrMem, bin([]byte(w.member))
-		and("#lm = :lm")
-	}
-	if w.pin != nil && a.Delete != nil {
-		nn["#mxPin"] = attrMemExp
-		if *w.pin != 0 {
-			vv[":mxPin"] = num(*w.pin)
-			and("#mxPin = :mxPin")
-		} else {
-			and("attribute_not_exists(#mxPin)")
-		}
-	}
-	if memberTTL && !w.swept && !w.rankItem {
-		*onFail = types.ReturnValuesOnConditionCheckFailureAllOld
-		nn["#mxLive"] = attrMemExp
-		switch {
-		case absentCheck: // missing, or stored but expired
-			vv[":mxNow"] = num(now)
-			*cond = aws.String("(" + aws.ToString(*cond) + ") OR #mxLive <= :mxNow")
-		case a.Delete != nil && w.pin == nil:
-			and(noExpiryGuard)
-		default:
-			vv[":mxNow"] = num(now)
-			and(liveGuard)
-		}
-	}
-	if len(vv) == 0 {
-		vv = nil
-	}
-	*names, *values = nn, vv
-	return a
-}
-
-// group is the writes of one command on one key.
-type group struct {
-	key    string
-	typ    keyType
-	writes []*write
-	// known is set once the metadata item has been seen (by a failed
-	// condition); then now holds it.
-	known  bool
-	now    meta
-	typeOK bool // the metadata condition held in a cancelled, conflict-free attempt
-	// rank is what this try believes of the key's count items (rank.go):
-	// its count-item actions and its metadata condition both follow it.
-	rank *rankBelief
-	// noBuild: a build of the key's count items at the minimum failed
-	// (rankGuard); this command writes it unranked, the next one builds.
-	noBuild bool
-}
-
-// txResult is what transact did.
-type txResult struct {
-	applied   []*write // the writes that committed
-	abandoned bool     // a required write failed: nothing was written
-}
-
-// transact writes groups (at most maxTxItems actions in all, metadata items
+// transact writes groups (at most model.MaxTxItems actions in all, metadata items
 // included) as one atomic transaction, retrying as described above.
-func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, error) {
+func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.TxResult, error) {
 	for try := 0; ; try++ {
 		if try >= c.opts.MaxAttempts {
-			return txResult{}, ErrContention
+			return model.TxResult{}, ErrContention
 		}
 		if try > 0 {
 			if err := ctx.Err(); err != nil {
-				return txResult{}, err
+				return model.TxResult{}, err
 			}
 		}
 		if err := c.rankPrepare(ctx, groups); err != nil {
-			return txResult{}, err
+			return model.TxResult{}, err
 		}
 		ttlTable, err := c.memberTTL(ctx)
 		if err != nil {
-			return txResult{}, err
+			return model.TxResult{}, err
 		}
 		now := c.nowMs()
 		var (
 			actions []types.TransactWriteItem
-			owners  []*group // owners[i] is the group of actions[i]
-			writes  []*write // writes[i] is actions[i]'s write, nil for a metadata action
-			counts  = map[*group][]*write{}
+			owners  []*model.Group // owners[i] is the group of actions[i]
+			writes  []*model.Write // writes[i] is actions[i]'s write, nil for a metadata action
+			counts  = map[*model.Group][]*model.Write{}
 		)
 		for _, g := range groups {
-			if len(g.writes) == 0 && g.typeOK {
+			if len(g.Writes) == 0 && g.TypeOK {
 				continue
 			}
 			counts[g] = c.rankWrites(g)
-			for _, w := range append(g.writes, counts[g]...) {
-				actions = append(actions, w.rendered(now, ttlTable))
+			for _, w := range append(g.Writes, counts[g]...) {
+				actions = append(actions, w.Rendered(now, ttlTable))
 				owners, writes = append(owners, g), append(writes, w)
 			}
 			actions = append(actions, c.metaAction(g))
 			owners, writes = append(owners, g), append(writes, nil)
 		}
 		if len(actions) == 0 {
-			return txResult{}, nil
+			return model.TxResult{}, nil
 		}
-		if len(actions) > maxTxItems {
-			return txResult{}, errRankChunk
+		if len(actions) > model.MaxTxItems {
+			return model.TxResult{}, model.ErrRankChunk
 		}
 		out := c.sendAttempt(&attempt{ctx: ctx, actions: actions, owners: owners, writes: writes})
 		if out.err == nil {
-			var res txResult
+			var res model.TxResult
 			for _, g := range groups {
-				res.applied = append(res.applied, g.writes...)
-				if g.typ == typeZSet && g.adds() {
-					c.waiters.notifyAdded(g.key)
+				res.Applied = append(res.Applied, g.Writes...)
+				if g.Typ == model.TypeZSet && g.Adds() {
+					c.waiters.notifyAdded(g.Key)
 				}
 				c.rankCommitted(ctx, g, counts[g])
-				if g.typ == typeZSet && g.givesExpiry() {
-					c.setBelief(g.key, &rankBelief{}) // metaAction unranked it
+				if g.Typ == model.TypeZSet && g.GivesExpiry() {
+					c.setBelief(g.Key, &model.RankBelief{}) // metaAction unranked it
 				}
 				c.rankCreated(ctx, g)
 			}
 			return res, nil
 		}
 		if out.reasons == nil { // conflicts alone were resent by sendTx
-			return txResult{}, out.err
+			return model.TxResult{}, out.err
 		}
 		conflict := false
 		for _, r := range out.reasons {
 			switch code := aws.ToString(r.Code); {
 			case code == "None", code == "", code == "ConditionalCheckFailed":
-			case retryableCode(code):
+			case model.RetryableCode(code):
 				conflict = true
 			default:
-				return txResult{}, out.err
+				return model.TxResult{}, out.err
 			}
 		}
 		// Metadata first: a wrong type outranks everything else.
-		small := map[string]item{} // small sets met, converted once no key has the wrong type
+		small := map[string]model.Item{} // small sets met, converted once no key has the wrong type
 		for i, r := range out.reasons {
 			g := owners[i]
 			if writes[i] != nil {
@@ -273,44 +109,44 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			}
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
 				c.rankSeen(g, r.Item)
-				g.known, g.now = true, decodeMeta(r.Item)
-				if g.now.expired(c.nowMs()) {
-					return txResult{}, &expiredKeyError{key: g.key, m: g.now}
+				g.Known, g.Now = true, model.DecodeMeta(r.Item)
+				if g.Now.Expired(c.nowMs()) {
+					return model.TxResult{}, &expiredKeyError{key: g.Key, m: g.Now}
 				}
-				if m, ok := emptiedByPurge(r.Item); ok {
-					return txResult{}, &expiredKeyError{key: g.key, m: m}
+				if m, ok := model.EmptiedByPurge(r.Item); ok {
+					return model.TxResult{}, &expiredKeyError{key: g.Key, m: m}
 				}
-				if g.now.typ != typeNone && g.now.typ != g.typ {
+				if g.Now.Typ != model.TypeNone && g.Now.Typ != g.Typ {
 					// A key whose members have all expired is missing
 					// (memberttl.go): sweep it, then start again.
-					live, err := c.settle(ctx, g.key, g.now)
+					live, err := c.settle(ctx, g.Key, g.Now, false)
 					if err != nil {
-						return txResult{}, err
+						return model.TxResult{}, err
 					}
-					if live.typ == typeNone {
-						return txResult{}, &expiredKeyError{key: g.key, m: g.now, members: true}
+					if live.Typ == model.TypeNone {
+						return model.TxResult{}, &expiredKeyError{key: g.Key, m: g.Now, members: true}
 					}
-					return txResult{}, &wrongTypeError{key: g.key}
+					return model.TxResult{}, &wrongTypeError{key: g.Key}
 				}
-				if smallMembers(r.Item) != nil { // a small set: its members become items first
-					small[g.key] = r.Item
+				if model.SmallMembers(r.Item) != nil { // a small set: its members become items first
+					small[g.Key] = r.Item
 					continue
 				}
 				if c.rankCrossed(g, r.Item) {
 					// The key reaches the build minimum with these writes:
 					// give it count items, then write it ranked.
-					built, err := c.rankBuild(ctx, g.key)
+					built, err := c.rankBuild(ctx, g.Key)
 					if err != nil {
-						return txResult{}, err
+						return model.TxResult{}, err
 					}
-					g.noBuild = !built
+					g.NoBuild = !built
 				}
 			}
-			g.typeOK = !conflict && !out.elsewhere
+			g.TypeOK = !conflict && !out.elsewhere
 		}
 		for key, it := range small {
 			if err := c.convert(ctx, key, it); err != nil {
-				return txResult{}, err
+				return model.TxResult{}, err
 			}
 		}
 		if len(small) > 0 { // the other writes were judged against the small sets
@@ -321,39 +157,39 @@ func (c *Client) transact(ctx context.Context, groups ...*group) (txResult, erro
 			if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
 				continue
 			}
-			if w.rankItem { // a count item's range changed: read them again
-				c.rankStale(owners[i].key)
+			if w.RankItem { // a count item's range changed: read them again
+				c.rankStale(owners[i].Key)
 				continue
 			}
-			if collides(w, r.Item) && w.action.Delete != nil {
+			if model.Collides(w, r.Item) && w.Action.Delete != nil {
 				r.Item = nil // another long member: this one is absent
-			} else if collides(w, r.Item) {
-				return txResult{}, fmt.Errorf("%w: %.40q... (%d bytes)", ErrMemberCollision, w.member, len(w.member))
+			} else if model.Collides(w, r.Item) {
+				return model.TxResult{}, fmt.Errorf("%w: %.40q... (%d bytes)", ErrMemberCollision, w.Member, len(w.Member))
 			}
-			var next *write
+			var next *model.Write
 			switch {
-			case r.Item != nil && expiredAt(r.Item, now) && !w.swept && !w.replaces:
+			case r.Item != nil && model.ExpiredAt(r.Item, now) && !w.Swept && !w.Replaces:
 				// An expired member is a missing one (memberttl.go).
 				var err error
-				if next, err = c.onExpired(owners[i].key, owners[i].typ, w, r.Item); err != nil {
-					return txResult{}, err
+				if next, err = c.onExpired(owners[i].Key, owners[i].Typ, w, r.Item); err != nil {
+					return model.TxResult{}, err
 				}
-			case r.Item != nil && w.action.Delete != nil && !w.swept && !w.strict && (w.pin == nil || *w.pin != memberExp(r.Item)):
-				next = pinDelete(w, memberExp(r.Item)) // it has an expiry, or another one
-			case w.retry != nil:
+			case r.Item != nil && w.Action.Delete != nil && !w.Swept && !w.Strict && (w.Need&model.NeedExpiry == 0 || w.ExpWas != model.MemberExp(r.Item)):
+				next = model.PinDelete(w, model.MemberExp(r.Item)) // it has an expiry, or another one
+			case w.Retry != nil:
 				var err error
-				if next, err = w.retry(r.Item); err != nil {
-					return txResult{}, err
+				if next, err = w.Retry(r.Item); err != nil {
+					return model.TxResult{}, err
 				}
 			}
-			if next == nil && w.required {
-				return txResult{abandoned: true}, nil
+			if next == nil && w.Required {
+				return model.TxResult{Abandoned: true}, nil
 			}
-			owners[i].replace(w, next)
+			owners[i].Replace(w, next)
 		}
 		if conflict {
 			if err := sleep(ctx, try+1); err != nil {
-				return txResult{}, err
+				return model.TxResult{}, err
 			}
 		}
 	}
@@ -378,39 +214,6 @@ func (c *Client) sendAttempt(a *attempt) txOutcome {
 	return out
 }
 
-// adds reports whether g's writes add members to its key.
-func (g *group) adds() bool {
-	for _, w := range g.writes {
-		if w.delta > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// givesExpiry reports whether g's writes give members an expiry.
-func (g *group) givesExpiry() bool {
-	var dt int64
-	for _, w := range g.writes {
-		dt += w.ttl
-	}
-	return dt > 0
-}
-
-// replace swaps w for next (nil: removes w).
-func (g *group) replace(w, next *write) {
-	for i, x := range g.writes {
-		if x == w {
-			if next != nil {
-				g.writes[i] = next
-			} else {
-				g.writes = append(g.writes[:i], g.writes[i+1:]...)
-			}
-			return
-		}
-	}
-}
-
 // metaAction is the action on g's metadata item for g's writes:
 //   - the cardinality grows: set the type, add to the count; the key must be
 //     missing or of g's type;
@@ -423,102 +226,62 @@ func (g *group) replace(w, next *write) {
 //   - nothing written: a condition check of the type.
 //
 // Every action but the deletion and the check stores a new version token
-// (attrVer), which WATCH compares.
-func (c *Client) metaAction(g *group) types.TransactWriteItem {
+// (model.AttrVer), which WATCH compares.
+func (c *Client) metaAction(g *model.Group) types.TransactWriteItem {
 	var d, dt int64
 	mutates := false // a member is written, not only checked
-	for _, w := range g.writes {
-		d += w.delta
-		dt += w.ttl
-		mutates = mutates || w.action.ConditionCheck == nil
+	for _, w := range g.Writes {
+		d += w.Delta
+		dt += w.Ttl
+		mutates = mutates || w.Action.ConditionCheck == nil
 	}
-	names := map[string]string{"#t": attrType, "#n": attrCard, "#x": attrExp, "#v": attrVer}
-	values := item{":t": str(string(g.typ)), ":now": num(c.nowMs()), ":v": bin(versionToken())}
 	// Every action also requires the key not to have expired: writes to an
 	// expired key would otherwise meet its old members. transact purges the
 	// key and starts again when that is what failed. A sorted set's action
 	// requires it ranked as the writer believes (rank.go), and an unranked
 	// one that grows, that it stays below the build minimum (rankGuard).
-	live := " AND (attribute_not_exists(#x) OR #x > :now)" + c.rankGuard(g, d, names, values)
-	if g.typ == typeSet { // member items need a set of member items: transact converts a small one
-		live += " AND attribute_not_exists(#sm)"
-		names["#sm"] = attrSmall
+	// Every action that changes the key stores a fresh version token, which
+	// WATCH compares, and its key-index attributes (model.MetaWrite).
+	m := model.NewMetaWrite(g.Key).RequireLive(c.nowMs())
+	c.rankGuard(g, d, m)
+	if g.Typ == model.TypeSet { // member items need a set of member items: transact converts a small one
+		m.RequireSmall(false)
 	}
-	// Every action that changes the key also stores a fresh version
-	// token, which WATCH compares (watch.go).
-	// Updates also (re)write the key index attributes (keyIndexSet).
-	index := ", " + keyIndexSet(g.key, names, values)
-	key := metaKey(g.key)
-	onFail := types.ReturnValuesOnConditionCheckFailureAllOld
-	// Members given or rid of an expiry change mn (memberttl.go); a key
-	// with member expiries is not ranked (its ranks are counted).
-	adds := ""
-	if dt != 0 {
-		adds = ", #mn :dt"
-		names["#mn"], values[":dt"] = attrMemTTL, num(dt)
-	}
-	if dt > 0 && g.typ == typeZSet {
-		index += " REMOVE #rk"
-	}
-	update := func(expr, cond string) types.TransactWriteItem {
-		return types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: key,
-			UpdateExpression:                    aws.String(expr),
-			ConditionExpression:                 aws.String(cond + live),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: onFail,
-		}}
-	}
-	// A deletion or a condition check writes no attribute: it keeps only
-	// the placeholders its condition uses.
-	bare := func(cond string) (*string, map[string]string, item) {
-		dropNames(names, values, "v", "ks", "kh", "kk", "mn", "dt")
-		return aws.String(cond + live), names, values
+	changes := func() *model.MetaWrite {
+		m.NewVersion()
+		// Members given or rid of an expiry change mn (memberttl.go); a key
+		// with member expiries is not ranked (its ranks are counted).
+		if dt != 0 {
+			m.AddTTLs(dt)
+		}
+		if dt > 0 && g.Typ == model.TypeZSet {
+			m.RemoveRanked()
+		}
+		return m
 	}
 	switch {
 	case d > 0:
-		values[":d"] = num(d)
-		return update("SET #t = :t, #v = :v"+index+" ADD #n :d"+adds, "(attribute_not_exists(#t) OR #t = :t)")
-	case d < 0 && g.known && g.now.card == -d:
-		values[":k"] = num(-d)
-		del := &types.Delete{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
-		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues = bare("#t = :t AND #n = :k")
-		return types.TransactWriteItem{Delete: del}
+		changes().RequireTypeOrAbsent(g.Typ).SetType(g.Typ).AddCard(d)
+	case d < 0 && g.Known && g.Now.Card == -d:
+		m.RequireType(g.Typ).RequireCard("=", -d).Delete()
 	case d < 0:
-		values[":d"], values[":k"] = num(d), num(-d)
-		return update("SET #v = :v"+index+" ADD #n :d"+adds, "#t = :t AND #n > :k")
+		changes().RequireType(g.Typ).RequireCard(">", -d).AddCard(d)
 	case mutates:
 		// Members change, their number does not (a new score, or as many
 		// added as removed): the key exists when this commits, since
 		// those writes' conditions need its members.
-		delete(names, "#n")
-		if adds != "" {
-			return update("SET #v = :v"+index+" ADD "+adds[2:], "(attribute_not_exists(#t) OR #t = :t)")
-		}
-		return update("SET #v = :v"+index, "(attribute_not_exists(#t) OR #t = :t)")
+		changes().RequireTypeOrAbsent(g.Typ)
 	default:
-		delete(names, "#n")
-		check := &types.ConditionCheck{TableName: c.table(), Key: key, ReturnValuesOnConditionCheckFailure: onFail}
-		check.ConditionExpression, check.ExpressionAttributeNames, check.ExpressionAttributeValues = bare("(attribute_not_exists(#t) OR #t = :t)")
-		return types.TransactWriteItem{ConditionCheck: check}
+		m.RequireTypeOrAbsent(g.Typ) // nothing written: a check
 	}
-}
-
-// dropNames removes the placeholders #name and :name of names an
-// expression does not use (DynamoDB refuses unused ones).
-func dropNames(names map[string]string, values item, ns ...string) {
-	for _, n := range ns {
-		delete(names, "#"+n)
-		delete(values, ":"+n)
-	}
+	return m.Action(c.table())
 }
 
 // expiredKeyError reports that a transaction met an expired key, which must
 // be purged before the command can go on.
 type expiredKeyError struct {
 	key     string
-	m       meta
+	m       model.Meta
 	members bool // not the key but all its members expired: sweep them
 }
 
@@ -528,7 +291,7 @@ func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.ke
 // when a key turns out to have expired, it is purged and build's writes
 // are tried again from scratch (the failed attempt's retries were made
 // against the old members).
-func (c *Client) transactPurging(ctx context.Context, build func() []*group) (res txResult, err error) {
+func (c *Client) transactPurging(ctx context.Context, build func() []*model.Group) (res model.TxResult, err error) {
 	if c.tx != nil {
 		return c.tx.apply(ctx, build())
 	}
@@ -537,38 +300,17 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*group) (re
 		if res, err = c.transact(ctx, build()...); !errors.As(err, &expired) {
 			return true, err
 		}
-		res = txResult{}
+		res = model.TxResult{}
 		if expired.members { // all its members expired (memberttl.go)
-			return false, c.sweep(ctx, expired.key, expired.m.typ)
+			return false, c.sweep(ctx, expired.key, expired.m.Typ)
 		}
 		return false, c.purge(ctx, expired.key, expired.m)
 	})
 	return res, err
 }
 
-// deadExp is the expiry a purge writes into the metadata item of the key
-// it deletes: 1 ms after the Unix epoch, in the past on every clock. Every
-// write transaction requires the key's expiry to be after its own clock
-// (metaAction), so once the mark is stored no write can add to the key,
-// however late it reaches DynamoDB: a request built before the expiry and
-// delayed, or resent by the SDK after a 500, fails its condition instead
-// of slipping a member in between the purge's listing and its last delete.
-const deadExp = 1
-
-// emptiedByPurge reports whether it is a metadata item a purge marked dead
-// and emptied but did not delete (an older purge cut between its last
-// chunk and the final delete left such an item). It reads as missing, so
-// nothing purges it; a write that meets it must, before it can write.
-func emptiedByPurge(it item) (meta, bool) {
-	if it == nil || decodeMeta(it).typ != typeNone {
-		return meta{}, false
-	}
-	m := decodeMeta(withCard(maps.Clone(it))) // its type and expiry, as if it counted members
-	return m, m.typ != typeNone && m.exp == deadExp
-}
-
 // purge deletes every item of an expired key. First it marks the metadata
-// item dead (deadExp), on condition that it still holds the expiry m.exp
+// item dead (model.DeadExp), on condition that it still holds the expiry m.exp
 // (so a purge never touches a key created or persisted after it was seen
 // expired); then it lists the members, strongly consistent, and deletes
 // them in transactions of 99 that subtract what they delete from the
@@ -583,21 +325,15 @@ func emptiedByPurge(it item) (meta, bool) {
 //
 // Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
 // TransactWriteItems (2 write units per item).
-func (c *Client) purge(ctx context.Context, key string, m meta) error {
+func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	if c.tx != nil {
 		return c.tx.purge(ctx, key)
 	}
-	if m.small != nil { // its only item
-		return c.smallPurge(ctx, key, m.exp)
+	if m.Small != nil { // its only item
+		return c.smallPurge(ctx, key, m.Exp)
 	}
 	err := c.retryConflicts(ctx, func() error {
-		_, err := c.updateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: c.table(), Key: metaKey(key),
-			UpdateExpression:          aws.String("SET #x = :dead"),
-			ConditionExpression:       aws.String("#x = :x OR #x = :dead"),
-			ExpressionAttributeNames:  map[string]string{"#x": attrExp},
-			ExpressionAttributeValues: item{":x": num(m.exp), ":dead": num(deadExp)},
-		})
+		_, err := c.updateItem(ctx, model.NewMetaWrite(key).RequireExpiry(m.Exp, model.DeadExp).SetExp(model.DeadExp).Update(c.table()))
 		return err
 	})
 	var failed *types.ConditionalCheckFailedException
@@ -609,31 +345,19 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 	}
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
-		values := item{":dead": num(deadExp), ":k": num(int64(len(batch)))}
-		guard := types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: metaKey(key),
-			UpdateExpression:         aws.String("ADD #n :negk"),
-			ConditionExpression:      aws.String("#x = :dead AND #n >= :k"),
-			ExpressionAttributeNames: map[string]string{"#x": attrExp, "#n": attrCard},
-			ExpressionAttributeValues: item{":dead": values[":dead"], ":k": values[":k"],
-				":negk": num(-int64(len(batch)))},
-		}}
+		k := int64(len(batch))
+		guard := model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard(">=", k).AddCard(-k)
 		if final {
-			guard = types.TransactWriteItem{Delete: &types.Delete{
-				TableName: c.table(), Key: metaKey(key),
-				ConditionExpression:       aws.String("#x = :dead AND #n = :k"),
-				ExpressionAttributeNames:  map[string]string{"#x": attrExp, "#n": attrCard},
-				ExpressionAttributeValues: values,
-			}}
+			guard = model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard("=", k).Delete()
 		}
-		actions := append(batch, guard)
+		actions := append(batch, guard.Action(c.table()))
 		batch = batch[:0]
 		return c.sendTx(ctx, actions)
 	}
 	// Strongly consistent whatever the options: every member written
 	// before the mark must be listed, or the last delete's count check
 	// fails and the key stays dead until the next purge.
-	list := memberQuery(key, m.typ, "")
+	list := model.MemberQuery(key, m.Typ, "")
 	list.ConsistentRead = aws.Bool(true)
 	for it, err := range c.query(withExpired(ctx), list, 0) {
 		if err != nil {
@@ -642,76 +366,66 @@ func (c *Client) purge(ctx context.Context, key string, m meta) error {
 		// A full chunk goes only once another member follows it, so that
 		// the last members always go with the metadata item: a count that
 		// reached 0 before the final delete would leave an item that reads
-		// as missing (decodeMeta) and that no later purge would find.
-		if len(batch) == maxTxItems-1 {
+		// as missing (model.DecodeMeta) and that no later purge would find.
+		if len(batch) == model.MaxTxItems-1 {
 			if err := flush(false); err != nil {
-				return ignoreCancelled(err)
+				return model.IgnoreCancelled(err)
 			}
 		}
 		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: item{attrPK: it[attrPK], attrSK: it[attrSK]},
+			TableName: c.table(), Key: model.Item{model.AttrPK: it[model.AttrPK], model.AttrSK: it[model.AttrSK]},
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}})
 	}
-	if err := ignoreCancelled(flush(true)); err != nil || !m.ranked {
+	if err := model.IgnoreCancelled(flush(true)); err != nil || !m.Ranked {
 		return err
 	}
 	return c.rankDrop(ctx, key)
 }
 
-// ignoreCancelled is nil for a cancelled purge transaction: another purge
-// is ahead (a member it meant to delete is gone) or the key was re-created.
-func ignoreCancelled(err error) error {
-	var cancelled *types.TransactionCanceledException
-	if errors.As(err, &cancelled) {
-		return nil
-	}
-	return err
-}
-
 // transactChunks runs the writes of one key in transactions of at most
-// maxTxItems-1 writes (plus the metadata action), and fewer when long
+// model.MaxTxItems-1 writes (plus the metadata action), and fewer when long
 // members would take one past DynamoDB's 4 MB, and returns the writes that
 // were applied. Each chunk is atomic; the whole is not. No writes at all is
 // a lone type check of the key.
-func (c *Client) transactChunks(ctx context.Context, key string, typ keyType, writes []*write) ([]*write, error) {
-	return c.transactChunksFrom(ctx, key, typ, writes, meta{typ: typeNone})
+func (c *Client) transactChunks(ctx context.Context, key string, typ model.KeyType, writes []*model.Write) ([]*model.Write, error) {
+	return c.transactChunksFrom(ctx, key, typ, writes, model.Meta{Typ: model.TypeNone})
 }
 
 // transactChunksFrom is transactChunks for a caller that has just read the
 // key's metadata (now): the chunk that removes the last members then
 // deletes the metadata item at the first attempt instead of the second. A
 // stale now costs one attempt, never correctness: the conditions decide.
-func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType, writes []*write, now meta) ([]*write, error) {
+func (c *Client) transactChunksFrom(ctx context.Context, key string, typ model.KeyType, writes []*model.Write, now model.Meta) ([]*model.Write, error) {
 	if c.tx != nil {
-		res, err := c.tx.apply(ctx, []*group{{key: key, typ: typ, writes: writes}})
-		return res.applied, err
+		res, err := c.tx.apply(ctx, []*model.Group{{Key: key, Typ: typ, Writes: writes}})
+		return res.Applied, err
 	}
-	var applied []*write
-	chunks := bySize(key, c.chunksOf(key, typ, writes))
+	var applied []*model.Write
+	chunks := model.BySize(key, c.chunksOf(key, typ, writes))
 	for len(chunks) > 0 {
 		chunk := chunks[0]
 		chunks = chunks[1:]
 		first := true
-		res, err := c.transactPurging(ctx, func() []*group {
-			g := &group{key: key, typ: typ, writes: append([]*write(nil), chunk...)}
-			if first && now.typ == typ {
-				g.known, g.now = true, now
+		res, err := c.transactPurging(ctx, func() []*model.Group {
+			g := &model.Group{Key: key, Typ: typ, Writes: append([]*model.Write(nil), chunk...)}
+			if first && now.Typ == typ {
+				g.Known, g.Now = true, now
 			}
 			first = false
-			return []*group{g}
+			return []*model.Group{g}
 		})
-		if errors.Is(err, errRankChunk) && len(chunk) > rankStep {
+		if errors.Is(err, model.ErrRankChunk) && len(chunk) > model.RankStep {
 			// The key's count items need more room than planned: it was
 			// ranked meanwhile (by this command's own writes, rank.go:
 			// rankGuard), or its ranges changed. Cut what is left again,
 			// in index order, to the ranges rankPrepare just read.
 			// A plan no better than the one that failed falls back to
-			// chunks of rankStep, which always fit.
-			again := bySize(key, c.chunksOf(key, typ, slices.Concat(append([][]*write{chunk}, chunks...)...)))
+			// chunks of model.RankStep, which always fit.
+			again := model.BySize(key, c.chunksOf(key, typ, slices.Concat(append([][]*model.Write{chunk}, chunks...)...)))
 			if len(again[0]) >= len(chunk) {
-				again = append(fixedChunks(chunk, rankStep), chunks...)
+				again = append(model.FixedChunks(chunk, model.RankStep), chunks...)
 			}
 			chunks = again
 			continue
@@ -719,74 +433,32 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ keyType
 		if err != nil {
 			return applied, err
 		}
-		applied = append(applied, res.applied...)
-		for _, w := range res.applied {
-			now.card += w.delta
+		applied = append(applied, res.Applied...)
+		for _, w := range res.Applied {
+			now.Card += w.Delta
 		}
 	}
 	return applied, nil
 }
 
-// bySize cuts chunks further where long members would take one past
-// maxTxBytes (chunkEnd).
-func bySize(key string, chunks [][]*write) [][]*write {
-	var out [][]*write
-	for _, ch := range chunks {
-		for start := 0; ; {
-			end := chunkEnd(key, ch, start)
-			out = append(out, ch[start:end])
-			if start = end; start >= len(ch) {
-				break
-			}
-		}
-	}
-	return out
-}
-
-// chunkEnd is where the transaction of writes[start:] ends: after
-// maxTxItems-1 writes, or before the write that would take it past
-// maxTxBytes (long members), but never before start+1.
-func chunkEnd(key string, writes []*write, start int) int {
-	end, size := start, 0
-	for end < len(writes) && end-start < maxTxItems-1 {
-		size += writeBytes(key, writes[end])
-		if size > maxTxBytes && end > start {
-			break
-		}
-		end++
-	}
-	return end
-}
-
-// counted is the reply of a command whose applied writes are ws.
-func counted(ws []*write) int64 {
-	var n int64
-	for _, w := range ws {
-		n += w.count
-	}
-	return n
-}
-
 // putMember is a write that creates member, counting +1, and does nothing
 // when it exists (the condition fails and the write is dropped). ix is a
 // sorted-set member's index value; a set member has none (nil), so its
-// item writes no index entry ("Set members" in keys.go).
-func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *write {
-	it := itemKey(key, memberSK(typ, member))
-	if typ == typeZSet {
-		it[attrIX] = bin(ix)
+// item writes no index entry ("Set members" in internal/model/keys.go).
+func (c *Client) putMember(key string, typ model.KeyType, member string, ix []byte) *model.Write {
+	it := model.ItemKey(key, model.MemberSK(typ, member))
+	if typ == model.TypeZSet {
+		it[model.AttrIX] = model.Bin(ix)
 	} else {
 		ix = nil
 	}
-	if len(member) > inlineMemberLen {
-		it[attrMem] = bin([]byte(member))
+	if len(member) > model.InlineMemberLen {
+		it[model.AttrMem] = model.Bin([]byte(member))
 	}
-	return &write{
-		member: member, delta: 1, count: 1, ix: ix, known: true, need: needAbsent,
-		action: types.TransactWriteItem{Put: &types.Put{
+	return &model.Write{
+		Member: member, Delta: 1, Count: 1, Ix: ix, Known: true, Need: model.NeedAbsent,
+		Action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
-			ConditionExpression:                 aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames:            map[string]string{"#pk": attrPK},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
@@ -794,15 +466,13 @@ func (c *Client) putMember(key string, typ keyType, member string, ix []byte) *w
 
 // deleteMember is a write that removes member, counting +1 (and -1 to the
 // cardinality), and does nothing when it is absent.
-func (c *Client) deleteMember(key string, typ keyType, member string) *write {
-	return &write{
-		member: member, delta: -1, count: 1, need: needPresent,
-		action: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
-			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+func (c *Client) deleteMember(key string, typ model.KeyType, member string) *model.Write {
+	return &model.Write{
+		Member: member, Delta: -1, Count: 1, Need: model.NeedPresent,
+		Action: types.TransactWriteItem{Delete: &types.Delete{
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 		}},
-		ttl: 0, // set by transact when the item turns out to have an expiry
+		Ttl: 0, // set by transact when the item turns out to have an expiry
 	}
 }
 
@@ -810,23 +480,22 @@ func (c *Client) deleteMember(key string, typ keyType, member string) *write {
 // prev to want (a sorted-set score change), counting 1 and not changing the
 // cardinality. If the member changed meanwhile it retries from what it
 // holds now; if it is gone, it adds it again.
-func (c *Client) setIX(key string, typ keyType, member string, prev, want []byte) *write {
-	w := &write{
-		member: member, count: 1, score: scoreOfIX(want), ix: want, prev: prev, known: true, need: needIX,
-		action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, memberSK(typ, member)),
+func (c *Client) setIX(key string, typ model.KeyType, member string, prev, want []byte) *model.Write {
+	w := &model.Write{
+		Member: member, Count: 1, Score: model.ScoreOfIX(want), Ix: want, Prev: prev, Known: true, Need: model.NeedIX,
+		Action: types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),
-			ConditionExpression:                 aws.String("#ix = :prev"),
-			ExpressionAttributeNames:            map[string]string{"#ix": attrIX},
-			ExpressionAttributeValues:           item{":want": bin(want), ":prev": bin(prev)},
+			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX},
+			ExpressionAttributeValues:           model.Item{":want": model.Bin(want)},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	w.retry = func(now item) (*write, error) {
+	w.Retry = func(now model.Item) (*model.Write, error) {
 		if now == nil {
 			return c.putMember(key, typ, member, want), nil
 		}
-		if cur := bytesAttr(now, attrIX); string(cur) != string(want) {
+		if cur := model.BytesAttr(now, model.AttrIX); string(cur) != string(want) {
 			return c.setIX(key, typ, member, cur, want), nil
 		}
 		return nil, nil
@@ -841,18 +510,3 @@ type wrongTypeError struct{ key string }
 
 func (e *wrongTypeError) Error() string { return ErrWrongType.Error() }
 func (e *wrongTypeError) Unwrap() error { return ErrWrongType }
-
-// versionToken is a fresh metadata version (attrVer): 8 random bytes, so
-// a key deleted and created again does not come back to an old version.
-func versionToken() []byte {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return b[:]
-}
-
-// token is a fresh idempotency token for TransactWriteItems.
-func token() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,7 +67,7 @@ func TestAppliedThenConflictKeepsToken(t *testing.T) {
 		k := t.Name() + ":" + randomHex(3)
 		// Binary attributes travel base64-encoded: the key's pk marks the
 		// transactions of this test.
-		l := &lostThenConflict{marker: base64.StdEncoding.EncodeToString(pkValue(k))}
+		l := &lostThenConflict{marker: base64.StdEncoding.EncodeToString(model.PkValue(k))}
 		c := faultyClient(t, l, func(o *Options) { o.DisableWriteCombining = !combine })
 		ctx := context.Background()
 		n, err := c.SAdd(ctx, k, "m")

@@ -3,8 +3,8 @@ package redimo
 // WATCH: optimistic locking on keys.
 //
 // Every write transaction stores a fresh random token in the metadata
-// items of the keys it changes (attrVer, see metaAction), and EXPIRE and
-// PERSIST store one in attrExpTok. A Watch remembers both tokens of each
+// items of the keys it changes (model.AttrVer, see metaAction), and EXPIRE and
+// PERSIST store one in model.AttrExpTok. A Watch remembers both tokens of each
 // watched key, or that it was missing; Changed reads them again.
 
 import (
@@ -13,7 +13,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ErrTxFailed is returned by Tx.TxPipelined (in Client.Watch's function)
@@ -29,12 +29,6 @@ type Watch struct {
 	mu   sync.Mutex
 	seen map[string]string // key → its tokens when watched ("" when missing)
 }
-
-var versionProjection = struct {
-	expr  *string
-	names map[string]string
-}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn"), map[string]string{"#pk": attrPK, "#t": attrType, "#n": attrCard,
-	"#x": attrExp, "#v": attrVer, "#xt": attrExpTok, "#mn": attrMemTTL}}
 
 // WatchKeys starts watching keys, as Redis's WATCH: Watch.Changed then
 // reports whether any of them was written since (members added, removed
@@ -112,21 +106,21 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 // EXEC's sweep then finds only members that expired since WATCH, and its
 // new version token is not taken for another client's write.
 func (c *Client) sweptVersions(ctx context.Context, keys []string) ([]string, error) {
-	items, err := c.metaItems(ctx, keys, nil, versionProjection.expr, versionProjection.names)
+	items, err := c.metaItems(ctx, keys, nil, model.VersionProjection.Expr, model.VersionProjection.Names)
 	if err != nil {
 		return nil, err
 	}
 	var swept []int
 	for i, it := range items {
-		if m := c.liveMeta(it); m.ttls > 0 && !slices.Contains(keys[:i], keys[i]) {
-			if err := c.sweep(ctx, keys[i], m.typ); err != nil {
+		if m := c.liveMeta(it); m.TTLs > 0 && !slices.Contains(keys[:i], keys[i]) {
+			if err := c.sweep(ctx, keys[i], m.Typ); err != nil {
 				return nil, err
 			}
 			swept = append(swept, i)
 		}
 	}
 	if len(swept) > 0 {
-		again, err := c.metaItems(ctx, mapSlice(swept, func(i int) string { return keys[i] }), nil, versionProjection.expr, versionProjection.names)
+		again, err := c.metaItems(ctx, model.MapSlice(swept, func(i int) string { return keys[i] }), nil, model.VersionProjection.Expr, model.VersionProjection.Names)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +128,7 @@ func (c *Client) sweptVersions(ctx context.Context, keys []string) ([]string, er
 			items[i] = again[j]
 		}
 	}
-	return mapSlice(items, c.versionOf), nil
+	return model.MapSlice(items, c.versionOf), nil
 }
 
 // unwatch forgets every watched key, as Redis's EXEC and UNWATCH.
@@ -147,6 +141,6 @@ func (w *Watch) unwatch() {
 // versions reads the version of each key: its tokens, "" when missing or
 // expired.
 func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) {
-	items, err := c.metaItems(ctx, keys, nil, versionProjection.expr, versionProjection.names)
-	return mapSlice(items, c.versionOf), err
+	items, err := c.metaItems(ctx, keys, nil, model.VersionProjection.Expr, model.VersionProjection.Names)
+	return model.MapSlice(items, c.versionOf), err
 }

@@ -11,45 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-// Aggregate is how ZUNION and ZINTER combine a member's scores.
-type Aggregate string
-
-// The Aggregate values; "" means AggregateSum.
-//
-// AggregateCount is Redis 8.8's AGGREGATE COUNT: the input scores are
-// ignored and a member's score is the number of input keys holding it;
-// with weights, the sum of the weights of the keys holding it (as Redis
-// 8.8 defines it: each key contributes its weight instead of score ×
-// weight, summed as SUM sums, inf + -inf giving 0).
-const (
-	AggregateSum   Aggregate = "SUM"
-	AggregateMin   Aggregate = "MIN"
-	AggregateMax   Aggregate = "MAX"
-	AggregateCount Aggregate = "COUNT"
-)
-
-// ZStore is the input of ZUNION/ZINTER(STORE): keys, optional weights (one
-// per key; a score is multiplied by its key's weight) and the aggregate
-// (AggregateCount ignores the scores: see Aggregate).
-type ZStore struct {
-	Keys      []string
-	Weights   []float64
-	Aggregate Aggregate
-}
-
-// source is one input key of set algebra on sorted sets.
-type source struct {
-	key    string
-	m      meta
-	weight float64
-	count  bool // AggregateCount: each member scores weight, whatever its score
-}
 
 // sources validates a ZStore and reads its keys' metadata (one
 // BatchGetItem): sets and sorted sets are accepted.
-func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]source, error) {
+func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]model.Source, error) {
 	if store == nil || len(store.Keys) == 0 {
 		return nil, argError(cmd, "numkeys", "0", ErrSyntax)
 	}
@@ -69,26 +37,18 @@ func (c *Client) sources(ctx context.Context, cmd string, store *ZStore) ([]sour
 	if err := checkKeys(cmd, store.Keys...); err != nil {
 		return nil, err
 	}
-	ms, err := c.typedMetas(ctx, store.Keys, typeSet, typeZSet)
+	ms, err := c.typedMetas(ctx, store.Keys, model.TypeSet, model.TypeZSet)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
-	out := make([]source, len(store.Keys))
+	out := make([]model.Source, len(store.Keys))
 	for i, k := range store.Keys {
-		out[i] = source{key: k, m: ms[i], weight: 1, count: strings.EqualFold(string(store.Aggregate), string(AggregateCount))}
+		out[i] = model.Source{Key: k, M: ms[i], Weight: 1, Count: strings.EqualFold(string(store.Aggregate), string(AggregateCount))}
 		if len(store.Weights) > 0 {
-			out[i].weight = store.Weights[i]
+			out[i].Weight = store.Weights[i]
 		}
 	}
 	return out, nil
-}
-
-// weighted is score × weight, with Redis's rule that inf × 0 is 0.
-func weighted(score, weight float64) float64 {
-	if v := score * weight; !math.IsNaN(v) {
-		return v
-	}
-	return 0
 }
 
 // aggregate combines the score so far, a, with b, as Redis does: MIN and
@@ -134,39 +94,26 @@ func merge(acc, next map[string]float64, agg Aggregate, union bool) {
 }
 
 // load reads all members of a source with their weighted scores.
-func (c *Client) load(ctx context.Context, s source, read keyReads) (map[string]float64, error) {
+func (c *Client) load(ctx context.Context, s model.Source, read model.KeyReads) (map[string]float64, error) {
 	out := map[string]float64{}
-	if s.m.typ == typeNone {
+	if s.M.Typ == model.TypeNone {
 		return out, nil
 	}
-	its, ok := read[s.key]
+	its, ok := read[s.Key]
 	if !ok {
-		for it, err := range c.memberItems(ctx, s.key, s.m.typ, "") {
+		for it, err := range c.memberItems(ctx, s.Key, s.M.Typ, "") {
 			if err != nil {
 				return nil, err
 			}
 			its = append(its, it)
 		}
-		read[s.key] = its
+		read[s.Key] = its
 	}
 	for _, it := range its {
-		m, _, _ := memberOf(it)
-		out[m] = weighted(s.score(it), s.weight)
+		m, _, _ := model.MemberOf(it)
+		out[m] = model.Weighted(s.Score(it), s.Weight)
 	}
 	return out, nil
-}
-
-// keyReads are the member items of the keys a command has read whole, so
-// that a key named twice (ZUNION 2 z z) is read once.
-type keyReads map[string][]item
-
-// score is the score a member item of s contributes before its weight: 1
-// for a set member or with AggregateCount.
-func (s source) score(it item) float64 {
-	if s.count || s.m.typ == typeSet {
-		return 1
-	}
-	return scoreOfIX(bytesAttr(it, attrIX))
 }
 
 // probeScores reads which of the members of acc a source holds, with
@@ -174,11 +121,11 @@ func (s source) score(it item) float64 {
 // request). Unlike load, inf × 0 stays NaN: Redis's ZINTER aggregates the
 // later sources' products as they are (a NaN makes a SUM 0 and is never
 // a MIN or MAX).
-func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float64, read keyReads) (map[string]float64, error) {
-	found := map[string]item{}
-	if its, ok := read[s.key]; ok { // read whole already: no request
+func (c *Client) probeScores(ctx context.Context, s model.Source, acc map[string]float64, read model.KeyReads) (map[string]float64, error) {
+	found := map[string]model.Item{}
+	if its, ok := read[s.Key]; ok { // read whole already: no request
 		for _, it := range its {
-			m, _, _ := memberOf(it)
+			m, _, _ := model.MemberOf(it)
 			if _, ok := acc[m]; ok {
 				found[m] = it
 			}
@@ -189,26 +136,15 @@ func (c *Client) probeScores(ctx context.Context, s source, acc map[string]float
 			candidates = append(candidates, m)
 		}
 		var err error
-		if found, err = c.probe(ctx, s.key, s.m.typ, candidates, false); err != nil {
+		if found, err = c.probe(ctx, s.Key, s.M.Typ, candidates, false); err != nil {
 			return nil, err
 		}
 	}
 	out := make(map[string]float64, len(found))
 	for m, it := range found {
-		out[m] = s.score(it) * s.weight
+		out[m] = s.Score(it) * s.Weight
 	}
 	return out, nil
-}
-
-// sortZ orders by score, then member, as Redis returns a sorted set.
-func sortZ(zs []Z) []Z {
-	slices.SortFunc(zs, func(a, b Z) int {
-		if c := cmp.Compare(a.Score, b.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Member, b.Member)
-	})
-	return zs
 }
 
 func toZ(m map[string]float64) []Z {
@@ -225,8 +161,8 @@ func (c *Client) zunion(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		return nil, err
 	}
 	// Smallest first, as Redis aggregates (it matters to MIN and MAX of 0 and -0).
-	slices.SortStableFunc(srcs, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
-	acc, read := map[string]float64{}, keyReads{}
+	slices.SortStableFunc(srcs, func(a, b model.Source) int { return cmp.Compare(a.M.Card, b.M.Card) })
+	acc, read := map[string]float64{}, model.KeyReads{}
 	for _, s := range srcs {
 		scores, err := c.load(ctx, s, read)
 		if err != nil {
@@ -245,12 +181,12 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 		return nil, err
 	}
 	for _, s := range srcs {
-		if s.m.typ == typeNone {
+		if s.M.Typ == model.TypeNone {
 			return nil, nil
 		}
 	}
 	order := slices.Clone(srcs)
-	slices.SortStableFunc(order, func(a, b source) int { return cmp.Compare(a.m.card, b.m.card) })
+	slices.SortStableFunc(order, func(a, b model.Source) int { return cmp.Compare(a.M.Card, b.M.Card) })
 	return c.probeEach(ctx, cmd, order, func(acc, found map[string]float64) {
 		merge(acc, found, store.Aggregate, false)
 	})
@@ -259,8 +195,8 @@ func (c *Client) zinter(ctx context.Context, cmd string, store *ZStore) ([]Z, er
 // probeEach loads the first of srcs, then probes each other source for
 // the members loaded (probeScores) and hands what it found to step, until
 // none are left.
-func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step func(acc, found map[string]float64)) ([]Z, error) {
-	read := keyReads{}
+func (c *Client) probeEach(ctx context.Context, cmd string, srcs []model.Source, step func(acc, found map[string]float64)) ([]Z, error) {
+	read := model.KeyReads{}
 	acc, err := c.load(ctx, srcs[0], read)
 	if err != nil {
 		return nil, wrap(cmd, err)
@@ -269,7 +205,7 @@ func (c *Client) probeEach(ctx context.Context, cmd string, srcs []source, step 
 		if len(acc) == 0 {
 			break
 		}
-		if s.m.typ == typeNone {
+		if s.M.Typ == model.TypeNone {
 			continue // holds nothing (ZINTER never gets here with one)
 		}
 		found, err := c.probeScores(ctx, s, acc, read)
@@ -375,7 +311,7 @@ func (c *Client) zstore(ctx context.Context, cmd, destination string, compute fu
 	for _, z := range zs {
 		scores[z.Member] = z.Score
 	}
-	err = c.overwrite(ctx, destination, typeZSet, members(zs), func(m string) []byte { return zsetIX(scores[m], m) })
+	err = c.overwrite(ctx, destination, model.TypeZSet, members(zs), func(m string) []byte { return model.ZsetIX(scores[m], m) })
 	return int64(len(zs)), wrap(cmd, err)
 }
 

@@ -1,6 +1,8 @@
 package redimo
 
 import (
+	"github.com/redimo-go/redimo/internal/model"
+
 	"math"
 	"strconv"
 	"testing"
@@ -96,13 +98,13 @@ func TestParseScoreRange(t *testing.T) {
 
 func TestParseRank(t *testing.T) {
 	for s, want := range map[string]int64{"0": 0, "1": 1, "-1": -1, "9223372036854775807": math.MaxInt64, "-9223372036854775808": math.MinInt64, "120": 120} {
-		n, ok := parseRank(s)
+		n, ok := model.ParseRank(s)
 		require.True(t, ok, s)
 		require.Equal(t, want, n, s)
 	}
 	// Redis's string2ll rejects all of these.
 	for _, s := range []string{"", "+1", "007", "00", "-0", " 1", "1 ", "1.5", "1e3", "9223372036854775808", "-9223372036854775809", "-", "0x10"} {
-		_, ok := parseRank(s)
+		_, ok := model.ParseRank(s)
 		require.False(t, ok, "%q", s)
 	}
 }

@@ -7,7 +7,7 @@ package redimo
 //
 //   - each source member goes by a delete on condition that it still holds
 //     the index value (score) it was read with, and, when the key has member
-//     expiries, the expiry it was read with (pinDelete): the destination
+//     expiries, the expiry it was read with (model.PinDelete): the destination
 //     gets exactly what the source lost;
 //   - each destination write is a put on condition that the member is
 //     absent, or, when it is there, a put replacing the item read back on
@@ -20,7 +20,7 @@ package redimo
 //     the count items of ranked keys) change in the same transaction as the
 //     members.
 //
-// One TransactWriteItems holds 100 actions: a move of up to maxMove
+// One TransactWriteItems holds 100 actions: a move of up to model.MaxMove
 // members (a delete and a put each, plus the two metadata items) is
 // atomic; more go in successive atomic chunks, each read afresh.
 
@@ -32,44 +32,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-// maxMove is the most members one transaction moves: a delete and a put
-// each, and the two metadata items, in DynamoDB's 100 actions.
-const maxMove = (maxTxItems - 2) / 2
-
-// ZMoveArgs selects the members ZMove and BZMove move: the Count lowest
-// (Order PopMin, Redis's MIN) or highest (PopMax, MAX) scores, or with
-// ByScore the members with scores between Min and Max (BYSCORE score-min
-// score-max; bounds as ZRangeByScore's: "1", "(1" exclusive, "-inf",
-// "+inf"), lowest first. Count 0 is Redis's default: 1 member with Order,
-// every member in the range with ByScore.
-type ZMoveArgs struct {
-	Order    PopOrder // PopMin or PopMax; empty with ByScore
-	ByScore  bool
-	Min, Max string // ByScore's bounds
-	Count    int64  // at most this many members (COUNT); 0: the default
-}
-
-// ZMoveMemberArgs are ZMOVEMEMBER's options and members: NX moves only the
-// members absent from the destination, XX only those present there; the
-// others stay in the source.
-type ZMoveMemberArgs struct {
-	NX, XX  bool
-	Members []string
-}
-
-// moveSel is a checked ZMoveArgs: a range of the source (its key filled in
-// per read) and the most members to move (-1: all).
-type moveSel struct {
-	byScore bool
-	lo, hi  float64
-	empty   bool
-	rev     bool
-	count   int64
-}
 
 // ZMove moves members, with their scores, from the sorted set at source to
 // the one at destination, as Redis 8.12's ZMOVE, and returns them (member
@@ -149,14 +114,14 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 	// members as they wait for; members moved for a waiter that left go
 	// back (ZMOVEMEMBER from destination).
 	end := PopMin
-	if sel.rev {
+	if sel.Rev {
 		end = PopMax
 	}
 	op := blockOp{
 		kind: "move\x00" + string(end) + "\x00" + destination,
 		take: func(ctx context.Context, key string, n int64) ([]Z, error) {
 			s := sel
-			s.count = n
+			s.Count = n
 			return c.zmove(ctx, "BZMOVE", key, destination, s, false)
 		},
 		undo: func(ctx context.Context, key string, zs []Z) error {
@@ -164,7 +129,7 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 			return err
 		},
 	}
-	_, zs, err := c.block(ctx, "BZMOVE", timeout, []string{source}, sel.count, op)
+	_, zs, err := c.block(ctx, "BZMOVE", timeout, []string{source}, sel.Count, op)
 	return zs, err
 }
 
@@ -200,10 +165,10 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 	if source == destination {
 		return nil, c.sameKey(ctx, cmd, source)
 	}
-	names := dedupe(args.Members)
+	names := model.Dedupe(args.Members)
 	var moved []Z
 	for start := 0; start < len(names); {
-		end := min(start+maxMove, len(names))
+		end := min(start+model.MaxMove, len(names))
 		chunk := names[start:end]
 		var got []Z
 		err := c.attempts(ctx, false, func() (bool, error) {
@@ -211,25 +176,25 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 			if err != nil || !ok {
 				return true, err
 			}
-			found, err := c.probe(ctx, source, typeZSet, chunk, false)
+			found, err := c.probe(ctx, source, model.TypeZSet, chunk, false)
 			if err != nil {
 				return true, err
 			}
 			var cands []moveCand
 			for _, m := range chunk {
 				if it, ok := found[m]; ok {
-					cands = append(cands, moveCand{z: Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, exp: memberExp(it), pinned: true})
+					cands = append(cands, moveCand{z: Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: m}, exp: model.MemberExp(it), pinned: true})
 				}
 			}
-			var inDst map[string]item
-			if (args.NX || args.XX) && len(cands) > 0 && dm.typ != typeNone {
-				if inDst, err = c.probe(ctx, destination, typeZSet, members(mapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
+			var inDst map[string]model.Item
+			if (args.NX || args.XX) && len(cands) > 0 && dm.Typ != model.TypeNone {
+				if inDst, err = c.probe(ctx, destination, model.TypeZSet, members(model.MapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
 					return true, err
 				}
 			}
 			var abandoned bool
 			got, abandoned, err = c.moveChunk(ctx, source, destination, sm, cands, inDst, args.NX, args.XX)
-			if errors.Is(err, errRankChunk) && len(chunk) > 1 {
+			if errors.Is(err, model.ErrRankChunk) && len(chunk) > 1 {
 				end = start + len(chunk)/2
 				chunk = chunk[:len(chunk)/2]
 				return false, nil
@@ -246,8 +211,8 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 }
 
 // checkZMove validates ZMOVE's and BZMOVE's arguments.
-func checkZMove(cmd, source, destination string, args ZMoveArgs) (moveSel, error) {
-	sel := moveSel{count: args.Count}
+func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel, error) {
+	sel := model.MoveSel{Count: args.Count}
 	if args.Count < 0 {
 		return sel, argError(cmd, "count", strconv.FormatInt(args.Count, 10), ErrOutOfRange)
 	}
@@ -256,23 +221,23 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (moveSel, error
 			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
 		}
 		var err error
-		if sel.lo, sel.hi, sel.empty, err = parseScoreRange(cmd, args.Min, args.Max); err != nil {
+		if sel.Lo, sel.Hi, sel.Empty, err = parseScoreRange(cmd, args.Min, args.Max); err != nil {
 			return sel, err
 		}
-		sel.byScore = true
-		if sel.count == 0 {
-			sel.count = -1
+		sel.ByScore = true
+		if sel.Count == 0 {
+			sel.Count = -1
 		}
 	} else {
 		switch strings.ToUpper(string(args.Order)) {
 		case string(PopMin):
 		case string(PopMax):
-			sel.rev = true
+			sel.Rev = true
 		default:
 			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
 		}
-		if sel.count == 0 {
-			sel.count = 1
+		if sel.Count == 0 {
+			sel.Count = 1
 		}
 	}
 	if err := checkKey(cmd, source); err != nil {
@@ -284,7 +249,7 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (moveSel, error
 // sameKey is the reply of a move from key to itself: nothing, after
 // checking key's type as Redis does.
 func (c *Client) sameKey(ctx context.Context, cmd, key string) error {
-	_, err := c.typedMeta(ctx, key, typeZSet)
+	_, err := c.typedMeta(ctx, key, model.TypeZSet)
 	return wrap(cmd, err)
 }
 
@@ -297,16 +262,16 @@ type moveCand struct {
 }
 
 // zmove is ZMOVE and BZMOVE's try: it moves the members sel selects from
-// source to destination in chunks of at most maxMove, each chunk read
+// source to destination in chunks of at most model.MaxMove, each chunk read
 // afresh and retried whole when another client changed them meanwhile.
 // With others, a source of another type is a missing one (a blocked
 // move's later tries).
-func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel moveSel, others bool) ([]Z, error) {
+func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel model.MoveSel, others bool) ([]Z, error) {
 	if source == destination {
 		return nil, c.sameKey(ctx, cmd, source)
 	}
 	var moved []Z
-	size := int64(maxMove)
+	size := int64(model.MaxMove)
 	for done := false; !done; {
 		var got []Z
 		err := c.attempts(ctx, false, func() (bool, error) {
@@ -316,13 +281,13 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 				return true, err
 			}
 			want := size
-			if sel.count >= 0 {
-				want = min(want, sel.count-int64(len(moved)))
+			if sel.Count >= 0 {
+				want = min(want, sel.Count-int64(len(moved)))
 			}
-			r := zrange{in: c.scoreQuery(source, math.Inf(-1), math.Inf(1)), rev: sel.rev, count: want, checked: true}
-			if sel.byScore {
-				r.in, r.empty = c.scoreQuery(source, sel.lo, sel.hi), sel.empty
-				lo, hi := sel.lo, sel.hi
+			r := zrange{in: c.scoreQuery(source, math.Inf(-1), math.Inf(1)), rev: sel.Rev, count: want, checked: true}
+			if sel.ByScore {
+				r.in, r.empty = c.scoreQuery(source, sel.Lo, sel.Hi), sel.Empty
+				lo, hi := sel.Lo, sel.Hi
 				r.keep = func(x Z) bool { return x.Score >= lo && x.Score <= hi }
 			}
 			zs, err := c.read(ctx, source, r)
@@ -336,15 +301,15 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 			}
 			// Members with expiries: read them, so that each moves with
 			// its own (EXEC's snapshot always knows them).
-			if sm.ttls > 0 || c.tx != nil {
-				found, err := c.probe(ctx, source, typeZSet, members(zs), false)
+			if sm.TTLs > 0 || c.tx != nil {
+				found, err := c.probe(ctx, source, model.TypeZSet, members(zs), false)
 				if err != nil {
 					return true, err
 				}
 				cands = cands[:0]
 				for _, z := range zs {
-					if it, ok := found[z.Member]; ok && scoreOfIX(bytesAttr(it, attrIX)) == z.Score {
-						cands = append(cands, moveCand{z: z, exp: memberExp(it), pinned: true})
+					if it, ok := found[z.Member]; ok && model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)) == z.Score {
+						cands = append(cands, moveCand{z: z, exp: model.MemberExp(it), pinned: true})
 					}
 				}
 				if len(cands) < len(zs) {
@@ -354,13 +319,13 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 			var abandoned bool
 			got, abandoned, err = c.moveChunk(ctx, source, destination, sm, cands, nil, false, false)
 			switch {
-			case errors.Is(err, errRankChunk) && size > 1:
+			case errors.Is(err, model.ErrRankChunk) && size > 1:
 				size /= 2
 				return false, nil
 			case err != nil, abandoned:
 				return !abandoned, err
 			}
-			done = int64(len(zs)) < want || sel.count >= 0 && int64(len(moved)+len(got)) >= sel.count
+			done = int64(len(zs)) < want || sel.Count >= 0 && int64(len(moved)+len(got)) >= sel.Count
 			return true, nil
 		})
 		moved = append(moved, got...)
@@ -375,35 +340,35 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 // when there is nothing to move (source missing, or of another type with
 // others); ErrWrongType when source exists and either key holds another
 // type.
-func (c *Client) moveMetas(ctx context.Context, source, destination string, others bool) (sm, dm meta, ok bool, err error) {
+func (c *Client) moveMetas(ctx context.Context, source, destination string, others bool) (sm, dm model.Meta, ok bool, err error) {
 	ms, err := c.metas(ctx, []string{source, destination})
 	if err != nil {
-		return meta{}, meta{}, false, err
+		return model.Meta{}, model.Meta{}, false, err
 	}
 	keys := []string{source, destination}
 	for i := range ms {
-		// A key whose members all expired is missing (memberttl.go).
-		if ms[i], err = c.settle(ctx, keys[i], ms[i]); err != nil {
-			return meta{}, meta{}, false, err
+		// A key whose members all expired is missing (settle).
+		if ms[i], err = c.settle(ctx, keys[i], ms[i], false); err != nil {
+			return model.Meta{}, model.Meta{}, false, err
 		}
 	}
 	sm, dm = ms[0], ms[1]
 	switch {
-	case sm.typ == typeNone, sm.typ != typeZSet && others:
+	case sm.Typ == model.TypeNone, sm.Typ != model.TypeZSet && others:
 		return sm, dm, false, nil
-	case sm.typ != typeZSet, dm.typ != typeNone && dm.typ != typeZSet:
+	case sm.Typ != model.TypeZSet, dm.Typ != model.TypeNone && dm.Typ != model.TypeZSet:
 		return sm, dm, false, ErrWrongType
 	}
 	return sm, dm, true, nil
 }
 
-// moveChunk moves cands (at most maxMove) from source, whose metadata
+// moveChunk moves cands (at most model.MaxMove) from source, whose metadata
 // reads sm, to destination in one transaction. inDst holds the items of
 // the candidates present in destination, read for NX or XX: with NX
 // those stay, with XX the absent ones do. abandoned: a condition failed
 // (a member taken, re-scored or given an expiry meanwhile, one added to
 // or removed from destination under NX or XX): nothing was written.
-func (c *Client) moveChunk(ctx context.Context, source, destination string, sm meta, cands []moveCand, inDst map[string]item, nx, xx bool) (moved []Z, abandoned bool, err error) {
+func (c *Client) moveChunk(ctx context.Context, source, destination string, sm model.Meta, cands []moveCand, inDst map[string]model.Item, nx, xx bool) (moved []Z, abandoned bool, err error) {
 	first := true
 	var picked []moveCand
 	for _, cd := range cands {
@@ -416,40 +381,40 @@ func (c *Client) moveChunk(ctx context.Context, source, destination string, sm m
 	if len(picked) == 0 {
 		return nil, false, nil
 	}
-	if size := moveBytes(source, destination, picked); size > maxTxBytes && len(picked) > 1 {
-		return nil, false, errRankChunk // cut smaller, as a ranked key's
+	if size := moveBytes(source, destination, picked); size > model.MaxTxBytes && len(picked) > 1 {
+		return nil, false, model.ErrRankChunk // cut smaller, as a ranked key's
 	}
-	res, err := c.transactPurging(ctx, func() []*group {
-		src := &group{key: source, typ: typeZSet}
-		dst := &group{key: destination, typ: typeZSet}
-		if first && sm.ttls == 0 && c.tx == nil {
-			src.known, src.now = true, sm // the chunk that empties it deletes it at once
+	res, err := c.transactPurging(ctx, func() []*model.Group {
+		src := &model.Group{Key: source, Typ: model.TypeZSet}
+		dst := &model.Group{Key: destination, Typ: model.TypeZSet}
+		if first && sm.TTLs == 0 && c.tx == nil {
+			src.Known, src.Now = true, sm // the chunk that empties it deletes it at once
 		}
 		first = false
 		for _, cd := range picked {
-			src.writes = append(src.writes, c.moveOut(source, cd))
-			var in *write
+			src.Writes = append(src.Writes, c.moveOut(source, cd))
+			var in *model.Write
 			switch {
 			case xx:
 				in = c.moveOver(destination, cd, inDst[cd.z.Member])
-				in.retry = nil // changed since read: read again
+				in.Retry = nil // changed since read: read again
 			case nx:
 				in = c.moveIn(destination, cd)
-				in.retry = nil
+				in.Retry = nil
 			default:
 				in = c.moveIn(destination, cd)
 			}
-			dst.writes = append(dst.writes, in)
+			dst.Writes = append(dst.Writes, in)
 		}
-		return []*group{src, dst}
+		return []*model.Group{src, dst}
 	})
-	if err != nil || res.abandoned {
-		return nil, res.abandoned, err
+	if err != nil || res.Abandoned {
+		return nil, res.Abandoned, err
 	}
-	out := make(map[string]bool, len(res.applied))
-	for _, w := range res.applied {
-		if w.action.Delete != nil {
-			out[w.member] = true
+	out := make(map[string]bool, len(res.Applied))
+	for _, w := range res.Applied {
+		if w.Action.Delete != nil {
+			out[w.Member] = true
 		}
 	}
 	for _, cd := range picked {
@@ -464,22 +429,22 @@ func (c *Client) moveChunk(ctx context.Context, source, destination string, sm m
 func moveBytes(source, destination string, cands []moveCand) int {
 	n := 0
 	for _, cd := range cands {
-		w := &write{member: cd.z.Member}
-		n += writeBytes(source, w) + writeBytes(destination, w)
+		w := &model.Write{Member: cd.z.Member}
+		n += model.WriteBytes(source, w) + model.WriteBytes(destination, w)
 	}
 	return n
 }
 
 // moveOut is the delete of cd from key: on condition that it still holds
 // the score it was read with (pinned, as rank.go's pin) and, when read,
-// the expiry (pinDelete); required and strict, so that any change
+// the expiry (model.PinDelete); required and strict, so that any change
 // abandons the move.
-func (c *Client) moveOut(key string, cd moveCand) *write {
-	w := c.deleteMember(key, typeZSet, cd.z.Member)
-	w.score, w.prev, w.known, w.pinned, w.need = cd.z.Score, zsetIX(cd.z.Score, cd.z.Member), true, true, needIX
-	w.required, w.strict = true, true
+func (c *Client) moveOut(key string, cd moveCand) *model.Write {
+	w := c.deleteMember(key, model.TypeZSet, cd.z.Member)
+	w.Score, w.Prev, w.Known, w.Pinned, w.Need = cd.z.Score, model.ZsetIX(cd.z.Score, cd.z.Member), true, true, model.NeedIX
+	w.Required, w.Strict = true, true
 	if cd.pinned {
-		w = pinDelete(w, cd.exp)
+		w = model.PinDelete(w, cd.exp)
 	}
 	return w
 }
@@ -487,19 +452,19 @@ func (c *Client) moveOut(key string, cd moveCand) *write {
 // moveIn is the put of cd into key, where it is believed absent: its
 // score, and its expiry. When the member is there after all, its retry
 // replaces it (moveOver).
-func (c *Client) moveIn(key string, cd moveCand) *write {
-	w := c.putMember(key, typeZSet, cd.z.Member, zsetIX(cd.z.Score, cd.z.Member))
-	w.count, w.score, w.required = 0, cd.z.Score, true
+func (c *Client) moveIn(key string, cd moveCand) *model.Write {
+	w := c.putMember(key, model.TypeZSet, cd.z.Member, model.ZsetIX(cd.z.Score, cd.z.Member))
+	w.Count, w.Score, w.Required = 0, cd.z.Score, true
 	if cd.exp != 0 {
-		setMemberExp(w.action.Put.Item, cd.exp)
-		w.ttl = 1
+		model.SetMemberExp(w.Action.Put.Item, cd.exp)
+		w.Ttl = 1
 	}
-	w.retry = func(now item) (*write, error) { return c.moveTo(key, cd, now), nil }
+	w.Retry = func(now model.Item) (*model.Write, error) { return c.moveTo(key, cd, now), nil }
 	return w
 }
 
 // moveTo is moveIn when now is nil, else moveOver now.
-func (c *Client) moveTo(key string, cd moveCand, now item) *write {
+func (c *Client) moveTo(key string, cd moveCand, now model.Item) *model.Write {
 	if now == nil {
 		return c.moveIn(key, cd)
 	}
@@ -509,41 +474,30 @@ func (c *Client) moveTo(key string, cd moveCand, now item) *write {
 // moveOver is the put of cd replacing key's member item cur, on condition
 // that it still holds cur's score and expiry: the member takes cd's score
 // and expiry.
-func (c *Client) moveOver(key string, cd moveCand, cur item) *write {
-	want, prev, was := zsetIX(cd.z.Score, cd.z.Member), bytesAttr(cur, attrIX), memberExp(cur)
-	it := itemKey(key, memberSK(typeZSet, cd.z.Member))
-	it[attrIX] = bin(want)
-	names := map[string]string{"#ix": attrIX, "#mx": attrMemExp}
-	values := item{":prev": bin(prev)}
-	cond := "#ix = :prev AND attribute_not_exists(#mx)"
-	if was != 0 {
-		cond = "#ix = :prev AND #mx = :was"
-		values[":was"] = num(was)
-	}
-	if len(cd.z.Member) > inlineMemberLen {
-		it[attrMem] = bin([]byte(cd.z.Member))
-		names["#lm"], values[":lm"] = attrMem, bin([]byte(cd.z.Member))
-		cond += " AND #lm = :lm"
+func (c *Client) moveOver(key string, cd moveCand, cur model.Item) *model.Write {
+	want, prev, was := model.ZsetIX(cd.z.Score, cd.z.Member), model.BytesAttr(cur, model.AttrIX), model.MemberExp(cur)
+	it := model.ItemKey(key, model.MemberSK(model.TypeZSet, cd.z.Member))
+	it[model.AttrIX] = model.Bin(want)
+	if len(cd.z.Member) > model.InlineMemberLen {
+		it[model.AttrMem] = model.Bin([]byte(cd.z.Member))
 	}
 	var ttl int64
 	if cd.exp != 0 {
-		setMemberExp(it, cd.exp)
+		model.SetMemberExp(it, cd.exp)
 		ttl++
 	}
 	if was != 0 {
 		ttl--
 	}
-	w := &write{
-		member: cd.z.Member, score: cd.z.Score, ix: want, prev: prev, known: true, need: needIX,
-		ttl: ttl, required: true, replaces: true, // an expired cur is replaced, not counted again
-		action: types.TransactWriteItem{Put: &types.Put{
+	w := &model.Write{
+		Member: cd.z.Member, Score: cd.z.Score, Ix: want, Prev: prev, Known: true,
+		Need: model.NeedIX | model.NeedExpiry, ExpWas: was, // still as met
+		Ttl: ttl, Required: true, Replaces: true, // an expired cur is replaced, not counted again
+		Action: types.TransactWriteItem{Put: &types.Put{
 			TableName: c.table(), Item: it,
-			ConditionExpression:                 aws.String(cond),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
-	w.retry = func(now item) (*write, error) { return c.moveTo(key, cd, now), nil }
+	w.Retry = func(now model.Item) (*model.Write, error) { return c.moveTo(key, cd, now), nil }
 	return w
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
 )
 
@@ -265,13 +266,13 @@ func TestZMoveMemberExpiry(t *testing.T) {
 func requireMemberTTLCount(t *testing.T, key string, want int64) {
 	t.Helper()
 	var withExp int64
-	for _, it := range rawPartition(t, pkValue(key)) {
-		if _, _, ok := memberOf(it); ok && memberExp(it) != 0 {
+	for _, it := range rawPartition(t, model.PkValue(key)) {
+		if _, _, ok := model.MemberOf(it); ok && model.MemberExp(it) != 0 {
 			withExp++
 		}
 	}
 	require.Equal(t, want, withExp, "members of %s with an expiry", key)
-	require.Equal(t, want, decodeMeta(rawGet(t, metaKey(key))).ttls, "mn of %s", key)
+	require.Equal(t, want, model.DecodeMeta(rawGet(t, model.MetaKey(key))).TTLs, "mn of %s", key)
 }
 
 // TestBZMove: it waits for the source, moves as soon as a member arrives,

@@ -1,268 +1,17 @@
 package redimo
 
-// Sorted-set ranges: by rank, by score, by member (lex); their counts and
-// removals; ranks. Argument parsing is in zbounds.go, pops in zsets.go,
-// ZSCAN and ZRANDMEMBER in zscan.go.
+// The sorted-set range commands: by rank, by score, by member (lex); their
+// counts and removals; ranks. The range reader they share is ranges.go,
+// pops are in zsets.go, ZSCAN and ZRANDMEMBER in zscan.go.
 
 import (
 	"context"
-	"math"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-// ZRangeBy selects members by score (Min, Max: "1.5", "(1.5" exclusive,
-// "-inf", "+inf"; read as Redis reads them with strtod, so "0x10", " 1"
-// and even "" are numbers) or by member (Min, Max: "[a", "(a", "-", "+"),
-// with LIMIT Offset Count (Count < 0, or 0 with Offset 0: no limit).
-type ZRangeBy struct {
-	Min, Max      string
-	Offset, Count int64
-}
-
-// ZRangeArgs is the unified ZRANGE: Start and Stop are ranks, or scores
-// with ByScore, or members with ByLex; Rev reverses the order (and, as in
-// Redis, then Start is the greater bound). Offset and Count are LIMIT (by
-// score or lex only). Static string types stand in for go-redis's
-// interface{} bounds; ranks are read as Redis reads integers ("+1", "01"
-// and " 1" are ErrNotInteger), scores as ZRangeBy's.
-type ZRangeArgs struct {
-	Key            string
-	Start, Stop    string
-	ByScore, ByLex bool
-	Rev            bool
-	Offset, Count  int64
-}
-
-// zrange is a resolved range query: an index (score) or table (lex) range,
-// a direction, an offset and a limit.
-type zrange struct {
-	in      *dynamodb.QueryInput
-	rev     bool
-	offset  int64
-	count   int64  // < 0: all
-	exclude string // lex: a member the key condition could not exclude
-	hasExcl bool
-	empty   bool
-	// reverseResult: the query ran in the opposite direction (ranks counted
-	// from the other end) and its result must be reversed.
-	reverseResult bool
-	// checked: the metadata item was just read (type and expiry are known
-	// good), so the range read need not read it again.
-	checked bool
-	// keep is the selection of in's key condition and filter (exclude
-	// included) in Go, for EXEC's reader (seam.go); nil: every member.
-	keep func(Z) bool
-}
-
-// scoreQuery is the index query of key's members with score in [lo, hi].
-func (c *Client) scoreQuery(key string, lo, hi float64) *dynamodb.QueryInput {
-	return &dynamodb.QueryInput{
-		IndexName:                aws.String(c.opts.IndexName),
-		KeyConditionExpression:   aws.String("#pk = :pk AND #ix BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{
-			":pk": bin(pkValue(key)), ":lo": bin(scoreBound(lo)), ":hi": bin(scoreBoundAfter(hi)),
-		},
-	}
-}
-
-// lexRange resolves lex bounds into a table query on the members' sort keys.
-// A bound of at most inlineMemberLen bytes is exact in sort-key terms (a
-// long member is above it exactly when its first 1015 bytes are; see
-// keys.go). A longer bound v is not: its prefix p = v[:1015] selects every
-// long member starting with p, and a filter on m, which only long members
-// carry, compares those with v itself.
-func (c *Client) lexRange(cmd, key, min, max string) (zrange, error) {
-	lo, err := parseLex(cmd, "min", min)
-	if err != nil {
-		return zrange{}, err
-	}
-	hi, err := parseLex(cmd, "max", max)
-	if err != nil {
-		return zrange{}, err
-	}
-	r := zrange{count: -1, keep: func(x Z) bool {
-		above := lo.ninf || !lo.inf && (x.Member > lo.value || !lo.excl && x.Member == lo.value)
-		below := hi.inf || !hi.ninf && (x.Member < hi.value || !hi.excl && x.Member == hi.value)
-		return above && below
-	}}
-	if lo.inf || hi.ninf || (!lo.ninf && !hi.inf && (lo.value > hi.value || (lo.value == hi.value && (lo.excl || hi.excl)))) {
-		r.empty = true
-		return r, nil
-	}
-	values := item{":pk": bin(pkValue(key))}
-	var filters []string
-	loSK := []byte{prefixZSet}
-	switch {
-	case lo.ninf:
-	case len(lo.value) <= inlineMemberLen:
-		loSK = memberSK(typeZSet, lo.value)
-		if lo.excl {
-			loSK = append(loSK, 0) // the next string after lo.value
-		}
-	default: // after the short member p, from the first long one starting with p
-		loSK = append(skPrefix(typeZSet, lo.value), 0)
-		values[":lov"] = bin([]byte(lo.value))
-		filters = append(filters, map[bool]string{false: "#m >= :lov", true: "#m > :lov"}[lo.excl])
-	}
-	hiSK := []byte{prefixZSet + 1} // after every member; no item has this sort key
-	switch {
-	case hi.inf:
-	case len(hi.value) <= inlineMemberLen:
-		hiSK = memberSK(typeZSet, hi.value)
-		r.exclude, r.hasExcl = hi.value, hi.excl
-	default: // up to the last long member starting with p
-		hiSK = append(skPrefix(typeZSet, hi.value), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-		values[":hiv"] = bin([]byte(hi.value))
-		filters = append(filters, map[bool]string{false: "#m <= :hiv", true: "#m < :hiv"}[hi.excl])
-	}
-	values[":lo"], values[":hi"] = bin(loSK), bin(hiSK)
-	r.in = &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: values,
-	}
-	if filters != nil {
-		r.in.FilterExpression = aws.String("attribute_not_exists(#m) OR (" + strings.Join(filters, " AND ") + ")")
-		r.in.ExpressionAttributeNames["#m"] = attrMem
-	}
-	return r, nil
-}
-
-// scoreRange resolves score bounds (min ≤ max order; rev only flips the
-// direction).
-func (c *Client) scoreRange(cmd, key, min, max string) (zrange, error) {
-	lo, hi, empty, err := parseScoreRange(cmd, min, max)
-	if err != nil {
-		return zrange{}, err
-	}
-	keep := func(x Z) bool { return x.Score >= lo && x.Score <= hi }
-	return zrange{in: c.scoreQuery(key, lo, hi), count: -1, empty: empty, keep: keep}, nil
-}
-
-// limit applies LIMIT offset count (Redis: a negative offset selects
-// nothing, a negative count everything from offset).
-func (r zrange) limit(offset, count int64) zrange {
-	if offset == 0 && count == 0 {
-		return r // no LIMIT given
-	}
-	if offset < 0 {
-		r.empty = true
-	}
-	r.offset, r.count = offset, count
-	return r
-}
-
-// read runs a resolved range on key and returns its members with scores,
-// in order, checking the type and expiry in parallel.
-func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
-	if c.tx != nil {
-		return c.tx.read(ctx, key, r)
-	}
-	if r.empty || r.count == 0 {
-		_, err := c.typedMeta(ctx, key, typeZSet)
-		return nil, err
-	}
-	var out []Z
-	typed := c.typedRead
-	if r.checked {
-		typed = func(_ context.Context, _ string, typ keyType, read func() (bool, error)) (meta, error) {
-			_, err := read()
-			return meta{typ: typ}, err
-		}
-	}
-	m, err := typed(ctx, key, typeZSet, func() (bool, error) {
-		in := *r.in
-		in.ScanIndexForward = aws.Bool(!r.rev)
-		limit := 0
-		if r.count >= 0 {
-			limit = int(r.offset + r.count)
-			if r.hasExcl {
-				limit++
-			}
-		}
-		skip := r.offset
-		for it, err := range c.query(ctx, &in, limit) {
-			if err != nil {
-				return false, err
-			}
-			member, t, _ := memberOf(it)
-			if t != typeZSet {
-				return false, ErrWrongType
-			}
-			if r.hasExcl && member == r.exclude {
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if r.count >= 0 && int64(len(out)) >= r.count {
-				break
-			}
-			out = append(out, Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: member})
-		}
-		return len(out) > 0, nil
-	})
-	if err != nil || m.typ == typeNone {
-		return nil, err
-	}
-	return out, nil
-}
-
-// rankRange resolves ranks start..stop (negative: from the end) into a
-// range. Both non-negative or both negative ranks, or start..-1, need no
-// cardinality: one query from the right end; other mixed signs read
-// ZCARD first.
-func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, rev bool) (zrange, error) {
-	r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev}
-	if start >= 0 && stop == -1 { // to the end: no cardinality needed
-		r.offset, r.count = start, -1
-		if start >= c.rankMax() {
-			return r, c.rankSeek(ctx, key, &r)
-		}
-		return r, nil
-	}
-	if (start < 0) != (stop < 0) {
-		m, err := c.typedMeta(ctx, key, typeZSet)
-		if err == nil {
-			m, err = c.exact(ctx, key, m) // the live count (memberttl.go)
-		}
-		if err != nil {
-			return r, err
-		}
-		if start < 0 {
-			start += m.card
-		}
-		if stop < 0 {
-			stop += m.card
-		}
-		start = max(start, 0)
-		if stop < 0 || m.typ == typeNone {
-			r.empty = true
-			return r, nil
-		}
-		r.checked = true
-	}
-	if start < 0 { // both negative: count from the other end
-		start, stop = -stop-1, -start-1
-		r.rev = !rev
-		r.reverseResult = true
-	}
-	if start > stop {
-		r.empty = true
-		return r, nil
-	}
-	r.offset, r.count = start, stop-start+1
-	if r.offset >= c.rankMax() {
-		return r, c.rankSeek(ctx, key, &r) // deep: start from the count items
-	}
-	return r, nil
-}
 
 // zRange reads ranks start..stop of key in the given direction.
 func (c *Client) zRange(ctx context.Context, cmd, key string, start, stop int64, rev bool) ([]Z, error) {
@@ -399,14 +148,6 @@ func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) 
 	return members(zs), err
 }
 
-// ZRangeArgs is the unified ZRANGE (BYSCORE, BYLEX, REV, LIMIT).
-//
-// [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
-func (c *Client) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
-	zs, err := c.zRangeArgs(ctx, "ZRANGE", z, false)
-	return members(zs), err
-}
-
 // ZRangeArgsWithScores is ZRangeArgs with scores (not with ByLex, as Redis).
 func (c *Client) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
 	return c.zRangeArgs(ctx, "ZRANGE", z, true)
@@ -435,55 +176,12 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs, withS
 		// ignores the offset too).
 		return nil, argError(cmd, "LIMIT", "without BYSCORE or BYLEX", ErrSyntax)
 	}
-	start, ok1 := parseRank(z.Start)
-	stop, ok2 := parseRank(z.Stop)
+	start, ok1 := model.ParseRank(z.Start)
+	stop, ok2 := model.ParseRank(z.Stop)
 	if !ok1 || !ok2 {
 		return nil, argError(cmd, "start/stop", z.Start+" "+z.Stop, ErrNotInteger)
 	}
 	return c.zRange(ctx, cmd, z.Key, start, stop, z.Rev)
-}
-
-// count counts a resolved range's members, checking type and expiry.
-func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error) {
-	if c.tx != nil {
-		zs, err := c.tx.read(ctx, key, r)
-		return int64(len(zs)), err
-	}
-	if r.empty {
-		_, err := c.typedMeta(ctx, key, typeZSet)
-		return 0, err
-	}
-	var n int64
-	read := func() (bool, error) {
-		if !r.hasExcl {
-			var err error
-			n, err = c.queryCount(ctx, r.in)
-			return n > 0, err
-		}
-		// A lex range's exclusive upper bound: the key condition cannot
-		// express it, and a filter cannot name the sort key.
-		for it, err := range c.query(ctx, r.in, 0) {
-			if err != nil {
-				return false, err
-			}
-			if member, _, _ := memberOf(it); member != r.exclude {
-				n++
-			}
-		}
-		return n > 0, nil
-	}
-	typed := c.typedRead
-	if r.in.IndexName != nil {
-		// Set members are in the index too, and a count cannot tell them
-		// apart: the metadata item must tell the type even when members
-		// were counted.
-		typed = c.typedReadParallel
-	}
-	m, err := typed(ctx, key, typeZSet, read)
-	if err != nil || m.typ == typeNone {
-		return 0, err
-	}
-	return n, nil
 }
 
 // ZCount returns how many members have scores between min and max, as
@@ -603,14 +301,14 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 	if err != nil || it == nil {
 		return RankScore{}, false, wrap(cmd, err)
 	}
-	ix := bytesAttr(it, attrIX)
+	ix := model.BytesAttr(it, model.AttrIX)
 	n, err := c.rankFrom(ctx, key, mt, ranges, ix, rev)
-	if err == nil && len(ix) == 9+inlineMemberLen {
+	if err == nil && len(ix) == 9+model.InlineMemberLen {
 		var before int64
 		before, err = c.runBefore(ctx, key, ix, member, rev)
 		n += before
 	}
-	return RankScore{Rank: n, Score: scoreOfIX(ix)}, err == nil, wrap(cmd, err)
+	return RankScore{Rank: n, Score: model.ScoreOfIX(ix)}, err == nil, wrap(cmd, err)
 }
 
 // runBefore counts the members of key that share member's index value ix
@@ -621,13 +319,13 @@ func (c *Client) runBefore(ctx context.Context, key string, ix []byte, member st
 	for it, err := range c.query(ctx, &dynamodb.QueryInput{
 		IndexName:                 aws.String(c.opts.IndexName),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-		ExpressionAttributeValues: item{":pk": bin(pkValue(key)), ":ix": bin(ix)},
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
 	}, 0) {
 		if err != nil {
 			return 0, err
 		}
-		if m, _, _ := memberOf(it); (m < member && !rev) || (m > member && rev) {
+		if m, _, _ := model.MemberOf(it); (m < member && !rev) || (m > member && rev) {
 			n++
 		}
 	}
@@ -641,12 +339,12 @@ func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (in
 	if err != nil || len(zs) == 0 {
 		return 0, wrap(cmd, err)
 	}
-	writes := make([]*write, len(zs))
+	writes := make([]*model.Write, len(zs))
 	for i, z := range zs {
-		writes[i] = c.deleteMember(key, typeZSet, z.Member)
+		writes[i] = c.deleteMember(key, model.TypeZSet, z.Member)
 	}
-	applied, err := c.transactChunks(ctx, key, typeZSet, writes)
-	return counted(applied), wrap(cmd, err)
+	applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
+	return model.Counted(applied), wrap(cmd, err)
 }
 
 // ZRemRangeByScore removes the members with scores between min and max and
@@ -689,4 +387,12 @@ func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (int6
 		return 0, err
 	}
 	return c.removeRange(ctx, "ZREMRANGEBYLEX", key, r)
+}
+
+// ZRangeArgs is the unified ZRANGE (BYSCORE, BYLEX, REV, LIMIT).
+//
+// [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
+func (c *Client) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
+	zs, err := c.zRangeArgs(ctx, "ZRANGE", z, false)
+	return members(zs), err
 }

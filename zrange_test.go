@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -143,7 +144,7 @@ func TestZLex(t *testing.T) {
 	// Bounds longer than a sort key can hold (members are longer still,
 	// TestLongMembersAgainstRedis) still
 	// select what Redis selects.
-	longest := strings.Repeat("a", inlineMemberLen)
+	longest := strings.Repeat("a", model.InlineMemberLen)
 	_, err = c.ZAdd(ctx, k, Z{Member: longest})
 	require.NoError(t, err)
 	longer := strings.Repeat("a", 3000)

@@ -4,6 +4,7 @@ package redimo
 
 import (
 	"context"
+	"github.com/redimo-go/redimo/internal/model"
 	"iter"
 	"math/rand/v2"
 	"strconv"
@@ -23,19 +24,19 @@ func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, erro
 			yield(Z{}, err)
 			return
 		}
-		if m, err := c.typedMeta(ctx, key, typeZSet); err != nil || m.typ == typeNone {
+		if m, err := c.typedMeta(ctx, key, model.TypeZSet); err != nil || m.Typ == model.TypeNone {
 			if err != nil {
 				yield(Z{}, wrap("ZSCAN", err))
 			}
 			return
 		}
-		for it, err := range c.memberItems(ctx, key, typeZSet, globPrefix(match)) {
+		for it, err := range c.memberItems(ctx, key, model.TypeZSet, model.GlobPrefix(match)) {
 			if err != nil {
 				yield(Z{}, wrap("ZSCAN", err))
 				return
 			}
-			m, _, _ := memberOf(it)
-			if (match == "" || globMatch(match, m)) && !yield(Z{Score: scoreOfIX(bytesAttr(it, attrIX)), Member: m}, nil) {
+			m, _, _ := model.MemberOf(it)
+			if (match == "" || model.GlobMatch(match, m)) && !yield(Z{Score: model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), Member: m}, nil) {
 				return
 			}
 		}
@@ -71,7 +72,7 @@ func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count in
 		return nil, argError("ZRANDMEMBER", "count", strconv.Itoa(count), ErrOutOfRange)
 	}
 	if count == 0 {
-		_, err := c.typedMeta(ctx, key, typeZSet)
+		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return nil, wrap("ZRANDMEMBER", err)
 	}
 	if c.tx == nil { // a transaction samples its snapshot

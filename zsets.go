@@ -11,28 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 )
-
-// Z is a sorted-set member with its score.
-type Z struct {
-	Score  float64
-	Member string
-}
-
-// ZAddArgs are ZADD's options and members. NX: only add new members; XX:
-// only update existing ones; GT/LT: only update when the new score is
-// greater/less than the current one (new members are still added); Ch:
-// count changed members too, not only added ones.
-type ZAddArgs struct {
-	NX, XX, LT, GT, Ch bool
-	Members            []Z
-}
-
-// RankScore is a member's rank and score (ZRANK ... WITHSCORE).
-type RankScore struct {
-	Rank  int64
-	Score float64
-}
 
 // ZAdd adds members with their scores, or updates the scores of members
 // already there, and returns how many were added, as Redis's ZADD. The
@@ -49,34 +29,6 @@ type RankScore struct {
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
 	return c.ZAddArgs(ctx, key, ZAddArgs{Members: members})
-}
-
-// ZAddArgs is ZADD with options (NX, XX, GT, LT, CH): see ZAddArgs. It
-// returns the number of members added, or added and changed with Ch.
-// Incompatible options (NX with XX, GT or LT; GT with LT) are an ErrSyntax
-// *ArgError before any request.
-//
-// Cost: as ZAdd.
-//
-// [ZADD]: https://redis.io/docs/latest/commands/zadd/
-func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
-	rounds, err := c.checkZAdd("ZADD", key, args)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, members := range rounds {
-		writes := make([]*write, 0, len(members))
-		for _, z := range members {
-			writes = append(writes, c.zaddWrite(key, z, args))
-		}
-		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
-		n += counted(applied)
-		if err != nil {
-			return n, wrap("ZADD", err)
-		}
-	}
-	return n, nil
 }
 
 // ZAddArgsIncr is ZADD ... INCR: it adds args.Members[0].Score to the
@@ -158,7 +110,7 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 // LT, unchanged) and a compare-and-swap updates its score. With XX it
 // updates in place, the options in the condition: for one member, index
 // order is score order.
-func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
+func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 	decide := func(old float64, exists bool) (float64, bool, int64, error) {
 		switch {
 		case !exists && args.XX:
@@ -173,30 +125,29 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 		return z.Score, true, 0, nil
 	}
 	if !args.XX {
-		w := c.putMember(key, typeZSet, z.Member, zsetIX(z.Score, z.Member))
-		w.score = z.Score
-		w.retry = func(now item) (*write, error) { return c.zWrite(key, z.Member, now, decide) }
+		w := c.putMember(key, model.TypeZSet, z.Member, model.ZsetIX(z.Score, z.Member))
+		w.Score = z.Score
+		w.Retry = func(now model.Item) (*model.Write, error) { return c.zWrite(key, z.Member, now, decide) }
 		return w
 	}
-	cond, need := "attribute_exists(#pk) AND #ix <> :new", needOtherIX
+	need := model.NeedPresent | model.NeedOtherIX
 	switch {
 	case args.GT:
-		cond, need = "attribute_exists(#pk) AND #ix < :new", needLowerIX
+		need = model.NeedPresent | model.NeedLowerIX
 	case args.LT:
-		cond, need = "attribute_exists(#pk) AND #ix > :new", needHigherIX
+		need = model.NeedPresent | model.NeedHigherIX
 	}
 	var count int64
 	if args.Ch {
 		count = 1
 	}
-	return &write{
-		member: z.Member, count: count, score: z.Score, ix: zsetIX(z.Score, z.Member), need: need,
-		action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: itemKey(key, memberSK(typeZSet, z.Member)),
+	return &model.Write{
+		Member: z.Member, Count: count, Score: z.Score, Ix: model.ZsetIX(z.Score, z.Member), Need: need,
+		Action: types.TransactWriteItem{Update: &types.Update{
+			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(model.TypeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),
-			ConditionExpression:       aws.String(cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#ix": attrIX},
-			ExpressionAttributeValues: item{":new": bin(zsetIX(z.Score, z.Member))},
+			ExpressionAttributeNames:  map[string]string{"#ix": model.AttrIX},
+			ExpressionAttributeValues: model.Item{":new": model.Bin(model.ZsetIX(z.Score, z.Member))},
 		}},
 	}
 }
@@ -204,24 +155,24 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *write {
 // zWrite is the write that takes member from its current item cur (nil:
 // absent) to the score decide returns; nil when decide declines. Its retry
 // decides again from what the item holds then.
-func (c *Client) zWrite(key, member string, cur item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*write, error) {
+func (c *Client) zWrite(key, member string, cur model.Item, decide func(old float64, exists bool) (float64, bool, int64, error)) (*model.Write, error) {
 	var old float64
 	if cur != nil {
-		old = scoreOfIX(bytesAttr(cur, attrIX))
+		old = model.ScoreOfIX(model.BytesAttr(cur, model.AttrIX))
 	}
 	score, apply, count, err := decide(old, cur != nil)
 	if err != nil || !apply {
 		return nil, err
 	}
-	var w *write
+	var w *model.Write
 	if cur == nil {
-		w = c.putMember(key, typeZSet, member, zsetIX(score, member))
+		w = c.putMember(key, model.TypeZSet, member, model.ZsetIX(score, member))
 	} else {
-		w = c.setIX(key, typeZSet, member, bytesAttr(cur, attrIX), zsetIX(score, member))
-		w.action.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		w = c.setIX(key, model.TypeZSet, member, model.BytesAttr(cur, model.AttrIX), model.ZsetIX(score, member))
+		w.Action.Update.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	w.count, w.score = count, score
-	w.retry = func(now item) (*write, error) { return c.zWrite(key, member, now, decide) }
+	w.Count, w.Score = count, score
+	w.Retry = func(now model.Item) (*model.Write, error) { return c.zWrite(key, member, now, decide) }
 	return w, nil
 }
 
@@ -251,9 +202,9 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		return score, true, 1, nil
 	}
 	// Optimistically assume the member is new; XX needs to know first.
-	var cur item
+	var cur model.Item
 	if args.XX {
-		found, err := c.probe(ctx, key, typeZSet, []string{member}, true)
+		found, err := c.probe(ctx, key, model.TypeZSet, []string{member}, true)
 		if err != nil {
 			return 0, false, wrap(cmd, err)
 		}
@@ -263,7 +214,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	if err != nil || first == nil {
 		return result, ok, err
 	}
-	if _, err = c.transactChunks(ctx, key, typeZSet, []*write{first}); err != nil {
+	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
 	return result, ok, nil
@@ -280,7 +231,7 @@ func (c *Client) ZRem(ctx context.Context, key string, members ...string) (int64
 	if err := c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
 	}
-	return c.remove(ctx, "ZREM", key, typeZSet, members)
+	return c.remove(ctx, "ZREM", key, model.TypeZSet, members)
 }
 
 // ZCard returns the number of members of the sorted set at key (0 when
@@ -293,7 +244,7 @@ func (c *Client) ZCard(ctx context.Context, key string) (int64, error) {
 	if err := checkKey("ZCARD", key); err != nil {
 		return 0, err
 	}
-	n, err := c.liveCount(ctx, key, typeZSet)
+	n, err := c.liveCount(ctx, key, model.TypeZSet)
 	return n, wrap("ZCARD", err)
 }
 
@@ -323,14 +274,14 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 	if err := c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
-	found, err := c.probe(ctx, key, typeZSet, dedupe(members), true)
+	found, err := c.probe(ctx, key, model.TypeZSet, model.Dedupe(members), true)
 	if err != nil {
 		return nil, nil, wrap("ZMSCORE", err)
 	}
 	scores, oks = make([]float64, len(members)), make([]bool, len(members))
 	for i, m := range members {
 		if it, ok := found[m]; ok {
-			scores[i], oks[i] = scoreOfIX(bytesAttr(it, attrIX)), true
+			scores[i], oks[i] = model.ScoreOfIX(model.BytesAttr(it, model.AttrIX)), true
 		}
 	}
 	return scores, oks, nil
@@ -387,16 +338,44 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		if err != nil || len(zs) == 0 {
 			return true, err
 		}
-		writes := make([]*write, len(zs))
+		writes := make([]*model.Write, len(zs))
 		for i, z := range zs {
-			writes[i] = c.deleteMember(key, typeZSet, z.Member)
-			writes[i].score = z.Score
+			writes[i] = c.deleteMember(key, model.TypeZSet, z.Member)
+			writes[i].Score = z.Score
 		}
-		applied, err := c.transactChunks(ctx, key, typeZSet, writes)
+		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 		for _, w := range applied {
-			popped = append(popped, Z{Score: w.score, Member: w.member})
+			popped = append(popped, Z{Score: w.Score, Member: w.Member})
 		}
 		return int64(len(zs)) < want || int64(len(popped)) == n, err
 	})
 	return popped, wrap(cmd, err)
+}
+
+// ZAddArgs is ZADD with options (NX, XX, GT, LT, CH): see ZAddArgs. It
+// returns the number of members added, or added and changed with Ch.
+// Incompatible options (NX with XX, GT or LT; GT with LT) are an ErrSyntax
+// *ArgError before any request.
+//
+// Cost: as ZAdd.
+//
+// [ZADD]: https://redis.io/docs/latest/commands/zadd/
+func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
+	rounds, err := c.checkZAdd("ZADD", key, args)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, members := range rounds {
+		writes := make([]*model.Write, 0, len(members))
+		for _, z := range members {
+			writes = append(writes, c.zaddWrite(key, z, args))
+		}
+		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
+		n += model.Counted(applied)
+		if err != nil {
+			return n, wrap("ZADD", err)
+		}
+	}
+	return n, nil
 }

@@ -1,6 +1,8 @@
 package redimo
 
 import (
+	"github.com/redimo-go/redimo/internal/model"
+
 	"fmt"
 	"math"
 	"strings"
@@ -492,7 +494,7 @@ func TestZRequestCounts(t *testing.T) {
 	require.EqualValues(t, 10000, card)
 	require.EqualValues(t, 1, cnt.requests.Load(), "ZCARD: %s", cnt)
 
-	// The first ZRANK of a set of rankMin members or more builds its count
+	// The first ZRANK of a set of model.RankMin members or more builds its count
 	// items (rank.go); then a rank reads the count items and one range.
 	r, ok, err := c.ZRank(ctx, k, "p00050") // score 50: 50 ties × 100 scores below it
 	require.NoError(t, err)
@@ -504,7 +506,7 @@ func TestZRequestCounts(t *testing.T) {
 	require.True(t, ok)
 	require.EqualValues(t, 5000, r)
 	require.EqualValues(t, 3, cnt.requests.Load(), "BatchGetItem and the count items in parallel, then one range's COUNT: %s", cnt)
-	require.Less(t, cnt.reads.Load(), int64(rankMax+100), cnt.String())
+	require.Less(t, cnt.reads.Load(), int64(model.RankMax+100), cnt.String())
 
 	fast := NewClient(cnt, func(o *Options) { o.TableName = testTable; o.DisableKeyExpiry = true })
 	cnt.reset()

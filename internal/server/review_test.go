@@ -33,6 +33,17 @@ func reviewServer(t *testing.T) *testServer {
 
 // reviewEach runs check on redis-server, then on a fresh redimo-server,
 // with a key prefix unique to the run ("review:<tag>:<hex>").
+// blockedSend sends cmd, a blocking command, on c and returns once the
+// server lists c as blocked (CLIENT LIST's flag b, on both servers), asked
+// on o: so commands blocked one after another are queued in that order.
+func blockedSend(t *testing.T, c, o *client, cmd ...string) {
+	t.Helper()
+	id := strings.TrimSuffix(strings.TrimPrefix(c.do("CLIENT", "ID"), ":"), "\r\n")
+	c.send(encode(cmd...))
+	require.Eventually(t, func() bool { return strings.Contains(o.do("CLIENT", "LIST", "ID", id), "flags=b") },
+		10*time.Second, 5*time.Millisecond, "client %s never blocked in %v", id, cmd)
+}
+
 func reviewEach(t *testing.T, tag string, check func(addr, p string)) {
 	t.Helper()
 	for _, addr := range []string{redisAddr, reviewServer(t).addr} {
@@ -190,10 +201,8 @@ func TestServerReviewBlockedPopOrder(t *testing.T) {
 	reviewEach(t, "fifo", func(addr, k string) {
 		for round := range 4 {
 			a, b, o := dial(t, addr), dial(t, addr), dial(t, addr)
-			a.send(encode("BZPOPMIN", k, "3"))
-			time.Sleep(150 * time.Millisecond)
-			b.send(encode("BZPOPMIN", k, "0.6"))
-			time.Sleep(150 * time.Millisecond)
+			blockedSend(t, a, o, "BZPOPMIN", k, "3")
+			blockedSend(t, b, o, "BZPOPMIN", k, "0.6")
 			require.Equal(t, ":1\r\n", o.do("ZADD", k, "1", "x"))
 			ra, rb := string(a.read()), string(b.read())
 			require.Equal(t, "*-1\r\n", rb, "%s round %d: the client blocked second got the member", addr, round)
@@ -213,11 +222,11 @@ func TestServerReviewBlockedPopOrder(t *testing.T) {
 func TestServerReviewBlockedPopsTogether(t *testing.T) {
 	bulk := func(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }
 	block := func(addr string, cmds ...[]string) []*client {
+		o := dial(t, addr)
 		cs := make([]*client, len(cmds))
 		for i, cmd := range cmds {
 			cs[i] = dial(t, addr)
-			cs[i].send(encode(cmd...))
-			time.Sleep(150 * time.Millisecond) // blocked in this order
+			blockedSend(t, cs[i], o, cmd...) // blocked in this order
 		}
 		return cs
 	}
@@ -368,13 +377,11 @@ func TestServerReviewBlockedPopDatabase(t *testing.T) {
 	reviewEach(t, "bdb", func(addr, k string) {
 		w, o := dial(t, addr), dial(t, addr)
 		require.Equal(t, "+OK\r\n", w.do("SELECT", "1"))
-		w.send(encode("BZPOPMIN", k, "0.8"))
-		time.Sleep(200 * time.Millisecond)
+		blockedSend(t, w, o, "BZPOPMIN", k, "0.8")
 		require.Equal(t, ":1\r\n", o.do("ZADD", k, "1", "a"))
 		require.Equal(t, "*-1\r\n", string(w.read()), addr)
 		require.Equal(t, ":1\r\n", o.do("ZCARD", k))
-		w.send(encode("BZPOPMIN", k, "5"))
-		time.Sleep(200 * time.Millisecond)
+		blockedSend(t, w, o, "BZPOPMIN", k, "5")
 		require.Equal(t, "+OK\r\n", o.do("SELECT", "1"))
 		require.Equal(t, ":1\r\n", o.do("ZADD", k, "2", "b"))
 		require.Equal(t, fmt.Sprintf("*3\r\n$%d\r\n%s\r\n$1\r\nb\r\n$1\r\n2\r\n", len(k), k), string(w.read()), addr)
@@ -450,8 +457,7 @@ func TestServerReviewPipelineEmptiedKeyExpiry(t *testing.T) {
 func TestServerReviewBlockedPopKeyTypeChange(t *testing.T) {
 	reviewEach(t, "btype", func(addr, k string) {
 		a, o := dial(t, addr), dial(t, addr)
-		a.send(encode("BZPOPMIN", k, "1"))
-		time.Sleep(200 * time.Millisecond)
+		blockedSend(t, a, o, "BZPOPMIN", k, "1")
 		require.Equal(t, ":1\r\n", o.do("SADD", k, "x"))
 		require.Equal(t, "*-1\r\n", string(a.read()), addr)
 		require.Equal(t, "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", a.do("BZPOPMIN", k, "1"), addr)

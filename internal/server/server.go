@@ -485,9 +485,11 @@ func (c *conn) closeIfIdle() {
 }
 
 // block counts a connection in INFO's blocked_clients, and in
-// clients_in_timeout_table when its wait has a timeout, until the
-// returned func runs: a blocking command defers it around its wait.
-func (s *Server) block(timeout time.Duration) (unblock func()) {
+// clients_in_timeout_table when its wait has a timeout, and marks its
+// session blocked (CLIENT LIST's flag b), until the returned func runs: a
+// blocking command defers it around its wait.
+func (s *Server) block(sess *Session, timeout time.Duration) (unblock func()) {
+	sess.blocked.Store(true)
 	s.blockedClients.Add(1)
 	if timeout > 0 {
 		s.timeoutClients.Add(1)
@@ -497,5 +499,6 @@ func (s *Server) block(timeout time.Duration) (unblock func()) {
 			s.timeoutClients.Add(-1)
 		}
 		s.blockedClients.Add(-1)
+		sess.blocked.Store(false)
 	}
 }

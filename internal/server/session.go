@@ -18,6 +18,9 @@ type Session struct {
 	proto  atomic.Int32
 	authed atomic.Bool
 	quit   atomic.Bool
+	// blocked: the session waits in a blocking command (CLIENT LIST's
+	// flag b, as Redis's).
+	blocked atomic.Bool
 
 	mu      sync.Mutex // guards what CLIENT LIST reads from other connections
 	name    string
@@ -73,9 +76,13 @@ func (sess *Session) info() string {
 	defer sess.mu.Unlock()
 	now := time.Now()
 	var b strings.Builder
-	fmt.Fprintf(&b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=N db=%d sub=0 psub=0 ssub=0 multi=-1 "+
+	flags := "N"
+	if sess.blocked.Load() {
+		flags = "b"
+	}
+	fmt.Fprintf(&b, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d sub=0 psub=0 ssub=0 multi=-1 "+
 		"qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d",
-		sess.id, sess.addr, sess.laddr, sess.name, int(now.Sub(sess.created).Seconds()), int(now.Sub(sess.lastAt).Seconds()), sess.db.Load(),
+		sess.id, sess.addr, sess.laddr, sess.name, int(now.Sub(sess.created).Seconds()), int(now.Sub(sess.lastAt).Seconds()), flags, sess.db.Load(),
 		sess.lastCmd, sess.proto.Load())
 	if sess.libName != "" || sess.libVer != "" {
 		fmt.Fprintf(&b, " lib-name=%s lib-ver=%s", sess.libName, sess.libVer)

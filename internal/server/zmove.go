@@ -105,7 +105,7 @@ func bzmove(c *call) resp.Value {
 		return bad
 	}
 	if !c.queued {
-		defer c.srv.block(timeout)() // INFO's blocked_clients
+		defer c.srv.block(c.sess, timeout)() // INFO's blocked_clients
 	}
 	zs, err := c.st.BZMove(c.ctx, timeout, c.args[1], c.args[2], args)
 	return reply(c, zs, err, movedReply)

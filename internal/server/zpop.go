@@ -73,7 +73,7 @@ func bzpop(c *call, order redimo.PopOrder) resp.Value {
 		pop = c.st.BZPopMax
 	}
 	if !c.queued {
-		defer c.srv.block(timeout)() // INFO's blocked_clients
+		defer c.srv.block(c.sess, timeout)() // INFO's blocked_clients
 	}
 	z, ok, err := pop(c.ctx, timeout, c.args[1:len(c.args)-1]...)
 	switch {
@@ -134,7 +134,7 @@ func zmpop(c *call, at int, blocking bool) resp.Value {
 			return bad
 		}
 		if !c.queued {
-			defer c.srv.block(timeout)()
+			defer c.srv.block(c.sess, timeout)()
 		}
 		key, zs, err = c.st.BZMPop(c.ctx, timeout, order, count, keys...)
 	} else {

@@ -1,16 +1,11 @@
-package redimo
+package model
 
-// Match reports whether s matches the Redis glob-style pattern, as the
-// MATCH option of SSCAN and ZSCAN (and KEYS, CONFIG GET) does: '*' any run
-// of bytes, '?' one byte, '[abc]' '[^abc]' '[a-z]' classes, '\x' the byte x.
-func Match(pattern, s string) bool { return globMatch(pattern, s) }
-
-// maxGlobStars is the number of '*' runs followed by more pattern that
+// MaxGlobStars is the number of '*' runs followed by more pattern that
 // Redis's matcher (stringmatchlen) follows: it recurses once per run and
 // gives up beyond 1000 levels, so a pattern with more never matches.
-const maxGlobStars = 1000
+const MaxGlobStars = 1000
 
-// globMatch reports whether s matches the Redis glob-style pattern: '*'
+// GlobMatch reports whether s matches the Redis glob-style pattern: '*'
 // any run of bytes, '?' any one byte, '[abc]' '[^abc]' '[a-z]' a class,
 // '\x' the byte x. Bytes, not runes, as Redis's stringmatchlen; an
 // unclosed class runs to the end of the pattern, as there.
@@ -21,7 +16,7 @@ const maxGlobStars = 1000
 // help once the rest failed from every later position: Redis's
 // skipLongerMatches). A naive recursion takes exponential time on
 // patterns like "*a*a*a*a*a*b".
-func globMatch(pattern, s string) bool {
+func GlobMatch(pattern, s string) bool {
 	if s == "" {
 		// Redis's matcher reads no pattern at all for an empty string;
 		// SCAN skips it for the pattern "*", which matches everything.
@@ -34,7 +29,7 @@ func globMatch(pattern, s string) bool {
 		}
 		return true
 	}
-	if tooManyStars(pattern) {
+	if TooManyStars(pattern) {
 		return false
 	}
 	p, i := 0, 0
@@ -51,7 +46,7 @@ func globMatch(pattern, s string) bool {
 			continue
 		}
 		if p < len(pattern) {
-			if next, ok := matchOne(pattern, p, s[i]); ok {
+			if next, ok := MatchOne(pattern, p, s[i]); ok {
 				p, i = next, i+1
 				continue
 			}
@@ -68,15 +63,15 @@ func globMatch(pattern, s string) bool {
 	return p == len(pattern)
 }
 
-// matchOne matches byte b against the one-byte token of pattern at p ('?',
+// MatchOne matches byte b against the one-byte token of pattern at p ('?',
 // a class, an escaped or plain byte; not '*') and returns where the next
 // token starts.
-func matchOne(pattern string, p int, b byte) (next int, ok bool) {
+func MatchOne(pattern string, p int, b byte) (next int, ok bool) {
 	switch pattern[p] {
 	case '?':
 		return p + 1, true
 	case '[':
-		return matchClass(pattern, p+1, b)
+		return MatchClass(pattern, p+1, b)
 	case '\\':
 		if p+1 < len(pattern) {
 			return p + 2, pattern[p+1] == b
@@ -85,9 +80,9 @@ func matchOne(pattern string, p int, b byte) (next int, ok bool) {
 	return p + 1, pattern[p] == b
 }
 
-// matchClass matches b against the class whose body starts at p (just
+// MatchClass matches b against the class whose body starts at p (just
 // after '[') and returns where the pattern goes on after the class.
-func matchClass(pattern string, p int, b byte) (next int, ok bool) {
+func MatchClass(pattern string, p int, b byte) (next int, ok bool) {
 	not := p < len(pattern) && pattern[p] == '^'
 	if not {
 		p++
@@ -116,9 +111,9 @@ func matchClass(pattern string, p int, b byte) (next int, ok bool) {
 	return p, matched != not
 }
 
-// tooManyStars reports whether pattern has more than maxGlobStars runs of
+// TooManyStars reports whether pattern has more than MaxGlobStars runs of
 // '*' followed by more pattern (outside classes and escapes).
-func tooManyStars(pattern string) bool {
+func TooManyStars(pattern string) bool {
 	runs := 0
 	for p := 0; p < len(pattern); {
 		switch pattern[p] {
@@ -127,14 +122,14 @@ func tooManyStars(pattern string) bool {
 				p++
 			}
 			if p < len(pattern) {
-				if runs++; runs > maxGlobStars {
+				if runs++; runs > MaxGlobStars {
 					return true
 				}
 			}
 			continue
 		case '[':
 			// The class's extent does not depend on the byte matched.
-			p, _ = matchClass(pattern, p+1, 0)
+			p, _ = MatchClass(pattern, p+1, 0)
 			continue
 		case '\\':
 			if p+1 < len(pattern) {
@@ -146,9 +141,9 @@ func tooManyStars(pattern string) bool {
 	return false
 }
 
-// globPrefix is the literal prefix of a pattern: the bytes every match
+// GlobPrefix is the literal prefix of a pattern: the bytes every match
 // starts with, so that a scan can read only the members with that prefix.
-func globPrefix(pattern string) string {
+func GlobPrefix(pattern string) string {
 	var b []byte
 	for i := 0; i < len(pattern); i++ {
 		switch pattern[i] {
