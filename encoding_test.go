@@ -62,7 +62,8 @@ func TestObjectEncoding(t *testing.T) {
 	sadd("manyints", numbered("%d", 513)...)
 	require.Equal(t, "hashtable", enc("manyints", def))
 	require.Equal(t, "hashtable", enc("manyints", with(func(l *EncodingLimits) { l.SetMaxIntsetEntries = 513 })), "member items")
-	sadd("fewints", numbered("%d", 99)...)
+	sadd("fewints", numbered("%d", 99)[:50]...) // at most 64 members a write to a small set
+	sadd("fewints", numbered("%d", 99)[50:]...)
 	require.Equal(t, "intset", enc("fewints", def))
 	require.Equal(t, "hashtable", enc("fewints", with(func(l *EncodingLimits) { l.SetMaxIntsetEntries, l.SetMaxListpackEntries = 98, 98 })))
 	long := strings.Repeat("L", 3000)

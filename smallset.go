@@ -222,7 +222,7 @@ func (c *Client) smallRemoval(key string, members []string, st smallState) small
 // is false when the key is a set of member items, or becomes one (the
 // members do not fit: it was converted): the caller takes that path.
 func (c *Client) smallAdd(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
-	if c.tx != nil || !c.smallFit(key, nil, members) {
+	if c.tx != nil || len(members) > model.SmallMaxWrite || !c.smallFit(key, nil, members) {
 		return 0, false, nil
 	}
 	step, err := c.smallRun(ctx, key, smallState{}, func(st smallState) (smallStep, error) {
@@ -247,7 +247,7 @@ func (c *Client) smallAdd(ctx context.Context, key string, members []string) (n 
 // smallRem is SREM of members (distinct) on the small encoding; handled
 // as smallAdd's.
 func (c *Client) smallRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
-	if c.tx != nil || c.opts.DisableSmallSets || len(members) > model.SmallMaxMembers {
+	if c.tx != nil || c.opts.DisableSmallSets || len(members) > model.SmallMaxWrite {
 		return 0, false, nil
 	}
 	step, err := c.smallRun(ctx, key, smallState{}, func(st smallState) (smallStep, error) {

@@ -27,6 +27,11 @@ const (
 	// SmallMaxMembers is the most members a small set holds: its
 	// conversion is one transaction of them and the metadata item.
 	SmallMaxMembers = MaxTxItems - 1
+	// SmallMaxWrite is the most members one SADD or SREM names to write
+	// a small set in one UpdateItem: each is a condition of its own, and
+	// DynamoDB takes at most 300 operators in a condition. A command
+	// naming more takes the member-item path (converting the set).
+	SmallMaxWrite = 64
 	// SmallTokens is how many write tokens AttrWriteTok holds before the
 	// next write moves them to AttrWriteTokOld.
 	SmallTokens = 16

@@ -43,10 +43,11 @@ var encodingScript = []string{
 	"ZADD {z6} " + strings.Repeat("1 m ", 3) + "2 n", "OBJECT ENCODING {z6}",
 	"ZADD {big} " + pairs(130), "OBJECT ENCODING {big}",
 	"SADD {s} 1 2 3", "OBJECT ENCODING {s}", "SADD {s} -5 9223372036854775807 0", "OBJECT ENCODING {s}",
-	// Sets of up to 99 members are redimo's small sets (smallset.go),
-	// larger ones member items, "hashtable" where Redis may still say
-	// intset (up to set-max-intset-entries).
-	"SADD {s1} " + ints(1, 99), "OBJECT ENCODING {s1}", "SADD {s1} " + ints(100, 513), "OBJECT ENCODING {s1}",
+	// Sets of up to 99 members (written at most 64 at a time) are
+	// redimo's small sets (smallset.go), larger ones member items,
+	// "hashtable" where Redis may still say intset (up to
+	// set-max-intset-entries).
+	"SADD {s1} " + ints(1, 60), "OBJECT ENCODING {s1}", "SADD {s1} " + ints(61, 513), "OBJECT ENCODING {s1}",
 	"CONFIG SET set-max-intset-entries 50", "SADD {s2} " + ints(1, 50), "OBJECT ENCODING {s2}",
 	"SADD {s3} " + ints(1, 201), "OBJECT ENCODING {s3}",
 	"OBJECT ENCODING {none}",
