@@ -18,10 +18,14 @@ package redimo
 // cheaper up to 3 KB. The encoding keeps the item within 1 KB: the
 // members may take model.SmallBudget(key) bytes (1 KB minus the metadata
 // attributes, the write tokens below and the partition key), at most
-// model.SmallMaxMembers of them (99: the conversion below is one transaction of
-// 100 actions). A key of typical length leaves about 640 bytes of members:
-// 60 tags of 10 bytes. The empty member (DynamoDB sets may not hold an
-// empty value) and any member beyond the budget go to member items.
+// model.SmallMaxMembers of them (99: the conversion below is one
+// transaction of 100 actions). A key of typical length leaves about 640
+// bytes of members: 60 tags of 10 bytes. The empty member (DynamoDB sets
+// may not hold an empty value) and any member beyond the budget go to
+// member items, and so does an SADD or SREM naming more than
+// model.SmallMaxWrite (64) members (each is a condition, and a condition
+// holds at most 300 operators), as Redis picks hashtable at once for a
+// key created by a command naming more members than its threshold.
 //
 // Exact replies. Each write is conditioned on exactly what it reports:
 // SADD that none of its members is there (NOT contains), SREM and SPOP
@@ -38,11 +42,12 @@ package redimo
 // adds a random 8-byte token to the item (wt) and requires the token to be
 // absent: a resend of an applied write fails, and the item it returns holds
 // the token, so the command knows its write applied. The last
-// 2·model.SmallTokens tokens are kept (wt, and wo for the previous ones: when wt
-// is full the next write moves it to wo); a resend is recognised as long
-// as fewer than model.SmallTokens other writes to the key came between. Deletes
-// go through TransactWriteItems, whose ClientRequestToken makes a resend
-// harmless.
+// 2·model.SmallTokens (32) tokens are kept (wt, and wo for the previous
+// ones: when wt is full the next write moves it to wo); a resend is
+// recognised as long as fewer than model.SmallTokens other writes to the
+// key came between (the bound keeps the item within 1 KB; beyond it a
+// resend could apply twice). Deletes go through TransactWriteItems, whose
+// ClientRequestToken makes a resend harmless.
 //
 // Conversion. A write that would take the set past the threshold first
 // converts it: one TransactWriteItems writes every member as a member item
