@@ -391,6 +391,10 @@ func ItemSize(attrs map[string]types.AttributeValue) int {
 			n += len(v.Value)
 		case *types.AttributeValueMemberN:
 			n += len(v.Value)/2 + 1
+		case *types.AttributeValueMemberBS: // a small set's members (small.go)
+			for _, b := range v.Value {
+				n += len(b)
+			}
 		default:
 			n += 8
 		}
