@@ -73,13 +73,19 @@ func manyDuration(b *testing.B) time.Duration {
 
 func BenchmarkManyKeysModel(b *testing.B) {
 	needDB(b)
+	m := slowModel(b)
+	benchManyKeys(b, local.Client(testEndpoint, m.Transport(nil)), m, manySlowdown)
+}
+
+// slowModel is the model of real DynamoDB run manySlowdown times slower
+// (see above).
+func slowModel(b *testing.B) *ddbmodel.Model {
 	cfg := modelConfig(b)
 	b.Logf("model: %+v, run %d times slower", cfg, manySlowdown)
 	k := time.Duration(manySlowdown)
 	cfg.ReadLatency, cfg.WriteLatency, cfg.TransactLatency = k*cfg.ReadLatency, k*cfg.WriteLatency, k*cfg.TransactLatency
 	cfg.PartitionWCU, cfg.PartitionRCU, cfg.Burst = cfg.PartitionWCU/manySlowdown, cfg.PartitionRCU/manySlowdown, k*cfg.Burst
-	m := ddbmodel.New(cfg)
-	benchManyKeys(b, local.Client(testEndpoint, m.Transport(nil)), m, manySlowdown)
+	return ddbmodel.New(cfg)
 }
 
 func BenchmarkManyKeysLocal(b *testing.B) {

@@ -34,11 +34,7 @@ import (
 
 func BenchmarkSmallSetsModel(b *testing.B) {
 	needDB(b)
-	cfg := modelConfig(b)
-	k := time.Duration(manySlowdown)
-	cfg.ReadLatency, cfg.WriteLatency, cfg.TransactLatency = k*cfg.ReadLatency, k*cfg.WriteLatency, k*cfg.TransactLatency
-	cfg.PartitionWCU, cfg.PartitionRCU, cfg.Burst = cfg.PartitionWCU/manySlowdown, cfg.PartitionRCU/manySlowdown, k*cfg.Burst
-	m := ddbmodel.New(cfg)
+	m := slowModel(b)
 	db := local.Client(testEndpoint, m.Transport(nil))
 	d := manyDuration(b)
 	direct := NewClient(local.Client(testEndpoint, nil), func(o *Options) { o.TableName = testTable })
