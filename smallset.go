@@ -29,8 +29,9 @@ package redimo
 //
 // Exact replies. Each write is conditioned on exactly what it reports:
 // SADD that none of its members is there (NOT contains), SREM and SPOP
-// that all of theirs are (contains) and that more remain (else the item is
-// deleted, in a one-action TransactWriteItems conditioned on the count).
+// that all of theirs are (contains) and that more remain (else the write
+// empties the key on condition of its count: the type, count and key-index
+// attributes go, the item stays with its write tokens alone, see below).
 // A refused write returns the item as it is now
 // (ReturnValuesOnConditionCheckFailure), from which the command plans the
 // next write: the members still to add or remove, or a conversion. So a
@@ -46,8 +47,11 @@ package redimo
 // ones: when wt is full the next write moves it to wo); a resend is
 // recognised as long as fewer than model.SmallTokens other writes to the
 // key came between (the bound keeps the item within 1 KB; beyond it a
-// resend could apply twice). Deletes go through TransactWriteItems, whose
-// ClientRequestToken makes a resend harmless.
+// resend could apply twice). For the same reason the write that empties
+// a small set (SREM, SPOP, DEL, the purge of an expired one) leaves its
+// item with the tokens alone: the key is missing and out of the key index,
+// and a resend that meets the item still finds its token; the next SADD
+// fills the item again. Such an empty item costs storage only.
 //
 // Conversion. A write that would take the set past the threshold first
 // converts it: one TransactWriteItems writes every member as a member item
@@ -98,7 +102,7 @@ type smallStep struct {
 	done     bool // no write: the command's reply is ready
 	fallback bool // the key is (now) a set of member items: take that path
 	write    *model.MetaWrite
-	del      bool     // write is a delete, sent as a one-action transaction
+	empties  bool     // write is a Tombstone: no new version of its own
 	n        int64    // the reply when the write applies
 	members  []string // the members it adds or removes
 }
@@ -113,12 +117,7 @@ func (c *Client) smallRun(ctx context.Context, key string, st smallState, plan f
 		if step, err = plan(st); err != nil || step.done || step.fallback {
 			return true, err
 		}
-		var old model.Item
-		if step.del {
-			old, err = c.smallDelete(ctx, step.write)
-		} else {
-			old, err = c.smallUpdate(ctx, step.write, st.raw)
-		}
+		old, err := c.smallUpdate(ctx, step.write, st.raw, !step.empties)
 		switch {
 		case errors.Is(err, errApplied):
 			return true, nil
@@ -135,11 +134,15 @@ func (c *Client) smallRun(ctx context.Context, key string, st smallState, plan f
 var errApplied = errors.New("applied")
 
 // smallUpdate sends w as one UpdateItem carrying a write token (old: the
-// item as last seen, nil when unknown). It returns errApplied when the
+// item as last seen, nil when unknown) and, with version, a new version
+// token. It returns errApplied when the
 // write applied (also when a resend found its own token), else the item
 // as the refusal showed it.
-func (c *Client) smallUpdate(ctx context.Context, w *model.MetaWrite, old model.Item) (model.Item, error) {
-	tok := w.NewVersion().WriteToken(old)
+func (c *Client) smallUpdate(ctx context.Context, w *model.MetaWrite, old model.Item, version bool) (model.Item, error) {
+	if version {
+		w.NewVersion()
+	}
+	tok := w.WriteToken(old)
 	in := w.Update(c.table())
 	var now model.Item
 	err := c.retryConflicts(ctx, func() error {
@@ -157,22 +160,6 @@ func (c *Client) smallUpdate(ctx context.Context, w *model.MetaWrite, old model.
 		return err
 	})
 	return now, err
-}
-
-// smallDelete sends w, a delete of the metadata item, as a one-action
-// TransactWriteItems (its ClientRequestToken makes a resend harmless).
-// It returns errApplied when it applied, else the item as the refusal
-// showed it (nil: missing).
-func (c *Client) smallDelete(ctx context.Context, w *model.MetaWrite) (model.Item, error) {
-	err := c.sendTx(ctx, []types.TransactWriteItem{w.Action(c.table())})
-	var cancelled *types.TransactionCanceledException
-	switch {
-	case err == nil:
-		return nil, errApplied
-	case errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == 1 && aws.ToString(cancelled.CancellationReasons[0].Code) == "ConditionalCheckFailed":
-		return cancelled.CancellationReasons[0].Item, nil
-	}
-	return nil, err
 }
 
 // smallClassify says what a metadata item (as a refusal showed it) is for
@@ -213,12 +200,13 @@ func (c *Client) smallAddStep(key string, members []string) smallStep {
 }
 
 // smallRemoval is the write that removes members (distinct, all in the
-// set as st shows it): a delete of the item when they are all of it.
+// set as st shows it): when they are all of it, the write that empties
+// the key (Tombstone).
 func (c *Client) smallRemoval(key string, members []string, st smallState) smallStep {
 	k := int64(len(members))
 	w := model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).RequirePresentMembers(members)
 	if st.known && len(members) == len(st.members) {
-		return smallStep{write: w.RequireCard("=", k).Delete(), del: true, n: k, members: members}
+		return smallStep{write: w.RequireCard("=", k).Tombstone(), empties: true, n: k, members: members}
 	}
 	return smallStep{write: w.RequireCard(">", k).RemoveSmall(members), n: k, members: members}
 }
@@ -411,23 +399,23 @@ func smallItems(key string, members []string) []model.Item {
 	return out
 }
 
-// smallDel is DEL of a small set: one TransactWriteItems deleting its
-// metadata item while it is a live small set. handled is false when it is
+// smallDel is DEL of a small set: one UpdateItem emptying the key
+// (Tombstone) while it is a live small set. handled is false when it is
 // (now) not one (missing, expired or converted meanwhile).
 func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled bool, err error) {
-	_, err = c.smallDelete(ctx, model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Delete())
+	_, err = c.smallUpdate(ctx, model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Tombstone(), nil, false)
 	if errors.Is(err, errApplied) {
 		return true, true, nil
 	}
 	return false, err != nil, err
 }
 
-// smallPurge deletes the metadata item of an expired small set (its only
-// item), while it still holds the expiry exp or the purge mark.
+// smallPurge empties the key of an expired small set (Tombstone), while
+// it still holds the expiry exp or the purge mark.
 func (c *Client) smallPurge(ctx context.Context, key string, exp int64) error {
-	_, err := c.smallDelete(ctx, model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Delete())
+	_, err := c.smallUpdate(ctx, model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Tombstone(), nil, false)
 	if errors.Is(err, errApplied) {
 		return nil
 	}
-	return model.IgnoreCancelled(err)
+	return err
 }

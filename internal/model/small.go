@@ -145,6 +145,18 @@ func (m *MetaWrite) RemoveSmall(members []string) *MetaWrite {
 	return m.AddCard(-int64(len(members)))
 }
 
+// Tombstone makes the write empty the key but keep its item: the type,
+// count, members, expiry and key-index attributes go (the key is missing
+// and out of the key index), the write tokens stay, so that a write of
+// the small set resent after a lost response still finds its token in
+// the item that remains (a deleted item would hold none). A later SADD
+// fills the item again; the empty item costs storage only (about 300
+// bytes).
+func (m *MetaWrite) Tombstone() *MetaWrite {
+	m.removes = append(m.removes, "#t", "#n", "#sm", "#sb", "#ks", "#kh", "#kk", "#x", "#xt", "#mn", "#rk")
+	return m.set("#v = :v", ":v", Bin(VersionToken()))
+}
+
 // Unsmall removes the small set's members and byte count: its members
 // are items now (the conversion).
 func (m *MetaWrite) Unsmall() *MetaWrite {
