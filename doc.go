@@ -81,6 +81,11 @@
 //	                 "by_exp" on (pk, mx), keys only, which holds those members
 //	                 only (memberttl.go)
 //	mn         N     metadata item: how many stored members have mx
+//	sm, sb     BS, N metadata item of a small set (at most 99 members within
+//	                 about 640 bytes): its members and their bytes; such a
+//	                 set has no member items (smallset.go)
+//	wt, wo     BS    metadata item: tokens of the last single-item writes of
+//	                 a small set, by which a resent write knows itself
 //	sh         N     a ShardedSet's record (pk 'h' + key, sk 0x00): shard count
 //	at, cl     N, S  a RateLimiter slot (pk 'r' + key, sk the 2-byte slot):
 //	                 time of its last allowance, token of its claimer

@@ -311,13 +311,13 @@ func ExampleOptions_metrics() {
 			lines = append(lines, fmt.Sprintf("%s: %s, %g RCU, %g WCU", r.Command, r.Operation, r.ReadUnits, r.WriteUnits))
 		}
 	})
-	must(rdb.SAdd(ctx, "tags", "go", "redis")) // 2 members + the key's metadata item, written transactionally, and the key's entry in the key index
+	must(rdb.SAdd(ctx, "tags", "go", "redis")) // a small set: one UpdateItem of its metadata item, and the key's entry in the key index
 	must(rdb.SCard(ctx, "tags"))               // the metadata item, read strongly consistent
 	for _, l := range lines {
 		fmt.Println(l)
 	}
 	// Output:
-	// SAdd: TransactWriteItems, 0 RCU, 6 WCU
+	// SAdd: UpdateItem, 0 RCU, 2 WCU
 	// SCard: GetItem, 1 RCU, 0 WCU
 }
 
@@ -327,12 +327,12 @@ func ExampleTally() {
 	ctx := context.Background()
 	var t redimo.Tally
 	rdb := newClient(func(o *redimo.Options) { o.Metrics = t.Add })
-	must(rdb.SAdd(ctx, "cost:visitors", "u1", "u2")) // 2 member items and the metadata item: 2 WCU each
+	must(rdb.SAdd(ctx, "cost:visitors", "u1", "u2")) // a small set: its metadata item and its key-index entry, 1 WCU each
 	must(rdb.SCard(ctx, "cost:visitors"))            // the metadata item, strongly consistent
 	c := t.Take()
 	fmt.Printf("%d requests, %g RCU, %g WCU: $%.3f per million times\n", c.Requests, c.ReadUnits, c.WriteUnits, c.Dollars(redimo.OnDemandPrices)*1e6)
 	// Output:
-	// 2 requests, 1 RCU, 6 WCU: $3.875 per million times
+	// 2 requests, 1 RCU, 2 WCU: $1.375 per million times
 }
 
 // Sorted-set examples: a game's leaderboard.

@@ -11,7 +11,8 @@ import (
 )
 
 func TestKeyExpiry(t *testing.T) {
-	ctx, c, p, clock := setupClocked(t)
+	// Member items, whose purge this checks (small sets: TestSmallSetExpiry).
+	ctx, c, p, clock := setupClocked(t, func(o *Options) { o.DisableSmallSets = true })
 	k, other := p+"k", p+"other"
 	_, err := c.SAdd(ctx, k, "a", "b")
 	require.NoError(t, err)
@@ -146,7 +147,7 @@ func TestKeyExpiry(t *testing.T) {
 // Writers racing on an expired key: the purge happens once in effect, the
 // old members never count, and the new count is exact.
 func TestKeyExpiryConcurrentWriters(t *testing.T) {
-	ctx, c, p, clock := setupClocked(t)
+	ctx, c, p, clock := setupClocked(t, func(o *Options) { o.DisableSmallSets = true }) // member items
 	k := p + "k"
 	old := numbered("old%03d", 150) // more than one purge transaction
 	_, err := c.SAdd(ctx, k, old...)

@@ -117,7 +117,11 @@ func rawKey(t *testing.T, key string) (card int64, members map[string]model.Item
 		if m, _, ok := model.MemberOf(it); ok {
 			members[m] = it
 		} else {
-			card = model.DecodeMeta(it).Card
+			m := model.DecodeMeta(it)
+			card = m.Card
+			for _, x := range m.Small { // a small set's members (smallset.go)
+				members[x] = model.ItemKey(key, model.MemberSK(model.TypeSet, x))
+			}
 		}
 	}
 	return card, members
