@@ -251,6 +251,9 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 		}
 	}
 	c.waiters.ready(w)
+	if notice, ok := ctx.Value(waitNoticeKey{}).(func()); ok {
+		notice()
+	}
 	for {
 		select {
 		case r := <-w.done:
