@@ -106,7 +106,7 @@ func BenchmarkCostTable(b *testing.B) {
 	db := local.Client(testEndpoint, nil)
 	var tally Tally
 	c := NewClient(db, func(o *Options) { o.TableName = testTable; o.Metrics = tally.Add })
-	ixs := c.db.(*api).indexes
+	ixs := c.st.DB.(*api).indexes
 	ctx := context.Background()
 	if err := c.CheckTable(ctx); err != nil {
 		b.Fatal(err)
