@@ -82,7 +82,7 @@ func TestTableCheckedOnce(t *testing.T) {
 	needDB(t)
 	ctx := context.Background()
 	name := rawTable(t, "redimo_once_", NewClient(nil).schema())
-	require.NoError(t, NewClient(testDB, func(o *Options) { o.TableName = name }).waitActive(ctx))
+	require.NoError(t, NewClient(testDB, func(o *Options) { o.TableName = name }).st.WaitActive(ctx))
 	fitTables.Delete(tableFit{name, DefaultIndexName}) // as a fresh process knows it
 	cnt := &counter{db: testDB}
 	c := NewClient(cnt, func(o *Options) { o.TableName = name })
@@ -235,7 +235,7 @@ func TestNoKeyIndexTableServesCommands(t *testing.T) {
 	})
 	name := rawTable(t, "redimo_nokeyix_", in)
 	c := NewClient(testDB, func(o *Options) { o.TableName = name })
-	require.NoError(t, c.waitActive(ctx))
+	require.NoError(t, c.st.WaitActive(ctx))
 	returns(t, int64(2))(c.SAdd(ctx, "k", "a", "b"))
 	returns(t, int64(2))(c.SCard(ctx, "k"))
 	require.ErrorIs(t, c.CheckTable(ctx), ErrNoKeyIndex)

@@ -291,6 +291,16 @@ func (a *api) setupError(ctx context.Context, err error) error {
 
 // commandKey is the context key of the command name that goroutines of a
 // command inherit (see labelled).
+// labelled returns ctx carrying the name of the command running, for the
+// requests of goroutines it starts: their own stacks no longer show it.
+// It does nothing without Options.Metrics.
+func (c *Client) labelled(ctx context.Context) context.Context {
+	if c.opts.Metrics == nil || ctx.Value(commandKey{}) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, commandKey{}, commandOf(ctx))
+}
+
 type commandKey struct{}
 
 // commandOf is the command a request belongs to: the one ctx carries, else

@@ -91,7 +91,7 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 		return nil
 	}
 	ctx = c.labelled(ctx)
-	err = c.parallel(3, func(i int) error {
+	err = c.st.Parallel(3, func(i int) error {
 		switch i {
 		case 0:
 			var err error

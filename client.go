@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // DynamoDBAPI is the set of DynamoDB operations redimo calls. A
@@ -74,7 +75,7 @@ type Options struct {
 	// capacity, but a read may miss a write that just succeeded. Default
 	// false: every read is strongly consistent.
 	EventuallyConsistent bool
-	// MaxAttempts bounds every retry of a command (retry.go): the
+	// MaxAttempts bounds every retry of a command (internal/store): the
 	// attempts of one transaction, of one request refused for a conflict
 	// or throttling, of a batch read answering nothing, the rounds of a
 	// pop whose picks other clients take. Running out returns
@@ -144,7 +145,8 @@ const DefaultMaxPollInterval = time.Second
 // safe for concurrent use by multiple goroutines, and by many processes on
 // the same table.
 type Client struct {
-	store   // the table: what sends the requests (storage.go)
+	st      *store.Store // the table: what sends the requests (internal/store)
+	opts    Options
 	*shared // what the Client knows and shares with its transactions
 	// tx is the transaction a Client in transaction mode runs in (seam.go):
 	// its commands read the transaction's snapshot and write into it,
@@ -199,13 +201,21 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions < 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{store: store{db: &api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics}, opts: o}, shared: &shared{caps: capsOf(o.TableName)}}
-	c.db.(*api).indexes = model.IndexShapes(c.schema())
-	c.guard = c.tableReady
+	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName)}}
+	c.st = c.storeOver(&api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics})
+	c.st.DB.(*api).indexes = model.IndexShapes(c.schema())
+	c.st.Guard = c.tableReady
 	if !o.DisableWriteCombining {
 		c.combiner = &combiner{c: c, busy: map[string]bool{}}
 	}
 	return c
+}
+
+// storeOver is the Client's store (internal/store) over db, shaped by its
+// options.
+func (c *Client) storeOver(db DynamoDBAPI) *store.Store {
+	return &store.Store{DB: db, Name: c.opts.TableName, Eventual: c.opts.EventuallyConsistent,
+		MaxAttempts: c.opts.MaxAttempts, Parallelism: c.opts.Parallelism, Label: c.labelled}
 }
 
 // Options returns the client's options, defaults filled in.
@@ -215,7 +225,7 @@ func (c *Client) Options() Options { return c.opts }
 func (c *Client) schema() *dynamodb.CreateTableInput {
 	b := types.ScalarAttributeTypeB
 	return &dynamodb.CreateTableInput{
-		TableName:   c.table(),
+		TableName:   c.st.Table(),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(model.AttrPK), AttributeType: b},
@@ -275,7 +285,7 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 //
 // Cost: one DescribeTable (no capacity units).
 func (c *Client) CheckTable(ctx context.Context) error {
-	desc, err := c.describeTable(ctx)
+	desc, err := c.st.DescribeTable(ctx)
 	if err != nil {
 		return wrap("CheckTable", err)
 	}
@@ -290,14 +300,14 @@ func (c *Client) CheckTable(ctx context.Context) error {
 // Cost: one DescribeTable, plus CreateTable and DescribeTable polls when the
 // table is new.
 func (c *Client) CreateTable(ctx context.Context) error {
-	desc, err := c.describeTable(ctx)
+	desc, err := c.st.DescribeTable(ctx)
 	switch {
 	case err == nil:
 		return c.checkSchema(desc)
 	case !errors.Is(err, ErrTableNotFound):
 		return wrap("CreateTable", err)
 	}
-	if err := c.createTable(ctx, c.schema()); err != nil {
+	if err := c.st.CreateTable(ctx, c.schema()); err != nil {
 		var inUse *types.ResourceInUseException
 		if !errors.As(err, &inUse) { // a concurrent CreateTable won the race
 			return wrap("CreateTable", err)
@@ -306,7 +316,7 @@ func (c *Client) CreateTable(ctx context.Context) error {
 		c.caps.set(true)
 		c.markFit()
 	}
-	return wrap("CreateTable", c.waitActive(ctx))
+	return wrap("CreateTable", c.st.WaitActive(ctx))
 }
 
 func (c *Client) checkSchema(t *types.TableDescription) error {

@@ -372,7 +372,7 @@ func (c *Client) sendShared(batch []*attempt) {
 		}
 	}
 	ctx, done := batchContext(batch)
-	err := c.sendTx(ctx, all)
+	err := c.st.SendTx(ctx, all)
 	done()
 	var cancelled *types.TransactionCanceledException
 	isCancel := errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(all)

@@ -36,7 +36,7 @@ func (s *slowTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWr
 
 func slowClient(t *testing.T, d time.Duration, optFns ...func(*Options)) (*Client, *slowTx, string) {
 	plain, _, p := newTestClient(t)
-	s := &slowTx{DynamoDBAPI: plain.db, d: d}
+	s := &slowTx{DynamoDBAPI: plain.st.DB, d: d}
 	// Write combining shares transactions: the sets here are member
 	// items, whatever their size (smallset.go).
 	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
@@ -380,7 +380,7 @@ var appliedLost = "review: applied, then the response was lost"
 
 func reviewClient(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Client, *reviewTx, string) {
 	plain, _, p := newTestClient(t)
-	r := &reviewTx{DynamoDBAPI: plain.db, delay: delay}
+	r := &reviewTx{DynamoDBAPI: plain.st.DB, delay: delay}
 	// Write combining shares transactions: the sets here are member
 	// items, whatever their size (smallset.go).
 	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
@@ -774,7 +774,7 @@ func TestCombineReviewDroppedResponses(t *testing.T) {
 // each member's score is its increments' sum.
 func TestCombineReviewRankedConcurrent(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 40)
-	c.db = &reviewTx{DynamoDBAPI: c.db, delay: 2 * time.Millisecond}
+	c.st.DB = &reviewTx{DynamoDBAPI: c.st.DB, delay: 2 * time.Millisecond}
 	ctx := context.Background()
 	k := p + "board"
 	require.Positive(t, buildRanked(t, c, k, 200, 200))
@@ -995,7 +995,7 @@ func (l *limitsTx) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 // counts.
 func TestCombineReviewBatchLimits(t *testing.T) {
 	plain, _, p := newTestClient(t)
-	r := &reviewTx{DynamoDBAPI: plain.db}
+	r := &reviewTx{DynamoDBAPI: plain.st.DB}
 	l := &limitsTx{DynamoDBAPI: r}
 	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1; o.DisableSmallSets = true })
 	ctx := context.Background()

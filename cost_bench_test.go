@@ -129,7 +129,7 @@ func BenchmarkCostTable(b *testing.B) {
 	// issue 26 (the "before" of BENCHMARKS.md's small-set table).
 	noSmall := os.Getenv("REDIMO_DISABLE_SMALL_SETS") == "1"
 	c := NewClient(db, func(o *Options) { o.TableName = testTable; o.Metrics = tally.Add; o.DisableSmallSets = noSmall })
-	ixs := c.db.(*api).indexes
+	ixs := c.st.DB.(*api).indexes
 	ctx := context.Background()
 	if err := c.CheckTable(ctx); err != nil {
 		b.Fatal(err)

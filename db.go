@@ -47,7 +47,7 @@ func (c *Client) WithDB(n int) (*Client, error) {
 	if n < 0 || n > MaxDB {
 		return nil, argError("SELECT", "db", strconv.Itoa(n), ErrOutOfRange)
 	}
-	db := c.db.(*api).db // the caller's DynamoDB client, under the metrics layer
+	db := c.st.DB.(*api).db // the caller's DynamoDB client, under the metrics layer
 	if d, ok := db.(dbAPI); ok {
 		db = d.DynamoDBAPI
 	}
@@ -60,7 +60,7 @@ func (c *Client) WithDB(n int) (*Client, error) {
 
 // DB returns the Client's database number (0 unless made by WithDB).
 func (c *Client) DB() int {
-	if d, ok := c.db.(*api).db.(dbAPI); ok {
+	if d, ok := c.st.DB.(*api).db.(dbAPI); ok {
 		return int(d.n)
 	}
 	return 0

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // Sentinel errors. Test for them with errors.Is; every error redimo returns
@@ -41,12 +43,12 @@ var (
 	ErrSyntax = errors.New("redimo: syntax error")
 
 	// ErrContention is returned when a command kept losing to concurrent
-	// writers or throttling for Options.MaxAttempts attempts (retry.go): a
+	// writers or throttling for Options.MaxAttempts attempts (internal/store): a
 	// write conflicting or throttled, a pop whose picks other clients took,
 	// a batch read answering nothing. Nothing of the failed attempt was
 	// written; earlier chunks of a multi-chunk command were, and a pop
 	// (SPopN, ZPopMin, ZPopMax) returns the members it popped before.
-	ErrContention = errors.New("redimo: too many conflicting concurrent writes")
+	ErrContention = store.ErrContention
 
 	// ErrKeyExpiryDisabled is returned by Expire and its kin when
 	// Options.DisableKeyExpiry is set.

@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // ErrTxTooBig is returned by TxPipelined (and Tx.TxPipelined) when the
@@ -295,7 +296,7 @@ func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error
 			}
 			return err
 		}
-		if err := sleep(ctx, 1); err != nil {
+		if err := store.Sleep(ctx, 1); err != nil {
 			return err
 		}
 	}
@@ -353,7 +354,7 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
 func (p *Pipeline) strongGet(ctx context.Context, keys []model.Item) ([]model.Item, error) {
-	return p.base.batchGetWith(ctx, keys, aws.Bool(true), nil, nil)
+	return p.base.st.BatchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
@@ -387,7 +388,7 @@ func (p *Pipeline) use(ctx context.Context, key string, raw model.Item) error {
 			return err
 		}
 		var err error
-		if raw, err = p.base.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil); err != nil {
+		if raw, err = p.base.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
 	}
@@ -403,7 +404,7 @@ func (p *Pipeline) key(ctx context.Context, key string) *model.TxKey {
 	if p.err != nil {
 		return nil
 	}
-	raw, err := p.base.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
+	raw, err := p.base.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
 		err = p.use(ctx, key, raw)
 	}
@@ -463,7 +464,7 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *model.TxKey) bool
 		return true
 	}
 	q := model.MemberQuery(key, k.Orig.Typ, "")
-	q.TableName, q.ConsistentRead = p.base.table(), aws.Bool(true)
+	q.TableName, q.ConsistentRead = p.base.st.Table(), aws.Bool(true)
 	for it, err := range p.base.query(ctx, q, 0) {
 		if err != nil {
 			p.err = err
@@ -652,7 +653,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	if len(actions) == 0 {
 		return false, nil
 	}
-	err = p.base.sendTx(ctx, actions)
+	err = p.base.st.SendTx(ctx, actions)
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(actions) {
 		watched := false
@@ -709,9 +710,9 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 	m := model.NewMetaWrite(key).RequireAsRead(k.Raw)
 	switch {
 	case !changed, k.Typ == model.TypeNone && k.Raw == nil:
-		return m.Action(p.base.table()) // a check
+		return m.Action(p.base.st.Table()) // a check
 	case k.Typ == model.TypeNone:
-		return m.Delete().Action(p.base.table())
+		return m.Delete().Action(p.base.st.Table())
 	}
 	m.SetType(k.Typ).SetCard(k.Card).NewVersion()
 	if k.ExpSet || k.Exp != k.Orig.Exp {
@@ -731,7 +732,7 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 	if k.Dmn != 0 {
 		m.AddTTLs(k.Dmn)
 	}
-	return m.Action(p.base.table())
+	return m.Action(p.base.st.Table())
 }
 
 // versionOf is a metadata item's version as Watch compares it: its

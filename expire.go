@@ -140,7 +140,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	if flag != "" {
 		w.Require(flag)
 	}
-	_, err = c.updateItem(ctx, w.Update(c.table()))
+	_, err = c.st.UpdateItem(ctx, w.Update(c.st.Table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Missing, expired meanwhile, or cond does not hold; unless the
@@ -199,7 +199,7 @@ func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, mode
 	if cond != "" {
 		w.Require(cond)
 	}
-	_, err := c.updateItem(ctx, w.Update(c.table()))
+	_, err := c.st.UpdateItem(ctx, w.Update(c.st.Table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Ours when the SDK resent it after a lost response.

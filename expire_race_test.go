@@ -155,7 +155,7 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 	for _, typ := range []model.KeyType{model.TypeSet, model.TypeZSet} {
 		t.Run(string(typ), func(t *testing.T) {
 			plain, _, p, clock := newClockedClient(t)
-			h := &holdingDB{DynamoDBAPI: plain.db, hold: model.MemberSK(typ, "late"),
+			h := &holdingDB{DynamoDBAPI: plain.st.DB, hold: model.MemberSK(typ, "late"),
 				held: make(chan struct{}), release: make(chan struct{}), landed: make(chan struct{})}
 			// Two clients, as two app servers: the late write's and the
 			// others' (one client would queue the others' writes behind

@@ -200,18 +200,35 @@ func faultModes(t *testing.T, all ...faultMode) []faultMode {
 
 func TestFaults(t *testing.T) {
 	needDB(t)
-	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, throttling, conflicts, slow) {
+	// Sorted sets with count items (rank.go) from 8 members, ranges of at
+	// most 4: "zpop" is built before the workers start, "zset" by the
+	// workers' ZRANKs.
+	workload := func(t *testing.T, c, clean *Client, p string) []string {
+		c.ranks.max, c.ranks.min = 4, 8
+		clean.ranks.max, clean.ranks.min = 4, 8
+		return faultWorkload(t, c, clean, p)
+	}
+	faultMatrix(t, []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts, slow}, workload, func(t *testing.T, clean *Client, p string) {
+		require.Positive(t, checkRankItems(t, clean, p+"zset"), "zset was ranked by the workers' ZRANKs")
+		checkRankItems(t, clean, p+"zpop") // 0 when popped empty
+	})
+}
+
+// faultMatrix runs workload through a Client whose transport injects each
+// of modes (the everyday suite: one, by the seed) into 20% of requests:
+// the state, read through a clean Client, must be what the replies say
+// (workload returns how it differs), then after checks it. The negative
+// control, the same workload with tokens that change on resend, must
+// break that model, or the checks prove nothing.
+func faultMatrix(t *testing.T, modes []faultMode, workload func(t *testing.T, c, clean *Client, p string) []string, after func(t *testing.T, clean *Client, p string)) {
+	for _, mode := range faultModes(t, modes...) {
 		t.Run(string(mode), func(t *testing.T) {
 			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
 			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
-			// Sorted sets with count items (rank.go) from 8 members, ranges
-			// of at most 4: "zpop" is built before the workers start,
-			// "zset" by the workers' ZRANKs.
-			c.ranks.max, c.ranks.min = 4, 8
-			clean.ranks.max, clean.ranks.min = 4, 8
-			violations := faultWorkload(t, c, clean, p)
-			require.Positive(t, checkRankItems(t, clean, p+"zset"), "zset was ranked by the workers' ZRANKs")
-			checkRankItems(t, clean, p+"zpop") // 0 when popped empty
+			violations := workload(t, c, clean, p)
+			if after != nil {
+				after(t, clean, p)
+			}
 			t.Logf("injected (%s, 20%% of requests): %s; transactions resent with their token: %d", mode, f.summary(), f.reused.Load())
 			require.Empty(t, violations, "the state differs from the model built from the replies")
 			if mode == dropResponse || mode == appliedThen5 {
@@ -219,12 +236,10 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
-	// The negative control: the same workload with tokens that change on
-	// resend must break the model, or the checks above prove nothing.
 	t.Run(string(freshToken), func(t *testing.T) {
 		f := &faulty{next: http.DefaultTransport, mode: freshToken, share: 0.2}
 		c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
-		violations := faultWorkload(t, c, clean, p)
+		violations := workload(t, c, clean, p)
 		t.Logf("injected: %s; the model caught %d violations, e.g. %q", f.summary(), len(violations), first(violations))
 		require.NotEmpty(t, violations, "resent transactions with fresh tokens applied twice, yet the model saw nothing")
 	})

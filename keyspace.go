@@ -74,7 +74,7 @@ func (c *Client) longKeys(ctx context.Context, found []model.Scanned) ([]model.S
 	if req == nil {
 		return found, nil
 	}
-	items, err := c.batchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": model.AttrPK, "#kk": model.AttrKey})
+	items, err := c.st.BatchGet(ctx, req, aws.String("#pk, #kk"), map[string]string{"#pk": model.AttrPK, "#kk": model.AttrKey})
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func (c *Client) FlushDB(ctx context.Context) error {
 		if err != nil {
 			return wrap("FLUSHDB", err)
 		}
-		if err := c.parallel(len(found), func(i int) error {
+		if err := c.st.Parallel(len(found), func(i int) error {
 			_, err := c.del(ctx, found[i].Key)
 			return err
 		}); err != nil {
@@ -485,7 +485,7 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 		unsure []model.Scanned // keys with member expiries: maybe all expired
 	)
 	now := c.nowMs()
-	err := c.parallel(model.KeyShards, func(i int) error {
+	err := c.st.Parallel(model.KeyShards, func(i int) error {
 		shard := byte(i)
 		var part KeyspaceStats
 		var maybe []model.Scanned

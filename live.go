@@ -62,7 +62,7 @@ func (c *Client) storedMeta(ctx context.Context, key string, consistent *bool) (
 	if c.tx != nil {
 		return c.tx.metaOf(ctx, key)
 	}
-	it, err := c.getItem(ctx, model.MetaKey(key), consistent, model.MetaProjection.Expr, model.MetaProjection.Names)
+	it, err := c.st.GetItem(ctx, model.MetaKey(key), consistent, model.MetaProjection.Expr, model.MetaProjection.Names)
 	if err != nil {
 		return model.Meta{}, err
 	}
@@ -88,9 +88,9 @@ func (c *Client) metaItems(ctx context.Context, keys []string, consistent *bool,
 		req[i] = model.MetaKey(k)
 	}
 	if consistent == nil {
-		consistent = c.consistent()
+		consistent = c.st.Consistent()
 	}
-	items, err := c.batchGetWith(ctx, req, consistent, projection, names)
+	items, err := c.st.BatchGetWith(ctx, req, consistent, projection, names)
 	if err != nil {
 		return nil, err
 	}

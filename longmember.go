@@ -45,7 +45,7 @@ func (c *Client) completeLong(ctx context.Context, in *dynamodb.QueryInput, item
 		}
 	}
 	if missing != nil {
-		got, err := c.batchGet(ctx, missing, aws.String("#pk, #sk, #m"),
+		got, err := c.st.BatchGet(ctx, missing, aws.String("#pk, #sk, #m"),
 			map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK, "#m": model.AttrMem})
 		if err != nil {
 			return nil, err

@@ -222,7 +222,7 @@ func benchManyKeys(b *testing.B, db *dynamodb.Client, m *ddbmodel.Model, slow fl
 				run(flr, keysOf("floor"), func(key, member string) (int64, error) {
 					w := floor.putMember(key, model.TypeSet, member, nil)
 					g := &model.Group{Key: key, Typ: model.TypeSet, Writes: []*model.Write{w}}
-					if err := floor.sendTx(ctx, []types.TransactWriteItem{w.Action, floor.metaAction(g)}); err != nil {
+					if err := floor.st.SendTx(ctx, []types.TransactWriteItem{w.Action, floor.metaAction(g)}); err != nil {
 						return 0, err
 					}
 					return 1, nil

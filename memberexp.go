@@ -85,7 +85,7 @@ func (c *Client) memberTTL(ctx context.Context) (bool, error) {
 	if c.tx != nil { // the table's description is not the transaction's
 		return c.tx.base.memberTTL(ctx)
 	}
-	desc, err := c.describeTable(ctx)
+	desc, err := c.st.DescribeTable(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -196,7 +196,7 @@ func (c *Client) sweepWrite(key string, typ model.KeyType, sk []byte, exp int64)
 	return &model.Write{
 		Delta: -1, Ttl: -1, Swept: true, Need: model.NeedExpiry, ExpWas: exp,
 		Action: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: model.Item{model.AttrPK: model.Bin(model.PkValue(key)), model.AttrSK: model.Bin(sk)},
+			TableName: c.st.Table(), Key: model.Item{model.AttrPK: model.Bin(model.PkValue(key)), model.AttrSK: model.Bin(sk)},
 		}},
 	}
 }
@@ -216,7 +216,7 @@ func (c *Client) setMemberExpiry(key string, typ model.KeyType, member string, o
 		w.Ttl = -1
 	}
 	w.Action = types.TransactWriteItem{Update: &types.Update{
-		TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
+		TableName: c.st.Table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 		UpdateExpression:                    aws.String(update),
 		ExpressionAttributeNames:            map[string]string{"#mx": model.AttrMemExp},
 		ExpressionAttributeValues:           values,
@@ -237,7 +237,7 @@ func (c *Client) rewriteMember(key string, typ model.KeyType, member string, pre
 		Member: member, Count: 1, Ix: want, Prev: prev, Known: true, Ttl: -1, Score: model.ScoreOfIX(want),
 		Need: model.NeedIX | model.NeedExpiry, ExpWas: exp,
 		Action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want REMOVE #mx"),
 			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX, "#mx": model.AttrMemExp},
 			ExpressionAttributeValues:           model.Item{":want": model.Bin(want)},

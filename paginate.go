@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"iter"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -25,9 +26,9 @@ import (
 func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit int) iter.Seq2[*dynamodb.QueryOutput, error] {
 	return func(yield func(*dynamodb.QueryOutput, error) bool) {
 		page := *in
-		page.TableName = c.table()
+		page.TableName = c.st.Table()
 		if page.ConsistentRead == nil { // unless the caller chose
-			page.ConsistentRead = c.consistent()
+			page.ConsistentRead = c.st.Consistent()
 		}
 		if err := c.filterExpired(ctx, &page); err != nil {
 			yield(nil, err)
@@ -41,7 +42,10 @@ func (c *Client) queryPages(ctx context.Context, in *dynamodb.QueryInput, limit 
 			if limit > 0 { // past the limit (a held run): one item at a time
 				page.Limit = aws.Int32(int32(min(max(limit-seen, 1), 1<<20)))
 			}
-			out, err := c.queryPage(ctx, &page)
+			out, err := c.st.QueryPage(ctx, &page)
+			if err != nil && page.IndexName != nil && strings.Contains(err.Error(), "does not have the specified index") {
+				err = c.noIndex(aws.ToString(page.IndexName), err)
+			}
 			if err != nil {
 				yield(nil, err)
 				return

@@ -145,7 +145,7 @@ func TestParallel(t *testing.T) {
 	var mu sync.Mutex
 	ran := map[int]bool{}
 	errBoom := errors.New("boom")
-	err := c.parallel(20, func(i int) error {
+	err := c.st.Parallel(20, func(i int) error {
 		now := running.Add(1)
 		defer running.Add(-1)
 		for {
@@ -166,7 +166,7 @@ func TestParallel(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 	require.Len(t, ran, 20, "every call runs, even after an error")
 	require.LessOrEqual(t, most.Load(), int64(3), "at most Options.Parallelism at once")
-	require.NoError(t, c.parallel(0, func(int) error { return errBoom }))
+	require.NoError(t, c.st.Parallel(0, func(int) error { return errBoom }))
 }
 
 func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {
@@ -177,14 +177,14 @@ func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {
 	}
 	db := &pagedDB{unprocessed: 2}
 	c := NewClient(db, func(o *Options) { o.Parallelism = 1 })
-	found, err := c.batchGet(ctx, keys, nil, nil)
+	found, err := c.st.BatchGet(ctx, keys, nil, nil)
 	require.NoError(t, err)
 	require.Len(t, found, 250, "100 keys a request, unprocessed ones sent again")
 	require.EqualValues(t, 3+2, db.batches.Load())
 
 	db = &pagedDB{unprocessed: 1 << 30}
 	c = NewClient(db, func(o *Options) { o.MaxAttempts = 3 })
-	_, err = c.batchGet(ctx, keys[:10], nil, nil)
+	_, err = c.st.BatchGet(ctx, keys[:10], nil, nil)
 	require.ErrorIs(t, err, ErrContention, "bounded by Options.MaxAttempts")
 	require.EqualValues(t, 3, db.batches.Load())
 }

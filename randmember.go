@@ -122,7 +122,7 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 				fresh = append(fresh, trials[i])
 			}
 		}
-		err := c.parallel(len(fresh), func(i int) error {
+		err := c.st.Parallel(len(fresh), func(i int) error {
 			ctx := c.labelled(ctx)
 			ms, err := c.readBucket(ctx, key, b, fresh[i])
 			mu.Lock()

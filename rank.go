@@ -304,7 +304,7 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*model.Group) error {
 		if len(keys) == 0 {
 			continue
 		}
-		found, err := c.batchGet(ctx, keys, nil, nil)
+		found, err := c.st.BatchGet(ctx, keys, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -365,7 +365,7 @@ func (c *Client) rankWrites(g *model.Group) []*model.Write {
 			values[":hi"] = model.Bin(r.Hi)
 		}
 		out = append(out, &model.Write{RankItem: true, Action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: model.ItemKey(g.Key, model.RankSK(r.Lo)),
+			TableName: c.st.Table(), Key: model.ItemKey(g.Key, model.RankSK(r.Lo)),
 			UpdateExpression:          aws.String("ADD #n :d SET #cv = :cv"),
 			ConditionExpression:       aws.String(cond),
 			ExpressionAttributeNames:  names,
@@ -422,11 +422,11 @@ func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool
 		mt     model.Item
 		ranges []model.RankRange
 	)
-	err := c.parallel(2+extra, func(i int) error {
+	err := c.st.Parallel(2+extra, func(i int) error {
 		var err error
 		switch i {
 		case 0:
-			mt, err = c.getItem(ctx, model.MetaKey(key), consistent, nil, nil)
+			mt, err = c.st.GetItem(ctx, model.MetaKey(key), consistent, nil, nil)
 		case 1:
 			ranges, err = c.readRanges(ctx, key)
 		default:
@@ -450,12 +450,12 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	guard := model.NewMetaWrite(key).RequireRanked(false).Action(c.table())
+	guard := model.NewMetaWrite(key).RequireRanked(false).Action(c.st.Table())
 	for chunk := range slices.Chunk(ranges, model.MaxTxItems-1) {
 		actions := []types.TransactWriteItem{guard}
 		for _, r := range chunk {
 			del := &types.Delete{
-				TableName: c.table(), Key: model.ItemKey(key, model.RankSK(r.Lo)),
+				TableName: c.st.Table(), Key: model.ItemKey(key, model.RankSK(r.Lo)),
 				ConditionExpression:      aws.String("attribute_not_exists(#cv)"),
 				ExpressionAttributeNames: map[string]string{"#cv": model.AttrCV},
 			}
@@ -465,7 +465,7 @@ func (c *Client) rankDrop(ctx context.Context, key string) error {
 			}
 			actions = append(actions, types.TransactWriteItem{Delete: del})
 		}
-		if err := model.IgnoreCancelled(c.sendTx(ctx, actions)); err != nil {
+		if err := model.IgnoreCancelled(c.st.SendTx(ctx, actions)); err != nil {
 			return err
 		}
 	}
@@ -495,7 +495,7 @@ func (c *Client) readRanges(ctx context.Context, key string) ([]model.RankRange,
 // it. It reports nothing when the range changed meanwhile: the next
 // writer that grows it splits it.
 func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
-	it, err := c.getItem(ctx, model.ItemKey(key, model.RankSK(lo)), aws.Bool(true), nil, nil)
+	it, err := c.st.GetItem(ctx, model.ItemKey(key, model.RankSK(lo)), aws.Bool(true), nil, nil)
 	if err != nil || it == nil {
 		return err
 	}
@@ -543,9 +543,9 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 	if r.Hi != nil {
 		newItem[model.AttrHi] = model.Bin(r.Hi)
 	}
-	err = c.sendTx(ctx, []types.TransactWriteItem{
+	err = c.st.SendTx(ctx, []types.TransactWriteItem{
 		{Update: &types.Update{
-			TableName: c.table(), Key: model.ItemKey(key, model.RankSK(lo)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.RankSK(lo)),
 			UpdateExpression:         aws.String("SET #hi = :mid, #cv = :ncv, #n = :keep"),
 			ConditionExpression:      aws.String("#cv = :cv AND #n = :n"),
 			ExpressionAttributeNames: map[string]string{"#hi": model.AttrHi, "#cv": model.AttrCV, "#n": model.AttrCard},
@@ -553,7 +553,7 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 				":cv": model.Bin(r.Cv), ":n": model.Num(r.N)},
 		}},
 		{Put: &types.Put{
-			TableName: c.table(), Item: newItem,
+			TableName: c.st.Table(), Item: newItem,
 			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}},
@@ -580,7 +580,7 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 // whether it is ranked now. Its caller is the writer whose write takes
 // the key to the build minimum (rankGuard).
 func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
-	mt, err := c.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
+	mt, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
 		return false, err
 	}
@@ -633,11 +633,11 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		it[model.AttrCard] = model.Num(int64(end - i))
 		it[model.AttrCV] = model.Bin(model.VersionToken())
 		made[string(lo)] = true
-		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: c.table(), Item: it}})
+		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: c.st.Table(), Item: it}})
 	}
 	for _, r := range stale {
 		if !made[string(r.Lo)] {
-			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.table(), Key: model.ItemKey(key, model.RankSK(r.Lo))}})
+			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.st.Table(), Key: model.ItemKey(key, model.RankSK(r.Lo))}})
 		}
 	}
 	// Transactions of 99 count items, each on condition that the key is
@@ -651,7 +651,7 @@ func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
 		if start+model.MaxTxItems-1 >= len(actions) {
 			guard.SetRanked()
 		}
-		if err := c.sendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard.Action(c.table()))); err != nil {
+		if err := c.st.SendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard.Action(c.st.Table()))); err != nil {
 			return false, model.IgnoreCancelled(err)
 		}
 	}
@@ -726,10 +726,10 @@ func (c *Client) rankByIndex(ctx context.Context, key string, meta model.Item, r
 func (c *Client) rankProbe(ctx context.Context, key, member string) (it, mt model.Item, ranges []model.RankRange, err error) {
 	ctx = c.labelled(ctx)
 	var items []model.Item
-	err = c.parallel(2, func(i int) error {
+	err = c.st.Parallel(2, func(i int) error {
 		var err error
 		if i == 0 {
-			items, err = c.batchGet(ctx, []model.Item{model.MetaKey(key), model.ItemKey(key, model.MemberSK(model.TypeZSet, member))}, nil, nil)
+			items, err = c.st.BatchGet(ctx, []model.Item{model.MetaKey(key), model.ItemKey(key, model.MemberSK(model.TypeZSet, member))}, nil, nil)
 		} else {
 			ranges, err = c.readRanges(ctx, key)
 		}
@@ -786,7 +786,7 @@ func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
 	if c.tx != nil {
 		return nil // a transaction reads its snapshot
 	}
-	mt, ranges, err := c.metaAndRanges(c.labelled(ctx), key, c.consistent(), 0, nil)
+	mt, ranges, err := c.metaAndRanges(c.labelled(ctx), key, c.st.Consistent(), 0, nil)
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func (c *Client) countRanked(ctx context.Context, key string, ranges []model.Ran
 		}
 	}
 	counts := make([]int64, len(cuts))
-	err := c.parallel(len(cuts), func(i int) error {
+	err := c.st.Parallel(len(cuts), func(i int) error {
 		var err error
 		counts[i], err = cuts[i]()
 		return err
@@ -117,7 +117,7 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi model.Le
 	}
 	var ends [2][]byte // the lowest and the highest index entries
 	ctx = c.labelled(ctx)
-	mt, ranges, err := c.metaAndRanges(ctx, key, c.consistent(), 2, func(i int) (err error) {
+	mt, ranges, err := c.metaAndRanges(ctx, key, c.st.Consistent(), 2, func(i int) (err error) {
 		in := &dynamodb.QueryInput{
 			IndexName:                 aws.String(c.opts.IndexName),
 			KeyConditionExpression:    aws.String("#pk = :pk"),
@@ -190,7 +190,7 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 	counted := *r.in
 	counted.Select = types.SelectCount
 	limit := int(c.rankMax())
-	mt, ranges, err := c.metaAndRanges(ctx, key, c.consistent(), 1, func(int) error {
+	mt, ranges, err := c.metaAndRanges(ctx, key, c.st.Consistent(), 1, func(int) error {
 		for out, err := range c.queryPages(ctx, &counted, limit) {
 			if err != nil {
 				return err

@@ -91,16 +91,16 @@ func (c *Client) rankMerge(ctx context.Context, key string, lo []byte) (bool, er
 		update = "SET #n = :sum, #cv = :ncv, #hi = :hi"
 		values[":hi"] = model.Bin(b.Hi)
 	}
-	err := c.sendTx(ctx, []types.TransactWriteItem{
+	err := c.st.SendTx(ctx, []types.TransactWriteItem{
 		{Update: &types.Update{
-			TableName: c.table(), Key: model.ItemKey(key, model.RankSK(a.Lo)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.RankSK(a.Lo)),
 			UpdateExpression:          aws.String(update),
 			ConditionExpression:       aws.String("#cv = :cv AND #n = :n"),
 			ExpressionAttributeNames:  names,
 			ExpressionAttributeValues: values,
 		}},
 		{Delete: &types.Delete{
-			TableName: c.table(), Key: model.ItemKey(key, model.RankSK(b.Lo)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.RankSK(b.Lo)),
 			ConditionExpression:       aws.String("#cv = :cv AND #n = :n"),
 			ExpressionAttributeNames:  map[string]string{"#n": model.AttrCard, "#cv": model.AttrCV},
 			ExpressionAttributeValues: model.Item{":cv": model.Bin(b.Cv), ":n": model.Num(b.N)},

@@ -113,7 +113,7 @@ func (c *Client) randomFromRanges(ctx context.Context, key string, ranges []mode
 	}
 	got := make([]map[int64]Z, len(ranges))
 	var short atomic.Bool
-	err := c.parallel(len(idx), func(i int) error {
+	err := c.st.Parallel(len(idx), func(i int) error {
 		j := idx[i]
 		zs, ok, err := read(c.labelled(ctx), key, ranges[j], byRange[j])
 		if err != nil || !ok {

@@ -115,8 +115,8 @@ func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) 
 	// its condition on the slot we already hold.
 	claim := model.Token()
 	for i, slot := range free {
-		_, err := l.c.updateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                           l.c.table(),
+		_, err := l.c.st.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                           l.c.st.Table(),
 			Key:                                 model.Item{model.AttrPK: model.Bin(model.LimiterPK(key)), model.AttrSK: model.Bin(binary.BigEndian.AppendUint16(nil, slot))},
 			UpdateExpression:                    aws.String("SET #at = :now, #cl = :claim"),
 			ConditionExpression:                 aws.String("attribute_not_exists(#at) OR #at <= :cut"),

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/local"
+	"github.com/redimo-go/redimo/internal/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,7 +90,7 @@ func refusedClient(answer func([]map[string]json.RawMessage) *http.Response, att
 	return NewClient(db, func(o *Options) { o.TableName, o.MaxAttempts, o.DisableSmallSets = testTable, attempts, true }), r
 }
 
-// The retry policy (retry.go): a command that keeps losing, to conflicts,
+// The retry policy (internal/store): a command that keeps losing, to conflicts,
 // throttling or other clients taking its picks, makes exactly
 // Options.MaxAttempts attempts, then returns ErrContention and has written
 // nothing.
@@ -179,6 +180,6 @@ func TestShardedPopContention(t *testing.T) {
 func TestSleepEndsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, sleep(ctx, 7), context.Canceled)
-	require.NoError(t, sleep(context.Background(), 1))
+	require.ErrorIs(t, store.Sleep(ctx, 7), context.Canceled)
+	require.NoError(t, store.Sleep(context.Background(), 1))
 }

@@ -154,7 +154,7 @@ func (c *Client) memberCheck(key string, typ model.KeyType, member string, prese
 	return &model.Write{
 		Member: member, Need: need,
 		Action: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}

@@ -41,7 +41,9 @@ import (
 
 // inTx is c in transaction mode for p.
 func (c *Client) inTx(p *Pipeline) *Client {
-	return &Client{store: store{db: failingAPI{model.ErrOutsideTx}, opts: c.opts}, shared: c.shared, tx: p}
+	t := &Client{opts: c.opts, shared: c.shared, tx: p}
+	t.st = t.storeOver(failingAPI{model.ErrOutsideTx})
+	return t
 }
 
 // frozen is c with its clock stopped at now: every command of a

@@ -161,7 +161,7 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 	for _, m := range members {
 		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
 	}
-	items, err := c.batchGet(ctx, keys, nil, nil)
+	items, err := c.st.BatchGet(ctx, keys, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +372,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		}
 	}
 	var popped []string
-	err := c.attempts(ctx, false, func() (bool, error) {
+	err := c.st.Attempts(ctx, false, func() (bool, error) {
 		want := count - int64(len(popped))
 		picks, whole, err := c.randomMembers(ctx, key, want, true)
 		if err != nil || len(picks) == 0 {

@@ -96,8 +96,8 @@ func (s *ShardedSet) check(ctx context.Context, cmd string) error {
 	if s.verified {
 		return nil
 	}
-	_, err := s.c.updateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: s.c.table(), Key: descriptorKey(s.key),
+	_, err := s.c.st.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: s.c.st.Table(), Key: descriptorKey(s.key),
 		UpdateExpression:                    aws.String("SET #sh = :sh"),
 		ConditionExpression:                 aws.String("attribute_not_exists(#sh) OR #sh = :sh"),
 		ExpressionAttributeNames:            map[string]string{"#sh": model.AttrShards},
@@ -132,7 +132,7 @@ func (s *ShardedSet) byShard(members []string) map[int][]string {
 // eachShard runs fn for the given shards, Options.Parallelism at a time, and
 // returns the first error.
 func (s *ShardedSet) eachShard(shards []int, fn func(i int) error) error {
-	return s.c.parallel(len(shards), func(j int) error { return fn(shards[j]) })
+	return s.c.st.Parallel(len(shards), func(j int) error { return fn(shards[j]) })
 }
 
 func (s *ShardedSet) all() []int {
@@ -225,7 +225,7 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 		}
 		keys = append(keys, model.ItemKey(s.shard(i), model.MemberSK(model.TypeSet, m)))
 	}
-	items, err := s.c.batchGet(ctx, keys, nil, nil)
+	items, err := s.c.st.BatchGet(ctx, keys, nil, nil)
 	if err != nil {
 		return nil, wrap("SMISMEMBER", err)
 	}
@@ -284,7 +284,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 	for i := range s.shards {
 		keys = append(keys, model.MetaKey(s.shard(i)))
 	}
-	items, err := s.c.batchGet(ctx, keys, nil, nil)
+	items, err := s.c.st.BatchGet(ctx, keys, nil, nil)
 	if err != nil {
 		return nil, wrap("SCARD", err)
 	}
@@ -308,7 +308,7 @@ func (s *ShardedSet) cards(ctx context.Context) ([]int64, error) {
 		}
 	}
 	// A shard whose members have expiries counts its live ones (memberttl.go).
-	err = s.c.parallel(s.shards, func(i int) error {
+	err = s.c.st.Parallel(s.shards, func(i int) error {
 		m, err := s.c.ofType(ctx, s.shard(i), metas[i], model.TypeSet)
 		if err == nil && m.Typ == model.TypeSet {
 			cards[i], err = s.c.liveCard(ctx, s.shard(i), m)
@@ -401,7 +401,7 @@ func (s *ShardedSet) RandMember(ctx context.Context) (string, bool, error) {
 //
 // Cost: Card's BatchGetItem plus SPop's Query and TransactWriteItems.
 func (s *ShardedSet) Pop(ctx context.Context) (m string, ok bool, err error) {
-	err = s.c.attempts(ctx, false, func() (bool, error) {
+	err = s.c.st.Attempts(ctx, false, func() (bool, error) {
 		i, some, err := s.pickShard(ctx)
 		if err != nil || !some {
 			return true, err

@@ -112,7 +112,7 @@ type smallStep struct {
 // fallback). plan sees the key as the last refusal showed it.
 func (c *Client) smallRun(ctx context.Context, key string, st smallState, plan func(st smallState) (smallStep, error)) (smallStep, error) {
 	var step smallStep
-	err := c.attempts(ctx, false, func() (bool, error) {
+	err := c.st.Attempts(ctx, false, func() (bool, error) {
 		var err error
 		if step, err = plan(st); err != nil || step.done || step.fallback {
 			return true, err
@@ -143,10 +143,10 @@ func (c *Client) smallUpdate(ctx context.Context, w *model.MetaWrite, old model.
 		w.NewVersion()
 	}
 	tok := w.WriteToken(old)
-	in := w.Update(c.table())
+	in := w.Update(c.st.Table())
 	var now model.Item
-	err := c.retryConflicts(ctx, func() error {
-		_, err := c.updateItem(ctx, in)
+	err := c.st.RetryConflicts(ctx, func() error {
+		_, err := c.st.UpdateItem(ctx, in)
 		var failed *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
@@ -268,7 +268,7 @@ func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped 
 	if c.tx != nil {
 		return nil, false, nil
 	}
-	it, err := c.getItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
+	it, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
 		return nil, true, err
 	}
@@ -308,7 +308,7 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 		actions = append(actions, c.putMember(key, model.TypeSet, m, nil).Rendered(0, false))
 	}
 	w := model.NewMetaWrite(key).RequireSmall(true).RequireVersion(model.BytesAttr(it, model.AttrVer)).Unsmall()
-	err := c.sendTx(ctx, append(actions, w.Action(c.table())))
+	err := c.st.SendTx(ctx, append(actions, w.Action(c.st.Table())))
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) {
 		return nil // changed meanwhile: the caller plans again from a fresh read
@@ -321,7 +321,7 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 // member items, whose members the caller then reads alone. withMeta as
 // probe's.
 func (c *Client) smallProbe(ctx context.Context, key string, members []string, withMeta bool) (found map[string]model.Item, ok bool, err error) {
-	it, err := c.getItem(ctx, model.MetaKey(key), nil, model.MetaProjection.Expr, model.MetaProjection.Names)
+	it, err := c.st.GetItem(ctx, model.MetaKey(key), nil, model.MetaProjection.Expr, model.MetaProjection.Names)
 	if err != nil {
 		return nil, true, err
 	}

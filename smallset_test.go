@@ -20,7 +20,7 @@ import (
 func smallRaw(t *testing.T, c *Client, key string) (small bool, items int) {
 	t.Helper()
 	ctx := context.Background()
-	it, err := c.getItem(ctx, model.MetaKey(key), nil, nil, nil)
+	it, err := c.st.GetItem(ctx, model.MetaKey(key), nil, nil, nil)
 	require.NoError(t, err)
 	for range c.query(ctx, model.MemberQuery(key, model.TypeSet, ""), 0) {
 		items++

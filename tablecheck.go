@@ -47,7 +47,7 @@ func (c *Client) tableReady(ctx context.Context) error {
 	if _, ok := fitTables.Load(c.fitKey()); ok {
 		return nil
 	}
-	desc, err := c.describeTable(ctx)
+	desc, err := c.st.DescribeTable(ctx)
 	if err != nil {
 		return err
 	}
@@ -105,19 +105,19 @@ func orNilAPI(db DynamoDBAPI) DynamoDBAPI {
 
 // noIndex is the error of a Query of index, which the table lacks (cause:
 // DynamoDB's "The table does not have the specified index").
-func (s *store) noIndex(index string, cause error) error {
-	if index == s.opts.KeyIndexName {
+func (c *Client) noIndex(index string, cause error) error {
+	if index == c.opts.KeyIndexName {
 		return fmt.Errorf("%w: %w: table %s has no global secondary index %s, which SCAN, KEYS, DBSIZE, RANDOMKEY and FLUSHDB read; "+
 			"CheckTable's error gives the aws dynamodb update-table command that adds it (%w)",
-			ErrTableMismatch, ErrNoKeyIndex, s.opts.TableName, index, cause)
+			ErrTableMismatch, ErrNoKeyIndex, c.opts.TableName, index, cause)
 	}
-	return fmt.Errorf("%w (%w)", s.mismatch("has no index "+index), cause)
+	return fmt.Errorf("%w (%w)", c.mismatch("has no index "+index), cause)
 }
 
 // mismatch is ErrTableMismatch with what is wrong and the way out.
-func (s *store) mismatch(what string) error {
+func (c *Client) mismatch(what string) error {
 	return fmt.Errorf("%w: table %s %s; a table's key schema and local secondary indexes are fixed at its creation: "+
 		"create a new table with CreateTable (CLI: redimo --table NEW create-table; or deploy/cloudformation.yaml) "+
 		"and point Options.TableName at it; if this table holds redimo data, copy every item into the new one "+
-		"(Scan, then BatchWriteItem: the items' format is unchanged)", ErrTableMismatch, s.opts.TableName, what)
+		"(Scan, then BatchWriteItem: the items' format is unchanged)", ErrTableMismatch, c.opts.TableName, what)
 }

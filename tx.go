@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // transact writes groups (at most model.MaxTxItems actions in all, metadata items
@@ -188,7 +189,7 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 			owners[i].Replace(w, next)
 		}
 		if conflict {
-			if err := sleep(ctx, try+1); err != nil {
+			if err := store.Sleep(ctx, try+1); err != nil {
 				return model.TxResult{}, err
 			}
 		}
@@ -205,7 +206,7 @@ func (c *Client) sendAttempt(a *attempt) txOutcome {
 			return out
 		}
 	}
-	err := c.sendTx(a.ctx, a.actions)
+	err := c.st.SendTx(a.ctx, a.actions)
 	out := txOutcome{err: err}
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(a.actions) {
@@ -274,7 +275,7 @@ func (c *Client) metaAction(g *model.Group) types.TransactWriteItem {
 	default:
 		m.RequireTypeOrAbsent(g.Typ) // nothing written: a check
 	}
-	return m.Action(c.table())
+	return m.Action(c.st.Table())
 }
 
 // expiredKeyError reports that a transaction met an expired key, which must
@@ -295,7 +296,7 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*model.Grou
 	if c.tx != nil {
 		return c.tx.apply(ctx, build())
 	}
-	err = c.attempts(ctx, false, func() (bool, error) {
+	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		var expired *expiredKeyError
 		if res, err = c.transact(ctx, build()...); !errors.As(err, &expired) {
 			return true, err
@@ -332,8 +333,8 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	if m.Small != nil { // its only item
 		return c.smallPurge(ctx, key, m.Exp)
 	}
-	err := c.retryConflicts(ctx, func() error {
-		_, err := c.updateItem(ctx, model.NewMetaWrite(key).RequireExpiry(m.Exp, model.DeadExp).SetExp(model.DeadExp).Update(c.table()))
+	err := c.st.RetryConflicts(ctx, func() error {
+		_, err := c.st.UpdateItem(ctx, model.NewMetaWrite(key).RequireExpiry(m.Exp, model.DeadExp).SetExp(model.DeadExp).Update(c.st.Table()))
 		return err
 	})
 	var failed *types.ConditionalCheckFailedException
@@ -350,9 +351,9 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 		if final {
 			guard = model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard("=", k).Delete()
 		}
-		actions := append(batch, guard.Action(c.table()))
+		actions := append(batch, guard.Action(c.st.Table()))
 		batch = batch[:0]
-		return c.sendTx(ctx, actions)
+		return c.st.SendTx(ctx, actions)
 	}
 	// Strongly consistent whatever the options: every member written
 	// before the mark must be listed, or the last delete's count check
@@ -373,7 +374,7 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 			}
 		}
 		batch = append(batch, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: model.Item{model.AttrPK: it[model.AttrPK], model.AttrSK: it[model.AttrSK]},
+			TableName: c.st.Table(), Key: model.Item{model.AttrPK: it[model.AttrPK], model.AttrSK: it[model.AttrSK]},
 			ConditionExpression:      aws.String("attribute_exists(#pk)"),
 			ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK},
 		}})
@@ -458,7 +459,7 @@ func (c *Client) putMember(key string, typ model.KeyType, member string, ix []by
 	return &model.Write{
 		Member: member, Delta: 1, Count: 1, Ix: ix, Known: true, Need: model.NeedAbsent,
 		Action: types.TransactWriteItem{Put: &types.Put{
-			TableName: c.table(), Item: it,
+			TableName: c.st.Table(), Item: it,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}
@@ -470,7 +471,7 @@ func (c *Client) deleteMember(key string, typ model.KeyType, member string) *mod
 	return &model.Write{
 		Member: member, Delta: -1, Count: 1, Need: model.NeedPresent,
 		Action: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 		}},
 		Ttl: 0, // set by transact when the item turns out to have an expiry
 	}
@@ -484,7 +485,7 @@ func (c *Client) setIX(key string, typ model.KeyType, member string, prev, want 
 	w := &model.Write{
 		Member: member, Count: 1, Score: model.ScoreOfIX(want), Ix: want, Prev: prev, Known: true, Need: model.NeedIX,
 		Action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.MemberSK(typ, member)),
 			UpdateExpression:                    aws.String("SET #ix = :want"),
 			ExpressionAttributeNames:            map[string]string{"#ix": model.AttrIX},
 			ExpressionAttributeValues:           model.Item{":want": model.Bin(want)},

@@ -33,6 +33,18 @@ type blockOp struct {
 	undo func(ctx context.Context, key string, zs []Z) error
 }
 
+// WithWaitNotice returns ctx carrying notice, which a blocking command
+// (BZPopMin, BZPopMax, BZMPop, BZMove) run under it calls once, when it
+// has tried its keys, found nothing and begins to wait; a command served
+// at once never calls it. redimo-server counts a connection in INFO's
+// blocked_clients and lists it with CLIENT LIST's flag b from then on, as
+// Redis does a blocked client.
+func WithWaitNotice(ctx context.Context, notice func()) context.Context {
+	return context.WithValue(ctx, waitNoticeKey{}, notice)
+}
+
+type waitNoticeKey struct{}
+
 // waiters are the blocked commands of one Client, by key, in the order
 // they began to wait: as Redis, the first to wait on a key is served
 // first. Each key with waiters has a feeder, a goroutine that reads the

@@ -368,3 +368,43 @@ func TestBZPopManyWaitersExactlyOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 }
+
+// TestWaitNotice: a blocking command calls its context's wait notice once,
+// when it begins to wait, and never when it is served at once; after the
+// notice it is queued (what redimo-server reports as blocked).
+func TestWaitNotice(t *testing.T) {
+	t.Parallel() // its own key prefix
+	c, _, p := newTestClient(t)
+	k := p + "q"
+	var notices atomic.Int32
+	ctx := WithWaitNotice(context.Background(), func() {
+		notices.Add(1)
+		c.waiters.mu.Lock()
+		defer c.waiters.mu.Unlock()
+		q := c.waiters.by[k]
+		if q == nil || len(q.ws) != 1 || q.ws[0].state != waiting {
+			t.Errorf("noticed before it was waiting: %+v", q)
+		}
+	})
+	_, err := c.ZAdd(context.Background(), k, Z{Score: 1, Member: "a"})
+	require.NoError(t, err)
+	z, ok, err := c.BZPopMin(ctx, time.Second, k)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "a", z.Member)
+	require.Zero(t, notices.Load(), "served at once: no wait")
+
+	done := make(chan popResult, 1)
+	go func() {
+		z, ok, err := c.BZPopMin(ctx, 10*time.Second, k)
+		done <- popResult{z, ok, err}
+	}()
+	require.Eventually(t, func() bool { return notices.Load() == 1 }, 10*time.Second, 5*time.Millisecond)
+	_, err = c.ZAdd(context.Background(), k, Z{Score: 2, Member: "b"})
+	require.NoError(t, err)
+	r := <-done
+	require.NoError(t, r.err)
+	require.True(t, r.ok)
+	require.Equal(t, "b", r.z.Member)
+	require.EqualValues(t, 1, notices.Load())
+}

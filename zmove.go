@@ -171,7 +171,7 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 		end := min(start+model.MaxMove, len(names))
 		chunk := names[start:end]
 		var got []Z
-		err := c.attempts(ctx, false, func() (bool, error) {
+		err := c.st.Attempts(ctx, false, func() (bool, error) {
 			sm, dm, ok, err := c.moveMetas(ctx, source, destination, false)
 			if err != nil || !ok {
 				return true, err
@@ -274,7 +274,7 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 	size := int64(model.MaxMove)
 	for done := false; !done; {
 		var got []Z
-		err := c.attempts(ctx, false, func() (bool, error) {
+		err := c.st.Attempts(ctx, false, func() (bool, error) {
 			sm, _, ok, err := c.moveMetas(ctx, source, destination, others)
 			if err != nil || !ok {
 				done = true
@@ -494,7 +494,7 @@ func (c *Client) moveOver(key string, cd moveCand, cur model.Item) *model.Write 
 		Need: model.NeedIX | model.NeedExpiry, ExpWas: was, // still as met
 		Ttl: ttl, Required: true, Replaces: true, // an expired cur is replaced, not counted again
 		Action: types.TransactWriteItem{Put: &types.Put{
-			TableName: c.table(), Item: it,
+			TableName: c.st.Table(), Item: it,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 	}

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -391,6 +390,32 @@ func TestZMoveInTransaction(t *testing.T) {
 	requireMemberTTLCount(t, dst, 0)
 }
 
+// randomMove makes one move of a random kind (ZMOVE MIN, MAX or BYSCORE,
+// ZMOVEMEMBER with or without NX, BZMOVE) between the sorted sets a and
+// b of members m000..., in a direction it draws; toB says which.
+func randomMove(ctx context.Context, c *Client, r *rand.Rand, a, b string, n int) (zs []Z, toB bool, err error) {
+	toB = r.IntN(2) == 0
+	from, to := a, b
+	if !toB {
+		from, to = b, a
+	}
+	switch r.IntN(5) {
+	case 0:
+		zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMin, Count: int64(1 + r.IntN(3))})
+	case 1:
+		zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMax, Count: int64(1 + r.IntN(5))})
+	case 2:
+		lo := r.IntN(n)
+		zs, err = c.ZMove(ctx, from, to, ZMoveArgs{ByScore: true, Min: strconv.Itoa(lo), Max: strconv.Itoa(lo + 4)})
+	case 3:
+		ms := []string{fmt.Sprintf("m%03d", r.IntN(n)), fmt.Sprintf("m%03d", r.IntN(n))}
+		zs, err = c.ZMoveMember(ctx, from, to, ZMoveMemberArgs{NX: r.IntN(2) == 0, Members: ms})
+	case 4:
+		zs, err = c.BZMove(ctx, 20*time.Millisecond, from, to, ZMoveArgs{Order: PopMin, Count: int64(1 + r.IntN(2))})
+	}
+	return zs, toB, err
+}
+
 // TestZMoveConcurrent: movers in both directions between two ranked
 // sorted sets (count items: rank.go, built by the write that takes a key
 // to 8 members here), with ZRANKs reading them. Every member ends in exactly one key with its score, the counts
@@ -428,33 +453,14 @@ func TestZMoveConcurrent(t *testing.T) {
 	runWorkers(6, func(w int) {
 		r := rand.New(rand.NewPCG(seed, uint64(w)))
 		for range rounds {
-			toB := r.IntN(2) == 0
-			from, to := a, b
-			if !toB {
-				from, to = b, a
-			}
-			var zs []Z
-			var err error
-			switch r.IntN(5) {
-			case 0:
-				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMin, Count: int64(1 + r.IntN(3))})
-			case 1:
-				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMax, Count: int64(1 + r.IntN(5))})
-			case 2:
-				lo := r.IntN(n)
-				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{ByScore: true, Min: strconv.Itoa(lo), Max: strconv.Itoa(lo + 4)})
-			case 3:
-				ms := []string{fmt.Sprintf("m%03d", r.IntN(n)), fmt.Sprintf("m%03d", r.IntN(n))}
-				zs, err = c.ZMoveMember(ctx, from, to, ZMoveMemberArgs{NX: r.IntN(2) == 0, Members: ms})
-			case 4:
-				zs, err = c.BZMove(ctx, 20*time.Millisecond, from, to, ZMoveArgs{Order: PopMin})
-			}
+			zs, toB, err := randomMove(ctx, c, r, a, b, n)
 			if err != nil {
 				t.Errorf("worker %d: %v", w, err)
 				return
 			}
 			note(zs, toB)
 			if r.IntN(4) == 0 {
+				to := map[bool]string{true: b, false: a}[toB]
 				if _, _, err := c.ZRank(ctx, to, fmt.Sprintf("m%03d", r.IntN(n))); err != nil {
 					t.Errorf("worker %d: ZRANK: %v", w, err)
 				}
@@ -694,25 +700,7 @@ func redimoState(t *testing.T, c *Client, k string) keyState {
 // idempotency token) must break that model.
 func TestZMoveFaults(t *testing.T) {
 	needDB(t)
-	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, throttling, conflicts) {
-		t.Run(string(mode), func(t *testing.T) {
-			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
-			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
-			violations := zmoveFaultWorkload(t, c, clean, p)
-			t.Logf("injected (%s, 20%% of requests): %s; transactions resent with their token: %d", mode, f.summary(), f.reused.Load())
-			require.Empty(t, violations, "the state differs from the model built from the replies")
-			if mode == dropResponse || mode == appliedThen5 {
-				require.Positive(t, f.reused.Load(), "lost responses were retried with the same idempotency token")
-			}
-		})
-	}
-	t.Run(string(freshToken), func(t *testing.T) {
-		f := &faulty{next: http.DefaultTransport, mode: freshToken, share: 0.2}
-		c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
-		violations := zmoveFaultWorkload(t, c, clean, p)
-		t.Logf("injected: %s; the model caught %d violations, e.g. %q", f.summary(), len(violations), first(violations))
-		require.NotEmpty(t, violations, "resent moves with fresh tokens applied twice, yet the model saw nothing")
-	})
+	faultMatrix(t, []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts}, zmoveFaultWorkload, nil)
 }
 
 // zmoveFaultWorkload runs 4 movers through c between the sorted sets a
@@ -735,24 +723,7 @@ func zmoveFaultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	runWorkers(4, func(w int) {
 		r := rand.New(rand.NewPCG(seed, uint64(w)))
 		for range rounds {
-			toB := r.IntN(2) == 0
-			from, to := a, b
-			if !toB {
-				from, to = b, a
-			}
-			var zs []Z
-			var err error
-			switch r.IntN(4) {
-			case 0:
-				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMin, Count: int64(1 + r.IntN(3))})
-			case 1:
-				zs, err = c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMax, Count: int64(1 + r.IntN(3))})
-			case 2:
-				ms := []string{fmt.Sprintf("m%03d", r.IntN(n)), fmt.Sprintf("m%03d", r.IntN(n))}
-				zs, err = c.ZMoveMember(ctx, from, to, ZMoveMemberArgs{Members: ms})
-			case 3:
-				zs, err = c.BZMove(ctx, 10*time.Millisecond, from, to, ZMoveArgs{Order: PopMin, Count: 2})
-			}
+			zs, toB, err := randomMove(ctx, c, r, a, b, n)
 			mu.Lock()
 			if err != nil {
 				violations = append(violations, fmt.Sprintf("worker %d: %v", w, err))

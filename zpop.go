@@ -165,7 +165,7 @@ func checkTimeout(cmd string, timeout time.Duration) error {
 // mpop takes up to count members (take: ZPOPMIN's or ZPOPMAX's, or
 // another blockOp's) from the first existing key of keys.
 func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int64, take func(ctx context.Context, key string, n int64) ([]Z, error)) (key string, zs []Z, err error) {
-	err = c.attempts(ctx, false, func() (bool, error) {
+	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		ms, err := c.metas(ctx, keys)
 		if err != nil {
 			return true, wrap(cmd, err)
@@ -251,6 +251,9 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 		}
 	}
 	c.waiters.ready(w)
+	if notice, ok := ctx.Value(waitNoticeKey{}).(func()); ok {
+		notice()
+	}
 	for {
 		select {
 		case r := <-w.done:

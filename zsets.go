@@ -144,7 +144,7 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 	return &model.Write{
 		Member: z.Member, Count: count, Score: z.Score, Ix: model.ZsetIX(z.Score, z.Member), Need: need,
 		Action: types.TransactWriteItem{Update: &types.Update{
-			TableName: c.table(), Key: model.ItemKey(key, model.MemberSK(model.TypeZSet, z.Member)),
+			TableName: c.st.Table(), Key: model.ItemKey(key, model.MemberSK(model.TypeZSet, z.Member)),
 			UpdateExpression:          aws.String("SET #ix = :new"),
 			ExpressionAttributeNames:  map[string]string{"#ix": model.AttrIX},
 			ExpressionAttributeValues: model.Item{":new": model.Bin(model.ZsetIX(z.Score, z.Member))},
@@ -331,7 +331,7 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 		return nil, err
 	}
 	var popped []Z
-	err = c.attempts(ctx, false, func() (bool, error) {
+	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		want := n - int64(len(popped))
 		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
 		zs, err := c.read(ctx, key, r)

@@ -484,21 +484,41 @@ func (c *conn) closeIfIdle() {
 	}
 }
 
-// block counts a connection in INFO's blocked_clients, and in
-// clients_in_timeout_table when its wait has a timeout, and marks its
-// session blocked (CLIENT LIST's flag b), until the returned func runs: a
-// blocking command defers it around its wait.
-func (s *Server) block(sess *Session, timeout time.Duration) (unblock func()) {
-	sess.blocked.Store(true)
-	s.blockedClients.Add(1)
-	if timeout > 0 {
-		s.timeoutClients.Add(1)
+// blocking is c's context for a blocking command (Server.block); inside
+// MULTI (queued) the command does not wait and is not counted.
+func (c *call) blocking(timeout time.Duration) (context.Context, func()) {
+	if c.queued {
+		return c.ctx, func() {}
 	}
-	return func() {
+	return c.srv.block(c.ctx, c.sess, timeout)
+}
+
+// block returns ctx for a blocking command of sess: from the moment the
+// library's command begins to wait (redimo.WithWaitNotice), the
+// connection counts in INFO's blocked_clients, and in
+// clients_in_timeout_table when its wait has a timeout, and CLIENT LIST
+// shows it with flag b, until done runs (the command defers it). A
+// command served at once is never counted, as in Redis.
+func (s *Server) block(ctx context.Context, sess *Session, timeout time.Duration) (_ context.Context, done func()) {
+	var waited atomic.Bool
+	ctx = redimo.WithWaitNotice(ctx, func() {
+		if waited.Swap(true) {
+			return
+		}
+		if timeout > 0 {
+			s.timeoutClients.Add(1)
+		}
+		s.blockedClients.Add(1)
+		sess.blocked.Store(true)
+	})
+	return ctx, func() {
+		if !waited.Load() {
+			return
+		}
+		sess.blocked.Store(false)
+		s.blockedClients.Add(-1)
 		if timeout > 0 {
 			s.timeoutClients.Add(-1)
 		}
-		s.blockedClients.Add(-1)
-		sess.blocked.Store(false)
 	}
 }

@@ -104,10 +104,9 @@ func bzmove(c *call) resp.Value {
 	if bad.Kind != 0 {
 		return bad
 	}
-	if !c.queued {
-		defer c.srv.block(c.sess, timeout)() // INFO's blocked_clients
-	}
-	zs, err := c.st.BZMove(c.ctx, timeout, c.args[1], c.args[2], args)
+	ctx, done := c.blocking(timeout)
+	defer done()
+	zs, err := c.st.BZMove(ctx, timeout, c.args[1], c.args[2], args)
 	return reply(c, zs, err, movedReply)
 }
 

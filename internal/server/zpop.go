@@ -72,10 +72,9 @@ func bzpop(c *call, order redimo.PopOrder) resp.Value {
 	if order == redimo.PopMax {
 		pop = c.st.BZPopMax
 	}
-	if !c.queued {
-		defer c.srv.block(c.sess, timeout)() // INFO's blocked_clients
-	}
-	z, ok, err := pop(c.ctx, timeout, c.args[1:len(c.args)-1]...)
+	ctx, done := c.blocking(timeout)
+	defer done()
+	z, ok, err := pop(ctx, timeout, c.args[1:len(c.args)-1]...)
 	switch {
 	case err != nil:
 		return c.fail(err)
@@ -133,10 +132,9 @@ func zmpop(c *call, at int, blocking bool) resp.Value {
 		if bad.Kind != 0 {
 			return bad
 		}
-		if !c.queued {
-			defer c.srv.block(c.sess, timeout)()
-		}
-		key, zs, err = c.st.BZMPop(c.ctx, timeout, order, count, keys...)
+		ctx, done := c.blocking(timeout)
+		defer done()
+		key, zs, err = c.st.BZMPop(ctx, timeout, order, count, keys...)
 	} else {
 		key, zs, err = c.st.ZMPop(c.ctx, order, count, keys...)
 	}
