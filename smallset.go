@@ -47,11 +47,15 @@ package redimo
 // ones: when wt is full the next write moves it to wo); a resend is
 // recognised as long as fewer than model.SmallTokens other writes to the
 // key came between (the bound keeps the item within 1 KB; beyond it a
-// resend could apply twice). For the same reason the write that empties
-// a small set (SREM, SPOP, DEL, the purge of an expired one) leaves its
-// item with the tokens alone: the key is missing and out of the key index,
-// and a resend that meets the item still finds its token; the next SADD
-// fills the item again. Such an empty item costs storage only.
+// resend could apply twice). For the same reason the write of SREM or
+// SPOP that empties a small set leaves its item with the tokens alone:
+// the key is missing and out of the key index, and a resend that meets
+// the item still finds its token; the next SADD fills the item again.
+// Such an empty item costs storage only (about 300 bytes); DEL, FLUSHDB
+// and the purge of an expired key delete the item (a one-action
+// TransactWriteItems, whose ClientRequestToken makes its own resend
+// harmless; a concurrent single-item write resent after it then finds no
+// token).
 //
 // Conversion. A write that would take the set past the threshold first
 // converts it: one TransactWriteItems writes every member as a member item
@@ -399,23 +403,22 @@ func smallItems(key string, members []string) []model.Item {
 	return out
 }
 
-// smallDel is DEL of a small set: one UpdateItem emptying the key
-// (Tombstone) while it is a live small set. handled is false when it is
-// (now) not one (missing, expired or converted meanwhile).
+// smallDel is DEL of a small set: one TransactWriteItems deleting its
+// metadata item while it is a live small set (its ClientRequestToken
+// makes a resend harmless). handled is false when it is (now) not one
+// (missing, expired or converted meanwhile).
 func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled bool, err error) {
-	_, err = c.smallUpdate(ctx, model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Tombstone(), nil, false)
-	if errors.Is(err, errApplied) {
-		return true, true, nil
+	err = c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Delete().Action(c.st.Table())})
+	var cancelled *types.TransactionCanceledException
+	if errors.As(err, &cancelled) {
+		return false, false, nil
 	}
-	return false, err != nil, err
+	return err == nil, true, err
 }
 
-// smallPurge empties the key of an expired small set (Tombstone), while
-// it still holds the expiry exp or the purge mark.
+// smallPurge deletes the metadata item of an expired small set (its only
+// item), while it still holds the expiry exp or the purge mark.
 func (c *Client) smallPurge(ctx context.Context, key string, exp int64) error {
-	_, err := c.smallUpdate(ctx, model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Tombstone(), nil, false)
-	if errors.Is(err, errApplied) {
-		return nil
-	}
-	return err
+	err := c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Delete().Action(c.st.Table())})
+	return model.IgnoreCancelled(err)
 }
