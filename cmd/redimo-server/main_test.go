@@ -79,7 +79,7 @@ func TestServe(t *testing.T) {
 	require.NoError(t, err)
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	require.Contains(t, string(body), `redimo_dynamodb_write_capacity_units_total{command="sadd"} 6`)
+	require.Contains(t, string(body), `redimo_dynamodb_write_capacity_units_total{command="sadd"} 2`)
 	require.Contains(t, string(body), `redimo_dynamodb_requests_total{command="smembers"} 1`)
 	require.Contains(t, string(body), `redimo_commands_total{command="sadd"} 1`)
 	require.Equal(t, map[string]string{"timeout": "7"}, rdb.ConfigGet(ctx, "timeout").Val(), "--timeout is Redis's timeout")
