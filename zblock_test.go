@@ -126,10 +126,9 @@ func TestBZPopTenWaitersOneZAdd(t *testing.T) {
 // closed, after closing entered.
 type gatedDB struct {
 	DynamoDBAPI
-	first    atomic.Bool
-	entered  chan struct{}
-	release  chan struct{}
-	released atomic.Bool
+	first   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
 }
 
 func newGatedDB(db DynamoDBAPI) *gatedDB {
