@@ -156,11 +156,14 @@ type Client struct {
 
 // shared is the state of a Client that its transactions share.
 type shared struct {
-	combiner   *combiner  // nil when write combining is off
-	waiters    waiters    // blocking pops waiting for members (zpop.go)
-	ranks      rankState  // what the Client knows of ranked keys (rank.go)
-	caps       *tableCaps // what the table's indexes allow (memberttl.go)
-	seenCounts countCache // last validated live counts of keys with member expiries (live.go)
+	combiner   *combiner           // nil when write combining is off
+	waiters    waiters             // blocking pops waiting for members (zpop.go)
+	ranks      rankState           // what the Client knows of ranked keys (rank.go)
+	caps       *tableCaps          // what the table's indexes allow (memberttl.go)
+	seenCounts keyCache[seenCount] // last validated live counts of keys with member expiries (live.go)
+	// bigSets are the sets this Client last saw made of member items,
+	// whose writes skip the single-item attempt of a small set (smallset.go).
+	bigSets keyCache[struct{}]
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates

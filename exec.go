@@ -685,6 +685,11 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	for _, key := range grown {
 		p.base.waiters.notifyAdded(key)
 	}
+	for _, key := range p.order {
+		if p.keys[key].Typ == model.TypeNone {
+			p.base.seenBig(key, false) // deleted: its next SADD starts it small
+		}
+	}
 	for _, key := range unranked {
 		p.base.setBelief(key, &model.RankBelief{})
 		if p.keys[key].Typ != model.TypeZSet {

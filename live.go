@@ -274,35 +274,37 @@ type seenCount struct {
 	at, expired int64
 }
 
-// countCache is the last validated count of keys with member expiries, at
-// most maxSeenCounts of them (then it starts again).
-type countCache struct {
-	mu     sync.Mutex
-	counts map[string]seenCount
+// keyCache is what a Client last learned of some keys (a validated live
+// count, or that a set is made of member items), at most maxKeyCache keys
+// (then it starts again). What it holds is a hint: a stale entry costs a
+// request, never an answer.
+type keyCache[V any] struct {
+	mu sync.Mutex
+	m  map[string]V
 }
 
-const maxSeenCounts = 10_000
+const maxKeyCache = 10_000
 
-func (v *countCache) get(key string) (seenCount, bool) {
+func (v *keyCache[V]) get(key string) (V, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	s, ok := v.counts[key]
+	s, ok := v.m[key]
 	return s, ok
 }
 
-func (v *countCache) note(key string, s seenCount) {
+func (v *keyCache[V]) note(key string, s V) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.counts == nil || len(v.counts) >= maxSeenCounts {
-		v.counts = map[string]seenCount{}
+	if v.m == nil || len(v.m) >= maxKeyCache {
+		v.m = map[string]V{}
 	}
-	v.counts[key] = s
+	v.m[key] = s
 }
 
-func (v *countCache) forget(key string) {
+func (v *keyCache[V]) forget(key string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	delete(v.counts, key)
+	delete(v.m, key)
 }
 
 // settle is the live view of a key whose metadata item reads m: missing

@@ -146,7 +146,10 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 	if c.tx != nil {
 		return c.tx.probe(ctx, key, typ, members)
 	}
-	if typ == model.TypeSet { // the metadata item first: a small set answers alone
+	// A set: the metadata item first, from which a small set answers
+	// alone; one known to be of member items (knownBig) is read with its
+	// members in one request, as a sorted set, unless it turns out small.
+	if typ == model.TypeSet && !(withMeta && !c.opts.DisableKeyExpiry && c.knownBig(key)) {
 		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
 		if ok || err != nil {
 			return found, err
@@ -174,6 +177,10 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 			continue // an expired member is a missing one (memberttl.go)
 		}
 		if !ok {
+			if model.SmallMembers(it) != nil { // small after all (knownBig was stale)
+				c.seenBig(key, false)
+				return c.probe(ctx, key, typ, members, withMeta)
+			}
 			mt, err := c.ofType(ctx, key, c.liveMeta(it), typ)
 			if err != nil {
 				return nil, err

@@ -191,7 +191,31 @@ func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (
 	default:
 		st.big = true
 	}
+	c.seenBig(key, st.big)
 	return st, nil
+}
+
+// knownBig reports whether key was last seen by this Client as a set of
+// member items (bigSets): its writes and reads go to the member items
+// first, without the single-item attempt that such a set refuses (1 write
+// unit and a round trip). A set never turns small while it lives, so the
+// hint goes stale only when the key is deleted: this Client forgets it
+// then (seenBig), and one deleted by another client is re-created by the
+// member-item path, as a set of member items (OBJECT ENCODING hashtable),
+// until a read or a refused write shows this Client otherwise.
+func (c *Client) knownBig(key string) bool {
+	_, big := c.bigSets.get(key)
+	return big
+}
+
+// seenBig records what this Client saw of key: a set of member items
+// (big), or not (small, missing, deleted).
+func (c *Client) seenBig(key string, big bool) {
+	if big {
+		c.bigSets.note(key, struct{}{})
+	} else {
+		c.bigSets.forget(key)
+	}
 }
 
 // smallAddStep is the write that adds members (distinct, none in the
@@ -219,7 +243,7 @@ func (c *Client) smallRemoval(key string, members []string, st smallState) small
 // is false when the key is a set of member items, or becomes one (the
 // members do not fit: it was converted): the caller takes that path.
 func (c *Client) smallAdd(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
-	if c.tx != nil || len(members) > model.SmallMaxWrite || !c.smallFit(key, nil, members) {
+	if c.tx != nil || len(members) > model.SmallMaxWrite || c.knownBig(key) || !c.smallFit(key, nil, members) {
 		return 0, false, nil
 	}
 	step, err := c.smallRun(ctx, key, smallState{}, func(st smallState) (smallStep, error) {
@@ -244,7 +268,7 @@ func (c *Client) smallAdd(ctx context.Context, key string, members []string) (n 
 // smallRem is SREM of members (distinct) on the small encoding; handled
 // as smallAdd's.
 func (c *Client) smallRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
-	if c.tx != nil || c.opts.DisableSmallSets || len(members) > model.SmallMaxWrite {
+	if c.tx != nil || c.opts.DisableSmallSets || len(members) > model.SmallMaxWrite || c.knownBig(key) {
 		return 0, false, nil
 	}
 	step, err := c.smallRun(ctx, key, smallState{}, func(st smallState) (smallStep, error) {
@@ -269,7 +293,7 @@ func (c *Client) smallRem(ctx context.Context, key string, members []string) (n 
 // then the removal of min(count, SCARD) members picked uniformly from
 // what it read, planned again from what a refusal shows.
 func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, err error) {
-	if c.tx != nil {
+	if c.tx != nil || c.knownBig(key) {
 		return nil, false, nil
 	}
 	it, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
@@ -317,6 +341,7 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 	if errors.As(err, &cancelled) {
 		return nil // changed meanwhile: the caller plans again from a fresh read
 	}
+	c.seenBig(key, err == nil)
 	return err
 }
 
@@ -335,6 +360,7 @@ func (c *Client) smallProbe(ctx context.Context, key string, members []string, w
 			return map[string]model.Item{}, true, err
 		}
 	}
+	c.seenBig(key, m.Typ == model.TypeSet && m.Small == nil)
 	if m.Small == nil {
 		return nil, false, nil
 	}

@@ -69,6 +69,73 @@ func TestSmallSetRequests(t *testing.T) {
 	require.Zero(t, items)
 }
 
+// TestSmallSetBigHint: a Client that saw a set made of member items
+// writes and reads it as such at once (no single-item attempt refused: the
+// cost of a big set is what it was before small sets), forgets that when
+// it deletes the key (the next SADD starts it small), and answers right
+// when the hint went stale because another client deleted and re-created
+// the key small.
+func TestSmallSetBigHint(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	key := p + "visitors"
+	var many []string
+	for i := range model.SmallMaxMembers + 1 {
+		many = append(many, fmt.Sprintf("v%03d", i))
+	}
+	_, err := c.SAdd(ctx, key, many...)
+	require.NoError(t, err)
+	cnt.reset()
+	n, err := c.SAdd(ctx, key, "new")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Equal(t, "1 requests (TransactWriteItems=1), 0 items read", cnt.String(), "no refused UpdateItem first")
+	cnt.reset()
+	ok, err := c.SIsMember(ctx, key, "new")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "1 requests (BatchGetItem=1), 2 items read", cnt.String(), "the metadata item and the member together")
+	cnt.reset()
+	n, err = c.SRem(ctx, key, "new")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	require.Equal(t, "1 requests (TransactWriteItems=1), 0 items read", cnt.String())
+
+	// Deleted by this Client: the next SADD starts it small.
+	_, err = c.Del(ctx, key)
+	require.NoError(t, err)
+	cnt.reset()
+	_, err = c.SAdd(ctx, key, "a")
+	require.NoError(t, err)
+	require.Equal(t, "1 requests (UpdateItem=1), 0 items read", cnt.String())
+	enc, _, err := c.ObjectEncoding(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, "listpack", enc)
+
+	// Deleted and re-created small by another client: the stale hint
+	// costs requests, never an answer.
+	_, err = c.SAdd(ctx, key, many...)
+	require.NoError(t, err)
+	require.True(t, c.knownBig(key))
+	other := cleanClient(t)
+	_, err = other.Del(ctx, key)
+	require.NoError(t, err)
+	_, err = other.SAdd(ctx, key, "x", "y")
+	require.NoError(t, err)
+	ok, err = c.SIsMember(ctx, key, "x")
+	require.NoError(t, err)
+	require.True(t, ok, "read from the small set the hint did not expect")
+	require.False(t, c.knownBig(key))
+	n, err = c.SAdd(ctx, key, "z")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	card, err := c.SCard(ctx, key)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, card)
+	members, err := c.SMembers(ctx, key)
+	require.NoError(t, err)
+	require.Equal(t, []string{"x", "y", "z"}, members)
+}
+
 // TestSmallSetCommands: every set command on a small set, and on the same
 // set converted, answers alike (the encoding is invisible but to OBJECT
 // ENCODING), and conversion happens past the threshold.

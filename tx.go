@@ -75,6 +75,14 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 		out := c.sendAttempt(&attempt{ctx: ctx, actions: actions, owners: owners, writes: writes})
 		if out.err == nil {
 			var res model.TxResult
+			for i, a := range actions {
+				// A set's metadata action requires it not small: updated,
+				// it is a set of member items; deleted, its next SADD
+				// starts it small (smallset.go: knownBig).
+				if writes[i] == nil && owners[i].Typ == model.TypeSet && (a.Update != nil || a.Delete != nil) {
+					c.seenBig(owners[i].Key, a.Update != nil)
+				}
+			}
 			for _, g := range groups {
 				res.Applied = append(res.Applied, g.Writes...)
 				if g.Typ == model.TypeZSet && g.Adds() {
@@ -330,6 +338,8 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	if c.tx != nil {
 		return c.tx.purge(ctx, key)
 	}
+	// Gone: its next SADD starts it small.
+	c.seenBig(key, false)
 	if m.Small != nil { // its only item
 		return c.smallPurge(ctx, key, m.Exp)
 	}
