@@ -456,14 +456,16 @@ func TestSmallSetConcurrency(t *testing.T) {
 
 // TestSmallSetFaults: the small-set writes under lost responses (applied
 // by DynamoDB Local, then the connection reset or a 500: the SDK resends
-// the UpdateItem, which must recognise its own write by its token), 500s
-// and throttling, with 8 concurrent workers. The replies must build the
+// the UpdateItem, which must recognise its own write by its token), 500s,
+// throttling and transaction conflicts (the conversions and the writes of
+// member items), with 8 concurrent workers (every mode in the full suite,
+// one chosen by the seed in the everyday one). The replies must build the
 // final state exactly: per member on a small set, in sum on a set that
 // crosses the threshold (converting under faults), and SPOP returns each
 // member once.
 func TestSmallSetFaults(t *testing.T) {
 	needDB(t)
-	for _, mode := range []faultMode{dropResponse, appliedThen5, serverError, throttling} {
+	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, throttling, conflicts) {
 		t.Run(string(mode), func(t *testing.T) {
 			f := &faulty{next: http.DefaultTransport, mode: mode, share: 0.2}
 			c, clean, p := faultyClient(t, f), cleanClient(t), t.Name()+":"+randomHex(3)+":"
