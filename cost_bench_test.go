@@ -122,7 +122,7 @@ var costMixes = []costMix{
 
 func BenchmarkCostTable(b *testing.B) {
 	needDB(b)
-	const workers, warm, measured = 8, 1000, 2000
+	const workers, warm, measured = 8, 4000, 2000
 	db := local.Client(testEndpoint, nil)
 	var tally Tally
 	// REDIMO_DISABLE_SMALL_SETS=1: every set member an item, as before

@@ -149,7 +149,8 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 	// A set: the metadata item first, from which a small set answers
 	// alone; one known to be of member items (knownBig) is read with its
 	// members in one request, as a sorted set, unless it turns out small.
-	if typ == model.TypeSet && !(withMeta && !c.opts.DisableKeyExpiry && c.knownBig(key)) {
+	hinted := typ == model.TypeSet && withMeta && !c.opts.DisableKeyExpiry && c.knownBig(key)
+	if typ == model.TypeSet && !hinted {
 		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
 		if ok || err != nil {
 			return found, err
@@ -177,7 +178,7 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 			continue // an expired member is a missing one (memberttl.go)
 		}
 		if !ok {
-			if model.SmallMembers(it) != nil { // small after all (knownBig was stale)
+			if hinted && model.SmallMembers(it) != nil { // small after all (knownBig was stale)
 				c.seenBig(key, false)
 				return c.probe(ctx, key, typ, members, withMeta)
 			}
