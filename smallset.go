@@ -89,6 +89,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // smallFit reports whether a small set of key holding have can also
@@ -150,6 +151,13 @@ func (c *Client) smallUpdate(ctx context.Context, key string, w *model.MetaWrite
 	if version {
 		w.NewVersion()
 	}
+	// Its resends too go on when ctx ends (store.Detached): only an
+	// answer tells whether the write applied.
+	ctx, cancel, err := store.Detached(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
 	lane, release := c.lanes.take(key)
 	defer release()
 	prune, _ := c.staleTokens.get(key)
@@ -158,7 +166,7 @@ func (c *Client) smallUpdate(ctx context.Context, key string, w *model.MetaWrite
 	in := w.Update(c.st.Table())
 	in.ReturnValues = types.ReturnValueAllNew
 	var now model.Item
-	err := c.st.RetryConflicts(ctx, func() error {
+	err = c.st.RetryConflicts(ctx, func() error {
 		if time.Since(first) > model.TokenHorizon/2 {
 			return fmt.Errorf("redimo: no answer to a write of %q within %v: it may or may not have applied", key, model.TokenHorizon/2)
 		}
