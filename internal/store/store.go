@@ -47,7 +47,8 @@ type Store struct {
 	MaxAttempts int    // Options.MaxAttempts
 	Parallelism int    // Options.Parallelism
 	// Guard refuses a table that cannot serve commands before the first
-	// write (tablecheck.go); nil: none.
+	// request, read or write (tablecheck.go), once per process and table
+	// when it is fit; nil: none.
 	Guard func(context.Context) error
 	// Label gives the context of goroutines a call starts the command's
 	// name, for Options.Metrics (api.go); nil: none.
@@ -70,6 +71,9 @@ func (s *Store) Consistent() *bool { return aws.Bool(!s.Eventual) }
 
 // GetItem reads one item (nil when missing); consistent nil: as Options say.
 func (s *Store) GetItem(ctx context.Context, key model.Item, consistent *bool, projection *string, names map[string]string) (model.Item, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
 	if consistent == nil {
 		consistent = s.Consistent()
 	}
@@ -123,6 +127,9 @@ func Detached(ctx context.Context) (context.Context, context.CancelFunc, error) 
 
 // QueryPage sends one Query to the table (queryPages follows the pages).
 func (s *Store) QueryPage(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
 	in.TableName = s.Table()
 	return s.DB.Query(ctx, in)
 }
@@ -219,6 +226,9 @@ func (s *Store) BatchGetWith(ctx context.Context, keys []model.Item, consistent 
 }
 
 func (s *Store) BatchGetChunk(ctx context.Context, keys []model.Item, consistent *bool, projection *string, names map[string]string) ([]model.Item, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
 	req := map[string]types.KeysAndAttributes{s.Name: {
 		Keys:                     keys,
 		ConsistentRead:           consistent,
