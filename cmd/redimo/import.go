@@ -47,6 +47,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -88,7 +89,7 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar, only the report")
 	fs.IntVar(&f.db, "db", 0, "the redimo database to write into (0 to 15); the source's is the URL's /db")
 	fs.Int64Var(&f.count, "count", 500, "keys per SCAN page and members per SSCAN/ZSCAN chunk (the COUNT hint)")
-	fs.IntVar(&f.parallel, "parallel", 4, "keys copied at once")
+	fs.IntVar(&f.parallel, "parallel", 16, "keys copied (and verified) at once")
 	fs.BoolVar(&f.verify, "verify", true, "after the copy, compare each key: cardinality, a sample of members and scores, TTL")
 	fs.Int64Var(&f.sample, "sample", 100, "members per key the verify pass checks")
 	fs.DurationVar(&f.tolerance, "ttl-tolerance", 2*time.Second, "how far the verify pass lets a key's TTL differ from the source's")
@@ -153,6 +154,7 @@ type importer struct {
 	cp       *checkpoint
 	saved    time.Time
 	costBase redimo.Cost // cp.Stats.Cost when this run began
+	start    time.Time   // when this run began copying (zero: it did not)
 	tallyMu  sync.Mutex
 	runCost  redimo.Cost // this run's, summed by tallied
 	bar      *progressbar.ProgressBar
@@ -277,6 +279,9 @@ func (im *importer) save(force bool) error {
 	cp := *im.cp
 	cp.Page = slices.DeleteFunc(slices.Clone(cp.Page), func(k *keyState) bool { return k.done })
 	cp.Stats.Cost = im.costBase.Plus(im.tallied())
+	if !im.start.IsZero() {
+		cp.Stats.Elapsed += time.Since(im.start)
+	}
 	b, err := json.MarshalIndent(&cp, "", " ")
 	if err != nil {
 		return err
@@ -297,39 +302,39 @@ func (im *importer) tallied() redimo.Cost {
 }
 
 func (im *importer) run(ctx context.Context) int {
-	start := time.Now()
 	code := 0
 	if !im.cp.Copied {
+		im.start = time.Now()
 		if err := im.survey(ctx); err != nil {
 			return im.fail(ctx, err)
 		}
 		im.startBar()
 		if err := im.copyAll(ctx); err != nil {
-			im.finishBar()
+			im.stopBar(false)
 			return im.fail(ctx, err)
 		}
-		im.finishBar()
+		im.stopBar(true)
 		im.mu.Lock()
 		im.cp.Copied = true
-		im.cp.Stats.Elapsed += time.Since(start)
 		im.mu.Unlock()
 		if err := im.save(true); err != nil {
 			return im.fail(ctx, err)
 		}
 	}
 	copyCost := im.costBase.Plus(im.tallied())
-	thisRun := time.Since(start)
 	var mismatches []string
+	var verifyTime time.Duration
 	if im.flags.verify {
-		before := im.tallied()
+		start, before := time.Now(), im.tallied()
 		var err error
 		mismatches, err = im.verifyAll(ctx)
 		if err != nil {
 			return im.fail(ctx, err)
 		}
 		im.cp.Stats.VerifyCost = minus(im.tallied(), before)
+		verifyTime = time.Since(start)
 	}
-	im.report(copyCost, thisRun, mismatches)
+	im.report(copyCost, verifyTime, mismatches)
 	if len(mismatches) > 0 || len(im.cp.Stats.Failed) > 0 {
 		code = 1
 	}
@@ -445,9 +450,15 @@ func (im *importer) describe() string {
 	return fmt.Sprintf("keys %d/%d", im.keysDone.Load(), im.total.keys)
 }
 
-func (im *importer) finishBar() {
-	if im.bar != nil {
+// stopBar ends the progress bar, full when the copy is done, else where
+// it stands.
+func (im *importer) stopBar(done bool) {
+	switch {
+	case im.bar == nil:
+	case done:
 		_ = im.bar.Finish()
+	default:
+		_ = im.bar.Exit()
 	}
 }
 
@@ -1039,7 +1050,7 @@ func showTTL(d time.Duration) string {
 }
 
 // report prints what the import did and cost.
-func (im *importer) report(copyCost redimo.Cost, thisRun time.Duration, mismatches []string) {
+func (im *importer) report(copyCost redimo.Cost, verifyTime time.Duration, mismatches []string) {
 	st := &im.cp.Stats
 	w := im.out
 	match := ""
@@ -1072,11 +1083,10 @@ func (im *importer) report(copyCost redimo.Cost, thisRun time.Duration, mismatch
 	fmt.Fprintln(w)
 	var skipped int64
 	var types []string
-	for t, n := range st.Skipped {
-		skipped += n
-		types = append(types, fmt.Sprintf("%d %s", n, t))
+	for _, t := range slices.Sorted(maps.Keys(st.Skipped)) {
+		skipped += st.Skipped[t]
+		types = append(types, fmt.Sprintf("%d %s", st.Skipped[t], t))
 	}
-	sort.Strings(types)
 	if skipped == 0 {
 		fmt.Fprintln(w, "skipped:  none (no keys of other types)")
 	} else {
@@ -1096,11 +1106,19 @@ func (im *importer) report(copyCost redimo.Cost, thisRun time.Duration, mismatch
 	if st.Runs > 1 {
 		fmt.Fprintln(w, "          (earlier runs: as their last checkpoint recorded them)")
 	}
+	elapsed := st.Elapsed
+	if !im.start.IsZero() {
+		elapsed += time.Since(im.start) - verifyTime
+	}
 	rate := "-"
-	if secs := (st.Elapsed).Seconds(); secs > 0 {
+	if secs := elapsed.Seconds(); secs > 0 {
 		rate = fmt.Sprintf("%.0f members/s", float64(st.Written)/secs)
 	}
-	fmt.Fprintf(w, "time:     %s copying (%s), %s this run\n", st.Elapsed.Round(time.Millisecond), rate, thisRun.Round(time.Millisecond))
+	fmt.Fprintf(w, "time:     %s copying (%s)", elapsed.Round(time.Millisecond), rate)
+	if im.flags.verify {
+		fmt.Fprintf(w, ", %s verifying", verifyTime.Round(time.Millisecond))
+	}
+	fmt.Fprintln(w)
 	if !im.flags.verify {
 		return
 	}
