@@ -78,6 +78,7 @@ type importFlags struct {
 	count      int64
 	parallel   int
 	verify     bool
+	verifyOnly bool
 	sample     int64
 	tolerance  time.Duration
 }
@@ -91,6 +92,7 @@ func (f *importFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.count, "count", 500, "keys per SCAN page and members per SSCAN/ZSCAN chunk (the COUNT hint)")
 	fs.IntVar(&f.parallel, "parallel", 16, "keys copied (and verified) at once")
 	fs.BoolVar(&f.verify, "verify", true, "after the copy, compare each key: cardinality, a sample of members and scores, TTL")
+	fs.BoolVar(&f.verifyOnly, "verify-only", false, "only the verify pass: compare the table with the source, copy nothing")
 	fs.Int64Var(&f.sample, "sample", 100, "members per key the verify pass checks")
 	fs.DurationVar(&f.tolerance, "ttl-tolerance", 2*time.Second, "how far the verify pass lets a key's TTL differ from the source's")
 }
@@ -243,7 +245,7 @@ func (im *importer) load(source, table string) error {
 	fresh := &checkpoint{Source: source, Match: im.flags.match, Table: table, DB: im.flags.db}
 	b, err := os.ReadFile(im.flags.checkpoint)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case im.flags.verifyOnly || errors.Is(err, os.ErrNotExist):
 		im.cp = fresh
 	case err != nil:
 		return err
@@ -303,7 +305,9 @@ func (im *importer) tallied() redimo.Cost {
 
 func (im *importer) run(ctx context.Context) int {
 	code := 0
-	if !im.cp.Copied {
+	if im.flags.verifyOnly {
+		im.flags.verify = true
+	} else if !im.cp.Copied {
 		im.start = time.Now()
 		if err := im.survey(ctx); err != nil {
 			return im.fail(ctx, err)
@@ -337,6 +341,9 @@ func (im *importer) run(ctx context.Context) int {
 	im.report(copyCost, verifyTime, mismatches)
 	if len(mismatches) > 0 || len(im.cp.Stats.Failed) > 0 {
 		code = 1
+	}
+	if im.flags.verifyOnly {
+		return code
 	}
 	if err := os.Remove(im.flags.checkpoint); err != nil && !errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintln(im.errw, "redimo import:", err)
@@ -1057,6 +1064,13 @@ func (im *importer) report(copyCost redimo.Cost, verifyTime time.Duration, misma
 	if im.cp.Match != "" {
 		match = fmt.Sprintf(" (MATCH %q)", im.cp.Match)
 	}
+	if im.flags.verifyOnly {
+		fmt.Fprintf(w, "verified table %s, db %d against %s%s\n", im.cp.Table, im.cp.DB, im.cp.Source, match)
+		fmt.Fprintf(w, "DynamoDB: %s\n", showCost(st.VerifyCost))
+		fmt.Fprintf(w, "time:     %s\n", verifyTime.Round(time.Millisecond))
+		im.reportVerify(mismatches)
+		return
+	}
 	fmt.Fprintf(w, "imported %s%s into table %s, db %d", im.cp.Source, match, im.cp.Table, im.cp.DB)
 	if st.Runs > 1 {
 		fmt.Fprintf(w, ", in %d runs", st.Runs)
@@ -1119,9 +1133,14 @@ func (im *importer) report(copyCost redimo.Cost, verifyTime time.Duration, misma
 		fmt.Fprintf(w, ", %s verifying", verifyTime.Round(time.Millisecond))
 	}
 	fmt.Fprintln(w)
-	if !im.flags.verify {
-		return
+	if im.flags.verify {
+		im.reportVerify(mismatches)
 	}
+}
+
+// reportVerify prints the verify pass's findings.
+func (im *importer) reportVerify(mismatches []string) {
+	st, w := &im.cp.Stats, im.out
 	if len(mismatches) == 0 {
 		fmt.Fprintf(w, "verify:   OK: %d keys, cardinalities equal, %d sampled members and scores equal, TTLs within %s\n",
 			st.VerifyKeys, st.VerifySampled, im.flags.tolerance)
