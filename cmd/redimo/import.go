@@ -120,7 +120,7 @@ type keyState struct {
 	Type    string `json:"type"`    // "set" or "zset"
 	Cursor  uint64 `json:"cursor"`  // SSCAN/ZSCAN cursor of the next chunk
 	Scanned bool   `json:"scanned"` // every chunk is written: finishKey is left
-	Tries   int    `json:"tries"`   // copies begun (a source that grows during one is copied again)
+	Again   int    `json:"again"`   // copies after the first (the source grew during the copy)
 	done    bool
 }
 
@@ -569,7 +569,6 @@ feed:
 // (the context ended, Redis or DynamoDB failed); a key the table cannot
 // hold is recorded in Failed and skipped.
 func (im *importer) copyKey(ctx context.Context, k *keyState) error {
-	key := string(k.Key)
 	for {
 		if !k.Scanned {
 			if err := im.copyChunks(ctx, k); err != nil {
@@ -585,13 +584,10 @@ func (im *importer) copyKey(ctx context.Context, k *keyState) error {
 		}
 		im.mu.Lock()
 		k.Cursor, k.Scanned = 0, false
-		if k.Tries == 2 {
+		if k.Again++; k.Again == 1 {
 			im.cp.Stats.ChangedKeys++
 		}
 		im.mu.Unlock()
-		if k.Tries >= 5 {
-			return im.keyError(ctx, k, fmt.Errorf("key %q changed during each of %d copies", key, k.Tries))
-		}
 	}
 	im.progress(0, true)
 	return im.save(false)
@@ -615,13 +611,14 @@ func (im *importer) keyError(ctx context.Context, k *keyState, err error) error 
 // errChanged is a key the source kept changing while it was copied.
 var errChanged = errors.New("the source changed it during every copy")
 
+// maxAgain is how many times a key that the source changed during its
+// copy is copied again before it is listed as failed.
+const maxAgain = 4
+
 // copyChunks writes the key's members chunk by chunk (SSCAN or ZSCAN, then
 // SADD or ZADD), recording the cursor after each.
 func (im *importer) copyChunks(ctx context.Context, k *keyState) error {
 	key := string(k.Key)
-	im.mu.Lock()
-	k.Tries++
-	im.mu.Unlock()
 	for {
 		var (
 			members []string
@@ -745,7 +742,7 @@ func (im *importer) finishKey(ctx context.Context, k *keyState) (bool, error) {
 		}
 	}
 	if dstCard != srcCard {
-		if k.Tries >= 5 {
+		if k.Again >= maxAgain {
 			return false, fmt.Errorf("%q: %w", key, errChanged)
 		}
 		return true, nil

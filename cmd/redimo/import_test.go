@@ -309,3 +309,51 @@ func TestImportMistakes(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "is of another import (redis://elsewhere:6379/0")
 }
+
+// TestImportKeyFinish: a key whose chunks are written is made equal to
+// the source whatever the table holds: members the copy missed (the
+// source grew during it) are copied again, a key the source deleted
+// meanwhile is deleted, a TTL is set from the source's.
+func TestImportKeyFinish(t *testing.T) {
+	src, _ := importSource(t)
+	dst := tableClient(t)
+	ctx := context.Background()
+	prefix := "impfin:" + randomHex(4) + ":"
+	cleanKeys(t, src, dst, prefix)
+	var tally redimo.Tally
+	im := &importer{flags: importFlags{count: 3, parallel: 1, checkpoint: filepath.Join(t.TempDir(), "cp")}, src: src, dst: dst, tally: &tally,
+		cp: &checkpoint{Stats: importStats{Skipped: map[string]int64{}}}}
+
+	grown, gone := prefix+"grown", prefix+"gone"
+	require.NoError(t, src.ZAdd(ctx, grown, redis.Z{Member: "a", Score: 1}, redis.Z{Member: "b", Score: 2},
+		redis.Z{Member: "c", Score: 3}, redis.Z{Member: "d", Score: 4}).Err())
+	require.NoError(t, src.PExpire(ctx, grown, time.Hour).Err())
+	_, err := dst.ZAdd(ctx, grown, redimo.Z{Member: "a", Score: 1}, redimo.Z{Member: "b", Score: 9})
+	require.NoError(t, err)
+	_, err = dst.SAdd(ctx, gone, "x")
+	require.NoError(t, err)
+
+	// grown: its chunks "written", but the table has half of it, one
+	// score stale.
+	k := &keyState{Key: []byte(grown), Type: "zset", Scanned: true}
+	require.NoError(t, im.copyKey(ctx, k))
+	require.True(t, k.done)
+	got, err := dst.ZRangeWithScores(ctx, grown, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, []redimo.Z{{Member: "a", Score: 1}, {Member: "b", Score: 2}, {Member: "c", Score: 3}, {Member: "d", Score: 4}}, got)
+	ttl, err := dst.PTTL(ctx, grown)
+	require.NoError(t, err)
+	require.InDelta(t, float64(time.Hour), float64(ttl), float64(2*time.Second))
+	require.EqualValues(t, 1, im.cp.Stats.ChangedKeys)
+	require.EqualValues(t, 1, k.Again)
+
+	// gone: listed by SCAN, deleted from the source before its copy.
+	k = &keyState{Key: []byte(gone), Type: "set"}
+	require.NoError(t, im.copyKey(ctx, k))
+	n, err := dst.Exists(ctx, gone)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.EqualValues(t, 1, im.cp.Stats.Vanished)
+	require.EqualValues(t, 1, im.cp.Stats.ZSets)
+	require.EqualValues(t, 4, im.cp.Stats.Members)
+}
