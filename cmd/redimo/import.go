@@ -160,6 +160,7 @@ type importer struct {
 	tallyMu  sync.Mutex
 	runCost  redimo.Cost // this run's, summed by tallied
 	bar      *progressbar.ProgressBar
+	barMu    sync.Mutex // makes progress's read and set of the bar one step
 	total    struct{ keys, members int64 } // the survey's
 	keysDone atomic.Int64
 }
@@ -437,7 +438,8 @@ func (im *importer) startBar() {
 	defer im.mu.Unlock()
 	written := im.cp.Stats.Written
 	im.keysDone.Store(im.cp.Stats.Sets + im.cp.Stats.ZSets)
-	im.bar = progressbar.NewOptions64(max(im.total.members, written, 1),
+	total := max(im.total.members, 1)
+	im.bar = progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(im.errw),
 		progressbar.OptionSetDescription(im.describe()),
 		progressbar.OptionShowCount(),
@@ -449,7 +451,7 @@ func (im *importer) startBar() {
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(im.errw) }),
 	)
-	_ = im.bar.Set64(min(written, im.total.members))
+	_ = im.bar.Set64(min(written, total-1))
 }
 
 // describe is the bar's description: keys done of the survey's.
@@ -463,6 +465,7 @@ func (im *importer) stopBar(done bool) {
 	switch {
 	case im.bar == nil:
 	case done:
+		im.bar.Describe(im.describe())
 		_ = im.bar.Finish()
 	default:
 		_ = im.bar.Exit()
@@ -479,10 +482,12 @@ func (im *importer) progress(n int64, keyDone bool) {
 		im.bar.Describe(im.describe())
 	}
 	if n > 0 {
-		if im.bar.GetMax64() < im.bar.State().CurrentNum+n { // the source grew
-			im.bar.ChangeMax64(im.bar.State().CurrentNum + n)
-		}
-		_ = im.bar.Add64(n)
+		// Held below the total until stopBar: the bar stops drawing once
+		// full, and the last keys are still being finished (or the
+		// source grew, or chunks cut by an interruption are rewritten).
+		im.barMu.Lock()
+		defer im.barMu.Unlock()
+		_ = im.bar.Set64(min(im.bar.State().CurrentNum+n, im.bar.GetMax64()-1))
 	}
 }
 
@@ -1101,7 +1106,7 @@ func (im *importer) report(copyCost redimo.Cost, verifyTime time.Duration, misma
 	if skipped == 0 {
 		fmt.Fprintln(w, "skipped:  none (no keys of other types)")
 	} else {
-		fmt.Fprintf(w, "skipped:  %d keys of other types: %s\n", skipped, strings.Join(types, ", "))
+		fmt.Fprintf(w, "skipped:  %d key%s of other types: %s\n", skipped, plural(int(skipped)), strings.Join(types, ", "))
 	}
 	if len(st.Failed) > 0 {
 		fmt.Fprintf(w, "failed:   %d keys: %s\n", len(st.Failed), strings.Join(st.Failed, "; "))
