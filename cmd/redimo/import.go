@@ -160,7 +160,7 @@ type importer struct {
 	tallyMu  sync.Mutex
 	runCost  redimo.Cost // this run's, summed by tallied
 	bar      *progressbar.ProgressBar
-	barMu    sync.Mutex // makes progress's read and set of the bar one step
+	barMu    sync.Mutex                    // makes progress's read and set of the bar one step
 	total    struct{ keys, members int64 } // the survey's
 	keysDone atomic.Int64
 }
