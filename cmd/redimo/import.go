@@ -506,7 +506,12 @@ func (im *importer) copyAll(ctx context.Context) error {
 			return err
 		}
 		im.mu.Lock()
+		seen := map[string]bool{} // SCAN may list a key twice
 		for _, k := range page {
+			if seen[k.key] {
+				continue
+			}
+			seen[k.key] = true
 			switch k.typ {
 			case "set", "zset":
 				im.cp.Page = append(im.cp.Page, &keyState{Key: []byte(k.key), Type: k.typ})
@@ -785,7 +790,7 @@ func (im *importer) sourceCard(ctx context.Context, k *keyState) (card int64, pt
 	if _, err := pipe.Exec(ctx); err != nil && !isWrongType(err) {
 		return 0, 0, at, false, fmt.Errorf("source: %w", err)
 	}
-	if typ.Val() != k.Type {
+	if typ.Val() != k.Type || ttl.Val() == -2 { // -2: expired between TYPE and PTTL
 		return 0, 0, at, true, nil
 	}
 	return c.Val(), ttl.Val(), at, false, nil
