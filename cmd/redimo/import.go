@@ -66,8 +66,8 @@ import (
 
 // checkpointEvery is how often, at most, the checkpoint file is rewritten
 // while keys are copied (it is also written at every SCAN page and at the
-// end).
-const checkpointEvery = 250 * time.Millisecond
+// end). A variable for the tests, which save after every chunk.
+var checkpointEvery = 250 * time.Millisecond
 
 // importFlags are the flags of `redimo import`.
 type importFlags struct {
@@ -121,7 +121,13 @@ type keyState struct {
 	Cursor  uint64 `json:"cursor"`  // SSCAN/ZSCAN cursor of the next chunk
 	Scanned bool   `json:"scanned"` // every chunk is written: finishKey is left
 	Again   int    `json:"again"`   // copies after the first (the source grew during the copy)
-	done    bool
+	// What the key's copy found, counted in importStats when the key is
+	// done (so that a step cut by an interruption and done again by the
+	// next run is counted once): a key of another type in the table
+	// replaced, members in the table the source does not hold.
+	Replaced bool  `json:"replaced,omitempty"`
+	Extras   int64 `json:"extras,omitempty"`
+	done     bool
 }
 
 // importStats are the import's counts, across its runs.
@@ -686,12 +692,12 @@ func (im *importer) write(ctx context.Context, k *keyState, chunk []string) (int
 	}
 	err := add()
 	if errors.Is(err, redimo.ErrWrongType) {
+		im.mu.Lock()
+		k.Replaced = true
+		im.mu.Unlock()
 		if _, err := im.dst.Del(ctx, key); err != nil {
 			return 0, err
 		}
-		im.mu.Lock()
-		im.cp.Stats.Replaced++
-		im.mu.Unlock()
 		err = add()
 	}
 	return n, err
@@ -732,7 +738,7 @@ func (im *importer) finishKey(ctx context.Context, k *keyState) (bool, error) {
 		im.mu.Lock()
 		defer im.mu.Unlock()
 		im.cp.Stats.Vanished++
-		k.done = true
+		im.keyDone(k)
 		return false, nil
 	}
 	dstCard, err := im.destCard(ctx, k)
@@ -740,13 +746,9 @@ func (im *importer) finishKey(ctx context.Context, k *keyState) (bool, error) {
 		return false, err
 	}
 	if dstCard > srcCard {
-		removed, err := im.removeExtras(ctx, k)
-		if err != nil {
+		if err := im.removeExtras(ctx, k); err != nil {
 			return false, err
 		}
-		im.mu.Lock()
-		im.cp.Stats.Removed += removed
-		im.mu.Unlock()
 		if dstCard, err = im.destCard(ctx, k); err != nil {
 			return false, err
 		}
@@ -768,8 +770,17 @@ func (im *importer) finishKey(ctx context.Context, k *keyState) (bool, error) {
 		im.cp.Stats.ZSets++
 	}
 	im.cp.Stats.Members += srcCard
-	k.done = true
+	im.keyDone(k)
 	return false, nil
+}
+
+// keyDone marks k done and counts what its copy found. im.mu is held.
+func (im *importer) keyDone(k *keyState) {
+	k.done = true
+	if k.Replaced {
+		im.cp.Stats.Replaced++
+	}
+	im.cp.Stats.Removed += k.Extras
 }
 
 // sourceCard reads the source key's type, cardinality and PTTL in one
@@ -806,7 +817,7 @@ func (im *importer) destCard(ctx context.Context, k *keyState) (int64, error) {
 // removeExtras removes the destination's members that the source does not
 // hold, found by one pass over the destination (SSCAN or ZSCAN of the
 // table) checked against the source (SMISMEMBER or ZMSCORE) in chunks.
-func (im *importer) removeExtras(ctx context.Context, k *keyState) (int64, error) {
+func (im *importer) removeExtras(ctx context.Context, k *keyState) error {
 	key := string(k.Key)
 	var extras, chunk []string
 	check := func() error {
@@ -841,44 +852,46 @@ func (im *importer) removeExtras(ctx context.Context, k *keyState) (int64, error
 	if k.Type == "set" {
 		for m, err := range im.dst.SScan(ctx, key, "") {
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if chunk = append(chunk, m); int64(len(chunk)) >= im.flags.count {
 				if err := check(); err != nil {
-					return 0, err
+					return err
 				}
 			}
 		}
 	} else {
 		for z, err := range im.dst.ZScan(ctx, key, "") {
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if chunk = append(chunk, z.Member); int64(len(chunk)) >= im.flags.count {
 				if err := check(); err != nil {
-					return 0, err
+					return err
 				}
 			}
 		}
 	}
 	if err := check(); err != nil {
-		return 0, err
+		return err
 	}
-	var removed int64
+	// The extras found by the first pass include those of any later one
+	// (after an interruption): the most found is how many there were.
+	im.mu.Lock()
+	k.Extras = max(k.Extras, int64(len(extras)))
+	im.mu.Unlock()
 	for c := range slices.Chunk(extras, int(im.flags.count)) {
-		var n int64
 		var err error
 		if k.Type == "set" {
-			n, err = im.dst.SRem(ctx, key, c...)
+			_, err = im.dst.SRem(ctx, key, c...)
 		} else {
-			n, err = im.dst.ZRem(ctx, key, c...)
+			_, err = im.dst.ZRem(ctx, key, c...)
 		}
 		if err != nil {
-			return removed, err
+			return err
 		}
-		removed += n
 	}
-	return removed, nil
+	return nil
 }
 
 func toAny(ss []string) []any {
