@@ -538,39 +538,14 @@ func (im *importer) copyAll(ctx context.Context) error {
 
 // copyPage copies the keys of the current page, flags.parallel at once.
 func (im *importer) copyPage(ctx context.Context) error {
-	keys := make(chan *keyState)
-	errs := make(chan error, im.flags.parallel)
-	var wg sync.WaitGroup
-	for range im.flags.parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range keys {
-				if err := im.copyKey(ctx, k); err != nil {
-					errs <- err
-					return
-				}
+	err := parallel(ctx, im.flags.parallel, func(yield func(*keyState) bool) error {
+		for _, k := range slices.Clone(im.cp.Page) {
+			if !yield(k) {
+				break
 			}
-		}()
-	}
-	var err error
-feed:
-	for _, k := range slices.Clone(im.cp.Page) {
-		select {
-		case keys <- k:
-		case err = <-errs:
-			break feed
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
 		}
-	}
-	close(keys)
-	wg.Wait()
-	close(errs)
-	if err == nil {
-		err = <-errs
-	}
+		return nil
+	}, func(k *keyState) error { return im.copyKey(ctx, k) })
 	if err != nil {
 		return err
 	}
@@ -933,58 +908,33 @@ func (im *importer) verifyAll(ctx context.Context) ([]string, error) {
 		mu         sync.Mutex
 		mismatches []string
 	)
-	keys := make(chan typedKey)
-	errs := make(chan error, im.flags.parallel)
-	var wg sync.WaitGroup
-	for range im.flags.parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range keys {
-				diff, sampled, err := im.verifyKey(ctx, k)
-				if err != nil {
-					errs <- err
-					return
+	err := parallel(ctx, im.flags.parallel, func(yield func(typedKey) bool) error {
+		var cursor uint64
+		for {
+			page, next, err := im.scanPage(ctx, cursor)
+			if err != nil {
+				return err
+			}
+			for _, k := range page {
+				if (k.typ == "set" || k.typ == "zset") && !yield(k) {
+					return nil
 				}
-				mu.Lock()
-				im.cp.Stats.VerifyKeys++
-				im.cp.Stats.VerifySampled += sampled
-				if diff != "" {
-					mismatches = append(mismatches, diff)
-				}
-				mu.Unlock()
 			}
-		}()
-	}
-	var err error
-	var cursor uint64
-scan:
-	for {
-		var page []typedKey
-		page, cursor, err = im.scanPage(ctx, cursor)
-		if err != nil {
-			break
-		}
-		for _, k := range page {
-			if k.typ != "set" && k.typ != "zset" {
-				continue
-			}
-			select {
-			case keys <- k:
-			case err = <-errs:
-				break scan
+			if cursor = next; cursor == 0 {
+				return nil
 			}
 		}
-		if cursor == 0 {
-			break
+	}, func(k typedKey) error {
+		diff, sampled, err := im.verifyKey(ctx, k)
+		mu.Lock()
+		defer mu.Unlock()
+		im.cp.Stats.VerifyKeys++
+		im.cp.Stats.VerifySampled += sampled
+		if diff != "" {
+			mismatches = append(mismatches, diff)
 		}
-	}
-	close(keys)
-	wg.Wait()
-	close(errs)
-	if err == nil {
-		err = <-errs
-	}
+		return err
+	})
 	sort.Strings(mismatches)
 	return mismatches, err
 }
@@ -1024,7 +974,7 @@ func (im *importer) verifyKey(ctx context.Context, k typedKey) (string, int64, e
 		return "", 0, err
 	}
 	if dstCard != card.Val() {
-		return fmt.Sprintf("%q: %s %d members, the table %d", k.key, k.typ, card.Val(), dstCard), 0, nil
+		return fmt.Sprintf("%q: %s of %d members in Redis, %d in the table", k.key, k.typ, card.Val(), dstCard), 0, nil
 	}
 	var sampled int64
 	if k.typ == "set" && len(members.Val()) > 0 {
@@ -1053,7 +1003,7 @@ func (im *importer) verifyKey(ctx context.Context, k typedKey) (string, int64, e
 			case !oks[i]:
 				return fmt.Sprintf("%q: member %q missing from the table", k.key, names[i]), 0, nil
 			case scores[i] != z.Score:
-				return fmt.Sprintf("%q: member %q scores %v in the source, %v in the table", k.key, names[i], z.Score, scores[i]), 0, nil
+				return fmt.Sprintf("%q: member %q scores %v in Redis, %v in the table", k.key, names[i], z.Score, scores[i]), 0, nil
 			}
 		}
 		sampled = int64(len(oks))
@@ -1064,7 +1014,7 @@ func (im *importer) verifyKey(ctx context.Context, k typedKey) (string, int64, e
 	}
 	srcTTL := ttl.Val()
 	if (srcTTL < 0) != (dstTTL < 0) || math.Abs(float64(srcTTL-dstTTL)) > float64(im.flags.tolerance) {
-		return fmt.Sprintf("%q: TTL %s in the source, %s in the table", k.key, showTTL(srcTTL), showTTL(dstTTL)), sampled, nil
+		return fmt.Sprintf("%q: TTL %s in Redis, %s in the table", k.key, showTTL(srcTTL), showTTL(dstTTL)), sampled, nil
 	}
 	return "", sampled, nil
 }
@@ -1180,4 +1130,45 @@ func (im *importer) reportVerify(mismatches []string) {
 func showCost(c redimo.Cost) string {
 	return fmt.Sprintf("%d requests, %g RCU, %g WCU, $%.6f at on-demand prices (%s)", c.Requests, c.ReadUnits, c.WriteUnits,
 		c.Dollars(redimo.OnDemandPrices), "the cost model's units")
+}
+
+// parallel runs do on each item of items, n at once, and returns the
+// first error (of items or of do); after one, no more items are started.
+func parallel[T any](ctx context.Context, n int, items func(yield func(T) bool) error, do func(T) error) error {
+	ch := make(chan T)
+	errs := make(chan error, n+1)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range ch {
+				if err := do(it); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	var err error
+	ierr := items(func(it T) bool {
+		select {
+		case ch <- it:
+			return true
+		case err = <-errs:
+			return false
+		case <-ctx.Done():
+			err = ctx.Err()
+			return false
+		}
+	})
+	close(ch)
+	wg.Wait()
+	close(errs)
+	for _, e := range []error{err, ierr, <-errs} {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
 }

@@ -65,9 +65,7 @@ func cleanKeys(t *testing.T, src *redis.Client, dst *redimo.Client, prefix strin
 
 // runImportCLI runs `redimo import` in-process on the test table.
 func runImportCLI(ctx context.Context, args ...string) (stdout, stderr string, code int) {
-	var out, errb bytes.Buffer
-	code = run(ctx, append([]string{"--endpoint", endpoint, "--table", testTable, "import"}, args...), strings.NewReader(""), &out, &errb)
-	return out.String(), errb.String(), code
+	return runCLI(ctx, append([]string{"import"}, args...)...)
 }
 
 // TestImport fills a real redis-server with 200 sets and sorted sets (1
@@ -393,4 +391,63 @@ func TestImportRerun(t *testing.T) {
 	zs, err := dst.ZRangeWithScores(ctx, prefix+"z0", 0, -1)
 	require.NoError(t, err)
 	require.Equal(t, []redimo.Z{{Member: "a", Score: -1}, {Member: "new", Score: 2}}, zs)
+}
+
+// TestExport: the table's sets and sorted sets (a big one, TTLs, a key
+// Redis already holds with other members or of another type) written to
+// a real redis-server equal, member by member, score by score, TTL by
+// TTL; no staging key left behind.
+func TestExport(t *testing.T) {
+	src, url := importSource(t)
+	dst := tableClient(t)
+	ctx := context.Background()
+	prefix := "impexp:" + randomHex(4) + ":"
+	cleanKeys(t, src, dst, prefix)
+	var big []string
+	for i := range testenv.Budget(700, 5_000) {
+		big = append(big, "m"+strconv.Itoa(i))
+	}
+	_, err := dst.SAdd(ctx, prefix+"big", big...)
+	require.NoError(t, err)
+	_, err = dst.ZAdd(ctx, prefix+"z", redimo.Z{Member: "a", Score: math.Inf(-1)}, redimo.Z{Member: "b", Score: 0.1})
+	require.NoError(t, err)
+	_, err = dst.PExpire(ctx, prefix+"z", time.Hour)
+	require.NoError(t, err)
+	_, err = dst.SAdd(ctx, prefix+"s", "x", "")
+	require.NoError(t, err)
+	require.NoError(t, src.SAdd(ctx, prefix+"s", "stale").Err())
+	require.NoError(t, src.Set(ctx, prefix+"z", "a string", 0).Err())
+
+	out, stderr, code := runCLI(ctx, "export", "-match", prefix+"*", url)
+	require.Equal(t, 0, code, "%s%s", out, stderr)
+	t.Log("\n" + out)
+	require.Contains(t, out, fmt.Sprintf("keys:     3 exported\nmembers:  %d exported\n", len(big)+4))
+	require.Contains(t, out, "verify:   OK: 3 keys")
+	for _, k := range []string{"big", "s"} {
+		want, err := dst.SMembers(ctx, prefix+k)
+		require.NoError(t, err)
+		got, err := src.SMembers(ctx, prefix+k).Result()
+		require.NoError(t, err)
+		sort.Strings(got)
+		require.Equal(t, want, got)
+		ttl, err := src.PTTL(ctx, prefix+k).Result()
+		require.NoError(t, err)
+		require.Equal(t, time.Duration(-1), ttl)
+	}
+	got, err := src.ZRangeWithScores(ctx, prefix+"z", 0, -1).Result()
+	require.NoError(t, err)
+	require.Equal(t, []redis.Z{{Member: "a", Score: math.Inf(-1)}, {Member: "b", Score: 0.1}}, got)
+	ttl, err := src.PTTL(ctx, prefix+"z").Result()
+	require.NoError(t, err)
+	require.InDelta(t, float64(time.Hour), float64(ttl), float64(2*time.Second))
+	n, err := src.Exists(ctx, exportStaging(prefix+"big"), exportStaging(prefix+"s"), exportStaging(prefix+"z")).Result()
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+// runCLI runs the CLI on the test table with args, stdout and stderr apart.
+func runCLI(ctx context.Context, args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	code = run(ctx, append([]string{"--endpoint", endpoint, "--table", testTable}, args...), strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
 }

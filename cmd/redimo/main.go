@@ -9,6 +9,8 @@
 //	redimo [flags] import [import flags] redis://[user:pass@]host:port[/db]
 //	                                    copy a Redis's sets and sorted sets into the table
 //	                                    (import.go; redimo import -h lists its flags)
+//	redimo [flags] export [export flags] redis://...
+//	                                    the way back: the table's sets and sorted sets to a Redis
 //	redimo help [COMMAND | @group]      the commands, or what one does
 //
 // It runs the same command table as redimo-server, in-process: every
@@ -71,6 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
        redimo [flags]                  (a prompt on a terminal; else commands from stdin)
        redimo [flags] create-table
        redimo [flags] import [import flags] redis://[user:pass@]host:port[/db]
+       redimo [flags] export [export flags] redis://[user:pass@]host:port[/db]
        redimo help [COMMAND | @group]
 
 Runs Redis set and sorted-set commands on a redimo DynamoDB table and prints
@@ -90,8 +93,8 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 		return 0
 	}
 	var cost tally
-	if fs.NArg() > 0 && strings.EqualFold(fs.Arg(0), "import") {
-		return runImport(ctx, fs.Args()[1:], stdout, stderr, func() (*redimo.Client, string, error) {
+	if fs.NArg() > 0 && (strings.EqualFold(fs.Arg(0), "import") || strings.EqualFold(fs.Arg(0), "export")) {
+		connect := func() (*redimo.Client, string, error) {
 			client, _, err := db.Client(ctx, func(o *redimo.Options) { o.Metrics = cost.Add })
 			if err == nil {
 				err = client.CheckTable(ctx)
@@ -100,7 +103,11 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 				return nil, "", errors.New(db.Explain(err))
 			}
 			return client, db.Table, nil
-		}, &cost.Tally)
+		}
+		if strings.EqualFold(fs.Arg(0), "export") {
+			return runExport(ctx, fs.Args()[1:], stdout, stderr, connect, &cost.Tally)
+		}
+		return runImport(ctx, fs.Args()[1:], stdout, stderr, connect, &cost.Tally)
 	}
 	client, info, err := db.Client(ctx, func(o *redimo.Options) { o.Metrics = cost.add })
 	if err != nil {
