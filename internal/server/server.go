@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/resp"
 )
@@ -70,11 +71,13 @@ type Server struct {
 	started  time.Time
 	runID    string
 	nextID   atomic.Int64
-	commands atomic.Int64 // total_commands_processed
-	accepted atomic.Int64 // total_connections_received
-	rejected atomic.Int64 // rejected_connections
-	stats    stats        // INFO commandstats
-	settings settings     // CONFIG SET's values (config.go)
+	commands atomic.Int64             // total_commands_processed
+	accepted atomic.Int64             // total_connections_received
+	rejected atomic.Int64             // rejected_connections
+	stats    stats                    // INFO commandstats
+	latency  *prometheus.HistogramVec // per command, for percentiles (stats.go)
+	ready    readiness                // /readyz (health.go)
+	settings settings                 // CONFIG SET's values (config.go)
 	// blockedClients are the connections waiting in a blocking command
 	// (INFO's blocked_clients); timeoutClients those of them whose wait
 	// has a timeout (clients_in_timeout_table).
@@ -115,6 +118,7 @@ func New(cfg Config) *Server {
 		cfg: cfg, pwHash: sha256.Sum256([]byte(cfg.Password)),
 		started: time.Now(), runID: hex.EncodeToString(id),
 		listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+		latency: newLatencyHistogram(),
 	}
 	if cfg.Client != nil {
 		for n := range s.dbs {
