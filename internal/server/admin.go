@@ -256,7 +256,7 @@ func info(c *call) resp.Value {
 			{"cluster_connections", "0"},
 			{"maxclients", fmt.Sprint(s.cfg.MaxClients)},
 			{"blocked_clients", fmt.Sprint(s.blockedClients.Load())},
-			{"tracking_clients", "0"},
+			{"tracking_clients", fmt.Sprint(s.trackingClients.Load())},
 			{"clients_in_timeout_table", fmt.Sprint(s.timeoutClients.Load())},
 		}, false},
 		{"Stats", [][2]string{

@@ -83,6 +83,9 @@ type Server struct {
 	// has a timeout (clients_in_timeout_table).
 	blockedClients atomic.Int64
 	timeoutClients atomic.Int64
+	// trackingClients are the connections with CLIENT TRACKING on (INFO's
+	// tracking_clients).
+	trackingClients atomic.Int64
 	// dbs are the clients of databases 0 to 15 (SELECT): dbs[0] is
 	// Config.Client, the others its WithDB views.
 	dbs [redimo.MaxDB + 1]*redimo.Client
@@ -289,6 +292,9 @@ func (c *conn) serve() {
 	defer func() {
 		c.cancel()
 		c.nc.Close()
+		if c.sess.track.on() {
+			s.trackingClients.Add(-1)
+		}
 		s.mu.Lock()
 		delete(s.conns, c)
 		s.mu.Unlock()
@@ -385,6 +391,12 @@ func (c *conn) serve() {
 			c.pending.Add(-1)
 			if it.ack != nil {
 				close(it.ack)
+			}
+		}
+		if push, ok := c.sess.track.invalidation(); ok { // tracking.go
+			buf = resp.Append(buf[:0], push, c.sess.Proto())
+			if _, err := w.Write(buf); err != nil {
+				return
 			}
 		}
 		if c.sess.quitting() || c.stopped.Load() {

@@ -29,6 +29,7 @@ type Session struct {
 	lastCmd string
 	lastAt  time.Time
 
+	track tracking     // CLIENT TRACKING (tracking.go)
 	multi multiState   // MULTI/EXEC/WATCH: used by the session's own goroutine only
 	db    atomic.Int32 // the selected database (SELECT)
 }
