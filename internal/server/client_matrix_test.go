@@ -1,0 +1,313 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/testenv"
+)
+
+// scriptStep is one step of testdata/client_script.json (see its "about").
+type scriptStep struct {
+	Name     string     `json:"name"`
+	Do       []string   `json:"do"`
+	Multi    [][]string `json:"multi"`
+	Pipeline [][]string `json:"pipeline"`
+	Scan     string     `json:"scan"`
+	BZPopMin string     `json:"bzpopmin"`
+	Push     []string   `json:"push"`
+	Sort     bool       `json:"sort"`
+	Redimo   any        `json:"redimo"`
+}
+
+func loadScript(t *testing.T) []scriptStep {
+	raw, err := os.ReadFile("testdata/client_script.json")
+	require.NoError(t, err)
+	var s struct{ Steps []scriptStep }
+	require.NoError(t, json.Unmarshal(raw, &s))
+	return s.Steps
+}
+
+// scriptDB is the database the script runs in (it flushes it).
+const scriptDB = 14
+
+// TestClients runs the common script (testdata/client_script.json: sets,
+// sorted sets, MULTI/EXEC, pipelines, SCAN, a blocking pop, WRONGTYPE,
+// SADDEX) with each client library on its default options, against
+// redis-server and against redimo-server, and requires the same replies
+// (SADDEX, which redis-server 7.0 lacks: the script's expected ones).
+// The Node.js clients need node and scripts/with-services.sh's install
+// (REDIMO_TEST_NODE_PATH), redis-py Debian's python3-redis: without them
+// their subtests skip, naming what runs them (make test), or fail under
+// REDIMO_TEST_REQUIRE=1.
+func TestClients(t *testing.T) {
+	needRedis(t)
+	steps := loadScript(t)
+	ts := freshServer(t, "clients")
+	type runner func(t *testing.T, addr string, redimoOnly bool) string
+	goRunner := func(do func(t *testing.T, addr string, steps []scriptStep, redimoOnly bool) []string) runner {
+		return func(t *testing.T, addr string, redimoOnly bool) string {
+			return strings.Join(do(t, addr, steps, redimoOnly), "\n")
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  runner
+	}{
+		{"go-redis RESP2", goRunner(func(t *testing.T, addr string, s []scriptStep, r bool) []string { return goRedisScript(t, addr, 2, s, r) })},
+		{"go-redis RESP3", goRunner(func(t *testing.T, addr string, s []scriptStep, r bool) []string { return goRedisScript(t, addr, 3, s, r) })},
+		{"rueidis", goRunner(rueidisScript)},
+		{"ioredis", nodeRunner("ioredis")},
+		{"node-redis", nodeRunner("node-redis")},
+		{"redis-py", pythonRunner},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.run(t, redisAddr, false)
+			got := tc.run(t, ts.addr, true)
+			var rest []string
+			for _, line := range strings.Split(got, "\n") {
+				name, reply, _ := strings.Cut(line, "\t")
+				i := slices.IndexFunc(steps, func(s scriptStep) bool { return s.Name == name })
+				if i >= 0 && steps[i].Redimo != nil {
+					expect, _ := json.Marshal(steps[i].Redimo)
+					require.JSONEq(t, string(expect), reply, "%s: %s", tc.name, name)
+					continue
+				}
+				rest = append(rest, line)
+			}
+			require.Equal(t, want, strings.Join(rest, "\n"))
+			require.Contains(t, got, "saddex\t")
+			t.Logf("%s against redimo-server:\n%s", tc.name, got)
+		})
+	}
+}
+
+// scriptLine is a step's output line: its name, then its reply as JSON
+// (errors as "error: message").
+func scriptLine(step scriptStep, v any, err error) string {
+	if err != nil && !errors.Is(err, redis.Nil) && !rueidis.IsRedisNil(err) {
+		v = "error: " + err.Error()
+	}
+	if s, ok := v.([]any); ok && step.Sort {
+		slices.SortFunc(s, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	}
+	raw, jerr := json.Marshal(v)
+	if jerr != nil {
+		raw = []byte(fmt.Sprintf("%q", fmt.Sprint(v)))
+	}
+	return step.Name + "\t" + string(raw)
+}
+
+// runScript runs the steps with do (one command), batch (MULTI/EXEC or a
+// pipeline: each reply, errors as values) and pushAfter (run push on
+// another connection after 300 ms).
+func runScript(steps []scriptStep, redimoOnly bool, do func([]string) (any, error), batch func(cmds [][]string, tx bool) []any, push func([]string)) []string {
+	var out []string
+	for _, step := range steps {
+		if step.Redimo != nil && !redimoOnly {
+			continue
+		}
+		var (
+			v   any
+			err error
+		)
+		switch {
+		case step.Do != nil:
+			v, err = do(step.Do)
+		case step.Multi != nil:
+			v = batch(step.Multi, true)
+		case step.Pipeline != nil:
+			v = batch(step.Pipeline, false)
+		case step.Scan != "":
+			keys := []any{}
+			cursor := "0"
+			for {
+				var page any
+				page, err = do([]string{"SCAN", cursor, "MATCH", step.Scan, "COUNT", "2"})
+				if err != nil {
+					break
+				}
+				p := page.([]any)
+				cursor = fmt.Sprint(p[0])
+				keys = append(keys, p[1].([]any)...)
+				if cursor == "0" {
+					break
+				}
+			}
+			slices.SortFunc(keys, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+			v = slices.Compact(keys)
+		case step.BZPopMin != "":
+			go func() { time.Sleep(300 * time.Millisecond); push(step.Push) }()
+			v, err = do([]string{"BZPOPMIN", step.BZPopMin, "5"})
+		}
+		out = append(out, scriptLine(step, v, err))
+	}
+	return out
+}
+
+func anyArgs(args []string) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	return out
+}
+
+func goRedisScript(t *testing.T, addr string, proto int, steps []scriptStep, redimoOnly bool) []string {
+	ctx := context.Background()
+	r := redis.NewClient(&redis.Options{Addr: addr, DB: scriptDB, Protocol: proto})
+	defer r.Close()
+	other := redis.NewClient(&redis.Options{Addr: addr, DB: scriptDB, Protocol: proto})
+	defer other.Close()
+	batch := func(cmds [][]string, tx bool) []any {
+		fn := func(p redis.Pipeliner) error {
+			for _, c := range cmds {
+				p.Do(ctx, anyArgs(c)...)
+			}
+			return nil
+		}
+		var res []redis.Cmder
+		if tx {
+			res, _ = r.TxPipelined(ctx, fn)
+		} else {
+			res, _ = r.Pipelined(ctx, fn)
+		}
+		out := make([]any, len(res))
+		for i, c := range res {
+			v, err := c.(*redis.Cmd).Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				v = "error: " + err.Error()
+			}
+			out[i] = v
+		}
+		return out
+	}
+	return runScript(steps, redimoOnly,
+		func(args []string) (any, error) { return r.Do(ctx, anyArgs(args)...).Result() },
+		batch,
+		func(args []string) { require.NoError(t, other.Do(ctx, anyArgs(args)...).Err()) })
+}
+
+// rueidisScript runs the script with rueidis on its default options
+// (RESP3, client-side caching on).
+func rueidisScript(t *testing.T, addr string, steps []scriptStep, redimoOnly bool) []string {
+	ctx := context.Background()
+	opt := rueidis.ClientOption{InitAddress: []string{addr}, SelectDB: scriptDB}
+	r, err := rueidis.NewClient(opt)
+	require.NoError(t, err)
+	defer r.Close()
+	other, err := rueidis.NewClient(opt)
+	require.NoError(t, err)
+	defer other.Close()
+	build := func(c rueidis.Client, args []string) rueidis.Completed {
+		b := c.B().Arbitrary(args[0]).Args(args[1:]...)
+		if strings.HasPrefix(strings.ToUpper(args[0]), "B") {
+			return b.Blocking()
+		}
+		return b.Build()
+	}
+	result := func(res rueidis.RedisResult) any {
+		v, err := res.ToAny()
+		if err != nil && !rueidis.IsRedisNil(err) {
+			return "error: " + err.Error()
+		}
+		return v
+	}
+	batch := func(cmds [][]string, tx bool) []any {
+		var res []rueidis.RedisResult
+		if tx {
+			_ = r.Dedicated(func(d rueidis.DedicatedClient) error {
+				all := []rueidis.Completed{d.B().Multi().Build()}
+				for _, c := range cmds {
+					all = append(all, d.B().Arbitrary(c[0]).Args(c[1:]...).Build())
+				}
+				res = d.DoMulti(ctx, append(all, d.B().Exec().Build())...)
+				return nil
+			})
+			exec, err := res[len(res)-1].ToArray()
+			if err != nil {
+				return []any{"error: " + err.Error()}
+			}
+			out := make([]any, len(exec))
+			for i, m := range exec {
+				v, err := m.ToAny()
+				if err != nil && !rueidis.IsRedisNil(err) {
+					v = "error: " + err.Error()
+				}
+				out[i] = v
+			}
+			return out
+		}
+		all := make([]rueidis.Completed, len(cmds))
+		for i, c := range cmds {
+			all[i] = build(r, c)
+		}
+		out := []any{}
+		for _, x := range r.DoMulti(ctx, all...) {
+			out = append(out, result(x))
+		}
+		return out
+	}
+	return runScript(steps, redimoOnly,
+		func(args []string) (any, error) { return r.Do(ctx, build(r, args)).ToAny() },
+		batch,
+		func(args []string) { require.NoError(t, other.Do(ctx, build(other, args)).Error()) })
+}
+
+// nodeRunner runs testdata/client_script.js with lib (ioredis or
+// node-redis).
+func nodeRunner(lib string) func(t *testing.T, addr string, redimoOnly bool) string {
+	return func(t *testing.T, addr string, redimoOnly bool) string {
+		node, err := exec.LookPath("node")
+		nodePath := os.Getenv("REDIMO_TEST_NODE_PATH")
+		switch {
+		case err != nil:
+			testenv.Missing(t, "no node on PATH: %s needs Node.js (make test runs it)", lib)
+		case nodePath == "":
+			testenv.Missing(t, "REDIMO_TEST_NODE_PATH unset: run through scripts/with-services.sh --redis (make test), which installs %s", lib)
+		}
+		_, port, _ := net.SplitHostPort(addr)
+		cmd := exec.Command(node, "testdata/client_script.js", lib, port, fmt.Sprint(scriptDB), flag(redimoOnly))
+		cmd.Env = append(os.Environ(), "NODE_PATH="+nodePath)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+}
+
+func pythonRunner(t *testing.T, addr string, redimoOnly bool) string {
+	python := ""
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(p, "-c", "import redis").Run() == nil {
+			python = p
+			break
+		}
+	}
+	if python == "" {
+		testenv.Missing(t, "no python3 with redis-py (Debian: python3-redis; make test installs it)")
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	out, err := exec.Command(python, "testdata/client_script.py", port, fmt.Sprint(scriptDB), flag(redimoOnly)).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.TrimSpace(string(out))
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

@@ -1,0 +1,91 @@
+// Runs client_script.json (see its "about") with ioredis or node-redis.
+// Arguments: ioredis|node-redis, port, database, 1 to run the
+// redimo-server-only steps. Prints name<TAB>reply as JSON, one line a step.
+const fs = require("fs");
+const path = require("path");
+const [lib, port, db, redimoOnly] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5] === "1"];
+const script = JSON.parse(fs.readFileSync(path.join(__dirname, "client_script.json"), "utf8"));
+const errText = (e) => "error: " + e.message;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Each client offers: call(args), multi(cmds), pipeline(cmds) (replies
+// with errors as values), close().
+async function ioredisClient() {
+  const Redis = require("ioredis");
+  const r = new Redis({ port, db, maxRetriesPerRequest: 1 });
+  const each = (res) => res.map(([e, v]) => (e ? errText(e) : v));
+  return {
+    call: (args) => r.call(...args),
+    multi: async (cmds) => each(await r.multi(cmds.map((c) => ["call", ...c])).exec()),
+    pipeline: async (cmds) => each(await r.pipeline(cmds.map((c) => ["call", ...c])).exec()),
+    close: () => r.disconnect(),
+  };
+}
+
+async function nodeRedisClient() {
+  const { createClient } = require("redis");
+  const r = createClient({ socket: { port }, database: db });
+  r.on("error", () => {});
+  await r.connect();
+  const batch = async (cmds, run) => {
+    let m = r.multi();
+    for (const c of cmds) m = m.addCommand(c);
+    try {
+      return await run(m);
+    } catch (e) {
+      if (!e.replies) throw e;
+      return e.replies.map((v) => (v instanceof Error ? errText(v) : v));
+    }
+  };
+  return {
+    call: (args) => r.sendCommand(args),
+    multi: (cmds) => batch(cmds, (m) => m.exec()),
+    pipeline: (cmds) => batch(cmds, (m) => m.execAsPipeline()),
+    close: () => r.destroy(),
+  };
+}
+
+async function main() {
+  const connect = { ioredis: ioredisClient, "node-redis": nodeRedisClient }[lib];
+  const [c, other] = [await connect(), await connect()];
+  const out = [];
+  try {
+    for (const step of script.steps) {
+      if (step.redimo !== undefined && !redimoOnly) continue;
+      let v;
+      try {
+        if (step.do) v = await c.call(step.do);
+        else if (step.multi) v = await c.multi(step.multi);
+        else if (step.pipeline) v = await c.pipeline(step.pipeline);
+        else if (step.scan) {
+          const keys = [];
+          let cursor = "0";
+          do {
+            const [next, page] = await c.call(["SCAN", cursor, "MATCH", step.scan, "COUNT", "2"]);
+            keys.push(...page);
+            cursor = String(next);
+          } while (cursor !== "0");
+          v = [...new Set(keys)].sort();
+        } else if (step.bzpopmin) {
+          const popped = c.call(["BZPOPMIN", step.bzpopmin, "5"]);
+          await sleep(300);
+          await other.call(step.push);
+          v = await popped;
+        }
+      } catch (e) {
+        v = errText(e);
+      }
+      if (step.sort && Array.isArray(v)) v = [...v].sort();
+      out.push(step.name + "\t" + JSON.stringify(v));
+    }
+  } finally {
+    c.close();
+    other.close();
+  }
+  console.log(out.join("\n"));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
