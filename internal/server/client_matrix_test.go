@@ -67,8 +67,12 @@ func TestClients(t *testing.T) {
 		name string
 		run  runner
 	}{
-		{"go-redis RESP2", goRunner(func(t *testing.T, addr string, s []scriptStep, r bool) []string { return goRedisScript(t, addr, 2, s, r) })},
-		{"go-redis RESP3", goRunner(func(t *testing.T, addr string, s []scriptStep, r bool) []string { return goRedisScript(t, addr, 3, s, r) })},
+		{"go-redis RESP2", goRunner(func(t *testing.T, addr string, s []scriptStep, r bool) []string {
+			return goRedisScript(t, addr, 2, s, r)
+		})},
+		{"go-redis RESP3", goRunner(func(t *testing.T, addr string, s []scriptStep, r bool) []string {
+			return goRedisScript(t, addr, 3, s, r)
+		})},
 		{"rueidis", goRunner(rueidisScript)},
 		{"ioredis", nodeRunner("ioredis")},
 		{"node-redis", nodeRunner("node-redis")},
