@@ -15,6 +15,10 @@ type Session struct {
 	laddr   string
 	created time.Time
 
+	// inProcess: the CLI's session, which has no connection to push
+	// invalidations on (CLIENT TRACKING is refused).
+	inProcess bool
+
 	proto  atomic.Int32
 	authed atomic.Bool
 	quit   atomic.Bool
@@ -47,6 +51,7 @@ func (s *Server) newSession(addr, laddr string) *Session {
 func (s *Server) NewSession() *Session {
 	sess := s.newSession("", "")
 	sess.authed.Store(true)
+	sess.inProcess = true
 	return sess
 }
 

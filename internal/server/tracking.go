@@ -114,6 +114,8 @@ func clientTracking(c *call) resp.Value {
 	case optin && optout:
 		return resp.Err("ERR You can't use both OPTIN and OPTOUT")
 	case mode == trackOff:
+	case c.sess.inProcess:
+		return resp.Err("ERR CLIENT TRACKING needs a connection to redimo-server, on which the invalidations are pushed")
 	case c.sess.Proto() < 3:
 		return resp.Err("ERR CLIENT TRACKING without REDIRECT needs RESP3 (HELLO 3) on redimo-server, which sends invalidations on the same connection")
 	case optin:

@@ -43,6 +43,12 @@ func TestClientTracking(t *testing.T) {
 	require.Equal(t, "+PONG\r\n", c.do("PING"), "no push pending")
 	require.Equal(t, "+OK\r\n", c.do("CLIENT", "TRACKING", "OFF"))
 	require.Contains(t, c.do("INFO", "clients"), "tracking_clients:0\r\n")
+
+	// In-process (the CLI): no connection to push on.
+	sess := ts.NewSession()
+	ctx := context.Background()
+	ts.Do(ctx, sess, []string{"HELLO", "3"})
+	require.Contains(t, ts.Do(ctx, sess, []string{"CLIENT", "TRACKING", "ON"}).Str, "needs a connection")
 }
 
 func itoaLen(s string) string { return itoa(len(s)) }
