@@ -73,14 +73,21 @@ func (t *tracking) after(cmd *Command, args []string, inTx bool) {
 }
 
 // invalidation returns the push that invalidates the keys read since the
-// last one, if any.
+// last one (each once), if any.
 func (t *tracking) invalidation() (resp.Value, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.pending) == 0 {
 		return resp.Value{}, false
 	}
-	keys := t.pending
+	var keys []string
+	seen := map[string]bool{}
+	for _, k := range t.pending {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
 	t.pending = nil
 	return resp.Value{Kind: resp.Push, Elems: []resp.Value{resp.Bulk("invalidate"), resp.Strings(keys)}}, true
 }
