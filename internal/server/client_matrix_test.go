@@ -27,6 +27,9 @@ type scriptStep struct {
 	Multi    [][]string `json:"multi"`
 	Pipeline [][]string `json:"pipeline"`
 	Scan     string     `json:"scan"`
+	Type     string     `json:"type"`
+	Watch    string     `json:"watch"`
+	Member   string     `json:"member"`
 	BZPopMin string     `json:"bzpopmin"`
 	Push     []string   `json:"push"`
 	Sort     bool       `json:"sort"`
@@ -115,10 +118,20 @@ func scriptLine(step scriptStep, v any, err error) string {
 	return step.Name + "\t" + string(raw)
 }
 
-// runScript runs the steps with do (one command), batch (MULTI/EXEC or a
-// pipeline: each reply, errors as values) and pushAfter (run push on
-// another connection after 300 ms).
-func runScript(steps []scriptStep, redimoOnly bool, do func([]string) (any, error), batch func(cmds [][]string, tx bool) []any, push func([]string)) []string {
+// scriptClient is what a Go runner gives runScript: do runs one command;
+// batch runs MULTI/EXEC or a pipeline (each reply, errors as values);
+// other runs a command on another connection; watch runs the WATCH retry
+// loop with the client's own WATCH and MULTI (see the script's "about").
+type scriptClient struct {
+	do    func([]string) (any, error)
+	batch func(cmds [][]string, tx bool) []any
+	other func([]string)
+	watch func(key, member string) (any, error)
+}
+
+// runScript runs the steps with c.
+func runScript(steps []scriptStep, redimoOnly bool, c scriptClient) []string {
+	do := c.do
 	var out []string
 	for _, step := range steps {
 		if step.Redimo != nil && !redimoOnly {
@@ -132,15 +145,21 @@ func runScript(steps []scriptStep, redimoOnly bool, do func([]string) (any, erro
 		case step.Do != nil:
 			v, err = do(step.Do)
 		case step.Multi != nil:
-			v = batch(step.Multi, true)
+			v = c.batch(step.Multi, true)
 		case step.Pipeline != nil:
-			v = batch(step.Pipeline, false)
+			v = c.batch(step.Pipeline, false)
+		case step.Watch != "":
+			v, err = c.watch(step.Watch, step.Member)
 		case step.Scan != "":
 			keys := []any{}
 			cursor := "0"
 			for {
 				var page any
-				page, err = do([]string{"SCAN", cursor, "MATCH", step.Scan, "COUNT", "2"})
+				args := []string{"SCAN", cursor, "MATCH", step.Scan, "COUNT", "2"}
+				if step.Type != "" {
+					args = append(args, "TYPE", step.Type)
+				}
+				page, err = do(args)
 				if err != nil {
 					break
 				}
@@ -154,7 +173,7 @@ func runScript(steps []scriptStep, redimoOnly bool, do func([]string) (any, erro
 			slices.SortFunc(keys, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 			v = slices.Compact(keys)
 		case step.BZPopMin != "":
-			go func() { time.Sleep(300 * time.Millisecond); push(step.Push) }()
+			go func() { time.Sleep(300 * time.Millisecond); c.other(step.Push) }()
 			v, err = do([]string{"BZPOPMIN", step.BZPopMin, "5"})
 		}
 		out = append(out, scriptLine(step, v, err))
@@ -199,10 +218,40 @@ func goRedisScript(t *testing.T, addr string, proto int, steps []scriptStep, red
 		}
 		return out
 	}
-	return runScript(steps, redimoOnly,
-		func(args []string) (any, error) { return r.Do(ctx, anyArgs(args)...).Result() },
-		batch,
-		func(args []string) { require.NoError(t, other.Do(ctx, anyArgs(args)...).Err()) })
+	watch := func(key, member string) (any, error) {
+		tries := 0
+		for {
+			tries++
+			err := r.Watch(ctx, func(tx *redis.Tx) error {
+				v, err := tx.ZScore(ctx, key, member).Result()
+				if err != nil {
+					return err
+				}
+				if tries == 1 {
+					require.NoError(t, other.ZIncrBy(ctx, key, 5, member).Err())
+				}
+				_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					p.ZAdd(ctx, key, redis.Z{Score: v * 2, Member: member})
+					return nil
+				})
+				return err
+			}, key)
+			if errors.Is(err, redis.TxFailedErr) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			score, err := r.Do(ctx, "ZSCORE", key, member).Result()
+			return []any{tries, score}, err
+		}
+	}
+	return runScript(steps, redimoOnly, scriptClient{
+		do:    func(args []string) (any, error) { return r.Do(ctx, anyArgs(args)...).Result() },
+		batch: batch,
+		other: func(args []string) { require.NoError(t, other.Do(ctx, anyArgs(args)...).Err()) },
+		watch: watch,
+	})
 }
 
 // rueidisScript runs the script with rueidis on its default options
@@ -265,10 +314,45 @@ func rueidisScript(t *testing.T, addr string, steps []scriptStep, redimoOnly boo
 		}
 		return out
 	}
-	return runScript(steps, redimoOnly,
-		func(args []string) (any, error) { return r.Do(ctx, build(r, args)).ToAny() },
-		batch,
-		func(args []string) { require.NoError(t, other.Do(ctx, build(other, args)).Error()) })
+	watch := func(key, member string) (any, error) {
+		tries := 0
+		for {
+			tries++
+			var committed bool
+			err := r.Dedicated(func(d rueidis.DedicatedClient) error {
+				if err := d.Do(ctx, d.B().Watch().Key(key).Build()).Error(); err != nil {
+					return err
+				}
+				v, err := d.Do(ctx, d.B().Zscore().Key(key).Member(member).Build()).AsFloat64()
+				if err != nil {
+					return err
+				}
+				if tries == 1 {
+					require.NoError(t, other.Do(ctx, other.B().Zincrby().Key(key).Increment(5).Member(member).Build()).Error())
+				}
+				res := d.DoMulti(ctx, d.B().Multi().Build(), d.B().Zadd().Key(key).ScoreMember().ScoreMember(v*2, member).Build(), d.B().Exec().Build())
+				err = res[2].Error()
+				committed = err == nil
+				if rueidis.IsRedisNil(err) {
+					return nil
+				}
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			if committed {
+				score, err := r.Do(ctx, r.B().Zscore().Key(key).Member(member).Build()).ToAny()
+				return []any{tries, score}, err
+			}
+		}
+	}
+	return runScript(steps, redimoOnly, scriptClient{
+		do:    func(args []string) (any, error) { return r.Do(ctx, build(r, args)).ToAny() },
+		batch: batch,
+		other: func(args []string) { require.NoError(t, other.Do(ctx, build(other, args)).Error()) },
+		watch: watch,
+	})
 }
 
 // nodeRunner runs testdata/client_script.js with lib (ioredis or

@@ -9,7 +9,8 @@ const errText = (e) => "error: " + e.message;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Each client offers: call(args), multi(cmds), pipeline(cmds) (replies
-// with errors as values), close().
+// with errors as values), watchTry(key, member, during) (one try of the
+// WATCH loop with the library's own watch and multi), close().
 async function ioredisClient() {
   const Redis = require("ioredis");
   const r = new Redis({ port, db, maxRetriesPerRequest: 1 });
@@ -18,6 +19,13 @@ async function ioredisClient() {
     call: (args) => r.call(...args),
     multi: async (cmds) => each(await r.multi(cmds.map((c) => ["call", ...c])).exec()),
     pipeline: async (cmds) => each(await r.pipeline(cmds.map((c) => ["call", ...c])).exec()),
+    // One try of the WATCH loop: false when EXEC was aborted.
+    watchTry: async (key, member, during) => {
+      await r.watch(key);
+      const v = Number(await r.zscore(key, member));
+      await during();
+      return (await r.multi().zadd(key, v * 2, member).exec()) !== null;
+    },
     close: () => r.disconnect(),
   };
 }
@@ -41,6 +49,18 @@ async function nodeRedisClient() {
     call: (args) => r.sendCommand(args),
     multi: (cmds) => batch(cmds, (m) => m.exec()),
     pipeline: (cmds) => batch(cmds, (m) => m.execAsPipeline()),
+    watchTry: async (key, member, during) => {
+      await r.watch(key);
+      const v = Number(await r.zScore(key, member));
+      await during();
+      try {
+        await r.multi().zAdd(key, { score: v * 2, value: member }).exec();
+        return true;
+      } catch (e) {
+        if (e.constructor.name === "WatchError") return false;
+        throw e;
+      }
+    },
     close: () => r.destroy(),
   };
 }
@@ -61,11 +81,22 @@ async function main() {
           const keys = [];
           let cursor = "0";
           do {
-            const [next, page] = await c.call(["SCAN", cursor, "MATCH", step.scan, "COUNT", "2"]);
+            const args = ["SCAN", cursor, "MATCH", step.scan, "COUNT", "2"];
+            if (step.type) args.push("TYPE", step.type);
+            const [next, page] = await c.call(args);
             keys.push(...page);
             cursor = String(next);
           } while (cursor !== "0");
           v = [...new Set(keys)].sort();
+        } else if (step.watch) {
+          let tries = 0;
+          for (;;) {
+            tries++;
+            const first = tries === 1;
+            const during = () => (first ? other.call(["ZINCRBY", step.watch, "5", step.member]) : Promise.resolve());
+            if (await c.watchTry(step.watch, step.member, during)) break;
+          }
+          v = [tries, await c.call(["ZSCORE", step.watch, step.member])];
         } else if (step.bzpopmin) {
           const popped = c.call(["BZPOPMIN", step.bzpopmin, "5"]);
           await sleep(300);

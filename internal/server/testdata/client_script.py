@@ -22,13 +22,32 @@ def batch(cmds, transaction):
     return [err(v) if isinstance(v, Exception) else v for v in p.execute(raise_on_error=False)]
 
 
-def scan(pattern):
+def scan(pattern, typ):
     keys, cursor = set(), 0
     while True:
-        cursor, page = c.execute_command("SCAN", cursor, "MATCH", pattern, "COUNT", 2)
+        args = ["SCAN", cursor, "MATCH", pattern, "COUNT", 2] + (["TYPE", typ] if typ else [])
+        cursor, page = c.execute_command(*args)
         keys.update(page)
         if int(cursor) == 0:
             return sorted(keys)
+
+
+def watch(key, member):
+    tries = 0
+    with c.pipeline() as p:
+        while True:
+            tries += 1
+            try:
+                p.watch(key)
+                v = float(p.zscore(key, member))
+                if tries == 1:
+                    other.zincrby(key, 5, member)
+                p.multi()
+                p.zadd(key, {member: v * 2})
+                p.execute()
+                return [tries, c.execute_command("ZSCORE", key, member)]
+            except redis.WatchError:
+                continue
 
 
 def bzpopmin(key, push):
@@ -52,7 +71,9 @@ for step in script["steps"]:
         elif "pipeline" in step:
             v = batch(step["pipeline"], False)
         elif "scan" in step:
-            v = scan(step["scan"])
+            v = scan(step["scan"], step.get("type"))
+        elif "watch" in step:
+            v = watch(step["watch"], step["member"])
         elif "bzpopmin" in step:
             v = bzpopmin(step["bzpopmin"], step["push"])
     except redis.RedisError as e:
