@@ -8,7 +8,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +35,7 @@ type scriptStep struct {
 	BZPopMin string     `json:"bzpopmin"`
 	Push     []string   `json:"push"`
 	Sort     bool       `json:"sort"`
+	Repeat   bool       `json:"repeat"`
 	Redimo   any        `json:"redimo"`
 }
 
@@ -41,7 +44,28 @@ func loadScript(t *testing.T) []scriptStep {
 	require.NoError(t, err)
 	var s struct{ Steps []scriptStep }
 	require.NoError(t, json.Unmarshal(raw, &s))
+	for i, step := range s.Steps {
+		if step.Repeat {
+			expand(step.Do)
+			for _, c := range step.Multi {
+				expand(c)
+			}
+		}
+		s.Steps[i] = step
+	}
 	return s.Steps
+}
+
+// repeated is the script's c*n: c repeated n times.
+var repeated = regexp.MustCompile(`^(.+)\*(\d+)$`)
+
+func expand(args []string) {
+	for i, a := range args {
+		if m := repeated.FindStringSubmatch(a); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			args[i] = strings.Repeat(m[1], n)
+		}
+	}
 }
 
 // scriptDB is the database the script runs in (it flushes it).

@@ -5,6 +5,13 @@ const fs = require("fs");
 const path = require("path");
 const [lib, port, db, redimoOnly] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5] === "1"];
 const script = JSON.parse(fs.readFileSync(path.join(__dirname, "client_script.json"), "utf8"));
+// repeat: c*n is c repeated n times.
+const expand = (args) => args.map((a) => a.replace(/^(.+)\*(\d+)$/, (_, c, n) => c.repeat(Number(n))));
+for (const step of script.steps) {
+  if (!step.repeat) continue;
+  if (step.do) step.do = expand(step.do);
+  if (step.multi) step.multi = step.multi.map(expand);
+}
 const errText = (e) => "error: " + e.message;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

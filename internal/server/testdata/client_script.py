@@ -1,12 +1,24 @@
 # Runs client_script.json (see its "about") with redis-py (Debian's
 # python3-redis). Arguments: port, database, 1 to run the
 # redimo-server-only steps. Prints name<TAB>reply as JSON, one line a step.
-import json, os, sys, threading, time
+import json, os, re, sys, threading, time
 import redis
 
 port, db, redimo_only = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "client_script.json")) as f:
     script = json.load(f)
+
+
+def expand(args):  # repeat: c*n is c repeated n times
+    return [re.sub(r"^(.+)\*(\d+)$", lambda m: m.group(1) * int(m.group(2)), a) for a in args]
+
+
+for step in script["steps"]:
+    if step.get("repeat"):
+        if "do" in step:
+            step["do"] = expand(step["do"])
+        if "multi" in step:
+            step["multi"] = [expand(c) for c in step["multi"]]
 c = redis.Redis(port=port, db=db, decode_responses=True)
 other = redis.Redis(port=port, db=db, decode_responses=True)
 
