@@ -150,8 +150,7 @@ start_ddb() {
 }
 
 # --- Node.js clients --------------------------------------------------------
-# ioredis and node-redis for internal/server's client tests (TestIORedis,
-# TestClients), each installed once under $NODE_DIR/<pkg>-<version>; without
+# ioredis and node-redis for internal/server's client test (TestClients), each installed once under $NODE_DIR/<pkg>-<version>; without
 # node the tests skip (and fail under REDIMO_TEST_REQUIRE).
 # REDIMO_TEST_NODE_PATH lists their node_modules, colon-separated (NODE_PATH).
 install_npm() {
@@ -170,7 +169,7 @@ install_npm() {
 }
 
 install_node_clients() {
-  command -v node >/dev/null || { log "node not found: TestIORedis and the Node.js clients of TestClients will skip"; return; }
+  command -v node >/dev/null || { log "node not found: the Node.js clients of TestClients will skip"; return; }
   REDIMO_TEST_NODE_PATH=
   install_npm "$IOREDIS_NPM_PKG"
   install_npm "$NODE_REDIS_NPM_PKG"
@@ -182,10 +181,10 @@ start_redis() {
   if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
     apt_install redis-server redis-tools
   fi
-  # redis-py, for the server's client-library test (internal/server/redispy_test.go):
+  # redis-py, for the server's client-library test (TestClients, internal/server/client_matrix_test.go):
   # Debian's module, under Debian's python3.
   if ! /usr/bin/python3 -c 'import redis' 2>/dev/null; then
-    apt_install python3-redis || log "python3-redis not installed: TestRedisPy will fail"
+    apt_install python3-redis || log "python3-redis not installed: TestClients/redis-py will fail"
   fi
   install_node_clients
   local pid port

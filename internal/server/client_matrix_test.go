@@ -198,7 +198,7 @@ func runScript(steps []scriptStep, redimoOnly bool, c scriptClient) []string {
 			v = slices.Compact(keys)
 		case step.BZPopMin != "":
 			go func() { time.Sleep(300 * time.Millisecond); c.other(step.Push) }()
-			v, err = do([]string{"BZPOPMIN", step.BZPopMin, "5"})
+			v, err = do([]string{"BZPOPMIN", step.BZPopMin, "0"})
 		}
 		out = append(out, scriptLine(step, v, err))
 	}

@@ -105,7 +105,7 @@ async function main() {
           }
           v = [tries, await c.call(["ZSCORE", step.watch, step.member])];
         } else if (step.bzpopmin) {
-          const popped = c.call(["BZPOPMIN", step.bzpopmin, "5"]);
+          const popped = c.call(["BZPOPMIN", step.bzpopmin, "0"]);
           await sleep(300);
           await other.call(step.push);
           v = await popped;

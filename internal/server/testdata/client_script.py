@@ -66,7 +66,7 @@ def bzpopmin(key, push):
     t = threading.Timer(0.3, lambda: other.execute_command(*push))
     t.start()
     try:
-        return c.execute_command("BZPOPMIN", key, 5)
+        return c.execute_command("BZPOPMIN", key, 0)
     finally:
         t.join()
 
