@@ -184,6 +184,15 @@ func (m *MetaWrite) SetExp(at int64) *MetaWrite {
 	return m.set("#x = :at", ":at", Num(at))
 }
 
+// Kill marks the key dead (expired at DeadExp, a fresh version token, which
+// WATCH compares): it is missing for every reader from this write on, and
+// its items go after (a purge: the root package's reclaim), by whichever
+// client gets there first.
+func (m *MetaWrite) Kill() *MetaWrite {
+	m.SetExp(DeadExp)
+	return m.set("#v = :v", ":v", Bin(VersionToken()))
+}
+
 // RemoveExp removes the key's expiry.
 func (m *MetaWrite) RemoveExp() *MetaWrite {
 	m.removes = append(m.removes, "#x")
