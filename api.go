@@ -49,7 +49,10 @@ type Request struct {
 	// PricedReadUnits and PricedWriteUnits are the request's cost at
 	// DynamoDB's documented rates, index writes included (the cost model,
 	// price.go): for reads, the units DynamoDB reported (else one per 4 KB
-	// returned, half eventually consistent); for a TransactWriteItems that
+	// returned, half eventually consistent), and for a BatchGetItem at
+	// least one unit (half eventually consistent) per key asked for, found
+	// or not, as DynamoDB bills a read of a missing item (DynamoDB Local
+	// reports 0 for it); for a TransactWriteItems that
 	// committed, 2 write units per KB of each item written or checked plus
 	// 2 per KB of each index entry it puts or deletes (a changed index key
 	// is a delete and a put); for an UpdateItem, 1 per KB and per index
@@ -163,16 +166,12 @@ func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			if err != nil {
 				return 0, 0
 			}
-			if read > 0 {
-				return read, 0
-			}
 			units := 0.0
-			for table, items := range out.Responses {
-				for _, it := range items {
-					units += model.PricedRead(0, in.RequestItems[table].ConsistentRead, it)
-				}
+			for table, ka := range in.RequestItems {
+				keys := len(ka.Keys) - len(out.UnprocessedKeys[table].Keys)
+				units += model.PricedBatchRead(ka.ConsistentRead, keys, out.Responses[table])
 			}
-			return units, 0
+			return max(read, units), 0
 		})
 }
 
