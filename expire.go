@@ -118,7 +118,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	case ExpireXXLT:
 		flag = "#x > :at"
 	default:
-		return false, argError(cmd, "condition", string(cond), ErrSyntax)
+		return false, argError(cmd, "condition", cond.String(), ErrSyntax)
 	}
 	m, err := c.liveMetaOf(ctx, key)
 	if err != nil || m.Typ == model.TypeNone {

@@ -191,7 +191,7 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType
 		return nil, err
 	}
 	if !cond.valid() {
-		return nil, argError(cmd, "condition", string(cond), ErrSyntax)
+		return nil, argError(cmd, "condition", cond.String(), ErrSyntax)
 	}
 	if err := c.requireMemberTTL(ctx, cmd); err != nil {
 		return nil, err
