@@ -380,11 +380,11 @@ func PricedRead(reported float64, consistent *bool, items ...Item) float64 {
 
 // PricedBatchRead is the cost model's read units of a BatchGetItem that
 // asked for keys items (those DynamoDB left unprocessed not counted) and
-// returned items: each key is read as a GetItem of it, "If you perform a
-// read operation on an item that does not exist, DynamoDB still consumes
-// read capacity units" (one for a strongly consistent read, half for an
-// eventually consistent one; HowItWorks.ReadWriteCapacityMode.html), so a
-// missing item costs what the smallest item does. DynamoDB Local reports
+// returned items: each key is read as a GetItem of it, and "If you perform
+// a read operation on an item that doesn't exist, DynamoDB will still
+// consume read throughput" (read-write-operations.html): a missing item
+// costs what the smallest item does, one unit strongly consistent, half
+// eventually consistent. DynamoDB Local reports
 // 0 units for the missing items of a batch (it reports them for a GetItem
 // and for an empty Query): the metrics layer (api.go) takes the larger of
 // the units reported and these.
