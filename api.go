@@ -8,7 +8,9 @@ package redimo
 //     unreachable endpoint) into a *SetupError that names the fix;
 //   - with Options.Metrics set, it asks DynamoDB for the consumed capacity,
 //     counts the SDK's attempts, and reports each request with the command
-//     that made it.
+//     that made it;
+//   - with Options.TracerProvider set, it measures the same and makes a
+//     span of each request, beneath its command's (tracing.go).
 
 import (
 	"context"
