@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -177,6 +178,11 @@ type shared struct {
 	// bigSets are the sets this Client last saw made of member items,
 	// whose writes skip the single-item attempt of a small set (smallset.go).
 	bigSets keyCache[struct{}]
+	// lanes are the writer lanes of this Client's single-item writes in
+	// flight, and staleTokens the stale tokens it saw on keys, which its
+	// next write of the key removes (smallset.go).
+	lanes       lanes
+	staleTokens keyCache[[]string]
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -217,7 +223,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions < 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName)}}
+	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName), lanes: lanes{writer: model.NewWriterID()}}}
 	if o.TracerProvider != nil {
 		c.tracer = o.TracerProvider.Tracer(tracerName)
 	}
@@ -339,7 +345,38 @@ func (c *Client) CreateTable(ctx context.Context) (err error) {
 		c.caps.set(true)
 		c.markFit()
 	}
-	return wrap("CreateTable", c.st.WaitActive(ctx))
+	if err := c.st.WaitActive(ctx); err != nil {
+		return wrap("CreateTable", err)
+	}
+	return wrap("CreateTable", c.enableGC(ctx))
+}
+
+// ttlAPI is the part of DynamoDB's client that turns TTL on; a db given
+// to NewClient that lacks it (DynamoDBAPI does not require it) leaves TTL
+// as it is.
+type ttlAPI interface {
+	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// enableGC turns DynamoDB's TTL on for model.AttrGC, by which the items
+// kept only for their write tokens go once those are stale (smallset.go);
+// a table whose TTL is on already (for this attribute or another) is left
+// as it is.
+func (c *Client) enableGC(ctx context.Context) error {
+	a, ok := c.st.DB.(*api)
+	if !ok {
+		return nil
+	}
+	db, ok := a.db.(ttlAPI)
+	if !ok {
+		return nil
+	}
+	_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: c.st.Table(),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(model.AttrGC), Enabled: aws.Bool(true)}})
+	if err != nil && strings.Contains(err.Error(), "TimeToLive is already enabled") {
+		return nil
+	}
+	return err
 }
 
 func (c *Client) checkSchema(t *types.TableDescription) error {

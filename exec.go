@@ -725,7 +725,7 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 	case !changed, k.Typ == model.TypeNone && k.Raw == nil:
 		return m.Action(p.base.st.Table()) // a check
 	case k.Typ == model.TypeNone:
-		return m.Delete().Action(p.base.st.Table())
+		return m.DeleteKey(model.HasTokens(k.Raw), time.Now().UnixMilli()).Action(p.base.st.Table())
 	}
 	m.SetType(k.Typ).SetCard(k.Card).NewVersion()
 	if k.ExpSet || k.Exp != k.Orig.Exp {

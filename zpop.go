@@ -244,7 +244,15 @@ func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, k
 		ctx: context.WithoutCancel(c.labelled(ctx)), done: make(chan blockResult, 1)}
 	behind := c.waiters.add(c, w)
 	if !behind {
+		// Its writes go on when ctx ends (store.Detached), so what it took
+		// is known: returned, or, when the caller has left meanwhile,
+		// handed to the next waiter or put back.
 		key, zs, err := c.mpop(ctx, cmd, keys, count, op.take)
+		if ctx.Err() != nil && len(zs) > 0 {
+			c.waiters.leave(w)
+			c.waiters.handOn(w.ctx, key, op, zs)
+			return "", nil, wrap(cmd, ctx.Err())
+		}
 		if err != nil || len(zs) > 0 {
 			c.waiters.leave(w)
 			return key, zs, err

@@ -2,6 +2,7 @@ package model
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,13 +35,14 @@ type MetaWrite struct {
 	sets, adds, removes []string
 	dels                []string // DELETE: elements out of a set attribute
 	values              Item
+	lanes               map[string]string // placeholders of writer-lane attributes (WriteToken)
 }
 
 // metaNames are the placeholders of the metadata item's attributes.
 var metaNames = map[string]string{
 	"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#xt": AttrExpTok,
 	"#v": AttrVer, "#mn": AttrMemTTL, "#rk": AttrRanked, "#ks": AttrKS, "#kh": AttrKH, "#kk": AttrKey,
-	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#wo": AttrWriteTokOld,
+	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#gc": AttrGC,
 }
 
 var (
@@ -155,8 +157,10 @@ func (m *MetaWrite) add(expr, name string, v types.AttributeValue) *MetaWrite {
 	return m
 }
 
-// SetType stores the key's type.
+// SetType stores the key's type. The key lives: an item kept for its
+// write tokens (DeleteKey) stops being one DynamoDB's TTL may delete.
 func (m *MetaWrite) SetType(t KeyType) *MetaWrite {
+	m.removes = append(m.removes, "#gc")
 	return m.set("#t = :t", ":t", Str(string(t)))
 }
 
@@ -224,7 +228,8 @@ func (m *MetaWrite) render() (update, cond *string, names map[string]string, val
 			u = append(u, "SET "+strings.Join(m.sets, ", "))
 		}
 		if len(m.removes) > 0 {
-			u = append(u, "REMOVE "+strings.Join(m.removes, ", "))
+			slices.Sort(m.removes)
+			u = append(u, "REMOVE "+strings.Join(slices.Compact(m.removes), ", "))
 		}
 		if len(m.adds) > 0 {
 			u = append(u, "ADD "+strings.Join(m.adds, ", "))
@@ -237,7 +242,11 @@ func (m *MetaWrite) render() (update, cond *string, names map[string]string, val
 	all := strings.Join(u, " ") + " " + c
 	names = map[string]string{}
 	for _, p := range placeholder.FindAllString(all, -1) {
-		names[p] = metaNames[p]
+		if n, ok := m.lanes[p]; ok {
+			names[p] = n
+		} else {
+			names[p] = metaNames[p]
+		}
 	}
 	values = Item{}
 	for _, p := range valuePlaceholder.FindAllString(all, -1) {
