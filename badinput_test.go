@@ -538,7 +538,7 @@ func TestRejectsBadInput(t *testing.T) {
 		{"SUNIONSTORE long destination", ErrKeyTooLong, func() error { _, err := c.SUnionStore(ctx, longKey, s); return err }},
 		{"DEL long key", ErrKeyTooLong, func() error { _, err := c.Del(ctx, s, longKey); return err }},
 		{"EXISTS long key", ErrKeyTooLong, func() error { _, err := c.Exists(ctx, longKey); return err }},
-		{"EXPIRE bad condition", ErrSyntax, func() error { _, err := c.ExpireWith(ctx, s, time.Minute, "SOMETIMES"); return err }},
+		{"EXPIRE bad condition", ErrSyntax, func() error { _, err := c.ExpireWith(ctx, s, time.Minute, ExpireCondition(99)); return err }},
 		{"ZADD NaN", ErrNotFloat, func() error { _, err := c.ZAdd(ctx, z, Z{Score: nan, Member: "b"}); return err }},
 		{"ZADD NaN among good", ErrNotFloat, func() error {
 			_, err := c.ZAdd(ctx, z, Z{Score: 1, Member: "b"}, Z{Score: nan, Member: "c"})

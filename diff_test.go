@@ -57,7 +57,7 @@ var (
 		redis  string
 		redimo ExpireCondition
 	}{{"", ExpireAlways}, {"", ExpireAlways}, {"NX", ExpireNX}, {"XX", ExpireXX}, {"GT", ExpireGT}, {"LT", ExpireLT},
-		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", "NX GT"}, {"GT LT", "GT LT"}}
+		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", ExpireCondition(100)}, {"GT LT", ExpireCondition(101)}}
 )
 
 // bigMembers are the members of gen.big: hundreds of short ones, a few
@@ -786,11 +786,11 @@ func (g *gen) expire(k string) op {
 	cond, condArgs := x.redimo, strings.Fields(x.redis)
 	set := func(c *Client, ctx context.Context, at time.Time, relative time.Duration, isAt bool) (bool, error) {
 		switch {
-		case isAt && cond == "":
+		case isAt && cond == ExpireAlways:
 			return c.ExpireAt(ctx, k, at)
 		case isAt:
 			return c.ExpireAtWith(ctx, k, at, cond)
-		case cond == "":
+		case cond == ExpireAlways:
 			return c.Expire(ctx, k, relative)
 		}
 		return c.ExpireWith(ctx, k, relative, cond)

@@ -917,7 +917,7 @@ func TestExecReviewBadInputErrors(t *testing.T) {
 		{"ZMPOP 0", func(x Pipeliner) error { _, _, err := x.ZMPop(ctx, PopMin, 0, k); return err }},
 		{"ZMPOP order", func(x Pipeliner) error { _, _, err := x.ZMPop(ctx, "SIDEWAYS", 1, k); return err }},
 		{"EXPIRE cond", func(x Pipeliner) error {
-			_, err := x.ExpireAtWith(ctx, k, time.Now().Add(time.Hour), "SOMETIMES")
+			_, err := x.ExpireAtWith(ctx, k, time.Now().Add(time.Hour), ExpireCondition(99))
 			return err
 		}},
 		{"DEL no keys", func(x Pipeliner) error { _, err := x.Del(ctx); return err }},

@@ -3,6 +3,7 @@ package redimo
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -136,8 +137,10 @@ type EncodingLimits struct {
 }
 
 // ExpireCondition restricts when an expiry is set, as Redis 7's EXPIRE
-// options.
-type ExpireCondition string
+// options. It is not a string, so that a member written where the
+// condition goes (SExpire(ctx, key, d, "carol")) does not compile; the
+// server turns Redis's NX|XX|GT|LT into it.
+type ExpireCondition uint8
 
 // holds evaluates cond for a key whose expiry is exp (0: none) against at.
 func (cond ExpireCondition) holds(exp, at int64) bool {
@@ -156,15 +159,25 @@ func (cond ExpireCondition) holds(exp, at int64) bool {
 	return true
 }
 
-// The ExpireCondition values.
+// The ExpireCondition values; the zero value is ExpireAlways.
 const (
-	ExpireAlways ExpireCondition = ""      // set the expiry in any case
-	ExpireNX     ExpireCondition = "NX"    // only when the key has no expiry
-	ExpireXX     ExpireCondition = "XX"    // only when the key has an expiry
-	ExpireGT     ExpireCondition = "GT"    // only when later than the current one (none counts as infinite)
-	ExpireLT     ExpireCondition = "LT"    // only when earlier than the current one (none counts as infinite)
-	ExpireXXLT   ExpireCondition = "XX LT" // only when the key has an expiry and the new one is earlier
+	ExpireAlways ExpireCondition = iota // set the expiry in any case
+	ExpireNX                            // only when the key has no expiry
+	ExpireXX                            // only when the key has an expiry
+	ExpireGT                            // only when later than the current one (none counts as infinite)
+	ExpireLT                            // only when earlier than the current one (none counts as infinite)
+	ExpireXXLT                          // only when the key has an expiry and the new one is earlier
 )
+
+var expireConditionNames = [...]string{ExpireAlways: "", ExpireNX: "NX", ExpireXX: "XX", ExpireGT: "GT", ExpireLT: "LT", ExpireXXLT: "XX LT"}
+
+// String is cond as Redis writes it: "", "NX", "XX", "GT", "LT" or "XX LT".
+func (cond ExpireCondition) String() string {
+	if int(cond) < len(expireConditionNames) {
+		return expireConditionNames[cond]
+	}
+	return "ExpireCondition(" + strconv.Itoa(int(cond)) + ")"
+}
 
 func (cond ExpireCondition) valid() bool {
 	switch cond {

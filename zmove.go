@@ -67,7 +67,9 @@ import (
 // again.
 //
 // [ZMOVE]: https://redis.io/docs/latest/commands/zmove/
-func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) ([]Z, error) {
+func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMove")
+	defer traced.end(&err)
 	sel, err := checkZMove("ZMOVE", source, destination, args)
 	if err != nil {
 		return nil, err
@@ -95,7 +97,9 @@ func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMo
 // per poll, whatever the number of waiters), then as ZMove.
 //
 // [BZMOVE]: https://redis.io/docs/latest/commands/bzmove/
-func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) ([]Z, error) {
+func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "BZMove")
+	defer traced.end(&err)
 	if args.ByScore {
 		return nil, argError("BZMOVE", "BYSCORE", "", ErrSyntax)
 	}
@@ -148,7 +152,9 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 // too), and one TransactWriteItems as ZMove's.
 //
 // [ZMOVEMEMBER]: https://redis.io/docs/latest/commands/zmovemember/
-func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) ([]Z, error) {
+func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMoveMember")
+	defer traced.end(&err)
 	const cmd = "ZMOVEMEMBER"
 	switch {
 	case args.NX && args.XX:
