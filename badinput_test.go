@@ -240,7 +240,7 @@ func TestEveryCommandRejectsEmptyArguments(t *testing.T) {
 		"ZRevRangeByLex":   func() error { _, err := c.ZRevRangeByLex(ctx, k, nil); return err },
 		"ZPopMin 2 counts": func() error { _, err := c.ZPopMin(ctx, k, 1, 2); return err },
 		"ZMPop":            func() error { _, _, err := c.ZMPop(ctx, PopMin, 1); return err },
-		"ZMPop order":      func() error { _, _, err := c.ZMPop(ctx, "LOW", 1, k); return err },
+		"ZMPop order":      func() error { _, _, err := c.ZMPop(ctx, PopOrder(9), 1, k); return err },
 		"BZPopMin":         func() error { _, _, err := c.BZPopMin(ctx, 0); return err },
 		"BZPopMax":         func() error { _, _, err := c.BZPopMax(ctx, 0); return err },
 		"BZMPop":           func() error { _, _, err := c.BZMPop(ctx, 0, PopMax, 1); return err },

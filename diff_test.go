@@ -368,8 +368,8 @@ func (g *gen) extra(k string, c int) op {
 // zmpop is ZMPOP over one to three keys, MIN or MAX, with or without a
 // COUNT (valid or not).
 func (g *gen) zmpop() op {
-	ks, order := g.keysN(3), pick(g, []PopOrder{PopMin, PopMax, "max"})
-	args := cat(cat([]string{"ZMPOP", strconv.Itoa(len(ks))}, ks...), string(order))
+	ks, order := g.keysN(3), pick(g, []PopOrder{PopMin, PopMax})
+	args := cat(cat([]string{"ZMPOP", strconv.Itoa(len(ks))}, ks...), order.String())
 	count := int64(1)
 	if g.r.IntN(2) == 0 {
 		count = pick(g, []int64{-1, 0, 1, 2, huge})
@@ -401,7 +401,7 @@ func (g *gen) bzpop() op {
 		}}
 	}
 	order, count := pick(g, []PopOrder{PopMin, PopMax}), pick(g, []int64{1, 2, huge})
-	args := cat(cat([]string{"BZMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), string(order), "COUNT", i64(count))
+	args := cat(cat([]string{"BZMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), order.String(), "COUNT", i64(count))
 	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
 		return mpopReply(c.BZMPop(ctx, 10*time.Millisecond, order, count, ks...))
 	}}

@@ -80,7 +80,9 @@ func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]
 // costs 1 read unit.
 //
 // [DEL]: https://redis.io/docs/latest/commands/del/
-func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
+func (c *Client) Del(ctx context.Context, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "Del")
+	defer traced.end(&err)
 	if err := checkKeyList("DEL", keys); err != nil {
 		return 0, err
 	}
@@ -167,7 +169,9 @@ func (c *Client) drop(ctx context.Context, key string, m model.Meta) (deleted, c
 // (0.5 when eventually consistent).
 //
 // [EXISTS]: https://redis.io/docs/latest/commands/exists/
-func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
+func (c *Client) Exists(ctx context.Context, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "Exists")
+	defer traced.end(&err)
 	if err := checkKeyList("EXISTS", keys); err != nil {
 		return 0, err
 	}
@@ -193,7 +197,9 @@ func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
 // Cost: one GetItem, 1 read unit (0.5 when eventually consistent).
 //
 // [TYPE]: https://redis.io/docs/latest/commands/type/
-func (c *Client) Type(ctx context.Context, key string) (string, error) {
+func (c *Client) Type(ctx context.Context, key string) (_ string, err error) {
+	ctx, traced := c.command(ctx, "Type")
+	defer traced.end(&err)
 	if err := checkKey("TYPE", key); err != nil {
 		return "", err
 	}

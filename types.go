@@ -66,8 +66,11 @@ type ZStore struct {
 	Aggregate Aggregate
 }
 
-// PopOrder says which end of a sorted set ZMPop and BZMPop pop from.
-type PopOrder string
+// PopOrder says which end of a sorted set ZMPop, BZMPop, ZMove and BZMove
+// take from: PopMin or PopMax (Redis's MIN and MAX). It is not a string,
+// so that a key cannot be passed where the order goes; its zero value is
+// no order (ZMoveArgs with ByScore), which ZMPop refuses (ErrSyntax).
+type PopOrder uint8
 
 // ZWithKey is a member popped by BZPopMin or BZPopMax with the key it came from.
 type ZWithKey struct {
@@ -75,11 +78,24 @@ type ZWithKey struct {
 	Key string
 }
 
-// The ends of a sorted set (Redis's MIN and MAX; the case does not matter).
+// The ends of a sorted set (Redis's MIN and MAX).
 const (
-	PopMin PopOrder = "MIN"
-	PopMax PopOrder = "MAX"
+	PopMin PopOrder = iota + 1
+	PopMax
 )
+
+// String is the order as Redis names it: "MIN", "MAX" ("" for none).
+func (o PopOrder) String() string {
+	switch o {
+	case PopMin:
+		return "MIN"
+	case PopMax:
+		return "MAX"
+	case 0:
+		return ""
+	}
+	return "PopOrder(" + strconv.Itoa(int(o)) + ")"
+}
 
 // ZMoveArgs selects the members ZMove and BZMove move: the Count lowest
 // (Order PopMin, Redis's MIN) or highest (PopMax, MAX) scores, or with

@@ -29,7 +29,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -122,7 +121,7 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 		end = PopMax
 	}
 	op := blockOp{
-		kind: "move\x00" + string(end) + "\x00" + destination,
+		kind: "move\x00" + end.String() + "\x00" + destination,
 		take: func(ctx context.Context, key string, n int64) ([]Z, error) {
 			s := sel
 			s.Count = n
@@ -223,8 +222,8 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel,
 		return sel, argError(cmd, "count", strconv.FormatInt(args.Count, 10), ErrOutOfRange)
 	}
 	if args.ByScore {
-		if args.Order != "" {
-			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+		if args.Order != 0 {
+			return sel, argError(cmd, "order", args.Order.String(), ErrSyntax)
 		}
 		var err error
 		if sel.Lo, sel.Hi, sel.Empty, err = parseScoreRange(cmd, args.Min, args.Max); err != nil {
@@ -235,12 +234,12 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel,
 			sel.Count = -1
 		}
 	} else {
-		switch strings.ToUpper(string(args.Order)) {
-		case string(PopMin):
-		case string(PopMax):
+		switch args.Order {
+		case PopMin:
+		case PopMax:
 			sel.Rev = true
 		default:
-			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+			return sel, argError(cmd, "order", args.Order.String(), ErrSyntax)
 		}
 		if sel.Count == 0 {
 			sel.Count = 1

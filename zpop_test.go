@@ -22,7 +22,7 @@ func TestZMPop(t *testing.T) {
 	require.Empty(t, zs, "every key missing: nil")
 	require.Equal(t, "", key)
 
-	key, zs, err = c.ZMPop(ctx, "max", 2, none, a, b)
+	key, zs, err = c.ZMPop(ctx, PopMax, 2, none, a, b)
 	require.NoError(t, err)
 	require.Equal(t, b, key)
 	require.Equal(t, []Z{{3, "z"}, {2, "y"}}, zs)
