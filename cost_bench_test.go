@@ -26,7 +26,13 @@ package redimo
 //     SISMEMBER, 10% SCARD;
 //   - expiring: members with an expiry of their own (who is online: 20
 //     sets, 5,000 users): 70% SADDEX of 10 minutes (new or refreshed), 20%
-//     SISMEMBER, 10% SCARD.
+//     SISMEMBER, 10% SCARD;
+//   - queue: a job queue (issue 34; 10 queues): 50% ZADD of a job scored by
+//     its time, 50% BZPOPMIN of one with a 20 ms timeout (its waiting
+//     reads included); a job is one of each, so $ per million jobs is
+//     twice the per-command figure. The plain client counts a PutItem
+//     for each (a pop's DeleteItem costs as much; the Query that finds
+//     the job is not counted).
 //
 // It prints the table BENCHMARKS.md and docs/costs.md show:
 //
@@ -159,6 +165,15 @@ var costMixes = []costMix{
 			_, err := c.SCard(ctx, k)
 			return false, k, m, err
 		}
+	}},
+	{"queue", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
+		k, m := key(fmt.Sprintf("queue%d", rng.IntN(10))), fmt.Sprintf("job%016x", rng.Uint64())
+		if rng.IntN(2) == 0 {
+			_, err := c.ZAdd(ctx, k, Z{Score: float64(time.Now().UnixMicro()), Member: m})
+			return true, k, m, err
+		}
+		_, _, err := c.BZPopMin(ctx, 20*time.Millisecond, k)
+		return true, k, m, err
 	}},
 }
 
