@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // SAdd adds members to the set at key, creating it when missing, and returns
@@ -388,6 +389,7 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 func (c *Client) SPopN(ctx context.Context, key string, count int64) (_ []string, err error) {
 	ctx, traced := c.command(ctx, "SPopN")
 	defer traced.end(&err)
+	ctx = store.KeepOutcome(ctx) // it returns what it removes
 	if err := checkKey("SPOP", key); err != nil {
 		return nil, err
 	}

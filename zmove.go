@@ -33,6 +33,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // ZMove moves members, with their scores, from the sorted set at source to
@@ -272,6 +273,7 @@ type moveCand struct {
 // With others, a source of another type is a missing one (a blocked
 // move's later tries).
 func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel model.MoveSel, others bool) ([]Z, error) {
+	ctx = store.KeepOutcome(ctx) // it returns what it moves
 	if source == destination {
 		return nil, c.sameKey(ctx, cmd, source)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // ZAdd adds members with their scores, or updates the scores of members
@@ -341,6 +342,7 @@ func popCount(cmd string, count []int64) (int64, error) {
 }
 
 func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
+	ctx = store.KeepOutcome(ctx) // it returns what it removes
 	if err := checkKey(cmd, key); err != nil {
 		return nil, err
 	}
