@@ -269,6 +269,13 @@ func JournalKey(sk []byte) string {
 	return hex.EncodeToString(h[:12])
 }
 
+// IsJournalKey reports whether name is a JournalKey: a name inside a
+// build's journal, not an attribute of an item.
+func IsJournalKey(name string) bool {
+	_, err := hex.DecodeString(name)
+	return len(name) == 24 && err == nil
+}
+
 // letters is i in base 26, in letters (placeholders are letters only).
 func letters(i int) string {
 	s := string(rune('a' + i%26))
