@@ -53,19 +53,21 @@ package redimo
 //
 // Building. Keys start unranked. The metadata action of a writer that
 // believes a sorted set unranked and adds d members requires that the key
-// stays under model.RankMin members (rankGuard); the write that would take it
-// to model.RankMin fails that condition, builds its count items (rankBuild:
-// read the metadata item and every index value, about model.RankMin of them,
-// then write ranges of model.RankMax/2 members in transactions of 99 count
-// items, each on condition that the metadata item's version token and
-// count did not change, the last one setting rk), and writes again,
-// ranked. So reads never write: ZRANK and the other rank reads of an
-// unranked key count (O(rank)), never a wrong answer. A key with an
-// expiry or with member expiries is not built (its writes do not carry
-// the minimum); nor is one that grows inside EXEC (rank_exec.go) or one
-// whose build lost a race (group.model.NoBuild): the next write that adds a
-// member builds it. Keys made bigger than model.RankMin before redimo kept
-// count items on write are built by their next such write.
+// stays under model.RankMin members (rankGuard); the write that would take
+// it to model.RankMin fails that condition, builds its count items
+// (rankBuild, rank_build.go: a claim that marks the key being built, then a
+// finish that counts from one read of the index values and the writers'
+// journal, neither conditioned on the members' writes, so writes to the
+// key cannot cancel it), and writes again, ranked. While a build runs,
+// writers keep its count items and journal their members; the build's
+// token (rb) on the metadata item says so. So reads never write: ZRANK
+// and the other rank reads of an unranked key count (O(rank)), never a
+// wrong answer. A key with an expiry or with member expiries is not built
+// (its writes do not carry the minimum); nor is one that grows inside EXEC
+// (rank_exec.go) or one whose build was cancelled (group.model.NoBuild):
+// the next write that adds a member builds it. Keys made bigger than
+// model.RankMin before redimo kept count items on write are built by their
+// next such write.
 //
 // Count items of a key that is deleted go after it (rankDrop: DEL,
 // RENAME's source, a purge); any left behind (a deletion cut short, a key
