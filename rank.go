@@ -476,8 +476,9 @@ func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool
 
 // rankDrop deletes the count items of a key that was deleted (DEL,
 // RENAME's source, a purge), as Redis frees all a deleted key holds. Each
-// delete requires the count item as read (cv) and the key not ranked
-// (no rk, or no metadata item): a key written and built again meanwhile
+// delete requires the count item as read (cv) and the key neither ranked
+// nor being built (no rk and no rb, or no metadata item): a key written
+// and built again meanwhile
 // keeps its new count items, and a transaction cancelled so is left
 // alone (the next build replaces what stays).
 //

@@ -154,3 +154,23 @@ func TestRankBuildUnderBusyWriters(t *testing.T) {
 	}
 	checkStoredCounts(t, p)
 }
+
+// A transaction's metadata action journals every member it writes to a
+// key being built (rankGuard): with the most writes a transaction holds
+// (98, and a count item), a long key and every other clause a write can
+// carry, its update expression stays within DynamoDB's 4 KB.
+func TestRankJournalFitsAnExpression(t *testing.T) {
+	c := NewClient(&counter{}, func(o *Options) { o.TableName = testTable })
+	key := strings.Repeat("k", model.InlineKeyLen+10)
+	g := &model.Group{Key: key, Typ: model.TypeZSet, Rank: &model.RankBelief{Build: []byte("token"), Ranges: []model.RankRange{{Lo: []byte{}}}}}
+	for i := range model.MaxTxItems - 2 {
+		m := fmt.Sprintf("member%03d", i)
+		g.Writes = append(g.Writes, c.putMember(key, model.TypeZSet, m, model.ZsetIX(float64(i), m)))
+	}
+	u := c.metaAction(g).Update
+	require.NotNil(t, u)
+	t.Logf("%d writes: update expression %d bytes, condition %d", len(g.Writes), len(aws.ToString(u.UpdateExpression)), len(aws.ToString(u.ConditionExpression)))
+	require.LessOrEqual(t, len(aws.ToString(u.UpdateExpression)), 4096)
+	require.LessOrEqual(t, len(aws.ToString(u.ConditionExpression)), 4096)
+	require.Contains(t, aws.ToString(u.UpdateExpression), "if_not_exists(#j.#j")
+}

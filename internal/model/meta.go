@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,7 +44,7 @@ var metaNames = map[string]string{
 	"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#xt": AttrExpTok,
 	"#v": AttrVer, "#mn": AttrMemTTL, "#rk": AttrRanked, "#ks": AttrKS, "#kh": AttrKH, "#kk": AttrKey,
 	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#wo": AttrWriteTokOld,
-	"#rb": AttrBuild, "#rj": AttrJourn,
+	"#rb": AttrBuild, "#j": AttrJourn,
 }
 
 var (
@@ -229,14 +228,14 @@ func (m *MetaWrite) RemoveRanked() *MetaWrite {
 // progress: its token tok and an empty journal (rank.go).
 func (m *MetaWrite) StartBuild(tok []byte) *MetaWrite {
 	m.values[":rj"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
-	m.sets = append(m.sets, "#rj = :rj")
+	m.sets = append(m.sets, "#j = :rj")
 	return m.set("#rb = :rbt", ":rbt", Bin(tok))
 }
 
 // RemoveBuild ends (or cancels) the build in progress: its token and
 // journal go.
 func (m *MetaWrite) RemoveBuild() *MetaWrite {
-	m.removes = append(m.removes, "#rb", "#rj")
+	m.removes = append(m.removes, "#rb", "#j")
 	return m
 }
 
@@ -249,13 +248,15 @@ func (m *MetaWrite) Journal(entries map[string]int) *MetaWrite {
 	if m.names == nil {
 		m.names = map[string]string{}
 	}
+	// Short placeholders: a transaction's 98 entries must fit, with the
+	// rest, in an update expression of 4 KB (TestRankJournalFitsAnExpression).
 	i := 0
 	for sk, r := range entries {
 		name := "#j" + letters(i)
 		m.names[name] = JournalKey([]byte(sk))
-		v := ":j" + strconv.Itoa(i)
+		v := ":j" + letters(r+1) // one value per range
 		m.values[v] = Num(int64(r))
-		m.sets = append(m.sets, "#rj."+name+" = if_not_exists(#rj."+name+", "+v+")")
+		m.sets = append(m.sets, "#j."+name+" = if_not_exists(#j."+name+", "+v+")")
 		i++
 	}
 	return m
