@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,4 +174,57 @@ func TestRankJournalFitsAnExpression(t *testing.T) {
 	require.LessOrEqual(t, len(aws.ToString(u.UpdateExpression)), 4096)
 	require.LessOrEqual(t, len(aws.ToString(u.ConditionExpression)), 4096)
 	require.Contains(t, aws.ToString(u.UpdateExpression), "if_not_exists(#j.#j")
+}
+
+// TestRankBuildUnderFaults: the same busy key (re-scored by two Clients,
+// crossed by a third) with every Client's transport injecting a fault
+// mode into 20% of requests (the everyday suite: one mode, by the seed).
+// A build whose requests fail is finished by a later write that adds a
+// member: after the adder's writes the key is ranked, and its count items
+// are exact. A ZADD that fails is sent again (adding a member twice
+// changes nothing).
+func TestRankBuildUnderFaults(t *testing.T) {
+	needDB(t)
+	const minimum = 30
+	for _, mode := range faultModes(t, dropResponse, appliedThen5, serverError, throttling, conflicts, slow) {
+		t.Run(string(mode), func(t *testing.T) {
+			client := func() *Client {
+				c := faultyClient(t, &faulty{next: http.DefaultTransport, mode: mode, share: 0.2})
+				c.ranks.max, c.ranks.min = 10, minimum
+				return c
+			}
+			adder, a, b := client(), client(), client()
+			clean := cleanClient(t)
+			ctx := context.Background()
+			k := t.Name() + ":" + randomHex(3) + ":board"
+			var zs []Z
+			for i := range minimum - 1 {
+				zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("m%04d", i)})
+			}
+			_, err := clean.ZAdd(ctx, k, zs...)
+			require.NoError(t, err)
+			var writes atomic.Int64
+			stop := busyRescorers(t, []*Client{a, b}, k, minimum-1, &writes)
+			defer stop()
+			for writes.Load() < 5 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			adds := 6
+			for i := range adds {
+				for try := 0; ; try++ {
+					_, err := adder.ZAdd(ctx, k, Z{Score: 0.5, Member: fmt.Sprintf("new%02d", i)})
+					if err == nil {
+						break
+					}
+					require.Less(t, try, 5, "ZADD: %v", err)
+				}
+			}
+			stop()
+			require.False(t, t.Failed())
+			require.Positive(t, checkRankItems(t, clean, k), "ranked by the adder's writes, exact count items")
+			n, err := clean.ZCard(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, minimum-1+adds, n)
+		})
+	}
 }
