@@ -243,3 +243,27 @@ func TestNoKeyIndexTableServesCommands(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoKeyIndex, "SCAN names the fix, not the SDK's bare missing-index error")
 	require.Contains(t, err.Error(), "update-table")
 }
+
+// TestReadsCheckTable (issue 33, 4): a read on a table with another key
+// schema is refused as writes are (ErrTableMismatch), not with DynamoDB's
+// raw "Type mismatch for key".
+func TestReadsCheckTable(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	s := types.ScalarAttributeTypeS
+	name := rawTable(t, "redimo_strkeys_", &dynamodb.CreateTableInput{
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: s}, {AttributeName: aws.String("sk"), AttributeType: s}},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+	})
+	c := NewClient(testDB, func(o *Options) { o.TableName = name })
+	_, err := c.SCard(ctx, "k")
+	require.ErrorIs(t, err, ErrTableMismatch)
+	require.NotContains(t, err.Error(), "Type mismatch")
+	_, err = c.SMembers(ctx, "k")
+	require.ErrorIs(t, err, ErrTableMismatch)
+	_, err = c.SIsMember(ctx, "k", "a")
+	require.ErrorIs(t, err, ErrTableMismatch)
+}

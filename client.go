@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DynamoDBAPI is the set of DynamoDB operations redimo calls. A
@@ -129,6 +131,15 @@ type Options struct {
 	// put in it). Setting it makes every request ask for
 	// ReturnConsumedCapacity INDEXES, which costs nothing. Default nil.
 	Metrics func(ctx context.Context, r Request)
+	// TracerProvider, when set, traces the client with OpenTelemetry: a
+	// span per command (named after the method: "SAdd"), and beneath it a
+	// span per DynamoDB request ("DynamoDB.TransactWriteItems") with the
+	// capacity DynamoDB reported, the cost model's units (as Metrics
+	// reports them), the SDK's attempts and the error. Spans are children
+	// of the span in the command's ctx. Setting it makes every request ask
+	// for ReturnConsumedCapacity INDEXES, as Metrics does. Default nil: no
+	// spans, and nothing measurable spent on them (tracing_test.go).
+	TracerProvider trace.TracerProvider
 	// MaxPollInterval is the longest delay between two reads of a blocking
 	// pop (BZPopMin, BZMPop) waiting for members that no write of this
 	// Client added: the latency of seeing another process's write, traded
@@ -152,6 +163,9 @@ type Client struct {
 	// its commands read the transaction's snapshot and write into it,
 	// and its store refuses every request. nil for a Client.
 	tx *Pipeline
+	// tracer makes the spans of Options.TracerProvider (tracing.go); nil
+	// without one.
+	tracer trace.Tracer
 }
 
 // shared is the state of a Client that its transactions share.
@@ -164,6 +178,11 @@ type shared struct {
 	// bigSets are the sets this Client last saw made of member items,
 	// whose writes skip the single-item attempt of a small set (smallset.go).
 	bigSets keyCache[struct{}]
+	// lanes are the writer lanes of this Client's single-item writes in
+	// flight, and staleTokens the stale tokens it saw on keys, which its
+	// next write of the key removes (smallset.go).
+	lanes       lanes
+	staleTokens keyCache[[]string]
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -204,8 +223,11 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions < 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName)}}
-	c.st = c.storeOver(&api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics})
+	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName), lanes: lanes{writer: model.NewWriterID()}}}
+	if o.TracerProvider != nil {
+		c.tracer = o.TracerProvider.Tracer(tracerName)
+	}
+	c.st = c.storeOver(&api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics, tracer: c.tracer})
 	c.st.DB.(*api).indexes = model.IndexShapes(c.schema())
 	c.st.Guard = c.tableReady
 	if !o.DisableWriteCombining {
@@ -287,7 +309,9 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // table that cannot serve commands before writing anything.)
 //
 // Cost: one DescribeTable (no capacity units).
-func (c *Client) CheckTable(ctx context.Context) error {
+func (c *Client) CheckTable(ctx context.Context) (err error) {
+	ctx, traced := c.command(ctx, "CheckTable")
+	defer traced.end(&err)
 	desc, err := c.st.DescribeTable(ctx)
 	if err != nil {
 		return wrap("CheckTable", err)
@@ -302,7 +326,9 @@ func (c *Client) CheckTable(ctx context.Context) error {
 //
 // Cost: one DescribeTable, plus CreateTable and DescribeTable polls when the
 // table is new.
-func (c *Client) CreateTable(ctx context.Context) error {
+func (c *Client) CreateTable(ctx context.Context) (err error) {
+	ctx, traced := c.command(ctx, "CreateTable")
+	defer traced.end(&err)
 	desc, err := c.st.DescribeTable(ctx)
 	switch {
 	case err == nil:
@@ -319,7 +345,38 @@ func (c *Client) CreateTable(ctx context.Context) error {
 		c.caps.set(true)
 		c.markFit()
 	}
-	return wrap("CreateTable", c.st.WaitActive(ctx))
+	if err := c.st.WaitActive(ctx); err != nil {
+		return wrap("CreateTable", err)
+	}
+	return wrap("CreateTable", c.enableGC(ctx))
+}
+
+// ttlAPI is the part of DynamoDB's client that turns TTL on; a db given
+// to NewClient that lacks it (DynamoDBAPI does not require it) leaves TTL
+// as it is.
+type ttlAPI interface {
+	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// enableGC turns DynamoDB's TTL on for model.AttrGC, by which the items
+// kept only for their write tokens go once those are stale (smallset.go);
+// a table whose TTL is on already (for this attribute or another) is left
+// as it is.
+func (c *Client) enableGC(ctx context.Context) error {
+	a, ok := c.st.DB.(*api)
+	if !ok {
+		return nil
+	}
+	db, ok := a.db.(ttlAPI)
+	if !ok {
+		return nil
+	}
+	_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: c.st.Table(),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(model.AttrGC), Enabled: aws.Bool(true)}})
+	if err != nil && strings.Contains(err.Error(), "TimeToLive is already enabled") {
+		return nil
+	}
+	return err
 }
 
 func (c *Client) checkSchema(t *types.TableDescription) error {

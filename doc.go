@@ -87,8 +87,13 @@
 //	sm, sb     BS, N metadata item of a small set (at most 99 members within
 //	                 about 640 bytes): its members and their bytes; such a
 //	                 set has no member items (smallset.go)
-//	wt, wo     BS    metadata item: tokens of the last single-item writes of
-//	                 a small set, by which a resent write knows itself
+//	wt, w.*    N, B  metadata item: wt (1) marks an item holding write
+//	                 tokens; w.<writer><lane> is one writer lane's last
+//	                 single-item write token, by which a resent write knows
+//	                 itself (smallset.go)
+//	gc         N     metadata item of a deleted key kept for its write
+//	                 tokens: Unix seconds after which DynamoDB's TTL may
+//	                 delete it
 //	sh         N     a ShardedSet's record (pk 'h' + key, sk 0x00): shard count
 //	at, cl     N, S  a RateLimiter slot (pk 'r' + key, sk the 2-byte slot):
 //	                 time of its last allowance, token of its claimer

@@ -214,7 +214,9 @@ type Pipeline struct {
 // only read). An empty transaction sends nothing.
 //
 // [MULTI]: https://redis.io/docs/latest/commands/multi/
-func (c *Client) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error {
+func (c *Client) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) (err error) {
+	ctx, traced := c.command(ctx, "TxPipelined")
+	defer traced.end(&err)
 	return c.runTx(ctx, nil, func(p *Pipeline) error { return fn(p) })
 }
 
@@ -234,7 +236,9 @@ type Tx struct {
 // transaction, so a write landing just before the commit is detected.
 //
 // Cost: as Client.TxPipelined; each watched key is touched (one action).
-func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error {
+func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) (err error) {
+	ctx, traced := tx.Client.command(ctx, "TxPipelined")
+	defer traced.end(&err)
 	return tx.runTx(ctx, tx.watch, func(p *Pipeline) error { return fn(p) })
 }
 
@@ -249,7 +253,9 @@ func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error
 // Cost: one BatchGetItem per 100 keys (1 read unit per key), plus fn's.
 //
 // [WATCH]: https://redis.io/docs/latest/commands/watch/
-func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...string) error {
+func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...string) (err error) {
+	ctx, traced := c.command(ctx, "Watch")
+	defer traced.end(&err)
 	w, err := c.WatchKeys(ctx, keys...)
 	if err != nil {
 		return err
@@ -260,7 +266,9 @@ func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...strin
 // ExecWatched runs fn as TxPipelined, conditioned on w's keys (nil: none)
 // as Tx.TxPipelined: the transaction of Redis's EXEC after WATCH, which
 // redimo-server runs. fn receives a *Pipeline.
-func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
+func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline) error) (err error) {
+	ctx, traced := c.command(ctx, "ExecWatched")
+	defer traced.end(&err)
 	return c.runTx(ctx, w, fn)
 }
 
@@ -717,7 +725,7 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 	case !changed, k.Typ == model.TypeNone && k.Raw == nil:
 		return m.Action(p.base.st.Table()) // a check
 	case k.Typ == model.TypeNone:
-		return m.Delete().Action(p.base.st.Table())
+		return m.DeleteKey(model.HasTokens(k.Raw), time.Now().UnixMilli()).Action(p.base.st.Table())
 	}
 	m.SetType(k.Typ).SetCard(k.Card).NewVersion()
 	if k.ExpSet || k.Exp != k.Orig.Exp {

@@ -56,6 +56,9 @@ func (a attrChecker) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func declared(name string) bool {
+	if strings.HasPrefix(name, model.AttrLanePrefix) { // w.<writer><lane>
+		return true
+	}
 	for _, a := range model.Attributes {
 		if a.Name == name {
 			return true

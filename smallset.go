@@ -40,22 +40,23 @@ package redimo
 // Lost responses. The SDK resends a request whose answer was lost (a
 // dropped connection, a 500 after the write applied); a resent single-item
 // write would be judged against its own effect. Every write therefore
-// adds a random 8-byte token to the item (wt) and requires the token to be
-// absent: a resend of an applied write fails, and the item it returns holds
-// the token, so the command knows its write applied. The last
-// 2·model.SmallTokens (32) tokens are kept (wt, and wo for the previous
-// ones: when wt is full the next write moves it to wo); a resend is
-// recognised as long as fewer than model.SmallTokens other writes to the
-// key came between (the bound keeps the item within 1 KB; beyond it a
-// resend could apply twice). For the same reason the write of SREM or
-// SPOP that empties a small set leaves its item with the tokens alone:
-// the key is missing and out of the key index, and a resend that meets
-// the item still finds its token; the next SADD fills the item again.
-// Such an empty item costs storage only (about 300 bytes); DEL, FLUSHDB
-// and the purge of an expired key delete the item (a one-action
-// TransactWriteItems, whose ClientRequestToken makes its own resend
-// harmless; a concurrent single-item write resent after it then finds no
-// token).
+// stores a fresh token in the attribute of its writer lane and requires
+// the token absent (model.WriteToken): a resend of an applied write
+// fails, and the item it returns holds the token, so the command knows
+// its write applied and replies as that write did. A lane is one write
+// in flight of one Client on one key (lanes, below): its attribute
+// changes only with the lane's next write, sent once this one is
+// settled, so the token stays whatever other writers do meanwhile
+// (there is no window of N writes); the conversion keeps the tokens,
+// and so does every deletion of an item that holds any (the write that
+// empties a small set, DEL, FLUSHDB, purges: model.DeleteKey leaves the
+// item with its tokens alone). A token is resent for at most half of
+// model.TokenHorizon (an hour); after that, any writer that sees it
+// removes it with its own next write of the key (staleTokens), and an
+// item left with nothing but tokens carries the time DynamoDB's TTL may
+// delete it (gc; CreateTable turns TTL on). Each write returns the item
+// as it left it (ReturnValues ALL_NEW, at no cost in capacity), which
+// shows the stale tokens.
 //
 // Conversion. A write that would take the set past the threshold first
 // converts it: one TransactWriteItems writes every member as a member item
@@ -77,13 +78,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // smallFit reports whether a small set of key holding have can also
@@ -121,7 +127,7 @@ func (c *Client) smallRun(ctx context.Context, key string, st smallState, plan f
 		if step, err = plan(st); err != nil || step.done || step.fallback {
 			return true, err
 		}
-		old, err := c.smallUpdate(ctx, step.write, st.raw, !step.empties)
+		old, err := c.smallUpdate(ctx, key, step.write, !step.empties)
 		switch {
 		case errors.Is(err, errApplied):
 			return true, nil
@@ -137,33 +143,92 @@ func (c *Client) smallRun(ctx context.Context, key string, st smallState, plan f
 // errApplied: the write applied (smallUpdate, smallDelete).
 var errApplied = errors.New("applied")
 
-// smallUpdate sends w as one UpdateItem carrying a write token (old: the
-// item as last seen, nil when unknown) and, with version, a new version
-// token. It returns errApplied when the
-// write applied (also when a resend found its own token), else the item
-// as the refusal showed it.
-func (c *Client) smallUpdate(ctx context.Context, w *model.MetaWrite, old model.Item, version bool) (model.Item, error) {
+// smallUpdate sends w as one UpdateItem carrying a write token in one of
+// this Client's writer lanes (model.WriteToken) and, with version, a new
+// version token. It returns errApplied when the write applied (also when
+// a resend found its own token), else the item as the refusal showed it.
+func (c *Client) smallUpdate(ctx context.Context, key string, w *model.MetaWrite, version bool) (model.Item, error) {
 	if version {
 		w.NewVersion()
 	}
-	tok := w.WriteToken(old)
+	// Its resends too go on when ctx ends (store.Detached): only an
+	// answer tells whether the write applied.
+	ctx, cancel, err := store.Detached(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	lane, release := c.lanes.take(key)
+	defer release()
+	prune, _ := c.staleTokens.get(key)
+	first := time.Now()
+	tok := w.WriteToken(lane, prune, first.UnixMilli())
 	in := w.Update(c.st.Table())
+	in.ReturnValues = types.ReturnValueAllNew
 	var now model.Item
-	err := c.st.RetryConflicts(ctx, func() error {
-		_, err := c.st.UpdateItem(ctx, in)
+	err = c.st.RetryConflicts(ctx, func() error {
+		if time.Since(first) > model.TokenHorizon/2 {
+			return fmt.Errorf("redimo: no answer to a write of %q within %v: it may or may not have applied", key, model.TokenHorizon/2)
+		}
+		out, err := c.st.UpdateItem(ctx, in)
 		var failed *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
+			c.noteTokens(key, out.Attributes, lane)
 			return errApplied
-		case errors.As(err, &failed) && model.HoldsToken(failed.Item, tok):
+		case errors.As(err, &failed) && model.HoldsToken(failed.Item, lane, tok):
+			c.noteTokens(key, failed.Item, lane)
 			return errApplied // a resend of the write that applied
 		case errors.As(err, &failed):
+			c.noteTokens(key, failed.Item, "")
 			now = failed.Item
 			return nil
 		}
 		return err
 	})
 	return now, err
+}
+
+// noteTokens records the stale write tokens it (key's metadata item, as a
+// write left it or a refusal showed it) holds, for this Client's next
+// write of key to remove; with pruned, the write that removed the last
+// ones applied.
+func (c *Client) noteTokens(key string, it model.Item, pruned string) {
+	stale := model.StaleTokens(it, time.Now().UnixMilli())
+	switch {
+	case len(stale) > 0:
+		c.staleTokens.note(key, stale)
+	case pruned != "" || it != nil:
+		c.staleTokens.forget(key)
+	}
+}
+
+// lanes are a Client's writer lanes: lane i of key is taken by one
+// single-item write at a time, so that its token attribute
+// (model.LaneAttr) changes only when that write is settled.
+type lanes struct {
+	writer string // the Client's random id
+	mu     sync.Mutex
+	busy   map[string]uint64 // key → the lanes in use (bit i: lane i)
+}
+
+// take takes the lowest free lane of key, and returns its attribute and
+// the function that frees it.
+func (l *lanes) take(key string) (attr string, release func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.busy == nil {
+		l.busy = map[string]uint64{}
+	}
+	i := bits.TrailingZeros64(^l.busy[key])
+	l.busy[key] |= 1 << i
+	return model.LaneAttr(l.writer, i), func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.busy[key] &^= 1 << i; l.busy[key] == 0 {
+			delete(l.busy, key)
+		}
+	}
 }
 
 // smallClassify says what a metadata item (as a refusal showed it) is for
@@ -234,7 +299,7 @@ func (c *Client) smallRemoval(key string, members []string, st smallState) small
 	k := int64(len(members))
 	w := model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).RequirePresentMembers(members)
 	if st.known && len(members) == len(st.members) {
-		return smallStep{write: w.RequireCard("=", k).Tombstone(), empties: true, n: k, members: members}
+		return smallStep{write: w.RequireCard("=", k).Tombstone(time.Now().UnixMilli()), empties: true, n: k, members: members}
 	}
 	return smallStep{write: w.RequireCard(">", k).RemoveSmall(members), n: k, members: members}
 }
@@ -429,12 +494,13 @@ func smallItems(key string, members []string) []model.Item {
 	return out
 }
 
-// smallDel is DEL of a small set: one TransactWriteItems deleting its
-// metadata item while it is a live small set (its ClientRequestToken
-// makes a resend harmless). handled is false when it is (now) not one
-// (missing, expired or converted meanwhile).
+// smallDel is DEL of a small set: one TransactWriteItems emptying its
+// metadata item while it is a live small set, which keeps its write
+// tokens (model.Tombstone; its ClientRequestToken makes a resend
+// harmless). handled is false when it is (now) not one (missing, expired
+// or converted meanwhile).
 func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled bool, err error) {
-	err = c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Delete().Action(c.st.Table())})
+	err = c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Tombstone(time.Now().UnixMilli()).Action(c.st.Table())})
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) {
 		return false, false, nil
@@ -442,9 +508,10 @@ func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled boo
 	return err == nil, true, err
 }
 
-// smallPurge deletes the metadata item of an expired small set (its only
-// item), while it still holds the expiry exp or the purge mark.
+// smallPurge empties the metadata item of an expired small set (its only
+// item; its write tokens stay: model.Tombstone), while it still holds the
+// expiry exp or the purge mark.
 func (c *Client) smallPurge(ctx context.Context, key string, exp int64) error {
-	err := c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Delete().Action(c.st.Table())})
+	err := c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Tombstone(time.Now().UnixMilli()).Action(c.st.Table())})
 	return model.IgnoreCancelled(err)
 }

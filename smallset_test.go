@@ -1,16 +1,25 @@
 package redimo
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
@@ -558,4 +567,229 @@ func TestSmallSetFaults(t *testing.T) {
 			checkStoredCounts(t, p)
 		})
 	}
+}
+
+// holdResend drops the response to the first UpdateItem of the partition
+// it watches (applied by the server, lost on the way back) and holds the
+// SDK's resend of it until release is closed: a resend that arrives after
+// whatever the test does in between.
+type holdResend struct {
+	next     http.RoundTripper
+	pk       string // the watched partition key, base64 as in the request
+	n        atomic.Int32
+	dropped  chan struct{}
+	released chan struct{}
+}
+
+func (h *holdResend) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".UpdateItem") && r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"`+h.pk+`"`)) {
+			switch h.n.Add(1) {
+			case 1:
+				resp, err := h.next.RoundTrip(r)
+				if err != nil {
+					return nil, err
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				close(h.dropped)
+				return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+			case 2:
+				<-h.released
+			}
+		}
+	}
+	return h.next.RoundTrip(r)
+}
+
+// TestSmallSetResend (issue 33, 1): a small-set write whose response was
+// lost, resent after another Client deleted the key, purged it, flushed
+// the database, converted the set, undid the write or wrote the key 100+
+// times, applies once and replies as its one application did.
+func TestSmallSetResend(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	type scenario struct {
+		name    string
+		setup   []string                                // the set before the write
+		rem     bool                                    // the write is SREM of "m", else SADD
+		pop     bool                                    // the write is SPOP of one member ("m")
+		db      int                                     // the database of both Clients
+		between func(t *testing.T, c *Client, k string) // another Client, while the resend is held
+		want    []string                                // the set afterwards (nil: missing)
+	}
+	// writes makes n writes of k (n/2 members added, then removed).
+	writes := func(c *Client, k string, n int) error {
+		for i := range n {
+			var err error
+			if m := fmt.Sprint("x", i/2%7); i%2 == 0 {
+				_, err = c.SAdd(ctx, k, m)
+			} else {
+				_, err = c.SRem(ctx, k, m)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	scenarios := []scenario{
+		{name: "DEL", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			n, err := c.Del(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n)
+		}},
+		{name: "DEL then SADD", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.Del(ctx, k)
+			require.NoError(t, err)
+			_, err = c.SAdd(ctx, k, "b")
+			require.NoError(t, err)
+		}, want: []string{"b"}},
+		{name: "120 writes", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			require.NoError(t, writes(c, k, 120))
+		}, want: []string{"a", "m"}},
+		{name: "SREM then 120 writes", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			n, err := c.SRem(ctx, k, "m")
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n, "the lost write applied")
+			require.NoError(t, writes(c, k, 120))
+		}, want: []string{"a"}},
+		{name: "emptied", between: func(t *testing.T, c *Client, k string) {
+			_, err := c.SRem(ctx, k, "m")
+			require.NoError(t, err)
+		}},
+		{name: "purge", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.PExpire(ctx, k, time.Millisecond)
+			require.NoError(t, err)
+			time.Sleep(5 * time.Millisecond)
+			n, err := c.Del(ctx, k) // purges it: expired, it is not deleted
+			require.NoError(t, err)
+			require.Zero(t, n)
+		}},
+		{name: "FLUSHDB", setup: []string{"a"}, db: 13, between: func(t *testing.T, c *Client, k string) {
+			require.NoError(t, c.FlushDB(ctx))
+		}},
+		{name: "conversion", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.SAdd(ctx, k, numbered("big%03d", 100)...)
+			require.NoError(t, err)
+			small, _ := smallRaw(t, c, k)
+			require.False(t, small)
+		}, want: append([]string{"a", "m"}, numbered("big%03d", 100)...)},
+		{name: "conversion then DEL", setup: []string{"a"}, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.SAdd(ctx, k, numbered("big%03d", 100)...)
+			require.NoError(t, err)
+			_, err = c.Del(ctx, k)
+			require.NoError(t, err)
+		}},
+		{name: "SREM: re-added, 40 writes", setup: []string{"a", "m"}, rem: true, between: func(t *testing.T, c *Client, k string) {
+			n, err := c.SAdd(ctx, k, "m")
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n, "the lost SREM applied")
+			require.NoError(t, writes(c, k, 40))
+		}, want: []string{"a", "m"}},
+		{name: "SPOP emptying: re-created", setup: []string{"m"}, pop: true, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.SAdd(ctx, k, "m")
+			require.NoError(t, err)
+		}, want: []string{"m"}},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			k := t.Name() + ":" + randomHex(3)
+			pk := model.PkValue(k)
+			if sc.db > 0 {
+				pk[0] = byte(sc.db) // db.go
+			}
+			h := &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(pk),
+				dropped: make(chan struct{}), released: make(chan struct{})}
+			c, clean := faultyClient(t, h), cleanClient(t)
+			if sc.db > 0 {
+				var err error
+				c, err = c.WithDB(sc.db)
+				require.NoError(t, err)
+				clean, err = clean.WithDB(sc.db)
+				require.NoError(t, err)
+			}
+			if len(sc.setup) > 0 {
+				_, err := clean.SAdd(ctx, k, sc.setup...)
+				require.NoError(t, err)
+			}
+			var (
+				n    int64
+				err  error
+				done = make(chan struct{})
+			)
+			go func() {
+				defer close(done)
+				switch {
+				case sc.pop:
+					var ms []string
+					ms, err = c.SPopN(ctx, k, 1)
+					n = int64(len(ms))
+					if n == 1 && ms[0] != "m" {
+						err = fmt.Errorf("popped %q", ms[0])
+					}
+				case sc.rem:
+					n, err = c.SRem(ctx, k, "m")
+				default:
+					n, err = c.SAdd(ctx, k, "m")
+				}
+			}()
+			select {
+			case <-h.dropped:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the write's response was never dropped")
+			}
+			sc.between(t, clean, k)
+			close(h.released)
+			<-done
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n, "the reply of the write's one application")
+			require.GreaterOrEqual(t, h.n.Load(), int32(2), "the write was resent")
+			got, err := clean.SMembers(ctx, k)
+			require.NoError(t, err)
+			require.ElementsMatch(t, sc.want, got)
+			card, err := clean.SCard(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, len(sc.want), card)
+		})
+	}
+}
+
+// TestSmallSetStaleTokens: a token past model.TokenHorizon, which no
+// writer resends any more, is removed by the next write of a Client that
+// saw it (its write returned the item); fresh ones stay.
+func TestSmallSetStaleTokens(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	k := p + "s"
+	_, err := c.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	old := make([]byte, 16)
+	binary.BigEndian.PutUint64(old, uint64(time.Now().Add(-model.TokenHorizon-time.Minute).UnixMilli()))
+	fresh := make([]byte, 16)
+	binary.BigEndian.PutUint64(fresh, uint64(time.Now().UnixMilli()))
+	_, err = testDB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(testTable), Key: model.MetaKey(k),
+		UpdateExpression:          aws.String("SET #o = :o, #f = :f"),
+		ExpressionAttributeNames:  map[string]string{"#o": model.AttrLanePrefix + "gone0", "#f": model.AttrLanePrefix + "other0"},
+		ExpressionAttributeValues: model.Item{":o": model.Bin(old), ":f": model.Bin(fresh)}})
+	require.NoError(t, err)
+	raw := func() model.Item {
+		it, err := c.st.GetItem(ctx, model.MetaKey(k), nil, nil, nil)
+		require.NoError(t, err)
+		return it
+	}
+	_, err = c.SAdd(ctx, k, "b") // sees the stale token
+	require.NoError(t, err)
+	require.Contains(t, raw(), model.AttrLanePrefix+"gone0")
+	_, err = c.SAdd(ctx, k, "c") // removes it
+	require.NoError(t, err)
+	it := raw()
+	require.NotContains(t, it, model.AttrLanePrefix+"gone0")
+	require.Contains(t, it, model.AttrLanePrefix+"other0")
+	require.Contains(t, it, model.LaneAttr(c.lanes.writer, 0))
+	ms, err := c.SMembers(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, ms)
 }

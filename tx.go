@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -80,7 +81,7 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 				// it is a set of member items; deleted, its next SADD
 				// starts it small (smallset.go: knownBig).
 				if writes[i] == nil && owners[i].Typ == model.TypeSet && (a.Update != nil || a.Delete != nil) {
-					c.seenBig(owners[i].Key, a.Update != nil)
+					c.seenBig(owners[i].Key, !model.DeletesKey(a))
 				}
 			}
 			for _, g := range groups {
@@ -272,7 +273,7 @@ func (c *Client) metaAction(g *model.Group) types.TransactWriteItem {
 	case d > 0:
 		changes().RequireTypeOrAbsent(g.Typ).SetType(g.Typ).AddCard(d)
 	case d < 0 && g.Known && g.Now.Card == -d:
-		m.RequireType(g.Typ).RequireCard("=", -d).Delete()
+		m.RequireType(g.Typ).RequireCard("=", -d).DeleteKey(g.Now.Tokens, time.Now().UnixMilli())
 	case d < 0:
 		changes().RequireType(g.Typ).RequireCard(">", -d).AddCard(d)
 	case mutates:
@@ -354,12 +355,18 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	if err != nil {
 		return err
 	}
+	return c.reclaim(ctx, key, m)
+}
+
+// reclaim deletes the items of key, marked dead (model.DeadExp) by a purge
+// or a DEL, m as read before the mark: purge says how.
+func (c *Client) reclaim(ctx context.Context, key string, m model.Meta) error {
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
 		k := int64(len(batch))
 		guard := model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard(">=", k).AddCard(-k)
 		if final {
-			guard = model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard("=", k).Delete()
+			guard = model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard("=", k).DeleteKey(m.Tokens, time.Now().UnixMilli())
 		}
 		actions := append(batch, guard.Action(c.st.Table()))
 		batch = batch[:0]

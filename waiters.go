@@ -378,14 +378,7 @@ func (ws *waiters) deliver(ctx context.Context, q *keyQueue, b *batch, zs []Z, e
 			}
 		}
 	}
-	for _, w := range slices.Clone(q.ws) {
-		if len(zs) == 0 {
-			break
-		}
-		if w.state == waiting && w.op.kind == b.op.kind {
-			give(w)
-		}
-	}
+	zs = ws.giveWaiting(q, b.op.kind, zs)
 	ws.mu.Unlock()
 	if len(zs) > 0 {
 		// Nobody is left to take them. Should this write fail too (after
@@ -393,6 +386,37 @@ func (ws *waiters) deliver(ctx context.Context, q *keyQueue, b *batch, zs []Z, e
 		// DynamoDB between two requests of one command, as a ZPOPMIN whose
 		// reply never reaches its client.
 		_ = b.op.undo(ctx, q.key, zs)
+	}
+}
+
+// giveWaiting (ws.mu held) gives zs to q's waiting waiters of kind, first
+// come first served, each up to its count, and returns what none took.
+func (ws *waiters) giveWaiting(q *keyQueue, kind string, zs []Z) []Z {
+	for _, w := range slices.Clone(q.ws) {
+		if len(zs) == 0 {
+			break
+		}
+		if w.state == waiting && w.op.kind == kind {
+			n := min(w.count, int64(len(zs)))
+			ws.answer(w, blockResult{key: q.key, zs: zs[:n:n]})
+			zs = zs[n:]
+		}
+	}
+	return zs
+}
+
+// handOn gives zs, which op took from key for a command that left before
+// it could be answered (its own first try), to the key's waiting waiters
+// of the same kind, and puts back what none takes (op.undo), as deliver
+// does for a waiter that left.
+func (ws *waiters) handOn(ctx context.Context, key string, op blockOp, zs []Z) {
+	ws.mu.Lock()
+	if q := ws.by[key]; q != nil {
+		zs = ws.giveWaiting(q, op.kind, zs)
+	}
+	ws.mu.Unlock()
+	if len(zs) > 0 {
+		_ = op.undo(ctx, key, zs)
 	}
 }
 

@@ -3,6 +3,8 @@ package redimo
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -406,4 +408,119 @@ func TestWaitNotice(t *testing.T) {
 	require.True(t, r.ok)
 	require.Equal(t, "b", r.z.Member)
 	require.EqualValues(t, 1, notices.Load())
+}
+
+// cancelAt cancels its context when the step-th request (from arming)
+// reaches DynamoDB, after DynamoDB applied it: the caller's context ends
+// while the request is in flight, and a request sent under that context
+// loses its answer.
+type cancelAt struct {
+	next   http.RoundTripper
+	step   atomic.Int32 // the request that cancels (0: none)
+	n      atomic.Int32 // requests since arming
+	cancel context.CancelFunc
+}
+
+func (h *cancelAt) arm(step int, cancel context.CancelFunc) {
+	h.n.Store(0)
+	h.cancel = cancel
+	h.step.Store(int32(step))
+}
+
+func (h *cancelAt) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := h.next.RoundTrip(r)
+	if s := h.step.Load(); s > 0 && h.n.Add(1) == s {
+		h.cancel()
+		if err := r.Context().Err(); err != nil {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			return nil, err
+		}
+	}
+	return resp, err
+}
+
+// TestPopsCancelledAtEveryStep (issue 33, 2): a pop or move whose
+// caller's context ends at any step, a write in flight included, either
+// returns what it removed or leaves it where it was (handed on or put
+// back): no member is in no key. Each command is run with its context
+// cancelled at request 1, 2, ... until it completes before the cancel.
+func TestPopsCancelledAtEveryStep(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	type op struct {
+		name string
+		move bool // to dst, else a pop
+		run  func(ctx context.Context, c *Client, src, dst string) ([]string, error)
+	}
+	zmembers := func(zs []Z) []string { return members(zs) }
+	ops := []op{
+		{name: "BZPOPMIN", run: func(ctx context.Context, c *Client, src, _ string) ([]string, error) {
+			z, ok, err := c.BZPopMin(ctx, 5*time.Second, src)
+			if !ok {
+				return nil, err
+			}
+			return []string{z.Member}, err
+		}},
+		{name: "BZMPOP", run: func(ctx context.Context, c *Client, src, _ string) ([]string, error) {
+			_, zs, err := c.BZMPop(ctx, 5*time.Second, PopMax, 2, src)
+			return zmembers(zs), err
+		}},
+		{name: "ZPOPMIN", run: func(ctx context.Context, c *Client, src, _ string) ([]string, error) {
+			zs, err := c.ZPopMin(ctx, src, 2)
+			return zmembers(zs), err
+		}},
+		{name: "ZMPOP", run: func(ctx context.Context, c *Client, src, _ string) ([]string, error) {
+			_, zs, err := c.ZMPop(ctx, PopMin, 2, src)
+			return zmembers(zs), err
+		}},
+		{name: "ZMOVE", move: true, run: func(ctx context.Context, c *Client, src, dst string) ([]string, error) {
+			zs, err := c.ZMove(ctx, src, dst, ZMoveArgs{Order: PopMin, Count: 2})
+			return zmembers(zs), err
+		}},
+		{name: "BZMOVE", move: true, run: func(ctx context.Context, c *Client, src, dst string) ([]string, error) {
+			zs, err := c.BZMove(ctx, 5*time.Second, src, dst, ZMoveArgs{Order: PopMin, Count: 2})
+			return zmembers(zs), err
+		}},
+	}
+	for _, o := range ops {
+		t.Run(o.name, func(t *testing.T) {
+			h := &cancelAt{next: http.DefaultTransport}
+			c, clean := faultyClient(t, h), cleanClient(t)
+			for step := 1; ; step++ {
+				require.Less(t, step, 40, "the command never completed before its cancel")
+				p := fmt.Sprintf("%s:%d:%s:", t.Name(), step, randomHex(3))
+				src, dst := p+"src", p+"dst"
+				all := []string{"a", "b", "c"}
+				_, err := clean.ZAdd(ctx, src, Z{1, "a"}, Z{2, "b"}, Z{3, "c"})
+				require.NoError(t, err)
+				cctx, cancel := context.WithCancel(ctx)
+				h.arm(step, cancel)
+				got, err := o.run(cctx, c, src, dst)
+				h.step.Store(0)
+				cancel()
+				reached := h.n.Load() >= int32(step)
+				left, rerr := clean.ZRange(ctx, src, 0, -1)
+				require.NoError(t, rerr)
+				moved, rerr := clean.ZRange(ctx, dst, 0, -1)
+				require.NoError(t, rerr)
+				for _, m := range all {
+					in := btoi(slices.Contains(left, m)) + btoi(slices.Contains(moved, m))
+					if o.move {
+						require.Equal(t, 1, in, "step %d: %s in src %v and dst %v (returned %v, %v)", step, m, left, moved, got, err)
+						require.Equal(t, slices.Contains(got, m), slices.Contains(moved, m), "step %d: %s returned %v, moved %v (%v)", step, m, got, moved, err)
+					} else {
+						require.Equal(t, 1, in+btoi(slices.Contains(got, m)), "step %d: %s left %v, returned %v (%v)", step, m, left, got, err)
+					}
+				}
+				if !reached {
+					require.NoError(t, err)
+					require.NotEmpty(t, got)
+					return
+				}
+			}
+		})
+	}
 }

@@ -29,7 +29,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -67,7 +66,9 @@ import (
 // again.
 //
 // [ZMOVE]: https://redis.io/docs/latest/commands/zmove/
-func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) ([]Z, error) {
+func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMove")
+	defer traced.end(&err)
 	sel, err := checkZMove("ZMOVE", source, destination, args)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,9 @@ func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMo
 // per poll, whatever the number of waiters), then as ZMove.
 //
 // [BZMOVE]: https://redis.io/docs/latest/commands/bzmove/
-func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) ([]Z, error) {
+func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "BZMove")
+	defer traced.end(&err)
 	if args.ByScore {
 		return nil, argError("BZMOVE", "BYSCORE", "", ErrSyntax)
 	}
@@ -118,7 +121,7 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 		end = PopMax
 	}
 	op := blockOp{
-		kind: "move\x00" + string(end) + "\x00" + destination,
+		kind: "move\x00" + end.String() + "\x00" + destination,
 		take: func(ctx context.Context, key string, n int64) ([]Z, error) {
 			s := sel
 			s.Count = n
@@ -148,7 +151,9 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 // too), and one TransactWriteItems as ZMove's.
 //
 // [ZMOVEMEMBER]: https://redis.io/docs/latest/commands/zmovemember/
-func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) ([]Z, error) {
+func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMoveMember")
+	defer traced.end(&err)
 	const cmd = "ZMOVEMEMBER"
 	switch {
 	case args.NX && args.XX:
@@ -217,8 +222,8 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel,
 		return sel, argError(cmd, "count", strconv.FormatInt(args.Count, 10), ErrOutOfRange)
 	}
 	if args.ByScore {
-		if args.Order != "" {
-			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+		if args.Order != 0 {
+			return sel, argError(cmd, "order", args.Order.String(), ErrSyntax)
 		}
 		var err error
 		if sel.Lo, sel.Hi, sel.Empty, err = parseScoreRange(cmd, args.Min, args.Max); err != nil {
@@ -229,12 +234,12 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel,
 			sel.Count = -1
 		}
 	} else {
-		switch strings.ToUpper(string(args.Order)) {
-		case string(PopMin):
-		case string(PopMax):
+		switch args.Order {
+		case PopMin:
+		case PopMax:
 			sel.Rev = true
 		default:
-			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+			return sel, argError(cmd, "order", args.Order.String(), ErrSyntax)
 		}
 		if sel.Count == 0 {
 			sel.Count = 1

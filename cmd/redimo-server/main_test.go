@@ -82,6 +82,13 @@ func TestServe(t *testing.T) {
 	require.Contains(t, string(body), `redimo_dynamodb_write_capacity_units_total{command="sadd"} 2`)
 	require.Contains(t, string(body), `redimo_dynamodb_requests_total{command="smembers"} 1`)
 	require.Contains(t, string(body), `redimo_commands_total{command="sadd"} 1`)
+	require.Contains(t, string(body), `redimo_command_latency_seconds_count{command="sadd"} 1`)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		res, err := http.Get(strings.TrimSuffix(metricsURL, "/metrics") + path)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode, path)
+	}
 	require.Equal(t, map[string]string{"timeout": "7"}, rdb.ConfigGet(ctx, "timeout").Val(), "--timeout is Redis's timeout")
 	nc, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
@@ -147,4 +154,8 @@ func TestBadFlags(t *testing.T) {
 	require.Equal(t, 2, run([]string{"--timeout", "-1"}, io.Discard))
 	require.Equal(t, 2, run([]string{"--timeout", "2147483648"}, io.Discard))
 	require.Equal(t, 0, run([]string{"-h"}, io.Discard))
+	require.Equal(t, 2, run([]string{"--tls-addr", "127.0.0.1:0"}, io.Discard), "no certificate")
+	require.Equal(t, 2, run([]string{"--tls-addr", "127.0.0.1:0", "--tls-cert-file", "/nonexistent", "--tls-key-file", "/nonexistent"}, io.Discard))
+	require.Equal(t, 2, run([]string{"--tls-cert-file", "c.pem", "--tls-key-file", "k.pem"}, io.Discard), "no --tls-addr")
+	require.Equal(t, 2, run([]string{"--addr", ""}, io.Discard), "nothing to listen on")
 }

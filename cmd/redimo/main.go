@@ -6,6 +6,11 @@
 //	redimo [flags]                      an interactive prompt (with history) on a terminal;
 //	                                    else run commands read from stdin, one a line
 //	redimo [flags] create-table         create the table (and its index) if missing
+//	redimo [flags] import [import flags] redis://[user:pass@]host:port[/db]
+//	                                    copy a Redis's sets and sorted sets into the table
+//	                                    (import.go; redimo import -h lists its flags)
+//	redimo [flags] export [export flags] redis://...
+//	                                    the way back: the table's sets and sorted sets to a Redis
 //	redimo help [COMMAND | @group]      the commands, or what one does
 //
 // It runs the same command table as redimo-server, in-process: every
@@ -67,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, `usage: redimo [flags] COMMAND [arg ...]
        redimo [flags]                  (a prompt on a terminal; else commands from stdin)
        redimo [flags] create-table
+       redimo [flags] import [import flags] redis://[user:pass@]host:port[/db]
+       redimo [flags] export [export flags] redis://[user:pass@]host:port[/db]
        redimo help [COMMAND | @group]
 
 Runs Redis set and sorted-set commands on a redimo DynamoDB table and prints
@@ -86,6 +93,22 @@ the replies as redis-cli does. Exit status 1 when a reply is an error.
 		return 0
 	}
 	var cost tally
+	if fs.NArg() > 0 && (strings.EqualFold(fs.Arg(0), "import") || strings.EqualFold(fs.Arg(0), "export")) {
+		connect := func() (*redimo.Client, string, error) {
+			client, _, err := db.Client(ctx, func(o *redimo.Options) { o.Metrics = cost.Add })
+			if err == nil {
+				err = client.CheckTable(ctx)
+			}
+			if err != nil {
+				return nil, "", errors.New(db.Explain(err))
+			}
+			return client, db.Table, nil
+		}
+		if strings.EqualFold(fs.Arg(0), "export") {
+			return runExport(ctx, fs.Args()[1:], stdout, stderr, connect, &cost.Tally)
+		}
+		return runImport(ctx, fs.Args()[1:], stdout, stderr, connect, &cost.Tally)
+	}
 	client, info, err := db.Client(ctx, func(o *redimo.Options) { o.Metrics = cost.add })
 	if err != nil {
 		fmt.Fprintln(stderr, "redimo:", db.Explain(err))

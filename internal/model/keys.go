@@ -96,10 +96,15 @@ const (
 	AttrMemExp = "mx" // member: its expiry, Unix milliseconds (absent: none; memberttl.go)
 	AttrMemTTL = "mn" // metadata: how many stored members have mx, expired or not (absent: 0)
 	// A small set's metadata item (small.go).
-	AttrSmall       = "sm" // its members
-	AttrSmallLen    = "sb" // the bytes its members take
-	AttrWriteTok    = "wt" // tokens of its last single-item writes
-	AttrWriteTokOld = "wo" // the tokens before those
+	AttrSmall    = "sm" // its members
+	AttrSmallLen = "sb" // the bytes its members take
+	// Write tokens (small.go): the marker that a metadata item holds
+	// some, each writer lane's attribute (its name AttrLanePrefix + the
+	// lane), and the time after which an item that holds nothing else may
+	// go (DynamoDB's TTL attribute).
+	AttrWriteTok   = "wt" // metadata: holds write tokens (1)
+	AttrLanePrefix = "w." // metadata: w.<writer><lane>, one writer lane's last write token
+	AttrGC         = "gc" // metadata of a deleted key kept for its write tokens: Unix seconds after which it may go
 )
 
 // Namespaces: the first byte of a partition key (an upper-case one for a
@@ -147,8 +152,9 @@ var Attributes = []struct{ Name, Typ, Holds string }{
 	{AttrMemTTL, "N", "metadata: number of stored members with an expiry"},
 	{AttrSmall, "BS", "metadata of a small set: its members"},
 	{AttrSmallLen, "N", "metadata of a small set: bytes of its members"},
-	{AttrWriteTok, "BS", "metadata: tokens of the last single-item writes"},
-	{AttrWriteTokOld, "BS", "metadata: the write tokens before those"},
+	{AttrWriteTok, "N", "metadata: 1 when the item holds write tokens"},
+	{AttrLanePrefix, "B", "metadata: w.<writer><lane>, a writer lane's last write token"},
+	{AttrGC, "N", "metadata of a deleted key kept for its write tokens: when it may go (DynamoDB TTL)"},
 }
 
 const (
@@ -317,6 +323,9 @@ type Meta struct {
 	Ranked bool
 	// Small: a small set's members (small.go); nil for any other key.
 	Small []string
+	// Tokens: the item holds write tokens (AttrWriteTok), which a
+	// deletion keeps (MetaWrite.DeleteKey).
+	Tokens bool
 }
 
 // Live is m as seen at now (Unix milliseconds): an expired key is missing.
@@ -351,6 +360,7 @@ func DecodeMeta(it Item) Meta {
 	m.Ver = BytesAttr(it, AttrVer)
 	_, m.Ranked = it[AttrRanked]
 	m.Small = SmallMembers(it)
+	_, m.Tokens = it[AttrWriteTok]
 	if m.Card <= 0 {
 		return Meta{Typ: TypeNone}
 	}
@@ -454,7 +464,7 @@ func Dedupe(members []string) []string {
 var MetaProjection = struct {
 	Expr  *string
 	Names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #rb, #sm"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked, "#rb": AttrBuild, "#sm": AttrSmall}}
+}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #rb, #sm, #wt"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked, "#rb": AttrBuild, "#sm": AttrSmall, "#wt": AttrWriteTok}}
 
 // MemberQuery is the Query of the member items of key of type typ whose
 // member may start with prefix (every member, for a set: see SkPrefix).
@@ -471,8 +481,8 @@ func MemberQuery(key string, typ KeyType, prefix string) *dynamodb.QueryInput {
 var VersionProjection = struct {
 	Expr  *string
 	Names map[string]string
-}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard,
-	"#x": AttrExp, "#v": AttrVer, "#xt": AttrExpTok, "#mn": AttrMemTTL}}
+}{aws.String("#pk, #t, #n, #x, #v, #xt, #mn, #wt"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard,
+	"#x": AttrExp, "#v": AttrVer, "#xt": AttrExpTok, "#mn": AttrMemTTL, "#wt": AttrWriteTok}}
 
 var Compared = regexp.MustCompile(`(#[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)`)
 

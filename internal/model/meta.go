@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,14 +37,15 @@ type MetaWrite struct {
 	sets, adds, removes []string
 	dels                []string // DELETE: elements out of a set attribute
 	values              Item
-	names               map[string]string // placeholders beyond metaNames (Journal's)
+	lanes               map[string]string // placeholders of writer-lane attributes (WriteToken)
+	names               map[string]string // placeholders of a build's journal entries (Journal)
 }
 
 // metaNames are the placeholders of the metadata item's attributes.
 var metaNames = map[string]string{
 	"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#xt": AttrExpTok,
 	"#v": AttrVer, "#mn": AttrMemTTL, "#rk": AttrRanked, "#ks": AttrKS, "#kh": AttrKH, "#kk": AttrKey,
-	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#wo": AttrWriteTokOld,
+	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#gc": AttrGC,
 	"#rb": AttrBuild, "#j": AttrJourn,
 }
 
@@ -168,8 +170,10 @@ func (m *MetaWrite) add(expr, name string, v types.AttributeValue) *MetaWrite {
 	return m
 }
 
-// SetType stores the key's type.
+// SetType stores the key's type. The key lives: an item kept for its
+// write tokens (DeleteKey) stops being one DynamoDB's TTL may delete.
 func (m *MetaWrite) SetType(t KeyType) *MetaWrite {
+	m.removes = append(m.removes, "#gc")
 	return m.set("#t = :t", ":t", Str(string(t)))
 }
 
@@ -191,6 +195,15 @@ func (m *MetaWrite) AddTTLs(d int64) *MetaWrite {
 // SetExp stores the key's expiry, at.
 func (m *MetaWrite) SetExp(at int64) *MetaWrite {
 	return m.set("#x = :at", ":at", Num(at))
+}
+
+// Kill marks the key dead (expired at DeadExp, a fresh version token, which
+// WATCH compares): it is missing for every reader from this write on, and
+// its items go after (a purge: the root package's reclaim), by whichever
+// client gets there first.
+func (m *MetaWrite) Kill() *MetaWrite {
+	m.SetExp(DeadExp)
+	return m.set("#v = :v", ":v", Bin(VersionToken()))
 }
 
 // RemoveExp removes the key's expiry.
@@ -300,7 +313,8 @@ func (m *MetaWrite) render() (update, cond *string, names map[string]string, val
 			u = append(u, "SET "+strings.Join(m.sets, ", "))
 		}
 		if len(m.removes) > 0 {
-			u = append(u, "REMOVE "+strings.Join(m.removes, ", "))
+			slices.Sort(m.removes)
+			u = append(u, "REMOVE "+strings.Join(slices.Compact(m.removes), ", "))
 		}
 		if len(m.adds) > 0 {
 			u = append(u, "ADD "+strings.Join(m.adds, ", "))
@@ -313,10 +327,12 @@ func (m *MetaWrite) render() (update, cond *string, names map[string]string, val
 	all := strings.Join(u, " ") + " " + c
 	names = map[string]string{}
 	for _, p := range placeholder.FindAllString(all, -1) {
-		if n, ok := metaNames[p]; ok {
+		if n, ok := m.lanes[p]; ok {
+			names[p] = n
+		} else if n, ok := m.names[p]; ok {
 			names[p] = n
 		} else {
-			names[p] = m.names[p]
+			names[p] = metaNames[p]
 		}
 	}
 	values = Item{}

@@ -3,14 +3,19 @@ package model
 // Small sets in one item (issue 26; the commands are in the root
 // package's smallset.go, which says why): the members of a small set are
 // the binary set AttrSmall of its metadata item, AttrSmallLen the bytes
-// they take, and every single-item write of it adds a random token to
-// AttrWriteTok (moved to AttrWriteTokOld when full), by which a resent
-// write recognises itself.
+// they take, and every single-item write of it stores a token in its
+// writer lane's attribute, by which a resent write recognises itself
+// (WriteToken).
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -20,9 +25,11 @@ const (
 	// one write unit per write.
 	SmallItemBytes = 1024
 	// SmallOverhead is what a small set's metadata item holds besides its
-	// members and partition key, at most: the sort key, type, count,
-	// version, key-index attributes, expiry and its token, the byte count
-	// and 2·SmallTokens write tokens, with their attribute names.
+	// members and partition key: the sort key, type, count, version,
+	// key-index attributes, expiry and its token, the byte count, and the
+	// write tokens of about eight writer lanes (27 bytes each, with their
+	// names). More lanes in one TokenHorizon take the item past 1 KB: its
+	// writes cost 2 write units until the stale ones are pruned.
 	SmallOverhead = 384
 	// SmallMaxMembers is the most members a small set holds: its
 	// conversion is one transaction of them and the metadata item.
@@ -32,11 +39,6 @@ const (
 	// DynamoDB takes at most 300 operators in a condition. A command
 	// naming more takes the member-item path (converting the set).
 	SmallMaxWrite = 64
-	// SmallTokens is how many write tokens AttrWriteTok holds before the
-	// next write moves them to AttrWriteTokOld.
-	SmallTokens = 16
-	// smallTokenLen is a write token's length in bytes.
-	smallTokenLen = 8
 )
 
 // SmallBudget is how many bytes of members key's small set may hold (0 or
@@ -72,16 +74,6 @@ func SmallBytes(members []string) int {
 func SmallFit(key string, have, add []string) bool {
 	return len(have)+len(add) <= SmallMaxMembers && !slices.Contains(add, "") &&
 		SmallBytes(have)+SmallBytes(add) <= SmallBudget(key)
-}
-
-// HoldsToken reports whether a metadata item holds the write token tok.
-func HoldsToken(it Item, tok []byte) bool {
-	for _, a := range []string{AttrWriteTok, AttrWriteTokOld} {
-		if bs, ok := it[a].(*types.AttributeValueMemberBS); ok && slices.ContainsFunc(bs.Value, func(b []byte) bool { return string(b) == string(tok) }) {
-			return true
-		}
-	}
-	return false
 }
 
 // binSet is members as a binary-set value.
@@ -149,12 +141,34 @@ func (m *MetaWrite) RemoveSmall(members []string) *MetaWrite {
 // count, members, expiry and key-index attributes go (the key is missing
 // and out of the key index), the write tokens stay, so that a write of
 // the small set resent after a lost response still finds its token in
-// the item that remains (a deleted item would hold none). A later SADD
-// fills the item again; the empty item costs storage only (about 300
-// bytes).
-func (m *MetaWrite) Tombstone() *MetaWrite {
+// the item that remains (a deleted item would hold none). The item may
+// go once its tokens are past TokenHorizon (AttrGC, at now, Unix
+// milliseconds, plus the horizon: DynamoDB's TTL deletes it where the
+// table has TTL on AttrGC, CreateTable sets it); a later write of the
+// key fills it again (SetType removes AttrGC).
+func (m *MetaWrite) Tombstone(now int64) *MetaWrite {
 	m.removes = append(m.removes, "#t", "#n", "#sm", "#sb", "#ks", "#kh", "#kk", "#x", "#xt", "#mn", "#rk")
+	m.set("#gc = :gc", ":gc", Num((now+TokenHorizon.Milliseconds())/1000+1))
 	return m.set("#v = :v", ":v", Bin(VersionToken()))
+}
+
+// DeletesKey reports whether a rendered action on a metadata item
+// deletes its key: the item's Delete or its Tombstone.
+func DeletesKey(a types.TransactWriteItem) bool {
+	return a.Delete != nil || a.Update != nil && a.Update.ExpressionAttributeValues[":gc"] != nil
+}
+
+// DeleteKey makes the action the deletion of the key: of its item, or,
+// when the item holds write tokens (tokens: Meta.Tokens as read), its
+// Tombstone, so that a single-item write resent after the deletion still
+// finds its token. A token is written only by the single-item writes of
+// a small set or of a missing key, which the deletion's own requirements
+// (the key as read) exclude between the read and the deletion.
+func (m *MetaWrite) DeleteKey(tokens bool, now int64) *MetaWrite {
+	if tokens {
+		return m.Tombstone(now)
+	}
+	return m.Delete()
 }
 
 // Unsmall removes the small set's members and byte count: its members
@@ -164,22 +178,90 @@ func (m *MetaWrite) Unsmall() *MetaWrite {
 	return m
 }
 
-// WriteToken makes the write carry a fresh write token, which it requires
-// absent: a resend of the write once applied fails, and the item it
-// returns holds the token (HoldsToken). old is the item as last seen
-// (nil: unknown): when its AttrWriteTok is full, the tokens move to
-// AttrWriteTokOld.
-func (m *MetaWrite) WriteToken(old Item) (tok []byte) {
-	tok = make([]byte, smallTokenLen)
-	_, _ = rand.Read(tok)
-	m.Value(":tk", Bin(tok)).Value(":tks", &types.AttributeValueMemberBS{Value: [][]byte{tok}}).Value(":full", Num(SmallTokens))
-	m.Require("NOT contains(#wt, :tk)").Require("NOT contains(#wo, :tk)")
-	if bs, ok := old[AttrWriteTok].(*types.AttributeValueMemberBS); ok && len(bs.Value) >= SmallTokens {
-		m.sets = append(m.sets, "#wo = #wt", "#wt = :tks")
-		m.Require("size(#wt) >= :full")
-		return tok
+// Write tokens. A single-item write of a small set carries a token by
+// which a resend of it (after a lost response) recognises that it applied:
+// the write stores the token in the attribute of its writer lane
+// (AttrLanePrefix + lane: one Client, one write in flight on the key at a
+// time; LaneAttr) and requires that attribute not to hold it already. A
+// lane's attribute changes only with its own next write, which its Client
+// sends only once this one is settled; other writers write other lanes; a
+// deletion keeps the tokens (DeleteKey); a conversion keeps them. So a
+// resend meets its token whatever was written to the key in between.
+//
+// A token is a Client's to resend for TokenHorizon from its first send at
+// most (the writer stops resending after half of it, and DynamoDB refuses
+// a request whose signature is older than 15 minutes); after it, any
+// writer that sees the token may remove it (StaleTokens), and an item
+// that holds nothing but tokens may go (AttrGC).
+
+// TokenHorizon is how long a write token is kept: see above.
+const TokenHorizon = time.Hour
+
+// LaneAttr is the attribute of writer lane lane of writer (a Client's
+// random id).
+func LaneAttr(writer string, lane int) string {
+	return AttrLanePrefix + writer + strconv.Itoa(lane)
+}
+
+// NewWriterID is a random id for a Client's writer lanes.
+func NewWriterID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// WriteToken makes the write carry a fresh token in the attribute lane
+// (LaneAttr) and require that attribute not to hold it, and mark the item
+// as holding tokens (AttrWriteTok). It removes the attributes prune
+// (stale tokens of other lanes: StaleTokens) on the way. now is the time
+// of its first send (Unix milliseconds), which the token records.
+func (m *MetaWrite) WriteToken(lane string, prune []string, now int64) (tok []byte) {
+	tok = make([]byte, 16)
+	binary.BigEndian.PutUint64(tok, uint64(now))
+	_, _ = rand.Read(tok[8:])
+	if m.lanes == nil {
+		m.lanes = map[string]string{}
 	}
-	m.adds = append(m.adds, "#wt :tks")
-	m.Require("attribute_not_exists(#wt) OR size(#wt) < :full")
+	m.lanes["#wme"] = lane
+	m.Value(":tk", Bin(tok)).Require("attribute_not_exists(#wme) OR #wme <> :tk")
+	m.set("#wme = :tk", ":tk", Bin(tok))
+	m.set("#wt = :wt", ":wt", Num(1))
+	for i, p := range prune {
+		if p == lane || i >= 26 {
+			continue
+		}
+		ph := "#wp" + string(rune('a'+i))
+		m.lanes[ph] = p
+		m.removes = append(m.removes, ph)
+	}
 	return tok
+}
+
+// HasTokens reports whether a metadata item holds write tokens.
+func HasTokens(it Item) bool {
+	_, ok := it[AttrWriteTok]
+	return ok
+}
+
+// HoldsToken reports whether a metadata item holds the write token tok in
+// the attribute lane.
+func HoldsToken(it Item, lane string, tok []byte) bool {
+	return bytes.Equal(BytesAttr(it, lane), tok)
+}
+
+// StaleTokens is the attributes of it holding tokens first sent before
+// now - TokenHorizon (Unix milliseconds), which no writer resends any
+// more.
+func StaleTokens(it Item, now int64) []string {
+	var out []string
+	for name := range it {
+		if !strings.HasPrefix(name, AttrLanePrefix) {
+			continue
+		}
+		if tok := BytesAttr(it, name); len(tok) >= 8 && int64(binary.BigEndian.Uint64(tok)) < now-TokenHorizon.Milliseconds() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -31,6 +31,7 @@ const (
 	Map                          // RESP3 %1 key value
 	Set                          // RESP3 ~2 ...
 	Verbatim                     // RESP3 =15 txt:...
+	Push                         // RESP3 >2 ... (out of band: CLIENT TRACKING's invalidate); an array in RESP2
 )
 
 // Value is one reply (or, read from the wire, one reply of a server).

@@ -49,12 +49,14 @@ func Append(dst []byte, v Value, proto int) []byte {
 			return append(append(append(dst, "txt:"...), v.Str...), '\r', '\n')
 		}
 		return appendBulk(dst, v.Str)
-	case Array, Set, Map:
+	case Array, Set, Map, Push:
 		prefix, n := byte('*'), len(v.Elems)
 		if proto >= 3 {
 			switch v.Kind {
 			case Set:
 				prefix = '~'
+			case Push:
+				prefix = '>'
 			case Map:
 				prefix, n = '%', n/2
 			}

@@ -155,6 +155,8 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 	}
 	v := cmd.run(&call{ctx: context.WithValue(ctx, tallyKey{}, t), srv: s, sess: sess, db: db, st: st, args: args, cmd: cmd, queued: tx != nil})
 	elapsed := time.Since(start)
+	sess.track.after(cmd, args, tx != nil)
+	s.latency.WithLabelValues(strings.ReplaceAll(cmd.Name, "|", " ")).Observe(elapsed.Seconds())
 	if share, ok := ctx.Value(runShareKey{}).(*runShare); ok && tx == nil {
 		// One of pipelined commands run at once: its time is its share
 		// of the run's, settled when the run ends (stats.go).

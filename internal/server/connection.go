@@ -94,8 +94,10 @@ func connectionCommands() []*Command {
 			}
 			return resp.Verb(b.String())
 		}),
+		conn("client|tracking", -3, "noscript loading stale", "6.0.0", "Controls server-assisted client-side caching for the connection (redimo: every key read is invalidated right after its reply).", clientTracking),
+		conn("client|caching", 3, "noscript loading stale", "6.0.0", "Instructs the server whether to track the keys in the next request.", clientCaching),
 		conn("client|help", 2, "loading stale", "5.0.0", "Returns helpful text about the different subcommands.", func(c *call) resp.Value {
-			return help("CLIENT", "ID", "GETNAME", "SETNAME <name>", "SETINFO <LIB-NAME|LIB-VER> <value>", "INFO", "LIST", "HELP")
+			return help("CLIENT", "ID", "GETNAME", "SETNAME <name>", "SETINFO <LIB-NAME|LIB-VER> <value>", "INFO", "LIST", "TRACKING (ON|OFF) [OPTIN|OPTOUT] [NOLOOP]", "CACHING (YES|NO)", "HELP")
 		}),
 	} {
 		client.subs[strings.TrimPrefix(sub.Name, "client|")] = sub

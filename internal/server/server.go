@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/resp"
 )
@@ -70,16 +71,21 @@ type Server struct {
 	started  time.Time
 	runID    string
 	nextID   atomic.Int64
-	commands atomic.Int64 // total_commands_processed
-	accepted atomic.Int64 // total_connections_received
-	rejected atomic.Int64 // rejected_connections
-	stats    stats        // INFO commandstats
-	settings settings     // CONFIG SET's values (config.go)
+	commands atomic.Int64             // total_commands_processed
+	accepted atomic.Int64             // total_connections_received
+	rejected atomic.Int64             // rejected_connections
+	stats    stats                    // INFO commandstats
+	latency  *prometheus.HistogramVec // per command, for percentiles (stats.go)
+	ready    readiness                // /readyz (health.go)
+	settings settings                 // CONFIG SET's values (config.go)
 	// blockedClients are the connections waiting in a blocking command
 	// (INFO's blocked_clients); timeoutClients those of them whose wait
 	// has a timeout (clients_in_timeout_table).
 	blockedClients atomic.Int64
 	timeoutClients atomic.Int64
+	// trackingClients are the connections with CLIENT TRACKING on (INFO's
+	// tracking_clients).
+	trackingClients atomic.Int64
 	// dbs are the clients of databases 0 to 15 (SELECT): dbs[0] is
 	// Config.Client, the others its WithDB views.
 	dbs [redimo.MaxDB + 1]*redimo.Client
@@ -115,6 +121,7 @@ func New(cfg Config) *Server {
 		cfg: cfg, pwHash: sha256.Sum256([]byte(cfg.Password)),
 		started: time.Now(), runID: hex.EncodeToString(id),
 		listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+		latency: newLatencyHistogram(),
 	}
 	if cfg.Client != nil {
 		for n := range s.dbs {
@@ -285,6 +292,9 @@ func (c *conn) serve() {
 	defer func() {
 		c.cancel()
 		c.nc.Close()
+		if c.sess.track.on() {
+			s.trackingClients.Add(-1)
+		}
 		s.mu.Lock()
 		delete(s.conns, c)
 		s.mu.Unlock()
@@ -381,6 +391,12 @@ func (c *conn) serve() {
 			c.pending.Add(-1)
 			if it.ack != nil {
 				close(it.ack)
+			}
+		}
+		if push, ok := c.sess.track.invalidation(); ok { // tracking.go
+			buf = resp.Append(buf[:0], push, c.sess.Proto())
+			if _, err := w.Write(buf); err != nil {
+				return
 			}
 		}
 		if c.sess.quitting() || c.stopped.Load() {

@@ -15,6 +15,10 @@ type Session struct {
 	laddr   string
 	created time.Time
 
+	// inProcess: the CLI's session, which has no connection to push
+	// invalidations on (CLIENT TRACKING is refused).
+	inProcess bool
+
 	proto  atomic.Int32
 	authed atomic.Bool
 	quit   atomic.Bool
@@ -29,6 +33,7 @@ type Session struct {
 	lastCmd string
 	lastAt  time.Time
 
+	track tracking     // CLIENT TRACKING (tracking.go)
 	multi multiState   // MULTI/EXEC/WATCH: used by the session's own goroutine only
 	db    atomic.Int32 // the selected database (SELECT)
 }
@@ -46,6 +51,7 @@ func (s *Server) newSession(addr, laddr string) *Session {
 func (s *Server) NewSession() *Session {
 	sess := s.newSession("", "")
 	sess.authed.Store(true)
+	sess.inProcess = true
 	return sess
 }
 

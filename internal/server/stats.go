@@ -225,8 +225,24 @@ func (s *Server) commandstatsLines() [][2]string {
 func units(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // Collector returns a Prometheus collector of the per-command statistics
-// (cmd/redimo-server serves it with --metrics-addr).
+// (cmd/redimo-server serves it with --metrics-addr): the totals of INFO
+// commandstats, and redimo_command_latency_seconds, a histogram of each
+// command's latency (from its start to its reply, a pipelined command's
+// own; CONFIG RESETSTAT does not reset it) whose buckets give percentiles:
+// histogram_quantile(0.99, rate(redimo_command_latency_seconds_bucket[5m])).
 func (s *Server) Collector() prometheus.Collector { return collector{s} }
+
+// LatencyBuckets are the upper bounds, in seconds, of the buckets of
+// redimo_command_latency_seconds: 0.5 ms to 16 s, doubling.
+var LatencyBuckets = prometheus.ExponentialBuckets(0.0005, 2, 16)
+
+func newLatencyHistogram() *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "redimo_command_latency_seconds",
+		Help:    "Latency of commands, from their start to their reply, by command.",
+		Buckets: LatencyBuckets,
+	}, []string{"command"})
+}
 
 type collector struct{ s *Server }
 
@@ -250,6 +266,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descCalls, descFailed, descDuration, descRequests, descRCU, descWCU, descConflict, descRetries, descReqTime} {
 		ch <- d
 	}
+	c.s.latency.Describe(ch)
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
@@ -268,4 +285,5 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstSummary(descDuration, uint64(st.Calls), st.Time.Seconds(), nil, cmd)
 		ch <- prometheus.MustNewConstSummary(descReqTime, uint64(st.Requests), st.RequestTime.Seconds(), nil, cmd)
 	}
+	c.s.latency.Collect(ch)
 }

@@ -47,7 +47,8 @@ type Store struct {
 	MaxAttempts int    // Options.MaxAttempts
 	Parallelism int    // Options.Parallelism
 	// Guard refuses a table that cannot serve commands before the first
-	// write (tablecheck.go); nil: none.
+	// request, read or write (tablecheck.go), once per process and table
+	// when it is fit; nil: none.
 	Guard func(context.Context) error
 	// Label gives the context of goroutines a call starts the command's
 	// name, for Options.Metrics (api.go); nil: none.
@@ -70,6 +71,9 @@ func (s *Store) Consistent() *bool { return aws.Bool(!s.Eventual) }
 
 // GetItem reads one item (nil when missing); consistent nil: as Options say.
 func (s *Store) GetItem(ctx context.Context, key model.Item, consistent *bool, projection *string, names map[string]string) (model.Item, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
 	if consistent == nil {
 		consistent = s.Consistent()
 	}
@@ -83,17 +87,49 @@ func (s *Store) GetItem(ctx context.Context, key model.Item, consistent *bool, p
 	return out.Item, nil
 }
 
-// UpdateItem sends one UpdateItem to the table.
+// UpdateItem sends one UpdateItem to the table, detached from ctx's end
+// once sent (Detached).
 func (s *Store) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
 	}
+	ctx, cancel, err := Detached(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
 	in.TableName = s.Table()
 	return s.DB.UpdateItem(ctx, in)
 }
 
+// WriteGrace is how long a write goes on after its caller's context
+// ended (Detached).
+const WriteGrace = 30 * time.Second
+
+// Detached is the context of a write about to be sent under ctx: once
+// sent, the write, its resends and the reading of its answer go on when
+// ctx is cancelled or its deadline passes (for WriteGrace at most), so
+// that a command always learns whether its write applied, and what it
+// removed is returned or put back, never lost with an answer nobody read.
+// ctx's end stops a command between writes, not during one. It returns
+// ctx's error when ctx has ended before anything was sent.
+func Detached(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	d, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(WriteGrace, cancel)
+		context.AfterFunc(d, func() { t.Stop() })
+	})
+	return d, func() { stop(); cancel() }, nil
+}
+
 // QueryPage sends one Query to the table (queryPages follows the pages).
 func (s *Store) QueryPage(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
 	in.TableName = s.Table()
 	return s.DB.Query(ctx, in)
 }
@@ -136,10 +172,18 @@ func (s *Store) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 // own effects (an SADD that added its member would reply 0). Any other
 // answer, a cancellation with a failed condition included, is returned:
 // the caller changes the request, which then takes a new token.
+//
+// Once sent, the transaction and its resends go on when ctx ends
+// (Detached).
 func (s *Store) SendTx(ctx context.Context, actions []types.TransactWriteItem) error {
 	if err := s.Ready(ctx); err != nil {
 		return err
 	}
+	ctx, cancel, err := Detached(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ClientRequestToken: aws.String(model.Token())}
 	return s.Attempts(ctx, true, func() (bool, error) {
 		_, err := s.DB.TransactWriteItems(ctx, in)
@@ -182,6 +226,9 @@ func (s *Store) BatchGetWith(ctx context.Context, keys []model.Item, consistent 
 }
 
 func (s *Store) BatchGetChunk(ctx context.Context, keys []model.Item, consistent *bool, projection *string, names map[string]string) ([]model.Item, error) {
+	if err := s.Ready(ctx); err != nil {
+		return nil, err
+	}
 	req := map[string]types.KeysAndAttributes{s.Name: {
 		Keys:                     keys,
 		ConsistentRead:           consistent,
