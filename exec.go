@@ -741,6 +741,10 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 		// (rank.go; commit) unranks the key it writes; the next write that
 		// adds a member builds them again, and until then ranks are counted.
 		m.RemoveRanked()
+	} else if _, building := k.Raw[model.AttrBuild]; building {
+		// Nor the journal of a build in progress: the build is cancelled
+		// (rank_build.go), the next write that adds a member claims again.
+		m.RemoveBuild()
 	}
 	if k.Dmn != 0 {
 		m.AddTTLs(k.Dmn)
