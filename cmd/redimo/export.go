@@ -66,34 +66,12 @@ replacing what Redis held under its name. Ends with a verify pass.
 		fmt.Fprintln(stderr, "redimo export: one destination URL, redis://[user:pass@]host:port[/db]")
 		return 2
 	}
-	opt, err := redis.ParseURL(fs.Arg(0))
-	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "redimo export: %v (a URL such as redis://127.0.0.1:6379/0)\n", err)
-		return 2
-	case f.count < 1 || f.parallel < 1 || f.sample < 0:
-		fmt.Fprintln(stderr, "redimo export: -count and -parallel must be at least 1, -sample not negative")
-		return 2
-	case f.db < 0 || f.db > redimo.MaxDB:
-		fmt.Fprintf(stderr, "redimo export: -db %d: a database is 0 to %d\n", f.db, redimo.MaxDB)
-		return 2
+	src, table, rdb, code := openEnds(ctx, "export", &f, fs.Arg(0), stderr, connect)
+	if code != 0 {
+		return code
 	}
-	client, table, err := connect()
-	if err != nil {
-		fmt.Fprintln(stderr, "redimo:", err)
-		return 1
-	}
-	src, err := client.WithDB(f.db)
-	if err != nil {
-		fmt.Fprintln(stderr, "redimo export:", err)
-		return 2
-	}
-	rdb := redis.NewClient(opt)
 	defer rdb.Close()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		fmt.Fprintf(stderr, "redimo export: cannot reach Redis at %s: %v\n", opt.Addr, err)
-		return 1
-	}
+	opt := rdb.Options()
 	tally.Take()
 	// The importer's verifyKey compares a Redis key with a table key,
 	// whichever way the copy went.
@@ -106,7 +84,7 @@ replacing what Redis held under its name. Ends with a verify pass.
 		members  int64
 		vanished int64
 	)
-	err = parallel(ctx, f.parallel, func(yield func(typedKey) bool) error {
+	err := parallel(ctx, f.parallel, func(yield func(typedKey) bool) error {
 		for _, typ := range []string{"set", "zset"} {
 			var cursor uint64
 			for {

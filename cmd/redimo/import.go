@@ -200,42 +200,12 @@ a verify pass and a report of what was copied, skipped and what it cost.
 		fmt.Fprintln(stderr, "redimo import: one source URL, redis://[user:pass@]host:port[/db]")
 		return 2
 	}
-	opt, err := redis.ParseURL(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "redimo import: %v (a URL such as redis://127.0.0.1:6379/0)\n", err)
-		return 2
+	dst, table, src, code := openEnds(ctx, "import", &f, fs.Arg(0), stderr, connect)
+	if code != 0 {
+		return code
 	}
-	switch {
-	case f.count < 1:
-		fmt.Fprintln(stderr, "redimo import: -count must be at least 1")
-		return 2
-	case f.parallel < 1:
-		fmt.Fprintln(stderr, "redimo import: -parallel must be at least 1")
-		return 2
-	case f.sample < 0:
-		fmt.Fprintln(stderr, "redimo import: -sample must not be negative")
-		return 2
-	}
-	if f.db < 0 || f.db > redimo.MaxDB {
-		fmt.Fprintf(stderr, "redimo import: -db %d: a database is 0 to %d\n", f.db, redimo.MaxDB)
-		return 2
-	}
-	client, table, err := connect()
-	if err != nil {
-		fmt.Fprintln(stderr, "redimo:", err)
-		return 1
-	}
-	dst, err := client.WithDB(f.db)
-	if err != nil {
-		fmt.Fprintln(stderr, "redimo import:", err)
-		return 2
-	}
-	src := redis.NewClient(opt)
 	defer src.Close()
-	if err := src.Ping(ctx).Err(); err != nil {
-		fmt.Fprintf(stderr, "redimo import: cannot reach Redis at %s: %v\n", opt.Addr, err)
-		return 1
-	}
+	opt := src.Options()
 	im := &importer{flags: f, src: src, dst: dst, tally: tally, out: stdout, errw: stderr}
 	im.tally.Take()
 	source := fmt.Sprintf("redis://%s/%d", opt.Addr, opt.DB)
@@ -1130,6 +1100,40 @@ func (im *importer) reportVerify(mismatches []string) {
 func showCost(c redimo.Cost) string {
 	return fmt.Sprintf("%d requests, %g RCU, %g WCU, $%.6f at on-demand prices (%s)", c.Requests, c.ReadUnits, c.WriteUnits,
 		c.Dollars(redimo.OnDemandPrices), "the cost model's units")
+}
+
+// openEnds checks f, then opens the two ends of an import or export (cmd)
+// of url: the table's database f.db and the Redis at url, answering PING.
+// code is the command's exit status when they cannot be opened (0: open).
+func openEnds(ctx context.Context, cmd string, f *importFlags, url string, stderr io.Writer, connect func() (*redimo.Client, string, error)) (db *redimo.Client, table string, rdb *redis.Client, code int) {
+	opt, err := redis.ParseURL(url)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "redimo %s: %v (a URL such as redis://127.0.0.1:6379/0)\n", cmd, err)
+		return nil, "", nil, 2
+	case f.count < 1 || f.parallel < 1 || f.sample < 0:
+		fmt.Fprintf(stderr, "redimo %s: -count and -parallel must be at least 1, -sample not negative\n", cmd)
+		return nil, "", nil, 2
+	case f.db < 0 || f.db > redimo.MaxDB:
+		fmt.Fprintf(stderr, "redimo %s: -db %d: a database is 0 to %d\n", cmd, f.db, redimo.MaxDB)
+		return nil, "", nil, 2
+	}
+	client, table, err := connect()
+	if err != nil {
+		fmt.Fprintln(stderr, "redimo:", err)
+		return nil, "", nil, 1
+	}
+	if db, err = client.WithDB(f.db); err != nil {
+		fmt.Fprintf(stderr, "redimo %s: %v\n", cmd, err)
+		return nil, "", nil, 2
+	}
+	rdb = redis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		fmt.Fprintf(stderr, "redimo %s: cannot reach Redis at %s: %v\n", cmd, opt.Addr, err)
+		return nil, "", nil, 1
+	}
+	return db, table, rdb, 0
 }
 
 // parallel runs do on each item of items, n at once, and returns the
