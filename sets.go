@@ -142,56 +142,28 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 // and returns them with their items. withMeta also reads the metadata item:
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
+// A set: setProbe (smallset.go), one request whatever its encoding.
 func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
 	if c.tx != nil {
 		return c.tx.probe(ctx, key, typ, members)
 	}
-	// A set: the metadata item first, from which a small set answers
-	// alone; one known to be of member items (knownBig) is read with its
-	// members in one request, as a sorted set, unless it turns out small.
-	hinted := typ == model.TypeSet && withMeta && !c.opts.DisableKeyExpiry && c.knownBig(key)
-	if typ == model.TypeSet && !hinted {
-		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
-		if ok || err != nil {
-			return found, err
-		}
-		withMeta = false // a live set of member items
+	if typ == model.TypeSet {
+		return c.setProbe(ctx, key, members, withMeta)
 	}
 	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
-	keys := make([]model.Item, 0, len(members)+1)
-	if withMeta && !lazy {
-		keys = append(keys, model.MetaKey(key))
-	}
-	for _, m := range members {
-		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
-	}
-	items, err := c.st.BatchGet(ctx, keys, nil, nil)
+	found, it, err := c.probeItems(ctx, key, typ, members, withMeta && !lazy)
 	if err != nil {
 		return nil, err
 	}
-	alive := !withMeta || lazy
-	found := make(map[string]model.Item, len(items))
-	now := c.nowMs()
-	for _, it := range items {
-		m, _, ok := model.MemberOf(it)
-		if ok && model.ExpiredAt(it, now) {
-			continue // an expired member is a missing one (memberttl.go)
+	alive := true
+	switch {
+	case withMeta && !lazy:
+		m, err := c.ofType(ctx, key, c.liveMeta(it), typ)
+		if err != nil {
+			return nil, err
 		}
-		if !ok {
-			if hinted && model.SmallMembers(it) != nil { // small after all (knownBig was stale)
-				c.seenBig(key, false)
-				return c.probe(ctx, key, typ, members, withMeta)
-			}
-			mt, err := c.ofType(ctx, key, c.liveMeta(it), typ)
-			if err != nil {
-				return nil, err
-			}
-			alive = mt.Typ == typ
-			continue
-		}
-		found[m] = it
-	}
-	if lazy && len(found) < len(members) {
+		alive = m.Typ == typ
+	case lazy && len(found) < len(members):
 		m, err := c.typedMeta(ctx, key, typ)
 		if err != nil {
 			return nil, err
@@ -202,6 +174,36 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 		return map[string]model.Item{}, nil
 	}
 	return found, nil
+}
+
+// probeItems reads the items of members in key (of type typ), and with
+// meta its metadata item (nil when it has none), with BatchGetItem (100
+// items a request, in parallel). found holds the live members: an expired
+// member is a missing one (memberttl.go).
+func (c *Client) probeItems(ctx context.Context, key string, typ model.KeyType, members []string, meta bool) (found map[string]model.Item, mt model.Item, err error) {
+	keys := make([]model.Item, 0, len(members)+1)
+	if meta {
+		keys = append(keys, model.MetaKey(key))
+	}
+	for _, m := range members {
+		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
+	}
+	items, err := c.st.BatchGet(ctx, keys, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	found = make(map[string]model.Item, len(items))
+	now := c.nowMs()
+	for _, it := range items {
+		m, _, ok := model.MemberOf(it)
+		switch {
+		case !ok:
+			mt = it
+		case !model.ExpiredAt(it, now):
+			found[m] = it
+		}
+	}
+	return found, mt, nil
 }
 
 // SMembers returns all members of the set at key, in byte order (Redis's
