@@ -32,6 +32,8 @@ package redimo
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -61,7 +63,10 @@ func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinc
 		n = min(n, m.Card) // a distinct draw of SCARD or more is the whole set
 	}
 	b := model.BucketBits(m.Card)
-	if c.tx != nil || b == 0 || model.ExpectedTrials(m.Card, b, n) >= m.Card/model.EntriesPerUnit {
+	// The trials of a round read about half as many buckets again as
+	// they expect to need (randomFromBuckets): the whole set is read
+	// instead once that reaches its read units.
+	if c.tx != nil || b == 0 || 1.5*float64(model.ExpectedTrials(m.Card, b, n))*model.TrialUnits(m.Card, b) >= float64(m.Card)/model.EntriesPerUnit {
 		return c.randomFromWhole(ctx, key, n, distinct)
 	}
 	out, ok, err := c.randomFromBuckets(ctx, key, m.Card, b, n, distinct, map[uint64][]string{})
@@ -104,41 +109,55 @@ func drawFrom(all []string, n int64, distinct bool) ([]string, bool) {
 // model.BucketCap members (or after model.MaxRandRounds rounds): the caller reads the
 // whole set instead. read holds the buckets already read (bucket → its
 // members), normally those of this call.
+//
+// Trials are drawn in order and taken in that order, each independent
+// of the others; only which buckets are read ahead of them is planned
+// (planArcs): a round draws the trials it expects to need, reads their
+// buckets (joined into a few Queries when that costs few more read
+// units), then takes them in order, and goes on drawing while the new
+// trials land in buckets already read (they cost nothing). The first
+// trial that lands in a bucket not read waits for the next round.
+// Reading more buckets than the trials use changes no trial's outcome:
+// the draw stays exactly as uniform.
 func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, b int, n int64, distinct bool, read map[uint64][]string) (out []string, ok bool, err error) {
-	var (
-		chosen = map[string]bool{}
-		mu     sync.Mutex
-	)
+	chosen := map[string]bool{}
+	limit := model.TrialCap(card, b)
+	var pending []uint64 // trials drawn, not yet taken, in order
+	draw := func() uint64 { return rand.Uint64() >> (64 - b) }
 	for range model.MaxRandRounds {
-		// As many trials as give the members still needed on average:
-		// often one round, two at most most of the time.
 		need := n - int64(len(out))
-		trials := make([]uint64, min(model.ExpectedTrials(card, b, need), 512))
-		var fresh []uint64
-		for i := range trials {
-			trials[i] = rand.Uint64() >> (64 - b)
-			if _, seen := read[trials[i]]; !seen {
-				read[trials[i]] = nil
-				fresh = append(fresh, trials[i])
-			}
+		expected := min(model.ExpectedTrials(card, b, need), 512)
+		for int64(len(pending)) < expected {
+			pending = append(pending, draw())
 		}
-		err := c.st.Parallel(len(fresh), func(i int) error {
-			ctx := c.labelled(ctx)
-			ms, err := c.readBucket(ctx, key, b, fresh[i])
-			mu.Lock()
-			read[fresh[i]] = ms
-			mu.Unlock()
-			return err
-		})
-		if err != nil {
+		// A margin of trials, when their buckets join the Queries of
+		// one round anyway: the round then rarely falls short.
+		more := slices.Clone(pending)
+		for int64(len(more)) < expected*3/2 {
+			more = append(more, draw())
+		}
+		arcs, fits := c.planArcs(card, b, unread(more, read))
+		if fits {
+			pending = more
+		} else {
+			arcs, _ = c.planArcs(card, b, unread(pending, read))
+		}
+		if over, err := c.readArcs(ctx, key, b, limit, arcs, read); err != nil || over {
 			return nil, false, err
 		}
-		for _, j := range trials {
+		for i := 0; ; i++ {
+			var j uint64
+			if i < len(pending) {
+				j = pending[i]
+			} else if j = draw(); !isRead(read, j) {
+				pending = []uint64{j}
+				break
+			}
 			ms := read[j]
-			if len(ms) > model.BucketCap {
+			if len(ms) > limit { // read before this call, under another bound
 				return nil, false, nil
 			}
-			u := rand.IntN(model.BucketCap)
+			u := rand.IntN(limit)
 			if u >= len(ms) || (distinct && chosen[ms[u]]) {
 				continue
 			}
@@ -152,14 +171,102 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 	return nil, false, nil
 }
 
-// readBucket reads the members of bucket j of 2^b (at most model.BucketCap+1):
-// the set members whose position (internal/model/keys.go) is in [j, j+1)·2^(56-b).
-func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([]string, error) {
+// isRead reports whether bucket j is in read (empty buckets are there
+// with no members).
+func isRead(read map[uint64][]string, j uint64) bool {
+	_, ok := read[j]
+	return ok
+}
+
+// unread is the buckets of trials not in read, distinct, in order.
+func unread(trials []uint64, read map[uint64][]string) []uint64 {
+	var out []uint64
+	for _, j := range trials {
+		if !isRead(read, j) {
+			out = append(out, j)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// arc is the buckets lo to hi (inclusive) of a set: one Query.
+type arc struct{ lo, hi uint64 }
+
+// planArcs joins buckets (sorted, distinct) of a set of about card
+// members in 2^b buckets into the arcs to read: each bucket alone costs a
+// Query and at least 1 read unit though it holds about 10 members, so
+// joining neighbours across a short gap costs little or nothing. Gaps
+// are joined shortest first: always when that costs no read unit (a
+// unit is model.EntriesPerUnit members), and while the arcs are more
+// than one round of Options.Parallelism Queries, as long as the plan
+// costs at most twice the read units of one Query a bucket and half
+// those of reading the whole set. fits reports that the plan is one
+// round.
+func (c *Client) planArcs(card int64, b int, buckets []uint64) (arcs []arc, fits bool) {
+	for _, j := range buckets {
+		arcs = append(arcs, arc{j, j})
+	}
+	per := float64(card) / math.Ldexp(1, b) // members a bucket, on average
+	units := func(a arc) float64 {
+		return max(1, math.Ceil(float64(a.hi-a.lo+1)*per/model.EntriesPerUnit))
+	}
+	var total float64
+	for _, a := range arcs {
+		total += units(a)
+	}
+	budget := min(2*total, math.Ceil(float64(card)/model.EntriesPerUnit/2))
+	round := max(c.opts.Parallelism, 1)
+	for len(arcs) > 1 {
+		k := 0 // the shortest gap: between arcs k and k+1
+		for i := range len(arcs) - 1 {
+			if arcs[i+1].lo-arcs[i].hi < arcs[k+1].lo-arcs[k].hi {
+				k = i
+			}
+		}
+		joined := arc{arcs[k].lo, arcs[k+1].hi}
+		after := total - units(arcs[k]) - units(arcs[k+1]) + units(joined)
+		if after > total && (len(arcs) <= round || after > budget) {
+			break
+		}
+		arcs[k] = joined
+		arcs = slices.Delete(arcs, k+1, k+2)
+		total = after
+	}
+	return arcs, len(arcs) <= round
+}
+
+// readArcs reads the buckets of arcs (2^b of the set at key), one Query
+// each, in parallel, into read: every bucket of an arc, with its members.
+// over reports a bucket of more than limit members (the caller reads the
+// whole set instead); each Query stops at the first.
+func (c *Client) readArcs(ctx context.Context, key string, b, limit int, arcs []arc, read map[uint64][]string) (over bool, err error) {
+	var mu sync.Mutex
+	err = c.st.Parallel(len(arcs), func(i int) error {
+		ctx := c.labelled(ctx)
+		got, full, err := c.readArc(ctx, key, b, limit, arcs[i])
+		mu.Lock()
+		defer mu.Unlock()
+		over = over || full
+		for j := arcs[i].lo; j <= arcs[i].hi; j++ {
+			read[j] = got[j]
+		}
+		return err
+	})
+	return over, err
+}
+
+// readArc reads the members of buckets a.lo to a.hi of 2^b, by bucket:
+// the set members whose position (internal/model/keys.go) is in
+// [a.lo, a.hi+1)·2^(56-b). over reports a bucket of more than limit
+// members, where it stopped; it reads at most (buckets)·limit+1 members,
+// so some bucket of more is seen.
+func (c *Client) readArc(ctx context.Context, key string, b, limit int, a arc) (got map[uint64][]string, over bool, err error) {
 	const posBits = 8 * model.SetHashLen
-	lo := j << (posBits - b)
-	hi := lo | (1<<(posBits-b) - 1)
+	lo := a.lo << (posBits - b)
+	hi := a.hi<<(posBits-b) | (1<<(posBits-b) - 1)
 	// The last sort key at position hi: every member's sort key is at most
-	// as long (model.LongSKLen), so 0xFF bytes to that length end the bucket.
+	// as long (model.LongSKLen), so 0xFF bytes to that length end the arc.
 	end := append(model.SetSKAt(hi), bytes.Repeat([]byte{0xFF}, model.LongSKLen-1-model.SetHashLen)...)
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
@@ -167,5 +274,21 @@ func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([
 		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)),
 			":lo": model.Bin(model.SetSKAt(lo)), ":hi": model.Bin(end)},
 	}
-	return c.queryMembers(ctx, in, model.TypeSet, model.BucketCap+1, 0)
+	got = map[uint64][]string{}
+	for it, err := range c.query(ctx, in, int(a.hi-a.lo+1)*limit+1) {
+		if err != nil {
+			return nil, false, err
+		}
+		m, t, _ := model.MemberOf(it)
+		if t != model.TypeSet {
+			return nil, false, ErrWrongType
+		}
+		var pos [8]byte
+		copy(pos[8-model.SetHashLen:], model.BytesAttr(it, model.AttrSK)[1:1+model.SetHashLen])
+		j := binary.BigEndian.Uint64(pos[:]) >> (posBits - b)
+		if got[j] = append(got[j], m); len(got[j]) > limit {
+			return got, true, nil
+		}
+	}
+	return got, false, nil
 }
