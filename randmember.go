@@ -3,31 +3,39 @@ package redimo
 // Uniform random members of a set (SRANDMEMBER, SPOP).
 //
 // A set member's sort key starts with the first 7 bytes of its SHA-256
-// ("Set members" in internal/model/keys.go), a 56-bit position spread uniformly over the
-// set's part of the table. The positions are cut into B = 2^b equal
-// buckets, b chosen from the cardinality N so that a bucket holds λ = N/B
-// members on average, 8 ≤ λ < 16. A trial picks a bucket uniformly, reads
-// it (one Query of the table, at most model.BucketCap+1 items) and draws u
-// uniformly in [0, model.BucketCap): when u is less than the m members the
-// bucket holds, the trial returns the u-th of them, otherwise it returns
-// nothing. Every member is returned by a trial with probability exactly
-// 1/(B·model.BucketCap), whatever the gaps between the positions: the draw is
-// exactly uniform as long as no bucket holds more than model.BucketCap members.
-// The hashes make that overwhelmingly likely (with λ < 16, a bucket
-// exceeds 48 members with probability below 3·10⁻¹¹, so a
-// 1,000,000-member set has such a bucket with probability below 10⁻⁶);
-// and a trial that meets one sees it (the Query returns model.BucketCap+1
-// items), and the draw falls back to reading the whole set. Members
-// chosen to share a bucket (it takes about 2^b tries per member to find
-// them) make the draws read the whole set, still uniform.
+// ("Set members" in internal/model/keys.go), a 56-bit position spread
+// uniformly over the set's part of the table. The positions are cut into
+// B = 2^b equal buckets, b chosen from the cardinality N so that a bucket
+// holds λ = N/B members on average, 128 ≤ λ < 256. A trial picks a bucket
+// uniformly, reads it and draws u uniformly in [0, K), K =
+// model.TrialCap(N, b): when u is less than the m members the bucket
+// holds, the trial returns the u-th of them, otherwise nothing. Every
+// member is returned by a trial with probability exactly 1/(B·K),
+// whatever the gaps between the positions: the draw is exactly uniform as
+// long as no bucket holds more than K members. K is the least bound that
+// the hashes keep every bucket under but with probability below 10⁻⁹ for
+// the whole set (246 for 10,000 members, 365 for 1,000,000; at most
+// model.BucketCap, 384); a bucket found over it makes the draw read the
+// whole set, and so do members chosen to share a bucket (it takes about
+// 2^b tries per member to find them), still uniform.
 //
-// A trial succeeds with probability λ/model.BucketCap (1/6 to 1/3), so a draw
-// takes 3 to 6 trials on average. Trials of one call run in parallel
-// rounds, and a bucket read twice in a call is read once: the picks are
-// independent given the set, so reusing what a bucket held changes
-// nothing. When the trials' expected Queries (|count|·model.BucketCap/λ, a read
-// unit each) reach the read units of the whole set (about SCARD/80),
-// reading the whole set is cheaper and just as uniform: redimo does that.
+// A trial succeeds with probability λ/K, about 2/3, so a draw takes about
+// 1.5 trials. Trials are taken in the order they are drawn, each
+// independent of the others; what is planned is only which buckets are
+// read ahead of them. A round draws the trials the members still needed
+// take on average, and half as many again when their buckets fit one
+// round of Queries anyway; reads their buckets, joining neighbours into
+// one Query where that costs few read units (planArcs: a Query costs at
+// least a read unit, a bucket of ~200 members 2 to 4); then takes the
+// trials in order, and draws on while new trials land in buckets already
+// read. A bucket read twice in a call is read once: the picks are
+// independent given the set, so reusing what a bucket held, or reading
+// more than the trials use, changes nothing. SRANDMEMBER 10 of a
+// 10,000-member set is then the metadata item and one round of at most
+// Options.Parallelism Queries (BENCHMARKS.md, "Set reads at one round
+// trip"). When the trials' read units reach those of the whole set
+// (about SCARD/80), reading the whole set is cheaper and just as
+// uniform: redimo does that.
 
 import (
 	"bytes"

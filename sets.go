@@ -103,8 +103,10 @@ func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
 // SIsMember reports whether member is a member of the set at key, as
 // Redis's SISMEMBER.
 //
-// Cost: one BatchGetItem of the member and the key's metadata item (which
-// tells a wrong type or an expired key), 2 read units.
+// Cost: one request whatever the encoding: a BatchGetItem of the member
+// and the key's metadata item (which tells a wrong type, an expired key,
+// or a small set's members), 2 read units; one GetItem (1 read unit) of a
+// set this Client last saw small (setProbe).
 //
 // [SISMEMBER]: https://redis.io/docs/latest/commands/sismember/
 func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error) {
@@ -281,9 +283,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 // SRANDMEMBER without count.
 //
 // Cost: SRandMemberN's with count 1: a GetItem of the metadata item, then
-// on average 3 to 6 Queries (in parallel) reading at most 49 members each
-// (1 read unit each); a set of fewer than 49 members is read whole (one
-// Query).
+// one round of 1 to 3 Queries (in parallel) of a bucket of 128 to 256
+// members each (2 to 4 read units); a set of fewer than 256 members is
+// read whole (one Query).
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {
@@ -307,20 +309,24 @@ const MaxRandCount = 1 << 24
 //
 // Every member is equally likely (randmember.go): a set member's sort key
 // starts with a hash of the member, and the hashes are cut into buckets of
-// 8 to 16 members on average; a trial reads one random bucket and keeps
-// one of its members with probability (members in the bucket)/48, so each
-// member has exactly the same chance, whatever the gaps between the
-// hashes. A draw takes 3 to 6 trials on average; the trials of one call
-// run in parallel and read each bucket once. Exactly uniform as long as no
-// bucket holds more than 48 members, which the hashes make unlikely (below
-// 10⁻⁶ for a set of 1,000,000 members, unless its members were crafted
-// to collide) and which a trial detects: the call then reads the whole set.
+// 128 to 256 members on average; a trial reads one random bucket and keeps
+// one of its members with probability (members in the bucket)/K, K a
+// bound the buckets stay under (246 for 10,000 members), so each member
+// has exactly the same chance, whatever the gaps between the hashes. A
+// draw takes about 1.5 trials; the trials of one call run in one parallel
+// round, reading each bucket once and neighbouring buckets in one Query.
+// Exactly uniform as long as no bucket holds more than K members, which
+// the hashes make unlikely (below 10⁻⁹ for any set, unless its members
+// were crafted to collide) and which a trial detects: the call then reads
+// the whole set.
 //
-// Cost: a GetItem of the metadata item, then on average 3 to 6 Queries per
-// member drawn, at most 49 keys (1 read unit) each, in parallel rounds of
-// Options.Parallelism, each bucket read once per call; when |count|·48
-// reaches SCARD, one read of the whole set instead (a Query per 1 MB, 1
-// read unit per ~80 members). Count 0 costs the GetItem only.
+// Cost: a GetItem of the metadata item, then one round (rarely two) of at
+// most Options.Parallelism Queries, 2 to 4 read units per bucket read and
+// about 1.5 to 2 buckets per member drawn: SRANDMEMBER 10 of 10,000
+// members is 9 requests in 2 round trips, ~60 read units; when that
+// reaches the read units of the whole set, one read of the whole set
+// instead (a Query per 1 MB, 1 read unit per ~80 members). Count 0 costs
+// the GetItem only.
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]string, error) {
@@ -366,7 +372,8 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 // ErrContention.
 //
 // Cost: per round, SRandMemberN(count)'s reads plus ⌈count/99⌉ TransactWriteItems
-// (2 write units per popped member plus 2).
+// (2 write units per popped member plus 2): SPOP 10 of 10,000 members is
+// 10 requests in 3 round trips.
 //
 // [SPOP]: https://redis.io/docs/latest/commands/spop/
 func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
@@ -499,6 +506,9 @@ func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]mod
 	}
 	ms, err := c.typedMetas(ctx, keys, model.TypeSet)
 	for i := range ms { // live cards for keys with member expiries
+		if err == nil && c.tx == nil {
+			c.noteEncoding(keys[i], ms[i]) // for the probes that follow (setProbe)
+		}
 		if err == nil {
 			ms[i], err = c.settle(ctx, keys[i], ms[i], true)
 		}

@@ -458,9 +458,16 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 //     found but cost a second request when it is not, or when the set is
 //     small.
 //
-// withMeta as probe's: without it, the caller knows the key is a live set
-// and only its encoding is read from the metadata item.
+// withMeta as probe's: without it, the caller knows the key is a live set,
+// and has just noted its encoding, or has its encoding read from the
+// metadata item.
 func (c *Client) setProbe(ctx context.Context, key string, members []string, withMeta bool) (map[string]model.Item, error) {
+	if !withMeta && c.knownBig(key) {
+		// The caller has just read the metadata item (setMetas): the
+		// members alone.
+		found, _, err := c.probeItems(ctx, key, model.TypeSet, members, false)
+		return found, err
+	}
 	if c.knownSmall(key) {
 		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
 		if ok || err != nil {
