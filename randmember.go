@@ -56,7 +56,18 @@ import (
 // that may repeat. whole reports that the result is the entire set (a
 // distinct draw of at least SCARD members). A missing key gives none.
 func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinct bool) (out []string, whole bool, err error) {
-	m, err := c.typedMeta(ctx, key, model.TypeSet)
+	return c.randomMembersOf(ctx, key, nil, n, distinct)
+}
+
+// randomMembersOf is randomMembers for a caller that has just read key's
+// metadata item (read, as stored; nil: not read).
+func (c *Client) randomMembersOf(ctx context.Context, key string, read *model.Meta, n int64, distinct bool) (out []string, whole bool, err error) {
+	var m model.Meta
+	if read == nil {
+		m, err = c.typedMeta(ctx, key, model.TypeSet)
+	} else {
+		m, err = c.ofType(ctx, key, read.Live(c.nowMs()), model.TypeSet)
+	}
 	if err == nil {
 		m, err = c.settle(ctx, key, m, true) // the live count
 	}
@@ -208,9 +219,9 @@ type arc struct{ lo, hi uint64 }
 // are joined shortest first: always when that costs no read unit (a
 // unit is model.EntriesPerUnit members), and while the arcs are more
 // than one round of Options.Parallelism Queries, as long as the plan
-// costs at most twice the read units of one Query a bucket and half
-// those of reading the whole set. fits reports that the plan is one
-// round.
+// costs at most twice the read units of one Query a bucket and three
+// quarters of those of reading the whole set. fits reports that the plan
+// is one round.
 func (c *Client) planArcs(card int64, b int, buckets []uint64) (arcs []arc, fits bool) {
 	for _, j := range buckets {
 		arcs = append(arcs, arc{j, j})
@@ -223,7 +234,7 @@ func (c *Client) planArcs(card int64, b int, buckets []uint64) (arcs []arc, fits
 	for _, a := range arcs {
 		total += units(a)
 	}
-	budget := min(2*total, math.Ceil(float64(card)/model.EntriesPerUnit/2))
+	budget := min(2*total, math.Ceil(float64(card)*3/4/model.EntriesPerUnit))
 	round := max(c.opts.Parallelism, 1)
 	for len(arcs) > 1 {
 		k := 0 // the shortest gap: between arcs k and k+1

@@ -176,4 +176,14 @@ func TestSRandMemberRequests(t *testing.T) {
 		require.LessOrEqual(t, cnt.requests.Load(), int64(13), "%v", cnt)
 		require.LessOrEqual(t, tr.rounds(), 4)
 	}
+	// A fresh Client's SPOP reads the metadata item once: the small-set
+	// attempt's read serves the draw.
+	fresh, cnt, _ := meteredClient(t)
+	ms, err := fresh.SPopN(ctx, key, 10)
+	require.NoError(t, err)
+	require.Len(t, model.Dedupe(ms), 10)
+	cnt.mu.Lock()
+	gets := cnt.byOp["GetItem"]
+	cnt.mu.Unlock()
+	require.EqualValues(t, 1, gets, "%v", cnt)
 }

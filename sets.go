@@ -383,15 +383,19 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 	if count < 0 {
 		return nil, argError("SPOP", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
+	var read *model.Meta // the metadata item smallPop read, for the first draw
 	if count > 0 {
-		if popped, ok, err := c.smallPop(ctx, key, count); ok {
+		popped, ok, m, err := c.smallPop(ctx, key, count)
+		if ok {
 			return popped, wrap("SPOP", err)
 		}
+		read = m
 	}
 	var popped []string
 	err := c.st.Attempts(ctx, false, func() (bool, error) {
 		want := count - int64(len(popped))
-		picks, whole, err := c.randomMembers(ctx, key, want, true)
+		picks, whole, err := c.randomMembersOf(ctx, key, read, want, true)
+		read = nil
 		if err != nil || len(picks) == 0 {
 			return true, err
 		}

@@ -387,18 +387,24 @@ func (c *Client) smallRem(ctx context.Context, key string, members []string) (n 
 
 // smallPop is SPOP with count (> 0) on the small encoding: a GetItem,
 // then the removal of min(count, SCARD) members picked uniformly from
-// what it read, planned again from what a refusal shows.
-func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, err error) {
+// what it read, planned again from what a refusal shows. read is the
+// metadata item of a set of member items it found (for the caller's
+// draw: randomMembersOf), else nil.
+func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, read *model.Meta, err error) {
 	if c.tx != nil || c.knownBig(key) {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	it, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
-		return nil, true, err
+		return nil, true, nil, err
 	}
 	st, err := c.smallClassify(ctx, key, it)
 	if err != nil || st.missing {
-		return nil, true, err
+		return nil, true, nil, err
+	}
+	if st.big {
+		m := model.DecodeMeta(it)
+		return nil, false, &m, nil
 	}
 	step, err := c.smallRun(ctx, key, st, func(st smallState) (smallStep, error) {
 		switch {
@@ -411,9 +417,9 @@ func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped 
 		return c.smallRemoval(key, picks, st), nil
 	})
 	if step.done || step.fallback {
-		return nil, err != nil || !step.fallback, err
+		return nil, err != nil || !step.fallback, nil, err
 	}
-	return step.members, true, err
+	return step.members, true, nil, err
 }
 
 // convert makes the small set it (key's metadata item as read) a set of
