@@ -15,7 +15,9 @@ package redimo
 // long as no bucket holds more than K members. K is the least bound that
 // the hashes keep every bucket under but with probability below 10⁻⁹ for
 // the whole set (246 for 10,000 members, 365 for 1,000,000; at most
-// model.BucketCap, 384); a bucket found over it makes the draw read the
+// model.BucketCap, 384, which it reaches above ~8 million members: the
+// odds are then below 10⁻⁶ up to ~8 billion); a bucket found over it
+// makes the draw read the
 // whole set, and so do members chosen to share a bucket (it takes about
 // 2^b tries per member to find them), still uniform.
 //

@@ -316,7 +316,8 @@ const MaxRandCount = 1 << 24
 // draw takes about 1.5 trials; the trials of one call run in one parallel
 // round, reading each bucket once and neighbouring buckets in one Query.
 // Exactly uniform as long as no bucket holds more than K members, which
-// the hashes make unlikely (below 10⁻⁹ for any set, unless its members
+// the hashes make unlikely (below 10⁻⁹ up to ~8 million members, 10⁻⁶
+// up to ~8 billion, unless its members
 // were crafted to collide) and which a trial detects: the call then reads
 // the whole set.
 //

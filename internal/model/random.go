@@ -53,7 +53,9 @@ func TrialUnits(card int64, b int) float64 {
 // TrialCap is the bound a trial's draw uses for a set of card members in
 // 2^b buckets: the least number of members that no bucket exceeds but
 // with probability below 10⁻⁹ for the whole set (members spread by their
-// hashes, Poisson with mean card/2^b a bucket), and at most BucketCap.
+// hashes, Poisson with mean card/2^b a bucket), and at most BucketCap
+// (reached above ~8 million members; the odds stay below 10⁻⁶ up to ~8
+// billion).
 // A bound near the buckets' mean makes trials succeed more often (about
 // 2/3 of them for 128 to 256 members a bucket, against 1/3 to 2/3 with
 // BucketCap); a bucket found over it makes the draw read the whole set.
