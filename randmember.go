@@ -23,10 +23,12 @@ package redimo
 //
 // A trial succeeds with probability λ/K, about 2/3, so a draw takes about
 // 1.5 trials. Trials are taken in the order they are drawn, each
-// independent of the others; what is planned is only which buckets are
-// read ahead of them. A round draws the trials the members still needed
-// take on average, and half as many again when their buckets fit one
-// round of Queries anyway; reads their buckets, joining neighbours into
+// independent of the others, none dropped; what is planned is only which
+// buckets are read ahead of them. A round draws the trials the members
+// still needed take on average, and half as many again when the first
+// fit one round of Queries (these are read with them when they fit it
+// too; a trial whose bucket is not read waits for the next round); reads
+// their buckets, joining neighbours into
 // one Query where that costs few read units (planArcs: a Query costs at
 // least a read unit, a bucket of ~200 members 2 to 4); then takes the
 // trials in order, and draws on while new trials land in buckets already
@@ -151,27 +153,39 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 		for int64(len(pending)) < expected {
 			pending = append(pending, draw())
 		}
-		// A margin of trials, when their buckets join the Queries of
-		// one round anyway: the round then rarely falls short.
-		more := slices.Clone(pending)
-		for int64(len(more)) < expected*3/2 {
-			more = append(more, draw())
-		}
-		arcs, fits := c.planArcs(card, b, unread(more, read))
+		arcs, fits := c.planArcs(card, b, unread(pending, read))
 		if fits {
-			pending = more
-		} else {
-			arcs, _ = c.planArcs(card, b, unread(pending, read))
+			// A margin of trials, read too when their buckets join the
+			// Queries of one round: the round then rarely falls short.
+			// They are drawn after that choice and taken in order like
+			// any other (those whose buckets are not read wait for the
+			// next round), so no trial is dropped or chosen by where it
+			// landed.
+			for int64(len(pending)) < expected*3/2 {
+				pending = append(pending, draw())
+			}
+			if more, fit := c.planArcs(card, b, unread(pending, read)); fit {
+				arcs = more
+			}
 		}
 		if over, err := c.readArcs(ctx, key, b, limit, arcs, read); err != nil || over {
 			return nil, false, err
 		}
-		for i := 0; ; i++ {
-			var j uint64
-			if i < len(pending) {
-				j = pending[i]
-			} else if j = draw(); !isRead(read, j) {
-				pending = []uint64{j}
+		// Take the trials in order while their buckets are read, drawing
+		// more while they land in buckets read. Free trials are bounded:
+		// a set emptied since its count was read (every bucket read, none
+		// with members) ends the rounds.
+		for i, free := 0, len(pending)+64; ; i++ {
+			if i == len(pending) {
+				if free--; free < 0 {
+					pending = nil
+					break
+				}
+				pending = append(pending, draw())
+			}
+			j := pending[i]
+			if !isRead(read, j) {
+				pending = pending[i:]
 				break
 			}
 			ms := read[j]
