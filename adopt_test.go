@@ -65,7 +65,8 @@ func TestWrongSchemaRefusedBeforeAnyWrite(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.ZRange(ctx, "z", 0, -1)
 	require.ErrorIs(t, err, ErrTableMismatch, "reads: not the SDK's bare missing-index error")
-	require.Contains(t, err.Error(), "has no index by_ix; a table's key schema and local secondary indexes are fixed")
+	require.Contains(t, err.Error(), "needs local secondary index by_ix on (pk B, ix B); a table's key schema and local secondary indexes are fixed",
+		"reads check the table first, as writes (issue 33)")
 	require.ErrorIs(t, c.CheckTable(ctx), ErrTableMismatch)
 	cnt.mu.Lock()
 	require.Zero(t, cnt.byOp["TransactWriteItems"]+cnt.byOp["UpdateItem"], "no write was sent: %v", cnt.byOp)

@@ -8,7 +8,9 @@ package redimo
 //     unreachable endpoint) into a *SetupError that names the fix;
 //   - with Options.Metrics set, it asks DynamoDB for the consumed capacity,
 //     counts the SDK's attempts, and reports each request with the command
-//     that made it.
+//     that made it;
+//   - with Options.TracerProvider set, it measures the same and makes a
+//     span of each request, beneath its command's (tracing.go).
 
 import (
 	"context"
@@ -24,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/redimo-go/redimo/internal/model"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Request is one DynamoDB request a Client made, as reported to
@@ -49,7 +52,10 @@ type Request struct {
 	// PricedReadUnits and PricedWriteUnits are the request's cost at
 	// DynamoDB's documented rates, index writes included (the cost model,
 	// price.go): for reads, the units DynamoDB reported (else one per 4 KB
-	// returned, half eventually consistent); for a TransactWriteItems that
+	// returned, half eventually consistent), and for a BatchGetItem at
+	// least one unit (half eventually consistent) per key asked for, found
+	// or not, as DynamoDB bills a read of a missing item (DynamoDB Local
+	// reports 0 for it); for a TransactWriteItems that
 	// committed, 2 write units per KB of each item written or checked plus
 	// 2 per KB of each index entry it puts or deletes (a changed index key
 	// is a delete and a put); for an UpdateItem, 1 per KB and per index
@@ -86,8 +92,13 @@ type api struct {
 	db      DynamoDBAPI
 	table   string
 	metrics func(context.Context, Request)
+	tracer  trace.Tracer       // Options.TracerProvider's (tracing.go); nil: no spans
 	indexes []model.IndexShape // the table's indexes, for the cost model (price.go)
 }
+
+// measured reports whether requests are measured: for Options.Metrics, or
+// for the spans of Options.TracerProvider.
+func (a *api) measured() bool { return a.metrics != nil || a.tracer != nil }
 
 var _ DynamoDBAPI = (*api)(nil)
 
@@ -97,11 +108,16 @@ var _ DynamoDBAPI = (*api)(nil)
 func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []func(*dynamodb.Options),
 	call func(context.Context, In, ...func(*dynamodb.Options)) (Out, error),
 	capacity func(Out) []types.ConsumedCapacity, priced func(Out, float64, error) (float64, float64)) (Out, error) {
-	if a.metrics == nil {
+	if !a.measured() {
 		out, err := call(ctx, in, optFns...)
 		return out, a.setupError(ctx, err)
 	}
 	r := Request{Command: commandOf(ctx), Operation: op}
+	if a.tracer != nil {
+		var sp trace.Span
+		ctx, sp = a.requestSpan(ctx, op)
+		defer endRequest(sp, &r)
+	}
 	optFns = append(optFns[:len(optFns):len(optFns)], countAttempts(&r.Attempts))
 	start := time.Now()
 	out, err := call(ctx, in, optFns...)
@@ -121,12 +137,14 @@ func send[In, Out any](a *api, ctx context.Context, op string, in In, optFns []f
 	}
 	err = a.setupError(ctx, err)
 	r.Err, r.Conflict = err, model.IsConflict(err)
-	a.metrics(ctx, r)
+	if a.metrics != nil {
+		a.metrics(ctx, r)
+	}
 	return out, err
 }
 
 func (a *api) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if a.metrics != nil {
+	if a.measured() {
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "GetItem", in, o, a.db.GetItem,
@@ -140,7 +158,7 @@ func (a *api) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(
 }
 
 func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	if a.metrics != nil {
+	if a.measured() {
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "Query", in, o, a.db.Query,
@@ -154,7 +172,7 @@ func (a *api) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dyn
 }
 
 func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	if a.metrics != nil {
+	if a.measured() {
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "BatchGetItem", in, o, a.db.BatchGetItem,
@@ -163,21 +181,17 @@ func (a *api) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			if err != nil {
 				return 0, 0
 			}
-			if read > 0 {
-				return read, 0
-			}
 			units := 0.0
-			for table, items := range out.Responses {
-				for _, it := range items {
-					units += model.PricedRead(0, in.RequestItems[table].ConsistentRead, it)
-				}
+			for table, ka := range in.RequestItems {
+				keys := len(ka.Keys) - len(out.UnprocessedKeys[table].Keys)
+				units += model.PricedBatchRead(ka.ConsistentRead, keys, out.Responses[table])
 			}
-			return units, 0
+			return max(read, units), 0
 		})
 }
 
 func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	if a.metrics == nil {
+	if !a.measured() {
 		return send(a, ctx, "TransactWriteItems", in, o, a.db.TransactWriteItems, nil, nil)
 	}
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
@@ -189,7 +203,7 @@ func (a *api) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 }
 
 func (a *api) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if a.metrics != nil {
+	if a.measured() {
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	}
 	return send(a, ctx, "UpdateItem", in, o, a.db.UpdateItem,
@@ -295,7 +309,7 @@ func (a *api) setupError(ctx context.Context, err error) error {
 // requests of goroutines it starts: their own stacks no longer show it.
 // It does nothing without Options.Metrics.
 func (c *Client) labelled(ctx context.Context) context.Context {
-	if c.opts.Metrics == nil || ctx.Value(commandKey{}) != nil {
+	if (c.opts.Metrics == nil && c.tracer == nil) || ctx.Value(commandKey{}) != nil {
 		return ctx
 	}
 	return context.WithValue(ctx, commandKey{}, commandOf(ctx))

@@ -38,14 +38,18 @@ type Around struct {
 // Cost: ZRank's (a BatchGetItem and a Query of the count items, then the
 // rank's count), with two Queries of the index reading n entries each (1
 // read unit per ~80) in parallel with the count.
-func (c *Client) ZRankAround(ctx context.Context, key, member string, n int64) (Around, bool, error) {
+func (c *Client) ZRankAround(ctx context.Context, key, member string, n int64) (_ Around, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ZRankAround")
+	defer traced.end(&err)
 	return c.around(ctx, "ZRANKAROUND", key, member, n, false)
 }
 
 // ZRevRankAround is ZRankAround counted from the highest score (as
 // ZREVRANK): a leaderboard's "you are #412, and here are #410 to #414" with
 // n = 2, highest first. Cost: as ZRankAround, with ZRevRank's count.
-func (c *Client) ZRevRankAround(ctx context.Context, key, member string, n int64) (Around, bool, error) {
+func (c *Client) ZRevRankAround(ctx context.Context, key, member string, n int64) (_ Around, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ZRevRankAround")
+	defer traced.end(&err)
 	return c.around(ctx, "ZREVRANKAROUND", key, member, n, true)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DynamoDBAPI is the set of DynamoDB operations redimo calls. A
@@ -130,6 +131,15 @@ type Options struct {
 	// put in it). Setting it makes every request ask for
 	// ReturnConsumedCapacity INDEXES, which costs nothing. Default nil.
 	Metrics func(ctx context.Context, r Request)
+	// TracerProvider, when set, traces the client with OpenTelemetry: a
+	// span per command (named after the method: "SAdd"), and beneath it a
+	// span per DynamoDB request ("DynamoDB.TransactWriteItems") with the
+	// capacity DynamoDB reported, the cost model's units (as Metrics
+	// reports them), the SDK's attempts and the error. Spans are children
+	// of the span in the command's ctx. Setting it makes every request ask
+	// for ReturnConsumedCapacity INDEXES, as Metrics does. Default nil: no
+	// spans, and nothing measurable spent on them (tracing_test.go).
+	TracerProvider trace.TracerProvider
 	// MaxPollInterval is the longest delay between two reads of a blocking
 	// pop (BZPopMin, BZMPop) waiting for members that no write of this
 	// Client added: the latency of seeing another process's write, traded
@@ -153,6 +163,9 @@ type Client struct {
 	// its commands read the transaction's snapshot and write into it,
 	// and its store refuses every request. nil for a Client.
 	tx *Pipeline
+	// tracer makes the spans of Options.TracerProvider (tracing.go); nil
+	// without one.
+	tracer trace.Tracer
 }
 
 // shared is the state of a Client that its transactions share.
@@ -213,7 +226,10 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
 	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName), lanes: lanes{writer: model.NewWriterID()}}}
-	c.st = c.storeOver(&api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics})
+	if o.TracerProvider != nil {
+		c.tracer = o.TracerProvider.Tracer(tracerName)
+	}
+	c.st = c.storeOver(&api{db: orNilAPI(db), table: o.TableName, metrics: o.Metrics, tracer: c.tracer})
 	c.st.DB.(*api).indexes = model.IndexShapes(c.schema())
 	c.st.Guard = c.tableReady
 	if !o.DisableWriteCombining {
@@ -295,7 +311,9 @@ func (c *Client) schema() *dynamodb.CreateTableInput {
 // table that cannot serve commands before writing anything.)
 //
 // Cost: one DescribeTable (no capacity units).
-func (c *Client) CheckTable(ctx context.Context) error {
+func (c *Client) CheckTable(ctx context.Context) (err error) {
+	ctx, traced := c.command(ctx, "CheckTable")
+	defer traced.end(&err)
 	desc, err := c.st.DescribeTable(ctx)
 	if err != nil {
 		return wrap("CheckTable", err)
@@ -310,7 +328,9 @@ func (c *Client) CheckTable(ctx context.Context) error {
 //
 // Cost: one DescribeTable, plus CreateTable and DescribeTable polls when the
 // table is new.
-func (c *Client) CreateTable(ctx context.Context) error {
+func (c *Client) CreateTable(ctx context.Context) (err error) {
+	ctx, traced := c.command(ctx, "CreateTable")
+	defer traced.end(&err)
 	desc, err := c.st.DescribeTable(ctx)
 	switch {
 	case err == nil:

@@ -8,8 +8,13 @@ package redimo
 //   - the plain client: each write command one PutItem of its member's
 //     item, each read command one strongly consistent GetItem, no counts
 //     (what a hand-written DynamoDB client does), priced by the same model;
-//   - serverless Redis at about $2 per million commands (Upstash's
-//     pay-as-you-go price, 2026).
+//   - Upstash's pay-as-you-go serverless Redis ($0.2 per 100,000
+//     commands) and ElastiCache Serverless for Redis OSS and for Valkey
+//     (per million ECPUs, one ECPU per command of under 1 KB, plus the
+//     storage each meters at the least whatever the data, which makes the
+//     break-even volume: the commands a month at which redimo's bill
+//     reaches ElastiCache's). docs/costs.md names the source of each
+//     price.
 //
 // The mixes (commands chosen at random, 8 goroutines):
 //
@@ -21,7 +26,13 @@ package redimo
 //     SISMEMBER, 10% SCARD;
 //   - expiring: members with an expiry of their own (who is online: 20
 //     sets, 5,000 users): 70% SADDEX of 10 minutes (new or refreshed), 20%
-//     SISMEMBER, 10% SCARD.
+//     SISMEMBER, 10% SCARD;
+//   - queue: a job queue (issue 34; 10 queues): 50% ZADD of a job scored by
+//     its time, 50% BZPOPMIN of one with a 20 ms timeout (its waiting
+//     reads included); a job is one of each, so $ per million jobs is
+//     twice the per-command figure. The plain client counts a PutItem
+//     for each (a pop's DeleteItem costs as much; the Query that finds
+//     the job is not counted).
 //
 // It prints the table BENCHMARKS.md and docs/costs.md show:
 //
@@ -43,9 +54,46 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// UpstashPerMillion is serverless Redis's price of a million commands at
-// Upstash's pay-as-you-go rate ($0.2 per 100,000 commands), in dollars.
-const upstashPerMillion = 2.0
+// Other services' prices, in US dollars (us-east-1; docs/costs.md names
+// the source of each).
+const (
+	// upstashPerMillion is a million commands at Upstash's pay-as-you-go
+	// rate, $0.2 per 100,000 commands.
+	upstashPerMillion = 2.0
+	// ElastiCache Serverless bills requests in ECPUs (one per KB a command
+	// transfers: one for each command of these mixes) and storage in
+	// GB-hours, at least 1 GB (Redis OSS) or 100 MB (Valkey) per cache.
+	redisOSSPerMillionECPU, valkeyPerMillionECPU = 0.0034, 0.0023
+	redisOSSPerGBHour, valkeyPerGBHour           = 0.125, 0.084
+	redisOSSMinGB, valkeyMinGB                   = 1.0, 0.1
+	hoursPerMonth                                = 730
+)
+
+// elastiCache is an ElastiCache Serverless engine's prices.
+type elastiCache struct {
+	name             string
+	perMillionECPU   float64
+	perGBHour, minGB float64
+}
+
+var elastiCaches = []elastiCache{
+	{"ElastiCache Serverless Redis OSS", redisOSSPerMillionECPU, redisOSSPerGBHour, redisOSSMinGB},
+	{"ElastiCache Serverless Valkey", valkeyPerMillionECPU, valkeyPerGBHour, valkeyMinGB},
+}
+
+// minimum is what a cache costs a month however idle: its minimum
+// storage.
+func (e elastiCache) minimum() float64 { return e.minGB * e.perGBHour * hoursPerMonth }
+
+// breakEven is the commands a month, in millions, at which a service
+// costing perMillion a million commands (and nothing idle) costs as much
+// as e with its minimum storage; 0 when it never does.
+func (e elastiCache) breakEven(perMillion float64) float64 {
+	if perMillion <= e.perMillionECPU {
+		return 0
+	}
+	return e.minimum() / (perMillion - e.perMillionECPU)
+}
 
 // costMix is a workload: op runs command i of a worker on c (redimo) and
 // says whether it is a write; the plain client makes one PutItem of the
@@ -118,6 +166,15 @@ var costMixes = []costMix{
 			return false, k, m, err
 		}
 	}},
+	{"queue", func(ctx context.Context, c *Client, key func(string) string, rng *rand.Rand) (bool, string, string, error) {
+		k, m := key(fmt.Sprintf("queue%d", rng.IntN(10))), fmt.Sprintf("job%016x", rng.Uint64())
+		if rng.IntN(2) == 0 {
+			_, err := c.ZAdd(ctx, k, Z{Score: float64(time.Now().UnixMicro()), Member: m})
+			return true, k, m, err
+		}
+		_, _, err := c.BZPopMin(ctx, 20*time.Millisecond, k)
+		return true, k, m, err
+	}},
 }
 
 func BenchmarkCostTable(b *testing.B) {
@@ -187,8 +244,8 @@ func BenchmarkCostTable(b *testing.B) {
 	}
 	perM := func(x float64, cmds int) float64 { return x / float64(cmds) * 1e6 }
 	// The table goes to stdout whole (a benchmark's log keeps 10 lines).
-	fmt.Printf("DynamoDB on-demand, us-east-1: $%.3f per million RCU, $%.3f per million WCU; serverless Redis: $%.2f per million commands\n",
-		OnDemandPrices.PerMillionReadUnits, OnDemandPrices.PerMillionWriteUnits, upstashPerMillion)
+	fmt.Printf("DynamoDB on-demand, us-east-1: $%.3f per million RCU, $%.3f per million WCU\n",
+		OnDemandPrices.PerMillionReadUnits, OnDemandPrices.PerMillionWriteUnits)
 	fmt.Printf("| mix | client | requests / command | RCU / command | WCU / command | $ per million commands |\n")
 	fmt.Printf("|---|---|---|---|---|---|\n")
 	for _, mix := range costMixes {
@@ -205,7 +262,20 @@ func BenchmarkCostTable(b *testing.B) {
 			b.ReportMetric(side.c.WriteUnits/cmds, mix.name+"-"+side.name+"-WCU/cmd")
 			b.ReportMetric(dollars, mix.name+"-"+side.name+"-$/Mcmd")
 		}
-		fmt.Printf("| %s | serverless Redis | | | | $%.2f |\n", mix.name, upstashPerMillion)
+	}
+	fmt.Printf("\nDollars per million commands; ElastiCache: one ECPU per command, and at least $%.2f (Redis OSS) or $%.2f (Valkey) a month of storage\n",
+		elastiCaches[0].minimum(), elastiCaches[1].minimum())
+	fmt.Printf("| mix | redimo | plain DynamoDB client | Upstash | %s | %s | break-even with Redis OSS, commands a month | with Valkey |\n",
+		elastiCaches[0].name, elastiCaches[1].name)
+	fmt.Printf("|---|---|---|---|---|---|---|---|\n")
+	for _, mix := range costMixes {
+		r := rows[mix.name]
+		redimo, plain := perM(r.redimo.Dollars(OnDemandPrices), r.commands), perM(r.plain.Dollars(OnDemandPrices), r.commands)
+		fmt.Printf("| %s | $%.2f | $%.2f | $%.2f | $%.4f | $%.4f | %.1f million | %.1f million |\n", mix.name, redimo, plain,
+			upstashPerMillion, elastiCaches[0].perMillionECPU, elastiCaches[1].perMillionECPU,
+			elastiCaches[0].breakEven(redimo), elastiCaches[1].breakEven(redimo))
+		b.ReportMetric(elastiCaches[0].breakEven(redimo), mix.name+"-breakeven-redis-Mcmd/month")
+		b.ReportMetric(elastiCaches[1].breakEven(redimo), mix.name+"-breakeven-valkey-Mcmd/month")
 	}
 }
 

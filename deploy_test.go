@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
@@ -60,7 +61,8 @@ func TestDeployPolicy(t *testing.T) {
 	require.Equal(t, want, cmds.Action)
 	require.Equal(t, []string{"arn:aws:dynamodb:*:*:table/" + DefaultTableName,
 		"arn:aws:dynamodb:*:*:table/" + DefaultTableName + "/index/*"}, cmds.Resource)
-	require.Equal(t, []string{"dynamodb:CreateTable"}, create.Action)
+	// CreateTable turns TTL on for the items kept for write tokens (gc).
+	require.Equal(t, []string{"dynamodb:CreateTable", "dynamodb:UpdateTimeToLive"}, create.Action)
 	require.Equal(t, cmds.Resource[:1], create.Resource)
 
 	// The transaction writer (member writes in tx.go, metadata items in
@@ -107,7 +109,11 @@ func TestDeployTemplate(t *testing.T) {
 						AttributeName string `yaml:"AttributeName"`
 						AttributeType string `yaml:"AttributeType"`
 					} `yaml:"AttributeDefinitions"`
-					KeySchema              []key   `yaml:"KeySchema"`
+					KeySchema               []key `yaml:"KeySchema"`
+					TimeToLiveSpecification struct {
+						AttributeName string `yaml:"AttributeName"`
+						Enabled       bool   `yaml:"Enabled"`
+					} `yaml:"TimeToLiveSpecification"`
 					LocalSecondaryIndexes  []index `yaml:"LocalSecondaryIndexes"`
 					GlobalSecondaryIndexes []index `yaml:"GlobalSecondaryIndexes"`
 				} `yaml:"Properties"`
@@ -118,6 +124,8 @@ func TestDeployTemplate(t *testing.T) {
 	require.Equal(t, DefaultTableName, tmpl.Parameters.TableName.Default)
 	table := tmpl.Resources.RedimoTable
 	require.Equal(t, "AWS::DynamoDB::Table", table.Type)
+	require.Equal(t, model.AttrGC, table.Properties.TimeToLiveSpecification.AttributeName, "TTL on the items kept for write tokens")
+	require.True(t, table.Properties.TimeToLiveSpecification.Enabled)
 	p := table.Properties
 
 	want := NewClient(nil).schema()

@@ -57,7 +57,7 @@ var (
 		redis  string
 		redimo ExpireCondition
 	}{{"", ExpireAlways}, {"", ExpireAlways}, {"NX", ExpireNX}, {"XX", ExpireXX}, {"GT", ExpireGT}, {"LT", ExpireLT},
-		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", "NX GT"}, {"GT LT", "GT LT"}}
+		{"XX LT", ExpireXXLT}, {"LT XX", ExpireXXLT}, {"XX GT", ExpireGT}, {"NX GT", ExpireCondition(100)}, {"GT LT", ExpireCondition(101)}}
 )
 
 // bigMembers are the members of gen.big: hundreds of short ones, a few
@@ -368,8 +368,8 @@ func (g *gen) extra(k string, c int) op {
 // zmpop is ZMPOP over one to three keys, MIN or MAX, with or without a
 // COUNT (valid or not).
 func (g *gen) zmpop() op {
-	ks, order := g.keysN(3), pick(g, []PopOrder{PopMin, PopMax, "max"})
-	args := cat(cat([]string{"ZMPOP", strconv.Itoa(len(ks))}, ks...), string(order))
+	ks, order := g.keysN(3), pick(g, []PopOrder{PopMin, PopMax})
+	args := cat(cat([]string{"ZMPOP", strconv.Itoa(len(ks))}, ks...), order.String())
 	count := int64(1)
 	if g.r.IntN(2) == 0 {
 		count = pick(g, []int64{-1, 0, 1, 2, huge})
@@ -401,7 +401,7 @@ func (g *gen) bzpop() op {
 		}}
 	}
 	order, count := pick(g, []PopOrder{PopMin, PopMax}), pick(g, []int64{1, 2, huge})
-	args := cat(cat([]string{"BZMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), string(order), "COUNT", i64(count))
+	args := cat(cat([]string{"BZMPOP", "0.01", strconv.Itoa(len(ks))}, ks...), order.String(), "COUNT", i64(count))
 	return op{args: args, redimo: func(ctx context.Context, c *Client) (any, error) {
 		return mpopReply(c.BZMPop(ctx, 10*time.Millisecond, order, count, ks...))
 	}}
@@ -786,11 +786,11 @@ func (g *gen) expire(k string) op {
 	cond, condArgs := x.redimo, strings.Fields(x.redis)
 	set := func(c *Client, ctx context.Context, at time.Time, relative time.Duration, isAt bool) (bool, error) {
 		switch {
-		case isAt && cond == "":
+		case isAt && cond == ExpireAlways:
 			return c.ExpireAt(ctx, k, at)
 		case isAt:
 			return c.ExpireAtWith(ctx, k, at, cond)
-		case cond == "":
+		case cond == ExpireAlways:
 			return c.Expire(ctx, k, relative)
 		}
 		return c.ExpireWith(ctx, k, relative, cond)

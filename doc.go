@@ -76,6 +76,9 @@
 //	                 range of index values, n its member count): upper
 //	                 bound, version token (rank.go)
 //	rk         N     metadata item: the key's count items exist and are exact
+//	rb, rj     B, M  metadata item, while count items are built (rank.go):
+//	                 the build's token, and its journal (a member's range
+//	                 when the build began, by the first write after)
 //	mx         N     a member with an expiry of its own (SEXPIRE, ZEXPIRE,
 //	                 SADDEX): Unix ms; sort key of the local secondary index
 //	                 "by_exp" on (pk, mx), keys only, which holds those members

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,5 +151,26 @@ func TestREADMENamesEveryOption(t *testing.T) {
 	typ := reflect.TypeOf(Options{})
 	for i := range typ.NumField() {
 		require.Contains(t, readme, "`"+typ.Field(i).Name+"`", "README's Options list")
+	}
+}
+
+// TestContributingMapsEveryFile: CONTRIBUTING.md's layer table names every
+// production file of the root package (by name or by a pattern such as
+// rank*.go), so the map of the code stays true.
+func TestContributingMapsEveryFile(t *testing.T) {
+	doc, err := os.ReadFile("CONTRIBUTING.md")
+	require.NoError(t, err)
+	var named []string
+	for _, m := range regexp.MustCompile("`([a-z_*]+\\.go)`").FindAllStringSubmatch(string(doc), -1) {
+		named = append(named, m[1])
+	}
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		found := slices.ContainsFunc(named, func(p string) bool { ok, _ := filepath.Match(p, f); return ok })
+		require.True(t, found, "CONTRIBUTING.md's layer table does not name %s", f)
 	}
 }

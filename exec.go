@@ -214,7 +214,9 @@ type Pipeline struct {
 // only read). An empty transaction sends nothing.
 //
 // [MULTI]: https://redis.io/docs/latest/commands/multi/
-func (c *Client) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error {
+func (c *Client) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) (err error) {
+	ctx, traced := c.command(ctx, "TxPipelined")
+	defer traced.end(&err)
 	return c.runTx(ctx, nil, func(p *Pipeline) error { return fn(p) })
 }
 
@@ -234,7 +236,9 @@ type Tx struct {
 // transaction, so a write landing just before the commit is detected.
 //
 // Cost: as Client.TxPipelined; each watched key is touched (one action).
-func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error {
+func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) (err error) {
+	ctx, traced := tx.Client.command(ctx, "TxPipelined")
+	defer traced.end(&err)
 	return tx.runTx(ctx, tx.watch, func(p *Pipeline) error { return fn(p) })
 }
 
@@ -249,7 +253,9 @@ func (tx *Tx) TxPipelined(ctx context.Context, fn func(p Pipeliner) error) error
 // Cost: one BatchGetItem per 100 keys (1 read unit per key), plus fn's.
 //
 // [WATCH]: https://redis.io/docs/latest/commands/watch/
-func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...string) error {
+func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...string) (err error) {
+	ctx, traced := c.command(ctx, "Watch")
+	defer traced.end(&err)
 	w, err := c.WatchKeys(ctx, keys...)
 	if err != nil {
 		return err
@@ -260,7 +266,9 @@ func (c *Client) Watch(ctx context.Context, fn func(tx *Tx) error, keys ...strin
 // ExecWatched runs fn as TxPipelined, conditioned on w's keys (nil: none)
 // as Tx.TxPipelined: the transaction of Redis's EXEC after WATCH, which
 // redimo-server runs. fn receives a *Pipeline.
-func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
+func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline) error) (err error) {
+	ctx, traced := c.command(ctx, "ExecWatched")
+	defer traced.end(&err)
 	return c.runTx(ctx, w, fn)
 }
 
@@ -733,6 +741,10 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 		// (rank.go; commit) unranks the key it writes; the next write that
 		// adds a member builds them again, and until then ranks are counted.
 		m.RemoveRanked()
+	} else if _, building := k.Raw[model.AttrBuild]; building {
+		// Nor the journal of a build in progress: the build is cancelled
+		// (rank_build.go), the next write that adds a member claims again.
+		m.RemoveBuild()
 	}
 	if k.Dmn != 0 {
 		m.AddTTLs(k.Dmn)

@@ -915,9 +915,9 @@ func TestExecReviewBadInputErrors(t *testing.T) {
 		{"ZPOPMIN -1", func(x Pipeliner) error { _, err := x.ZPopMin(ctx, k, -1); return err }},
 		{"ZPOPMAX 1 2", func(x Pipeliner) error { _, err := x.ZPopMax(ctx, k, 1, 2); return err }},
 		{"ZMPOP 0", func(x Pipeliner) error { _, _, err := x.ZMPop(ctx, PopMin, 0, k); return err }},
-		{"ZMPOP order", func(x Pipeliner) error { _, _, err := x.ZMPop(ctx, "SIDEWAYS", 1, k); return err }},
+		{"ZMPOP order", func(x Pipeliner) error { _, _, err := x.ZMPop(ctx, PopOrder(9), 1, k); return err }},
 		{"EXPIRE cond", func(x Pipeliner) error {
-			_, err := x.ExpireAtWith(ctx, k, time.Now().Add(time.Hour), "SOMETIMES")
+			_, err := x.ExpireAtWith(ctx, k, time.Now().Add(time.Hour), ExpireCondition(99))
 			return err
 		}},
 		{"DEL no keys", func(x Pipeliner) error { _, err := x.Del(ctx); return err }},
@@ -1122,7 +1122,7 @@ func randomTxOp(r *rand.Rand, p string) xop {
 	case 23:
 		ks, n, order := []string{zkey(), zkey()}, int64(1+r.IntN(3)), []PopOrder{PopMin, PopMax}[r.IntN(2)]
 		return xop{fmt.Sprintf("ZMPOP %v %s %d", ks, order, n), func(ctx context.Context, tx redis.Pipeliner) func() string {
-			c := tx.ZMPop(ctx, strings.ToLower(string(order)), n, ks...)
+			c := tx.ZMPop(ctx, strings.ToLower(order.String()), n, ks...)
 			return func() string {
 				k, zs, err := c.Result()
 				if errors.Is(err, redis.Nil) {

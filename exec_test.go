@@ -217,7 +217,7 @@ func TestTxBadArguments(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalidArgument)
 		_, err = tx.ZIncrBy(ctx, p+"z", math.NaN(), "m")
 		require.ErrorIs(t, err, ErrNotFloat)
-		_, err = tx.ExpireAtWith(ctx, p+"z", time.Now(), "SOMETIMES")
+		_, err = tx.ExpireAtWith(ctx, p+"z", time.Now(), ExpireCondition(99))
 		require.ErrorIs(t, err, ErrSyntax)
 		return nil
 	})

@@ -43,7 +43,9 @@ import (
 // costs a DEL.
 //
 // [EXPIRE]: https://redis.io/docs/latest/commands/expire/
-func (c *Client) Expire(ctx context.Context, key string, d time.Duration) (bool, error) {
+func (c *Client) Expire(ctx context.Context, key string, d time.Duration) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "Expire")
+	defer traced.end(&err)
 	return c.expireAt(ctx, "EXPIRE", key, c.nowMs()+d.Milliseconds(), ExpireAlways)
 }
 
@@ -51,7 +53,9 @@ func (c *Client) Expire(ctx context.Context, key string, d time.Duration) (bool,
 // an option. It reports whether the expiry was set (or the key deleted).
 //
 // [EXPIRE]: https://redis.io/docs/latest/commands/expire/
-func (c *Client) ExpireWith(ctx context.Context, key string, d time.Duration, cond ExpireCondition) (bool, error) {
+func (c *Client) ExpireWith(ctx context.Context, key string, d time.Duration, cond ExpireCondition) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "ExpireWith")
+	defer traced.end(&err)
 	return c.expireAt(ctx, "EXPIRE", key, c.nowMs()+d.Milliseconds(), cond)
 }
 
@@ -59,14 +63,18 @@ func (c *Client) ExpireWith(ctx context.Context, key string, d time.Duration, co
 // EXPIREAT with an option.
 //
 // [EXPIREAT]: https://redis.io/docs/latest/commands/expireat/
-func (c *Client) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (bool, error) {
+func (c *Client) ExpireAtWith(ctx context.Context, key string, t time.Time, cond ExpireCondition) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "ExpireAtWith")
+	defer traced.end(&err)
 	return c.expireAtTime(ctx, "EXPIREAT", key, t, cond)
 }
 
 // PExpire is Expire, as Redis's PEXPIRE.
 //
 // [PEXPIRE]: https://redis.io/docs/latest/commands/pexpire/
-func (c *Client) PExpire(ctx context.Context, key string, d time.Duration) (bool, error) {
+func (c *Client) PExpire(ctx context.Context, key string, d time.Duration) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "PExpire")
+	defer traced.end(&err)
 	return c.expireAt(ctx, "PEXPIRE", key, c.nowMs()+d.Milliseconds(), ExpireAlways)
 }
 
@@ -75,14 +83,18 @@ func (c *Client) PExpire(ctx context.Context, key string, d time.Duration) (bool
 // key. Cost: as Expire.
 //
 // [EXPIREAT]: https://redis.io/docs/latest/commands/expireat/
-func (c *Client) ExpireAt(ctx context.Context, key string, t time.Time) (bool, error) {
+func (c *Client) ExpireAt(ctx context.Context, key string, t time.Time) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "ExpireAt")
+	defer traced.end(&err)
 	return c.expireAtTime(ctx, "EXPIREAT", key, t, ExpireAlways)
 }
 
 // PExpireAt is ExpireAt, as Redis's PEXPIREAT.
 //
 // [PEXPIREAT]: https://redis.io/docs/latest/commands/pexpireat/
-func (c *Client) PExpireAt(ctx context.Context, key string, t time.Time) (bool, error) {
+func (c *Client) PExpireAt(ctx context.Context, key string, t time.Time) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "PExpireAt")
+	defer traced.end(&err)
 	return c.expireAtTime(ctx, "PEXPIREAT", key, t, ExpireAlways)
 }
 
@@ -118,7 +130,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	case ExpireXXLT:
 		flag = "#x > :at"
 	default:
-		return false, argError(cmd, "condition", string(cond), ErrSyntax)
+		return false, argError(cmd, "condition", cond.String(), ErrSyntax)
 	}
 	m, err := c.liveMetaOf(ctx, key)
 	if err != nil || m.Typ == model.TypeNone {
@@ -159,7 +171,9 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 // SCARD), since if none is live the key is missing and PERSIST answers 0.
 //
 // [PERSIST]: https://redis.io/docs/latest/commands/persist/
-func (c *Client) Persist(ctx context.Context, key string) (bool, error) {
+func (c *Client) Persist(ctx context.Context, key string) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "Persist")
+	defer traced.end(&err)
 	if err := checkKey("PERSIST", key); err != nil {
 		return false, err
 	}
@@ -222,7 +236,9 @@ const (
 // Cost: one GetItem, 1 read unit.
 //
 // [TTL]: https://redis.io/docs/latest/commands/ttl/
-func (c *Client) TTL(ctx context.Context, key string) (time.Duration, error) {
+func (c *Client) TTL(ctx context.Context, key string) (_ time.Duration, err error) {
+	ctx, traced := c.command(ctx, "TTL")
+	defer traced.end(&err)
 	ms, err := c.pttl(ctx, "TTL", key)
 	if err != nil || ms < 0 || ms > math.MaxInt64-500*time.Millisecond {
 		return ms, err
@@ -233,7 +249,9 @@ func (c *Client) TTL(ctx context.Context, key string) (time.Duration, error) {
 // PTTL is TTL in milliseconds, as Redis's PTTL.
 //
 // [PTTL]: https://redis.io/docs/latest/commands/pttl/
-func (c *Client) PTTL(ctx context.Context, key string) (time.Duration, error) {
+func (c *Client) PTTL(ctx context.Context, key string) (_ time.Duration, err error) {
+	ctx, traced := c.command(ctx, "PTTL")
+	defer traced.end(&err)
 	return c.pttl(ctx, "PTTL", key)
 }
 
@@ -270,7 +288,9 @@ func msDuration(ms int64) time.Duration {
 // Cost: one GetItem, 1 read unit.
 //
 // [PEXPIRETIME]: https://redis.io/docs/latest/commands/pexpiretime/
-func (c *Client) PExpireTime(ctx context.Context, key string) (int64, error) {
+func (c *Client) PExpireTime(ctx context.Context, key string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "PExpireTime")
+	defer traced.end(&err)
 	if err := checkKey("PEXPIRETIME", key); err != nil {
 		return 0, err
 	}
@@ -290,7 +310,9 @@ func (c *Client) PExpireTime(ctx context.Context, key string) (int64, error) {
 // EXPIRETIME rounds them.
 //
 // [EXPIRETIME]: https://redis.io/docs/latest/commands/expiretime/
-func (c *Client) ExpireTime(ctx context.Context, key string) (int64, error) {
+func (c *Client) ExpireTime(ctx context.Context, key string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ExpireTime")
+	defer traced.end(&err)
 	ms, err := c.PExpireTime(ctx, key)
 	if err != nil || ms < 0 {
 		return ms, err

@@ -48,7 +48,7 @@ func TestKeyExpiry(t *testing.T) {
 	require.Equal(t, 30*time.Second, ttl(k))
 	require.False(t, ok(c.ExpireWith(ctx, other, time.Second, ExpireXX)), "XX needs an expiry")
 	require.False(t, ok(c.ExpireWith(ctx, other, time.Second, ExpireGT)), "no expiry counts as infinite for GT")
-	_, err = c.ExpireWith(ctx, k, time.Second, "BAD")
+	_, err = c.ExpireWith(ctx, k, time.Second, ExpireCondition(99))
 	require.ErrorIs(t, err, ErrSyntax)
 
 	require.True(t, ok(c.Persist(ctx, k)))

@@ -51,7 +51,9 @@ func (e *ExpiringSet) now() float64 { return float64(e.c.opts.Now().UnixMilli())
 // Cost: one Query of up to 25 expired members, then ⌈n/99⌉
 // TransactWriteItems as ZAdd (the expired members' deletions ride in the
 // first one); members already present cost one more TransactWriteItems.
-func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...string) (int64, error) {
+func (e *ExpiringSet) Add(ctx context.Context, ttl time.Duration, members ...string) (_ int64, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.Add")
+	defer traced.end(&err)
 	if err := e.c.checkKeyMembers("EXPADD", e.key, members); err != nil {
 		return 0, err
 	}
@@ -131,7 +133,9 @@ func (e *ExpiringSet) live(now float64) *dynamodb.QueryInput {
 // expired member counts 0, as it was already gone).
 //
 // Cost: as Add.
-func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (int64, error) {
+func (e *ExpiringSet) Rem(ctx context.Context, members ...string) (_ int64, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.Rem")
+	defer traced.end(&err)
 	if err := e.c.checkKeyMembers("EXPREM", e.key, members); err != nil {
 		return 0, err
 	}
@@ -179,14 +183,18 @@ func (e *ExpiringSet) deleteIf(member string, now float64, live, follow bool) *m
 // IsMember reports whether member is a live member.
 //
 // Cost: one BatchGetItem of the member and the key's metadata item.
-func (e *ExpiringSet) IsMember(ctx context.Context, member string) (bool, error) {
+func (e *ExpiringSet) IsMember(ctx context.Context, member string) (_ bool, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.IsMember")
+	defer traced.end(&err)
 	_, ok, err := e.TTL(ctx, member)
 	return ok, err
 }
 
 // TTL returns the time member has left; ok is false when it is not a live
 // member. Cost: as IsMember.
-func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bool, error) {
+func (e *ExpiringSet) TTL(ctx context.Context, member string) (_ time.Duration, _ bool, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.TTL")
+	defer traced.end(&err)
 	if err := e.c.checkKeyMembers("EXPTTL", e.key, []string{member}); err != nil {
 		return 0, false, err
 	}
@@ -211,7 +219,9 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (time.Duration, bo
 // 4 KB of them, about 80 short members) and, in parallel, a GetItem of the
 // metadata item (type and key expiry). The key's metadata count (ZCARD) would be one
 // GetItem but also counts expired members not yet deleted.
-func (e *ExpiringSet) Card(ctx context.Context) (int64, error) {
+func (e *ExpiringSet) Card(ctx context.Context) (_ int64, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.Card")
+	defer traced.end(&err)
 	if err := checkKey("EXPCARD", e.key); err != nil {
 		return 0, err
 	}
@@ -265,7 +275,9 @@ func (e *ExpiringSet) Members(ctx context.Context) iter.Seq2[string, error] {
 //
 // Cost: Card's Query, then a Query reading up to a random rank among the
 // live members: O(Card) items at most, 1 read unit per ~80.
-func (e *ExpiringSet) RandMember(ctx context.Context) (string, bool, error) {
+func (e *ExpiringSet) RandMember(ctx context.Context) (_ string, _ bool, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.RandMember")
+	defer traced.end(&err)
 	n, err := e.Card(ctx)
 	if err != nil || n == 0 {
 		return "", false, err
@@ -289,7 +301,9 @@ func (e *ExpiringSet) RandMember(ctx context.Context) (string, bool, error) {
 // set that is no longer written.
 //
 // Cost: a Query of the expired members, then ⌈expired/99⌉ TransactWriteItems.
-func (e *ExpiringSet) Sweep(ctx context.Context) (int64, error) {
+func (e *ExpiringSet) Sweep(ctx context.Context) (_ int64, err error) {
+	ctx, traced := e.c.command(ctx, "ExpiringSet.Sweep")
+	defer traced.end(&err)
 	if err := checkKey("EXPSWEEP", e.key); err != nil {
 		return 0, err
 	}

@@ -5,10 +5,12 @@ package redimo
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
 
@@ -64,71 +66,100 @@ func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]
 // Del removes keys of any type and returns how many existed, as Redis's DEL.
 // No keys at all is ErrSyntax, as Redis's arity error.
 //
-// Each key is deleted member by member through the same transactions as
-// SREM/ZREM, so a concurrent writer never leaves a count wrong; a key of up
-// to 99 members goes in one atomic transaction, a bigger one in chunks of 99.
+// Each key goes at once for every reader, whatever its size: one write
+// marks its metadata item dead, as an expiry does, and its member items
+// are reclaimed after, in transactions of 99 that keep the stored count
+// equal to the member items (a purge, tx.go). A DEL cut short after the
+// mark (a crash, a timeout) has deleted the key: the next client to write
+// it, or DEL or FLUSHDB it, reclaims what is left. A small set (its one
+// item) goes in one write.
 //
-// Cost per existing key: 1 GetItem + Query of its members (1 read unit per
-// 4 KB) + ⌈members/99⌉ TransactWriteItems (2 write units per member and
-// for the metadata item). A missing key costs 1 read unit.
+// Cost per existing key: 1 GetItem + 1 UpdateItem (1 write unit) + Query
+// of its members (1 read unit per 4 KB) + ⌈members/99⌉ TransactWriteItems
+// (2 write units per member and for the metadata item). A missing key
+// costs 1 read unit.
 //
 // [DEL]: https://redis.io/docs/latest/commands/del/
-func (c *Client) Del(ctx context.Context, keys ...string) (int64, error) {
+func (c *Client) Del(ctx context.Context, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "Del")
+	defer traced.end(&err)
 	if err := checkKeyList("DEL", keys); err != nil {
 		return 0, err
 	}
 	var n int64
 	for _, key := range model.Dedupe(keys) {
 		deleted, err := c.del(ctx, key)
-		if err != nil {
-			return n, wrap("DEL", err)
-		}
 		if deleted {
 			n++
+		}
+		if err != nil {
+			return n, wrap("DEL", err)
 		}
 	}
 	return n, nil
 }
 
-func (c *Client) del(ctx context.Context, key string) (bool, error) {
-	m, err := c.storedMeta(ctx, key, nil)
-	if err != nil || m.Typ == model.TypeNone {
-		return false, err
-	}
-	if m.Expired(c.nowMs()) { // already gone for Redis; reclaim its items
-		return false, c.purge(ctx, key, m)
-	}
-	if m.Small != nil {
-		if deleted, ok, err := c.smallDel(ctx, key); ok {
-			return deleted, err
+func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) {
+	err = c.st.Attempts(ctx, false, func() (bool, error) {
+		m, err := c.storedMeta(ctx, key, nil)
+		if err != nil || m.Typ == model.TypeNone {
+			return true, err
 		}
-		return c.del(ctx, key) // it changed meanwhile: read it again
-	}
-	// Every stored member goes, expired ones too (memberttl.go): those
-	// are swept, and the key existed only if a live one was deleted.
-	var writes []*model.Write
-	now := c.nowMs()
-	for it, err := range c.memberItems(withExpired(ctx), key, m.Typ, "") {
+		if m.Expired(c.nowMs()) { // already gone for Redis; reclaim its items
+			return true, c.purge(ctx, key, m)
+		}
+		if m.Small != nil {
+			var handled bool
+			deleted, handled, err = c.smallDel(ctx, key)
+			return handled, err // not handled: it changed meanwhile, read it again
+		}
+		// A key whose members have all expired is missing (memberttl.go):
+		// it is swept, and DEL replies 0, as Redis's.
+		live, err := c.settle(ctx, key, m, false)
 		if err != nil {
-			return false, err
+			return true, err
 		}
-		member, _, _ := model.MemberOf(it)
-		switch x := model.MemberExp(it); {
-		case x == 0:
-			writes = append(writes, c.deleteMember(key, m.Typ, member))
-		case x <= now:
-			w := c.sweepWrite(key, m.Typ, model.BytesAttr(it, model.AttrSK), x)
-			w.Member = member
-			writes = append(writes, w)
-		default:
-			writes = append(writes, model.PinDelete(c.deleteMember(key, m.Typ, member), x))
+		if live.Typ == model.TypeNone {
+			return true, c.purge(ctx, key, m)
 		}
+		var changed bool
+		deleted, changed, err = c.drop(ctx, key, m)
+		return !changed, err
+	})
+	return deleted, err
+}
+
+// drop deletes key, a live key of member items as m shows it, for DEL: in
+// one write for every reader, whatever its size. The write marks the
+// metadata item dead, as an expiry does, on condition that the key is
+// still this live key (and, when members may expire, unchanged since it
+// was judged live: changed reports otherwise, and nothing is written);
+// its items are reclaimed after (reclaim), here, or by whichever client
+// meets the dead key first should this one stop. Inside a transaction the
+// key goes from the snapshot (Pipeline.purge), its items with the commit.
+func (c *Client) drop(ctx context.Context, key string, m model.Meta) (deleted, changed bool, err error) {
+	if c.tx != nil {
+		return true, false, c.tx.purge(ctx, key)
 	}
-	applied, err := c.transactChunksFrom(ctx, key, m.Typ, writes, m)
-	if err == nil && m.Ranked {
-		err = c.rankDrop(ctx, key)
+	kill := model.NewMetaWrite(key).RequireType(m.Typ).RequireLive(c.nowMs()).RequireSmall(false)
+	if m.TTLs > 0 {
+		kill.RequireVersion(m.Ver)
 	}
-	return model.Counted(applied) > 0, err
+	in := kill.Kill().Update(c.st.Table())
+	err = c.st.RetryConflicts(ctx, func() error {
+		_, err := c.st.UpdateItem(ctx, in)
+		return err
+	})
+	var failed *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &failed):
+		return false, true, nil
+	case err != nil:
+		return false, false, err
+	}
+	c.seenBig(key, false) // gone: its next SADD starts it small
+	m.Exp = model.DeadExp
+	return true, false, c.reclaim(ctx, key, m)
 }
 
 // Exists returns how many of keys exist, counting a key named twice twice,
@@ -138,7 +169,9 @@ func (c *Client) del(ctx context.Context, key string) (bool, error) {
 // (0.5 when eventually consistent).
 //
 // [EXISTS]: https://redis.io/docs/latest/commands/exists/
-func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
+func (c *Client) Exists(ctx context.Context, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "Exists")
+	defer traced.end(&err)
 	if err := checkKeyList("EXISTS", keys); err != nil {
 		return 0, err
 	}
@@ -164,7 +197,9 @@ func (c *Client) Exists(ctx context.Context, keys ...string) (int64, error) {
 // Cost: one GetItem, 1 read unit (0.5 when eventually consistent).
 //
 // [TYPE]: https://redis.io/docs/latest/commands/type/
-func (c *Client) Type(ctx context.Context, key string) (string, error) {
+func (c *Client) Type(ctx context.Context, key string) (_ string, err error) {
+	ctx, traced := c.command(ctx, "Type")
+	defer traced.end(&err)
 	if err := checkKey("TYPE", key); err != nil {
 		return "", err
 	}

@@ -174,7 +174,9 @@ func (c *Client) dropEmptied(ctx context.Context, found []model.Scanned) ([]mode
 // consistent, model.Projected entries of ~40 bytes). No member is read.
 //
 // [SCAN]: https://redis.io/docs/latest/commands/scan/
-func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count int64) ([]string, uint64, error) {
+func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count int64) (_ []string, _ uint64, err error) {
+	ctx, traced := c.command(ctx, "Scan")
+	defer traced.end(&err)
 	return c.ScanType(ctx, cursor, match, count, "")
 }
 
@@ -184,7 +186,9 @@ func (c *Client) Scan(ctx context.Context, cursor uint64, match string, count in
 // Cost: as Scan.
 //
 // [SCAN]: https://redis.io/docs/latest/commands/scan/
-func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, count int64, keyType string) ([]string, uint64, error) {
+func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, count int64, keyType string) (_ []string, _ uint64, err error) {
+	ctx, traced := c.command(ctx, "ScanType")
+	defer traced.end(&err)
 	if count < 0 {
 		return nil, 0, argError("SCAN", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
@@ -218,7 +222,9 @@ func (c *Client) ScanType(ctx context.Context, cursor uint64, match string, coun
 // Cost: as Scan over the whole key index: ~1 read unit per 100 keys.
 //
 // [KEYS]: https://redis.io/docs/latest/commands/keys/
-func (c *Client) Keys(ctx context.Context, pattern string) ([]string, error) {
+func (c *Client) Keys(ctx context.Context, pattern string) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "Keys")
+	defer traced.end(&err)
 	if pattern == "" { // matches the empty key only (Scan's "" is no MATCH)
 		n, err := c.Exists(ctx, "")
 		if err != nil || n == 0 {
@@ -249,7 +255,9 @@ func (c *Client) Keys(ctx context.Context, pattern string) ([]string, error) {
 // Cost: as Keyspace.
 //
 // [DBSIZE]: https://redis.io/docs/latest/commands/dbsize/
-func (c *Client) DBSize(ctx context.Context) (int64, error) {
+func (c *Client) DBSize(ctx context.Context) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "DBSize")
+	defer traced.end(&err)
 	st, err := c.keyStats(ctx)
 	if err != nil {
 		return 0, wrap("DBSIZE", err)
@@ -267,7 +275,9 @@ func (c *Client) DBSize(ctx context.Context) (int64, error) {
 // when it meets expired keys or an empty shard.
 //
 // [RANDOMKEY]: https://redis.io/docs/latest/commands/randomkey/
-func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
+func (c *Client) RandomKey(ctx context.Context) (_ string, _ bool, err error) {
+	ctx, traced := c.command(ctx, "RandomKey")
+	defer traced.end(&err)
 	start := rand.Uint64()
 	now := c.nowMs()
 	cursor, wrapped := start, false
@@ -310,7 +320,9 @@ func (c *Client) RandomKey(ctx context.Context) (string, bool, error) {
 // item of the database's keys is read and deleted.
 //
 // [FLUSHDB]: https://redis.io/docs/latest/commands/flushdb/
-func (c *Client) FlushDB(ctx context.Context) error {
+func (c *Client) FlushDB(ctx context.Context) (err error) {
+	ctx, traced := c.command(ctx, "FlushDB")
+	defer traced.end(&err)
 	cursor := uint64(0)
 	for {
 		found, next, err := c.scanFrom(ctx, cursor, 1000)
@@ -336,7 +348,9 @@ func (c *Client) FlushDB(ctx context.Context) error {
 // Cost: as Exists.
 //
 // [TOUCH]: https://redis.io/docs/latest/commands/touch/
-func (c *Client) Touch(ctx context.Context, keys ...string) (int64, error) {
+func (c *Client) Touch(ctx context.Context, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "Touch")
+	defer traced.end(&err)
 	if len(keys) == 0 {
 		return 0, argError("TOUCH", "keys", "", ErrSyntax)
 	}
@@ -358,7 +372,9 @@ func DefaultEncodingLimits() EncodingLimits {
 // ObjectEncoding is ObjectEncodingWith under DefaultEncodingLimits.
 //
 // [OBJECT ENCODING]: https://redis.io/docs/latest/commands/object-encoding/
-func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, error) {
+func (c *Client) ObjectEncoding(ctx context.Context, key string) (_ string, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ObjectEncoding")
+	defer traced.end(&err)
 	return c.ObjectEncodingWith(ctx, key, DefaultEncodingLimits())
 }
 
@@ -392,7 +408,9 @@ func (c *Client) ObjectEncoding(ctx context.Context, key string) (string, bool, 
 // encoding (or, with member expiries, a COUNT of the expired ones first),
 // a Query of its members (1 read unit per 4 KB), stopped at the first
 // member that rules the compact encodings out.
-func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim EncodingLimits) (string, bool, error) {
+func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim EncodingLimits) (_ string, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ObjectEncodingWith")
+	defer traced.end(&err)
 	if err := checkKey("OBJECT", key); err != nil {
 		return "", false, err
 	}
@@ -468,7 +486,9 @@ type KeyspaceStats struct {
 // every member has an expiry.
 //
 // [INFO]: https://redis.io/docs/latest/commands/info/
-func (c *Client) Keyspace(ctx context.Context) (KeyspaceStats, error) {
+func (c *Client) Keyspace(ctx context.Context) (_ KeyspaceStats, err error) {
+	ctx, traced := c.command(ctx, "Keyspace")
+	defer traced.end(&err)
 	st, err := c.keyStats(ctx)
 	if err != nil {
 		return KeyspaceStats{}, wrap("INFO", err)

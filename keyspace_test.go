@@ -3,12 +3,14 @@ package redimo
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -149,4 +151,114 @@ func TestCheckTableWithoutKeyIndex(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoKeyIndex)
 	require.Contains(t, err.Error(), "update-table --table-name "+name)
 	require.ErrorIs(t, c.CreateTable(ctx), ErrNoKeyIndex)
+}
+
+// TestDelWhole (issue 31): DEL of a big set or sorted set goes at once for
+// every reader. A reader polling SCARD/ZCARD and SISMEMBER/ZSCORE while
+// the DEL runs sees the whole key or none of it, never a part; a DEL whose
+// context is cancelled at request k, for several k, leaves the key whole
+// or gone for a fresh Client, with the stored count equal to the member
+// items left; a later write reclaims the dead key's leftovers.
+func TestDelWhole(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	n := testenv.Budget(400, 10000)
+	for _, zset := range []bool{false, true} {
+		t.Run(fmt.Sprint("zset=", zset), func(t *testing.T) {
+			c, clean := cleanClient(t), cleanClient(t)
+			p := t.Name() + ":" + randomHex(3) + ":"
+			fill := func(k string) {
+				ms := numbered("m%05d", n)
+				var err error
+				if zset {
+					zs := make([]Z, len(ms))
+					for i, m := range ms {
+						zs[i] = Z{float64(i), m}
+					}
+					_, err = clean.ZAdd(ctx, k, zs...)
+				} else {
+					_, err = clean.SAdd(ctx, k, ms...)
+				}
+				require.NoError(t, err)
+			}
+			card := func(k string) (int64, bool) {
+				if zset {
+					n, err := clean.ZCard(ctx, k)
+					require.NoError(t, err)
+					_, ok, err := clean.ZScore(ctx, k, "m00007")
+					require.NoError(t, err)
+					return n, ok
+				}
+				n, err := clean.SCard(ctx, k)
+				require.NoError(t, err)
+				ok, err := clean.SIsMember(ctx, k, "m00007")
+				require.NoError(t, err)
+				return n, ok
+			}
+
+			// A reader polling while the DEL runs.
+			k := p + "polled"
+			fill(k)
+			stop, done := make(chan struct{}), make(chan struct{})
+			var seen []int64
+			gone := false
+			go func() {
+				defer close(done)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					got, member := card(k) // SCARD, then SISMEMBER
+					require.Contains(t, []int64{0, int64(n)}, got, "the reader saw %d of %d members", got, n)
+					require.False(t, gone && (got > 0 || member), "the key came back")
+					require.False(t, got == 0 && member, "a member of a key already gone")
+					gone = gone || got == 0 || !member
+					seen = append(seen, got)
+				}
+			}()
+			time.Sleep(20 * time.Millisecond)
+			deleted, err := c.Del(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, deleted)
+			close(stop)
+			<-done
+			require.True(t, gone)
+			t.Logf("%d reads during and after the DEL of %d members: each %d or 0", len(seen), n, n)
+
+			// Cancelled at request k: whole or gone.
+			h := &cancelAt{next: http.DefaultTransport}
+			cut := faultyClient(t, h)
+			steps := []int{1, 2, 3}
+			if testenv.Thorough() {
+				steps = []int{1, 2, 3, 4, 6}
+			}
+			for _, step := range steps {
+				k := fmt.Sprintf("%scut%d", p, step)
+				fill(k)
+				cctx, cancel := context.WithCancel(ctx)
+				h.arm(step, cancel)
+				_, err := cut.Del(cctx, k)
+				h.step.Store(0)
+				cancel()
+				got, member := card(k)
+				require.Contains(t, []int64{0, int64(n)}, got, "step %d: %d of %d members left (%v)", step, got, n, err)
+				require.Equal(t, got > 0, member)
+				if got == 0 {
+					// The dead key's leftovers go with the next write.
+					if zset {
+						_, err = clean.ZAdd(ctx, k, Z{1, "new"})
+					} else {
+						_, err = clean.SAdd(ctx, k, "new")
+					}
+					require.NoError(t, err)
+					got, _ = card(k)
+					require.EqualValues(t, 1, got)
+				}
+			}
+			checkStoredCounts(t, p)
+		})
+	}
 }

@@ -79,12 +79,15 @@ func BenchmarkManyKeysModel(b *testing.B) {
 
 // slowModel is the model of real DynamoDB run manySlowdown times slower
 // (see above).
-func slowModel(b *testing.B) *ddbmodel.Model {
+func slowModel(b *testing.B) *ddbmodel.Model { return slowModelBy(b, manySlowdown) }
+
+// slowModelBy is the model of real DynamoDB run slow times slower.
+func slowModelBy(b *testing.B, slow int) *ddbmodel.Model {
 	cfg := modelConfig(b)
-	b.Logf("model: %+v, run %d times slower", cfg, manySlowdown)
-	k := time.Duration(manySlowdown)
+	b.Logf("model: %+v, run %d times slower", cfg, slow)
+	k := time.Duration(slow)
 	cfg.ReadLatency, cfg.WriteLatency, cfg.TransactLatency = k*cfg.ReadLatency, k*cfg.WriteLatency, k*cfg.TransactLatency
-	cfg.PartitionWCU, cfg.PartitionRCU, cfg.Burst = cfg.PartitionWCU/manySlowdown, cfg.PartitionRCU/manySlowdown, k*cfg.Burst
+	cfg.PartitionWCU, cfg.PartitionRCU, cfg.Burst = cfg.PartitionWCU/float64(slow), cfg.PartitionRCU/float64(slow), k*cfg.Burst
 	return ddbmodel.New(cfg)
 }
 

@@ -32,43 +32,59 @@ const (
 // by_ix and by_exp index entries, and the metadata item).
 //
 // [SEXPIRE]: https://redis.io/docs/latest/commands/sexpire/
-func (c *Client) SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) SExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SExpire")
+	defer traced.end(&err)
 	return c.memberExpire(ctx, "SEXPIRE", model.TypeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SPExpire is SExpire, as Redis's SPEXPIRE (milliseconds).
-func (c *Client) SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) SPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SPExpire")
+	defer traced.end(&err)
 	return c.memberExpire(ctx, "SPEXPIRE", model.TypeSet, key, c.expiryIn(d), cond, members)
 }
 
 // SExpireAt is SExpire to the time t, as Redis's SEXPIREAT.
-func (c *Client) SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) SExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SExpireAt")
+	defer traced.end(&err)
 	return c.memberExpireAt(ctx, "SEXPIREAT", model.TypeSet, key, t, cond, members)
 }
 
 // SPExpireAt is SExpireAt, as Redis's SPEXPIREAT.
-func (c *Client) SPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) SPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SPExpireAt")
+	defer traced.end(&err)
 	return c.memberExpireAt(ctx, "SPEXPIREAT", model.TypeSet, key, t, cond, members)
 }
 
 // ZExpire is SExpire for members of the sorted set at key, as Garnet's
 // ZEXPIRE.
-func (c *Client) ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) ZExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZExpire")
+	defer traced.end(&err)
 	return c.memberExpire(ctx, "ZEXPIRE", model.TypeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZPExpire is ZExpire, as Garnet's ZPEXPIRE (milliseconds).
-func (c *Client) ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) ZPExpire(ctx context.Context, key string, d time.Duration, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZPExpire")
+	defer traced.end(&err)
 	return c.memberExpire(ctx, "ZPEXPIRE", model.TypeZSet, key, c.expiryIn(d), cond, members)
 }
 
 // ZExpireAt is ZExpire to the time t, as Garnet's ZEXPIREAT.
-func (c *Client) ZExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) ZExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZExpireAt")
+	defer traced.end(&err)
 	return c.memberExpireAt(ctx, "ZEXPIREAT", model.TypeZSet, key, t, cond, members)
 }
 
 // ZPExpireAt is ZExpireAt, as Garnet's ZPEXPIREAT.
-func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) ([]int64, error) {
+func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond ExpireCondition, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZPExpireAt")
+	defer traced.end(&err)
 	return c.memberExpireAt(ctx, "ZPEXPIREAT", model.TypeZSet, key, t, cond, members)
 }
 
@@ -76,43 +92,59 @@ func (c *Client) ZPExpireAt(ctx context.Context, key string, t time.Time, cond E
 // up), MemberNoExpiry, or MemberMissing, as Redis's STTL.
 //
 // Cost: one BatchGetItem of the members and the metadata item.
-func (c *Client) STTL(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) STTL(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "STTL")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "STTL", model.TypeSet, key, members, model.TtlSeconds)
 }
 
 // SPTTL is STTL in milliseconds, as Redis's SPTTL.
-func (c *Client) SPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) SPTTL(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SPTTL")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "SPTTL", model.TypeSet, key, members, model.TtlMillis)
 }
 
 // SExpireTime returns each member's expiry as Unix seconds, MemberNoExpiry
 // or MemberMissing, as Redis's SEXPIRETIME.
-func (c *Client) SExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) SExpireTime(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SExpireTime")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "SEXPIRETIME", model.TypeSet, key, members, model.ExpSeconds)
 }
 
 // SPExpireTime is SExpireTime in Unix milliseconds, as Redis's SPEXPIRETIME.
-func (c *Client) SPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) SPExpireTime(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SPExpireTime")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "SPEXPIRETIME", model.TypeSet, key, members, model.ExpMillis)
 }
 
 // ZTTL is STTL for a sorted set, as Garnet's ZTTL.
-func (c *Client) ZTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) ZTTL(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZTTL")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "ZTTL", model.TypeZSet, key, members, model.TtlSeconds)
 }
 
 // ZPTTL is SPTTL for a sorted set, as Garnet's ZPTTL.
-func (c *Client) ZPTTL(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) ZPTTL(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZPTTL")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "ZPTTL", model.TypeZSet, key, members, model.TtlMillis)
 }
 
 // ZExpireTime is SExpireTime for a sorted set, as Garnet's ZEXPIRETIME.
-func (c *Client) ZExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) ZExpireTime(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZExpireTime")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "ZEXPIRETIME", model.TypeZSet, key, members, model.ExpSeconds)
 }
 
 // ZPExpireTime is SPExpireTime for a sorted set, as Garnet's ZPEXPIRETIME.
-func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZPExpireTime")
+	defer traced.end(&err)
 	return c.memberTTLs(ctx, "ZPEXPIRETIME", model.TypeZSet, key, members, model.ExpMillis)
 }
 
@@ -120,12 +152,16 @@ func (c *Client) ZPExpireTime(ctx context.Context, key string, members ...string
 // MemberNoExpiry, or MemberMissing, as Redis's HPERSIST for a set.
 //
 // Cost: as SExpire.
-func (c *Client) SPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) SPersist(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "SPersist")
+	defer traced.end(&err)
 	return c.memberExpire(ctx, "SPERSIST", model.TypeSet, key, model.PersistAt, ExpireAlways, members)
 }
 
 // ZPersist is SPersist for a sorted set, as Garnet's ZPERSIST.
-func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([]int64, error) {
+func (c *Client) ZPersist(ctx context.Context, key string, members ...string) (_ []int64, err error) {
+	ctx, traced := c.command(ctx, "ZPersist")
+	defer traced.end(&err)
 	return c.memberExpire(ctx, "ZPERSIST", model.TypeZSet, key, model.PersistAt, ExpireAlways, members)
 }
 
@@ -135,12 +171,16 @@ func (c *Client) ZPersist(ctx context.Context, key string, members ...string) ([
 //
 // Cost: a Query of by_exp per 1 MB of expired members and ⌈n/99⌉
 // TransactWriteItems.
-func (c *Client) SCollect(ctx context.Context, keys ...string) error {
+func (c *Client) SCollect(ctx context.Context, keys ...string) (err error) {
+	ctx, traced := c.command(ctx, "SCollect")
+	defer traced.end(&err)
 	return c.collect(ctx, "SCOLLECT", model.TypeSet, keys)
 }
 
 // ZCollect is SCollect for sorted sets, as Garnet's ZCOLLECT.
-func (c *Client) ZCollect(ctx context.Context, keys ...string) error {
+func (c *Client) ZCollect(ctx context.Context, keys ...string) (err error) {
+	ctx, traced := c.command(ctx, "ZCollect")
+	defer traced.end(&err)
 	return c.collect(ctx, "ZCOLLECT", model.TypeZSet, keys)
 }
 
@@ -191,7 +231,7 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType
 		return nil, err
 	}
 	if !cond.valid() {
-		return nil, argError(cmd, "condition", string(cond), ErrSyntax)
+		return nil, argError(cmd, "condition", cond.String(), ErrSyntax)
 	}
 	if err := c.requireMemberTTL(ctx, cmd); err != nil {
 		return nil, err

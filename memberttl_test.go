@@ -1141,7 +1141,7 @@ func TestMemberExpiryConcurrentWide(t *testing.T) {
 			case 1:
 				_, err = c.SRem(ctx, s, m)
 			case 2:
-				_, err = c.SPExpire(ctx, s, max(d, 0), ExpireCondition([]string{"", "NX", "XX", "GT", "LT"}[r.IntN(5)]), m, "x"+m)
+				_, err = c.SPExpire(ctx, s, max(d, 0), []ExpireCondition{ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT}[r.IntN(5)], m, "x"+m)
 			case 3:
 				_, err = c.SPersist(ctx, s, m)
 			case 4:

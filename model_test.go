@@ -64,7 +64,7 @@ func declared(name string) bool {
 			return true
 		}
 	}
-	return false
+	return model.IsJournalKey(name) // a member's entry in a build's journal (rj), a map
 }
 
 // partitions holds every partition key a request to the run's table named

@@ -53,19 +53,21 @@ package redimo
 //
 // Building. Keys start unranked. The metadata action of a writer that
 // believes a sorted set unranked and adds d members requires that the key
-// stays under model.RankMin members (rankGuard); the write that would take it
-// to model.RankMin fails that condition, builds its count items (rankBuild:
-// read the metadata item and every index value, about model.RankMin of them,
-// then write ranges of model.RankMax/2 members in transactions of 99 count
-// items, each on condition that the metadata item's version token and
-// count did not change, the last one setting rk), and writes again,
-// ranked. So reads never write: ZRANK and the other rank reads of an
-// unranked key count (O(rank)), never a wrong answer. A key with an
-// expiry or with member expiries is not built (its writes do not carry
-// the minimum); nor is one that grows inside EXEC (rank_exec.go) or one
-// whose build lost a race (group.model.NoBuild): the next write that adds a
-// member builds it. Keys made bigger than model.RankMin before redimo kept
-// count items on write are built by their next such write.
+// stays under model.RankMin members (rankGuard); the write that would take
+// it to model.RankMin fails that condition, builds its count items
+// (rankBuild, rank_build.go: a claim that marks the key being built, then a
+// finish that counts from one read of the index values and the writers'
+// journal, neither conditioned on the members' writes, so writes to the
+// key cannot cancel it), and writes again, ranked. While a build runs,
+// writers keep its count items and journal their members; the build's
+// token (rb) on the metadata item says so. So reads never write: ZRANK
+// and the other rank reads of an unranked key count (O(rank)), never a
+// wrong answer. A key with an expiry or with member expiries is not built
+// (its writes do not carry the minimum); nor is one that grows inside EXEC
+// (rank_exec.go) or one whose build was cancelled (group.model.NoBuild):
+// the next write that adds a member builds it. Keys made bigger than
+// model.RankMin before redimo kept count items on write are built by their
+// next such write.
 //
 // Count items of a key that is deleted go after it (rankDrop: DEL,
 // RENAME's source, a purge); any left behind (a deletion cut short, a key
@@ -81,7 +83,6 @@ package redimo
 import (
 	"bytes"
 	"context"
-	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -122,7 +123,7 @@ func (c *Client) belief(key string) *model.RankBelief {
 }
 
 func (c *Client) setBelief(key string, b *model.RankBelief) {
-	if !b.Ranked {
+	if !b.Keeps() {
 		c.ranks.beliefs.Delete(key)
 		return
 	}
@@ -138,7 +139,7 @@ func (c *Client) setBelief(key string, b *model.RankBelief) {
 // into chunks of model.RankStep when the ranges changed meanwhile.
 func (c *Client) chunksOf(key string, typ model.KeyType, writes []*model.Write) [][]*model.Write {
 	b := c.belief(key)
-	if typ != model.TypeZSet || !b.Ranked {
+	if typ != model.TypeZSet || !b.Keeps() {
 		return model.FixedChunks(writes, model.MaxTxItems-1)
 	}
 	if b.Ranges == nil || len(writes) == 0 {
@@ -202,17 +203,43 @@ func (c *Client) chunksOf(key string, typ model.KeyType, writes []*model.Write) 
 // (transact: rankCrossed, rankBuild) before it writes again: so a key is
 // ranked from the write that takes it to the minimum on, and ranks are
 // never built by a read.
+//
+// A writer that believes the key being built requires that build and
+// journals its members (rankJournal).
 func (c *Client) rankGuard(g *model.Group, d int64, m *model.MetaWrite) {
 	switch {
 	case g.Typ != model.TypeZSet:
 	case g.Rank != nil && g.Rank.Ranked:
 		m.RequireRanked(true)
+	case model.Building(g) != nil:
+		m.RequireRanked(false).RequireBuild(g.Rank.Build)
+		if !g.GivesExpiry() { // else metaAction cancels the build (RemoveRanked)
+			m.Journal(rankJournal(g))
+		}
 	case d <= 0 || g.NoBuild:
-		m.RequireRanked(false)
+		m.RequireRanked(false).RequireBuild(nil)
 	default:
-		m.RequireRanked(false).Value(":rklim", model.Num(c.rankMin()-d)).Value(":rk0", model.Num(0)).
+		m.RequireRanked(false).RequireBuild(nil).Value(":rklim", model.Num(c.rankMin()-d)).Value(":rk0", model.Num(0)).
 			Require("attribute_not_exists(#n) OR #n < :rklim OR attribute_exists(#x) OR #mn > :rk0")
 	}
+}
+
+// rankJournal is the journal entries of g's writes to a key being built:
+// for each member written, the range its old index value is in (-1: it
+// was absent), exact since the writes' old values are (rankPrepare).
+func rankJournal(g *model.Group) map[string]int {
+	out := map[string]int{}
+	for _, w := range g.Writes {
+		if w.Action.ConditionCheck != nil {
+			continue
+		}
+		r := -1
+		if w.Prev != nil {
+			r = model.Find(g.Rank.Ranges, w.Prev)
+		}
+		out[string(model.WriteSK(w))] = r
+	}
+	return out
 }
 
 // rankCrossed reports whether the metadata item it, returned by g's
@@ -231,20 +258,26 @@ func (c *Client) rankCrossed(g *model.Group, it model.Item) bool {
 	}
 	m := model.DecodeMeta(it)
 	_, ranked := it[model.AttrRanked]
-	return d > 0 && !ranked && m.Typ == model.TypeZSet && m.Exp == 0 && m.TTLs == 0
+	_, building := it[model.AttrBuild] // then rankSeen made g's writer one of the build's
+	return d > 0 && !ranked && !building && m.Typ == model.TypeZSet && m.Exp == 0 && m.TTLs == 0
 }
 
 // rankCreated builds the count items of a key that g's committed writes
 // made at least model.RankMin members big at once, which rankGuard cannot see:
 // a key created by them (possible only when model.RankMin is below a
 // transaction's 99 writes, as in tests). A build left undone is done by
-// the next write that adds a member.
+// the next write that adds a member: a write that added members to a key
+// being built finishes the build (rankFinish), so one whose builder
+// stopped (a crash, an error) ends with the next such write.
 func (c *Client) rankCreated(ctx context.Context, g *model.Group) {
 	var d int64
 	for _, w := range g.Writes {
 		d += w.Delta
 	}
-	if g.Typ == model.TypeZSet && !model.IsRanked(g) && !g.NoBuild && d >= c.rankMin() {
+	switch {
+	case d > 0 && model.Building(g) != nil:
+		_, _ = c.rankFinish(ctx, g.Key, g.Rank.Build, nil)
+	case g.Typ == model.TypeZSet && !model.IsRanked(g) && !g.NoBuild && d >= c.rankMin():
 		_, _ = c.rankBuild(ctx, g.Key)
 	}
 }
@@ -256,15 +289,19 @@ func (c *Client) rankSeen(g *model.Group, it model.Item) {
 		return
 	}
 	_, ranked := it[model.AttrRanked]
-	if ranked != c.belief(g.Key).Ranked {
-		c.setBelief(g.Key, &model.RankBelief{Ranked: ranked})
+	var build []byte
+	if !ranked {
+		build = model.BytesAttr(it, model.AttrBuild)
+	}
+	if b := c.belief(g.Key); ranked != b.Ranked || !bytes.Equal(build, b.Build) {
+		c.setBelief(g.Key, &model.RankBelief{Ranked: ranked, Build: build})
 	}
 }
 
 // rankStale forgets the ranges of key (a count item's condition failed).
 func (c *Client) rankStale(key string) {
-	if c.belief(key).Ranked {
-		c.setBelief(key, &model.RankBelief{Ranked: true})
+	if b := c.belief(key); b.Keeps() {
+		c.setBelief(key, &model.RankBelief{Ranked: b.Ranked, Build: b.Build})
 	}
 }
 
@@ -278,7 +315,7 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*model.Group) error {
 		}
 		b := c.belief(g.Key)
 		g.Rank = b
-		if !b.Ranked {
+		if !b.Keeps() {
 			continue
 		}
 		if b.Ranges == nil {
@@ -286,10 +323,10 @@ func (c *Client) rankPrepare(ctx context.Context, groups []*model.Group) error {
 			if err != nil {
 				return err
 			}
-			if len(ranges) == 0 { // rk without count items cannot be: the metadata condition will tell
+			if len(ranges) == 0 { // rk or rb without count items cannot be: the metadata condition will tell
 				ranges = []model.RankRange{{}}
 			}
-			b = &model.RankBelief{Ranked: true, Ranges: ranges}
+			b = &model.RankBelief{Ranked: b.Ranked, Build: b.Build, Ranges: ranges}
 			c.setBelief(g.Key, b)
 			g.Rank = b
 		}
@@ -351,7 +388,7 @@ func (c *Client) rankWrites(g *model.Group) []*model.Write {
 		return nil
 	}
 	b := g.Rank
-	if b == nil || !b.Ranked {
+	if !b.Keeps() {
 		return nil
 	}
 	var out []*model.Write
@@ -383,8 +420,8 @@ func (c *Client) rankWrites(g *model.Group) []*model.Write {
 // changes, into the Client's belief when its ranges are still the ones
 // the attempt wrote to.
 func (c *Client) rankCommitted(ctx context.Context, g *model.Group, counts []*model.Write) {
-	if len(counts) == 0 || !model.IsRanked(g) {
-		return
+	if len(counts) == 0 || !model.IsRanked(g) || model.Building(g) != nil {
+		return // a build's count items hold changes, not counts, until it ends
 	}
 	b := g.Rank
 	c.ranks.mu.Lock()
@@ -439,8 +476,9 @@ func (c *Client) metaAndRanges(ctx context.Context, key string, consistent *bool
 
 // rankDrop deletes the count items of a key that was deleted (DEL,
 // RENAME's source, a purge), as Redis frees all a deleted key holds. Each
-// delete requires the count item as read (cv) and the key not ranked
-// (no rk, or no metadata item): a key written and built again meanwhile
+// delete requires the count item as read (cv) and the key neither ranked
+// nor being built (no rk and no rb, or no metadata item): a key written
+// and built again meanwhile
 // keeps its new count items, and a transaction cancelled so is left
 // alone (the next build replaces what stays).
 //
@@ -573,90 +611,6 @@ func (c *Client) rankSplit(ctx context.Context, key string, lo []byte) error {
 		return c.rankSplit(ctx, key, mid)
 	}
 	return nil
-}
-
-// rankBuild gives key count items (see the file comment) when it is an
-// unranked sorted set with no expiry and no member expiries, and reports
-// whether it is ranked now. Its caller is the writer whose write takes
-// the key to the build minimum (rankGuard).
-func (c *Client) rankBuild(ctx context.Context, key string) (bool, error) {
-	mt, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
-	if err != nil {
-		return false, err
-	}
-	m := c.liveMeta(mt)
-	if _, ok := mt[model.AttrRanked]; ok {
-		c.setBelief(key, &model.RankBelief{Ranked: true})
-		return true, nil
-	}
-	if m.Typ != model.TypeZSet || m.Exp > 0 || m.TTLs > 0 {
-		return false, nil
-	}
-	ver := model.BytesAttr(mt, model.AttrVer)
-	if ver == nil {
-		return false, nil
-	}
-	var ixs [][]byte
-	in := c.scoreQuery(key, math.Inf(-1), math.Inf(1))
-	in.ConsistentRead = aws.Bool(true)
-	for it, err := range c.query(ctx, in, 0) {
-		if err != nil {
-			return false, err
-		}
-		ixs = append(ixs, model.BytesAttr(it, model.AttrIX))
-	}
-	if int64(len(ixs)) != m.Card {
-		return false, nil
-	}
-	stale, err := c.readRanges(ctx, key)
-	if err != nil {
-		return false, err
-	}
-	per := int(max(c.rankMax()/2, 1))
-	// Ranges start every per members, or just after, where a bound can
-	// start (model.BoundAt: long members sharing their first bytes).
-	starts, bounds := []int{0}, [][]byte{{}}
-	for i := per; i < len(ixs); i++ {
-		if b, ok := model.BoundAt(ixs, i); ok && i-starts[len(starts)-1] >= per {
-			starts, bounds = append(starts, i), append(bounds, b)
-		}
-	}
-	var actions []types.TransactWriteItem
-	made := map[string]bool{}
-	for j, i := range starts {
-		lo, end := bounds[j], len(ixs)
-		it := model.ItemKey(key, model.RankSK(lo))
-		if j+1 < len(starts) {
-			end = starts[j+1]
-			it[model.AttrHi] = model.Bin(bounds[j+1])
-		}
-		it[model.AttrCard] = model.Num(int64(end - i))
-		it[model.AttrCV] = model.Bin(model.VersionToken())
-		made[string(lo)] = true
-		actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: c.st.Table(), Item: it}})
-	}
-	for _, r := range stale {
-		if !made[string(r.Lo)] {
-			actions = append(actions, types.TransactWriteItem{Delete: &types.Delete{TableName: c.st.Table(), Key: model.ItemKey(key, model.RankSK(r.Lo))}})
-		}
-	}
-	// Transactions of 99 count items, each on condition that the key is
-	// as read (version token, count, no expiry, not ranked); the last one
-	// sets rk. A build cut short leaves count items nobody reads (no rk),
-	// which the next build replaces.
-	for start := 0; start < len(actions); start += model.MaxTxItems - 1 {
-		chunk := actions[start:min(start+model.MaxTxItems-1, len(actions))]
-		guard := model.NewMetaWrite(key).RequireVersion(ver).RequireCard("=", m.Card).RequireType(model.TypeZSet).
-			Require("attribute_not_exists(#x)").RequireRanked(false)
-		if start+model.MaxTxItems-1 >= len(actions) {
-			guard.SetRanked()
-		}
-		if err := c.st.SendTx(ctx, append(append([]types.TransactWriteItem(nil), chunk...), guard.Action(c.st.Table()))); err != nil {
-			return false, model.IgnoreCancelled(err)
-		}
-	}
-	c.setBelief(key, &model.RankBelief{Ranked: true})
-	return true, nil
 }
 
 // rankByIndex is the rank of the member whose item is it in key (counted

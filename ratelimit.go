@@ -66,7 +66,9 @@ func (c *Client) RateLimiter(limit int, window time.Duration) *RateLimiter {
 // per ~100 slots) and, when a slot is free, one conditional UpdateItem (1
 // write unit); a slot taken concurrently by another caller costs one more
 // UpdateItem per retry.
-func (l *RateLimiter) Allow(ctx context.Context, key string) (RateLimit, error) {
+func (l *RateLimiter) Allow(ctx context.Context, key string) (_ RateLimit, err error) {
+	ctx, traced := l.c.command(ctx, "RateLimiter.Allow")
+	defer traced.end(&err)
 	if l.limit < 1 || l.limit > MaxRateLimit {
 		return RateLimit{}, argError("RATELIMIT", "limit", strconv.Itoa(l.limit), ErrOutOfRange)
 	}

@@ -24,8 +24,10 @@ import (
 // about 4 write units per member.
 //
 // [RENAME]: https://redis.io/docs/latest/commands/rename/
-func (c *Client) Rename(ctx context.Context, key, newkey string) error {
-	_, err := c.rename(ctx, "RENAME", key, newkey, false)
+func (c *Client) Rename(ctx context.Context, key, newkey string) (err error) {
+	ctx, traced := c.command(ctx, "Rename")
+	defer traced.end(&err)
+	_, err = c.rename(ctx, "RENAME", key, newkey, false)
 	return err
 }
 
@@ -35,7 +37,9 @@ func (c *Client) Rename(ctx context.Context, key, newkey string) error {
 // Cost: as Rename, plus 1 GetItem of newkey.
 //
 // [RENAMENX]: https://redis.io/docs/latest/commands/renamenx/
-func (c *Client) RenameNX(ctx context.Context, key, newkey string) (bool, error) {
+func (c *Client) RenameNX(ctx context.Context, key, newkey string) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "RenameNX")
+	defer traced.end(&err)
 	return c.rename(ctx, "RENAMENX", key, newkey, true)
 }
 
@@ -74,7 +78,9 @@ func (c *Client) rename(ctx context.Context, cmd, key, newkey string, nx bool) (
 // member.
 //
 // [COPY]: https://redis.io/docs/latest/commands/copy/
-func (c *Client) Copy(ctx context.Context, source, destination string, replace bool) (bool, error) {
+func (c *Client) Copy(ctx context.Context, source, destination string, replace bool) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "Copy")
+	defer traced.end(&err)
 	if err := checkKeys("COPY", source, destination); err != nil {
 		return false, err
 	}

@@ -19,7 +19,9 @@ import (
 // positive. Redis 8.12's SADDEX is SAddExArgs.
 //
 // Cost: as SAdd, plus the by_exp index entry of each member written.
-func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (int64, error) {
+func (c *Client) SAddEx(ctx context.Context, key string, d time.Duration, keepTTL bool, members ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SAddEx")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("SADDEX", key, members); err != nil {
 		return 0, err
 	}
@@ -191,7 +193,9 @@ func (c *Client) memberCheck(key string, typ model.KeyType, member string, prese
 // KeepTTL, checked) plus the metadata item; MNX: as SAdd.
 //
 // [SADDEX]: https://redis.io/docs/latest/commands/saddex/
-func (c *Client) SAddExArgs(ctx context.Context, key string, args SAddExArgs) (bool, error) {
+func (c *Client) SAddExArgs(ctx context.Context, key string, args SAddExArgs) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "SAddExArgs")
+	defer traced.end(&err)
 	const cmd = "SADDEX"
 	if err := c.checkKeyMembers(cmd, key, args.Members); err != nil {
 		return false, err

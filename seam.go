@@ -22,7 +22,8 @@ package redimo
 //	        (SCARD/ZCARD), read and count (sorted-set ranges), rank
 //	writes  transactChunksFrom and transactPurging (member writes, judged
 //	        on the snapshot by write.need), expireAt and removeExpiry (the
-//	        key's expiry), purge (a key that expired meanwhile)
+//	        key's expiry), purge (a key that expired meanwhile), drop (DEL
+//	        of a key of member items)
 //	others  the reads only DynamoDB needs step aside: the count items
 //	        (rankSeek, ZCOUNT/ZLEXCOUNT from them, ZRANDMEMBER's), the
 //	        random buckets of SRANDMEMBER/SPOP (the snapshot is drawn from

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // SAdd adds members to the set at key, creating it when missing, and returns
@@ -27,7 +28,9 @@ import (
 // cost one more TransactWriteItems for the chunk that holds them.
 //
 // [SADD]: https://redis.io/docs/latest/commands/sadd/
-func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64, error) {
+func (c *Client) SAdd(ctx context.Context, key string, members ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SAdd")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("SADD", key, members); err != nil {
 		return 0, err
 	}
@@ -52,7 +55,9 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (int64
 // set, takes one more.
 //
 // [SREM]: https://redis.io/docs/latest/commands/srem/
-func (c *Client) SRem(ctx context.Context, key string, members ...string) (int64, error) {
+func (c *Client) SRem(ctx context.Context, key string, members ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SRem")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("SREM", key, members); err != nil {
 		return 0, err
 	}
@@ -92,7 +97,9 @@ func (c *Client) checkKeyMembers(cmd, key string, members []string) error {
 // consistent), whatever the set's size.
 //
 // [SCARD]: https://redis.io/docs/latest/commands/scard/
-func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
+func (c *Client) SCard(ctx context.Context, key string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SCard")
+	defer traced.end(&err)
 	if err := checkKey("SCARD", key); err != nil {
 		return 0, err
 	}
@@ -109,7 +116,9 @@ func (c *Client) SCard(ctx context.Context, key string) (int64, error) {
 // set this Client last saw small (setProbe).
 //
 // [SISMEMBER]: https://redis.io/docs/latest/commands/sismember/
-func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error) {
+func (c *Client) SIsMember(ctx context.Context, key, member string) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "SIsMember")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("SISMEMBER", key, []string{member}); err != nil {
 		return false, err
 	}
@@ -125,7 +134,9 @@ func (c *Client) SIsMember(ctx context.Context, key, member string) (bool, error
 // item), 1 read unit per item.
 //
 // [SMISMEMBER]: https://redis.io/docs/latest/commands/smismember/
-func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) ([]bool, error) {
+func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) (_ []bool, err error) {
+	ctx, traced := c.command(ctx, "SMIsMember")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
 		return nil, err
 	}
@@ -216,7 +227,9 @@ func (c *Client) probeItems(ctx context.Context, key string, typ model.KeyType, 
 // eventually consistent), the metadata item included.
 //
 // [SMEMBERS]: https://redis.io/docs/latest/commands/smembers/
-func (c *Client) SMembers(ctx context.Context, key string) ([]string, error) {
+func (c *Client) SMembers(ctx context.Context, key string) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "SMembers")
+	defer traced.end(&err)
 	var out []string
 	for m, err := range c.SScan(ctx, key, "") {
 		if err != nil {
@@ -245,7 +258,7 @@ func (c *Client) SMembers(ctx context.Context, key string) ([]string, error) {
 //
 // [SSCAN]: https://redis.io/docs/latest/commands/sscan/
 func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
+	return traceSeq(c, ctx, "SScan", func(ctx context.Context, yield func(string, error) bool) {
 		if err := checkKey("SSCAN", key); err != nil {
 			yield("", err)
 			return
@@ -275,7 +288,7 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 				return
 			}
 		}
-	}
+	})
 }
 
 // SRandMember returns a random member of the set at key, every member
@@ -289,6 +302,8 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {
+	ctx, traced := c.command(ctx, "SRandMember")
+	defer traced.end(&err)
 	ms, err := c.SRandMemberN(ctx, key, 1)
 	if err != nil || len(ms) == 0 {
 		return "", false, err
@@ -330,7 +345,9 @@ const MaxRandCount = 1 << 24
 // the GetItem only.
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
-func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]string, error) {
+func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "SRandMemberN")
+	defer traced.end(&err)
 	if err := checkKey("SRANDMEMBER", key); err != nil {
 		return nil, err
 	}
@@ -356,6 +373,8 @@ func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) ([]s
 //
 // [SPOP]: https://redis.io/docs/latest/commands/spop/
 func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, err error) {
+	ctx, traced := c.command(ctx, "SPop")
+	defer traced.end(&err)
 	ms, err := c.SPopN(ctx, key, 1)
 	if err != nil || len(ms) == 0 {
 		return "", false, err
@@ -377,7 +396,10 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 // 10 requests in 3 round trips.
 //
 // [SPOP]: https://redis.io/docs/latest/commands/spop/
-func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, error) {
+func (c *Client) SPopN(ctx context.Context, key string, count int64) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "SPopN")
+	defer traced.end(&err)
+	ctx = store.KeepOutcome(ctx) // it returns what it removes
 	if err := checkKey("SPOP", key); err != nil {
 		return nil, err
 	}
@@ -393,7 +415,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 		read = m
 	}
 	var popped []string
-	err := c.st.Attempts(ctx, false, func() (bool, error) {
+	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		want := count - int64(len(popped))
 		picks, whole, err := c.randomMembersOf(ctx, key, read, want, true)
 		read = nil
@@ -432,7 +454,9 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) ([]string, 
 // when source becomes empty or member is already in destination.
 //
 // [SMOVE]: https://redis.io/docs/latest/commands/smove/
-func (c *Client) SMove(ctx context.Context, source, destination, member string) (bool, error) {
+func (c *Client) SMove(ctx context.Context, source, destination, member string) (_ bool, err error) {
+	ctx, traced := c.command(ctx, "SMove")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("SMOVE", source, []string{member}); err != nil {
 		return false, err
 	}
@@ -478,9 +502,11 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 // candidates in each other set (100 keys a request, 1 read unit a key).
 //
 // [SINTER]: https://redis.io/docs/latest/commands/sinter/
-func (c *Client) SInter(ctx context.Context, keys ...string) ([]string, error) {
+func (c *Client) SInter(ctx context.Context, keys ...string) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "SInter")
+	defer traced.end(&err)
 	var out []string
-	err := c.inter(ctx, "SINTER", keys, 0, func(m string) { out = append(out, m) })
+	err = c.inter(ctx, "SINTER", keys, 0, func(m string) { out = append(out, m) })
 	slices.Sort(out) // in byte order, as the other set replies
 	return out, err
 }
@@ -493,12 +519,14 @@ func (c *Client) SInter(ctx context.Context, keys ...string) ([]string, error) {
 // to 100 members and only until limit is reached.
 //
 // [SINTERCARD]: https://redis.io/docs/latest/commands/sintercard/
-func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (int64, error) {
+func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SInterCard")
+	defer traced.end(&err)
 	if limit < 0 {
 		return 0, argError("SINTERCARD", "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
 	}
 	var n int64
-	err := c.inter(ctx, "SINTERCARD", keys, limit, func(string) { n++ })
+	err = c.inter(ctx, "SINTERCARD", keys, limit, func(string) { n++ })
 	return n, err
 }
 
@@ -581,7 +609,9 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 // (1 read unit per 4 KB).
 //
 // [SUNION]: https://redis.io/docs/latest/commands/sunion/
-func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
+func (c *Client) SUnion(ctx context.Context, keys ...string) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "SUnion")
+	defer traced.end(&err)
 	ms, err := c.setMetas(ctx, "SUNION", keys)
 	if err != nil {
 		return nil, err
@@ -609,7 +639,9 @@ func (c *Client) SUnion(ctx context.Context, keys ...string) ([]string, error) {
 // then per other set min(candidates, its size) item reads.
 //
 // [SDIFF]: https://redis.io/docs/latest/commands/sdiff/
-func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
+func (c *Client) SDiff(ctx context.Context, keys ...string) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "SDiff")
+	defer traced.end(&err)
 	ms, err := c.setMetas(ctx, "SDIFF", keys)
 	if err != nil {
 		return nil, err
@@ -668,7 +700,9 @@ func (c *Client) SDiff(ctx context.Context, keys ...string) ([]string, error) {
 // per 4 KB), stopping as soon as limit distinct members are counted.
 //
 // [SUNIONCARD]: https://redis.io/docs/latest/commands/sunioncard/
-func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (int64, error) {
+func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SUnionCard")
+	defer traced.end(&err)
 	const cmd = "SUNIONCARD"
 	if limit < 0 {
 		return 0, argError(cmd, "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
@@ -738,7 +772,9 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (i
 // a member), until limit members are counted.
 //
 // [SDIFFCARD]: https://redis.io/docs/latest/commands/sdiffcard/
-func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (int64, error) {
+func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SDiffCard")
+	defer traced.end(&err)
 	const cmd = "SDIFFCARD"
 	if limit < 0 {
 		return 0, argError(cmd, "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
@@ -826,7 +862,9 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (in
 // Cost: SInter plus the writes of setStore.
 //
 // [SINTERSTORE]: https://redis.io/docs/latest/commands/sinterstore/
-func (c *Client) SInterStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+func (c *Client) SInterStore(ctx context.Context, destination string, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SInterStore")
+	defer traced.end(&err)
 	return c.setStore(ctx, "SINTERSTORE", destination, keys, c.SInter)
 }
 
@@ -836,7 +874,9 @@ func (c *Client) SInterStore(ctx context.Context, destination string, keys ...st
 // Cost: SUnion plus the writes of SInterStore.
 //
 // [SUNIONSTORE]: https://redis.io/docs/latest/commands/sunionstore/
-func (c *Client) SUnionStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+func (c *Client) SUnionStore(ctx context.Context, destination string, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SUnionStore")
+	defer traced.end(&err)
 	return c.setStore(ctx, "SUNIONSTORE", destination, keys, c.SUnion)
 }
 
@@ -846,7 +886,9 @@ func (c *Client) SUnionStore(ctx context.Context, destination string, keys ...st
 // Cost: SDiff plus the writes of SInterStore.
 //
 // [SDIFFSTORE]: https://redis.io/docs/latest/commands/sdiffstore/
-func (c *Client) SDiffStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+func (c *Client) SDiffStore(ctx context.Context, destination string, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "SDiffStore")
+	defer traced.end(&err)
 	return c.setStore(ctx, "SDIFFSTORE", destination, keys, c.SDiff)
 }
 

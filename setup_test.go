@@ -252,6 +252,44 @@ func TestPricedUnits(t *testing.T) {
 	}
 }
 
+// TestPricedMissingReads: a read of an item that is not there is priced as
+// DynamoDB bills it, one read unit strongly consistent (half eventually
+// consistent), though DynamoDB Local reports 0 for the missing items of a
+// BatchGetItem.
+func TestPricedMissingReads(t *testing.T) {
+	var log metricsLog
+	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true })
+	_, err := c.SAdd(ctx, k+"s", "a")
+	require.NoError(t, err)
+	log.take()
+
+	// A set of member items the Client wrote: the metadata item and the
+	// three members in one strongly consistent BatchGetItem; two of the
+	// members are missing.
+	_, err = c.SMIsMember(ctx, k+"s", "a", "x", "y")
+	require.NoError(t, err)
+	reqs := log.take()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "BatchGetItem", reqs[0].Operation)
+	require.Equal(t, 4.0, reqs[0].PricedReadUnits, "4 keys read, 2 of them missing, a unit each (DynamoDB Local reported %v)", reqs[0].ReadUnits)
+
+	// Only missing members: DynamoDB Local reports nothing at all.
+	_, err = c.SMIsMember(ctx, k+"s", "x", "y", "z")
+	require.NoError(t, err)
+	reqs = log.take()
+	require.Len(t, reqs, 1)
+	require.Equal(t, 4.0, reqs[0].PricedReadUnits, "the metadata item and 3 missing members (DynamoDB Local reported %v)", reqs[0].ReadUnits)
+
+	// A key that is not there: one GetItem of its metadata item, which
+	// DynamoDB Local reports as DynamoDB bills it.
+	_, err = c.SIsMember(ctx, k+"none", "a")
+	require.NoError(t, err)
+	reqs = log.take()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "GetItem", reqs[0].Operation)
+	require.Equal(t, 1.0, reqs[0].PricedReadUnits, "%+v", reqs[0])
+}
+
 // TestMetricsAttempts: a request the SDK retried reports its attempts.
 func TestMetricsAttempts(t *testing.T) {
 	needDB(t)

@@ -178,18 +178,24 @@ func (s *ShardedSet) write(ctx context.Context, cmd string, members []string, op
 // Cost: one TransactWriteItems per shard concerned (in parallel), as SAdd;
 // the handle's first command also records or checks the shard count (one
 // UpdateItem).
-func (s *ShardedSet) Add(ctx context.Context, members ...string) (int64, error) {
+func (s *ShardedSet) Add(ctx context.Context, members ...string) (_ int64, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Add")
+	defer traced.end(&err)
 	return s.write(ctx, "SADD", members, s.c.SAdd)
 }
 
 // Rem removes members and returns how many were members. Cost as Add.
-func (s *ShardedSet) Rem(ctx context.Context, members ...string) (int64, error) {
+func (s *ShardedSet) Rem(ctx context.Context, members ...string) (_ int64, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Rem")
+	defer traced.end(&err)
 	return s.write(ctx, "SREM", members, s.c.SRem)
 }
 
 // IsMember reports whether member is in the set. Cost: one request, as
 // SIsMember.
-func (s *ShardedSet) IsMember(ctx context.Context, member string) (bool, error) {
+func (s *ShardedSet) IsMember(ctx context.Context, member string) (_ bool, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.IsMember")
+	defer traced.end(&err)
 	if err := checkMembers("SISMEMBER", []string{member}); err != nil {
 		return false, err // before the record is written
 	}
@@ -202,7 +208,9 @@ func (s *ShardedSet) IsMember(ctx context.Context, member string) (bool, error) 
 // MIsMember reports, for each member, whether it is in the set.
 //
 // Cost: one BatchGetItem per 100 members (in parallel).
-func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, error) {
+func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) (_ []bool, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.MIsMember")
+	defer traced.end(&err)
 	if len(members) == 0 {
 		return nil, argError("SMISMEMBER", "members", "", ErrSyntax)
 	}
@@ -262,7 +270,9 @@ func (s *ShardedSet) MIsMember(ctx context.Context, members ...string) ([]bool, 
 // Cost: one BatchGetItem of the shards' metadata items and the shard-count
 // record, 1 read unit per shard, whatever the set's size; a shard whose
 // members have expiries (SEXPIRE on its key) adds SCARD's count of them.
-func (s *ShardedSet) Card(ctx context.Context) (int64, error) {
+func (s *ShardedSet) Card(ctx context.Context) (_ int64, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Card")
+	defer traced.end(&err)
 	cards, err := s.cards(ctx)
 	var n int64
 	for _, c := range cards {
@@ -387,7 +397,9 @@ func (s *ShardedSet) pickShard(ctx context.Context) (int, bool, error) {
 // in proportion to its size, then SRandMember in it.
 //
 // Cost: Card's BatchGetItem plus SRandMember's Query.
-func (s *ShardedSet) RandMember(ctx context.Context) (string, bool, error) {
+func (s *ShardedSet) RandMember(ctx context.Context) (_ string, _ bool, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.RandMember")
+	defer traced.end(&err)
 	i, ok, err := s.pickShard(ctx)
 	if err != nil || !ok {
 		return "", false, err
@@ -401,6 +413,8 @@ func (s *ShardedSet) RandMember(ctx context.Context) (string, bool, error) {
 //
 // Cost: Card's BatchGetItem plus SPop's Query and TransactWriteItems.
 func (s *ShardedSet) Pop(ctx context.Context) (m string, ok bool, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Pop")
+	defer traced.end(&err)
 	err = s.c.st.Attempts(ctx, false, func() (bool, error) {
 		i, some, err := s.pickShard(ctx)
 		if err != nil || !some {
@@ -445,18 +459,24 @@ func (s *ShardedSet) algebra(ctx context.Context, cmd string, others []*ShardedS
 
 // Inter returns the members in s and in every one of others (same shard
 // count). Cost: SInter per shard, in parallel.
-func (s *ShardedSet) Inter(ctx context.Context, others ...*ShardedSet) ([]string, error) {
+func (s *ShardedSet) Inter(ctx context.Context, others ...*ShardedSet) (_ []string, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Inter")
+	defer traced.end(&err)
 	return s.algebra(ctx, "SINTER", others, s.c.SInter)
 }
 
 // Union returns the members in s or any of others (same shard count).
 // Cost: SUnion per shard, in parallel.
-func (s *ShardedSet) Union(ctx context.Context, others ...*ShardedSet) ([]string, error) {
+func (s *ShardedSet) Union(ctx context.Context, others ...*ShardedSet) (_ []string, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Union")
+	defer traced.end(&err)
 	return s.algebra(ctx, "SUNION", others, s.c.SUnion)
 }
 
 // Diff returns the members of s in none of others (same shard count).
 // Cost: SDiff per shard, in parallel.
-func (s *ShardedSet) Diff(ctx context.Context, others ...*ShardedSet) ([]string, error) {
+func (s *ShardedSet) Diff(ctx context.Context, others ...*ShardedSet) (_ []string, err error) {
+	ctx, traced := s.c.command(ctx, "ShardedSet.Diff")
+	defer traced.end(&err)
 	return s.algebra(ctx, "SDIFF", others, s.c.SDiff)
 }

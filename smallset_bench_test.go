@@ -181,3 +181,49 @@ func BenchmarkSmallSetsModel(b *testing.B) {
 	b.ReportMetric(opsPerSec("mix-small")/opsPerSec("mix-items"), "mix-small/items")
 	b.ReportMetric(opsPerSec("hot-small")/opsPerSec("hot-items"), "hot-small/items")
 }
+
+// BenchmarkSmallSetWriterLanes: the write units of an SADD to a small set
+// near its member budget (40 members of 14 bytes) after w other Clients
+// wrote it within the token horizon, each leaving its lane's token
+// (smallset.go): the item grows 27 bytes a writer, so past about eight
+// writers an hour its writes cost 2 units instead of 1. Figures from
+// DynamoDB Local's consumed capacity:
+//
+//	make bench BENCHFLAGS='-bench SmallSetWriterLanes -benchtime 1x'
+func BenchmarkSmallSetWriterLanes(b *testing.B) {
+	ctx := context.Background()
+	for _, writers := range []int{0, 1, 4, 8, 16, 32} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			var units, size float64
+			for range b.N {
+				c, cnt, p := newTestClient(b)
+				k := p + "s"
+				if _, err := c.SAdd(ctx, k, numbered("member-%07d", 40)...); err != nil {
+					b.Fatal(err)
+				}
+				for w := range writers {
+					o, _, _ := newTestClient(b)
+					m := fmt.Sprintf("member-%07d", w%40)
+					if _, err := o.SRem(ctx, k, m); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := o.SAdd(ctx, k, m); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cnt.reset()
+				if _, err := c.SAdd(ctx, k, "new-member-00"); err != nil {
+					b.Fatal(err)
+				}
+				units += cnt.units()
+				it, err := c.st.GetItem(ctx, model.MetaKey(k), nil, nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size += float64(model.ItemSize(it))
+			}
+			b.ReportMetric(units/float64(b.N), "WCU/SADD")
+			b.ReportMetric(size/float64(b.N), "item-bytes")
+		})
+	}
+}

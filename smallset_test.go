@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -17,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
 )
@@ -753,4 +756,40 @@ func TestSmallSetResend(t *testing.T) {
 			require.EqualValues(t, len(sc.want), card)
 		})
 	}
+}
+
+// TestSmallSetStaleTokens: a token past model.TokenHorizon, which no
+// writer resends any more, is removed by the next write of a Client that
+// saw it (its write returned the item); fresh ones stay.
+func TestSmallSetStaleTokens(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	k := p + "s"
+	_, err := c.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	old := make([]byte, 16)
+	binary.BigEndian.PutUint64(old, uint64(time.Now().Add(-model.TokenHorizon-time.Minute).UnixMilli()))
+	fresh := make([]byte, 16)
+	binary.BigEndian.PutUint64(fresh, uint64(time.Now().UnixMilli()))
+	_, err = testDB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(testTable), Key: model.MetaKey(k),
+		UpdateExpression:          aws.String("SET #o = :o, #f = :f"),
+		ExpressionAttributeNames:  map[string]string{"#o": model.AttrLanePrefix + "gone0", "#f": model.AttrLanePrefix + "other0"},
+		ExpressionAttributeValues: model.Item{":o": model.Bin(old), ":f": model.Bin(fresh)}})
+	require.NoError(t, err)
+	raw := func() model.Item {
+		it, err := c.st.GetItem(ctx, model.MetaKey(k), nil, nil, nil)
+		require.NoError(t, err)
+		return it
+	}
+	_, err = c.SAdd(ctx, k, "b") // sees the stale token
+	require.NoError(t, err)
+	require.Contains(t, raw(), model.AttrLanePrefix+"gone0")
+	_, err = c.SAdd(ctx, k, "c") // removes it
+	require.NoError(t, err)
+	it := raw()
+	require.NotContains(t, it, model.AttrLanePrefix+"gone0")
+	require.Contains(t, it, model.AttrLanePrefix+"other0")
+	require.Contains(t, it, model.LaneAttr(c.lanes.writer, 0))
+	ms, err := c.SMembers(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, ms)
 }

@@ -355,6 +355,12 @@ func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
 	if err != nil {
 		return err
 	}
+	return c.reclaim(ctx, key, m)
+}
+
+// reclaim deletes the items of key, marked dead (model.DeadExp) by a purge
+// or a DEL, m as read before the mark: purge says how.
+func (c *Client) reclaim(ctx context.Context, key string, m model.Meta) error {
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
 		k := int64(len(batch))

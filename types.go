@@ -3,6 +3,7 @@ package redimo
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -65,8 +66,11 @@ type ZStore struct {
 	Aggregate Aggregate
 }
 
-// PopOrder says which end of a sorted set ZMPop and BZMPop pop from.
-type PopOrder string
+// PopOrder says which end of a sorted set ZMPop, BZMPop, ZMove and BZMove
+// take from: PopMin or PopMax (Redis's MIN and MAX). It is not a string,
+// so that a key cannot be passed where the order goes; its zero value is
+// no order (ZMoveArgs with ByScore), which ZMPop refuses (ErrSyntax).
+type PopOrder uint8
 
 // ZWithKey is a member popped by BZPopMin or BZPopMax with the key it came from.
 type ZWithKey struct {
@@ -74,11 +78,24 @@ type ZWithKey struct {
 	Key string
 }
 
-// The ends of a sorted set (Redis's MIN and MAX; the case does not matter).
+// The ends of a sorted set (Redis's MIN and MAX).
 const (
-	PopMin PopOrder = "MIN"
-	PopMax PopOrder = "MAX"
+	PopMin PopOrder = iota + 1
+	PopMax
 )
+
+// String is the order as Redis names it: "MIN", "MAX" ("" for none).
+func (o PopOrder) String() string {
+	switch o {
+	case PopMin:
+		return "MIN"
+	case PopMax:
+		return "MAX"
+	case 0:
+		return ""
+	}
+	return "PopOrder(" + strconv.Itoa(int(o)) + ")"
+}
 
 // ZMoveArgs selects the members ZMove and BZMove move: the Count lowest
 // (Order PopMin, Redis's MIN) or highest (PopMax, MAX) scores, or with
@@ -136,8 +153,10 @@ type EncodingLimits struct {
 }
 
 // ExpireCondition restricts when an expiry is set, as Redis 7's EXPIRE
-// options.
-type ExpireCondition string
+// options. It is not a string, so that a member written where the
+// condition goes (SExpire(ctx, key, d, "carol")) does not compile; the
+// server turns Redis's NX|XX|GT|LT into it.
+type ExpireCondition uint8
 
 // holds evaluates cond for a key whose expiry is exp (0: none) against at.
 func (cond ExpireCondition) holds(exp, at int64) bool {
@@ -156,15 +175,25 @@ func (cond ExpireCondition) holds(exp, at int64) bool {
 	return true
 }
 
-// The ExpireCondition values.
+// The ExpireCondition values; the zero value is ExpireAlways.
 const (
-	ExpireAlways ExpireCondition = ""      // set the expiry in any case
-	ExpireNX     ExpireCondition = "NX"    // only when the key has no expiry
-	ExpireXX     ExpireCondition = "XX"    // only when the key has an expiry
-	ExpireGT     ExpireCondition = "GT"    // only when later than the current one (none counts as infinite)
-	ExpireLT     ExpireCondition = "LT"    // only when earlier than the current one (none counts as infinite)
-	ExpireXXLT   ExpireCondition = "XX LT" // only when the key has an expiry and the new one is earlier
+	ExpireAlways ExpireCondition = iota // set the expiry in any case
+	ExpireNX                            // only when the key has no expiry
+	ExpireXX                            // only when the key has an expiry
+	ExpireGT                            // only when later than the current one (none counts as infinite)
+	ExpireLT                            // only when earlier than the current one (none counts as infinite)
+	ExpireXXLT                          // only when the key has an expiry and the new one is earlier
 )
+
+var expireConditionNames = [...]string{ExpireAlways: "", ExpireNX: "NX", ExpireXX: "XX", ExpireGT: "GT", ExpireLT: "LT", ExpireXXLT: "XX LT"}
+
+// String is cond as Redis writes it: "", "NX", "XX", "GT", "LT" or "XX LT".
+func (cond ExpireCondition) String() string {
+	if int(cond) < len(expireConditionNames) {
+		return expireConditionNames[cond]
+	}
+	return "ExpireCondition(" + strconv.Itoa(int(cond)) + ")"
+}
 
 func (cond ExpireCondition) valid() bool {
 	switch cond {

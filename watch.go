@@ -44,7 +44,9 @@ type Watch struct {
 // Query, then a transaction per 99 expired members), and is read again.
 //
 // [WATCH]: https://redis.io/docs/latest/commands/watch/
-func (c *Client) WatchKeys(ctx context.Context, keys ...string) (*Watch, error) {
+func (c *Client) WatchKeys(ctx context.Context, keys ...string) (_ *Watch, err error) {
+	ctx, traced := c.command(ctx, "WatchKeys")
+	defer traced.end(&err)
 	w := &Watch{c: c, seen: map[string]string{}}
 	return w, w.Add(ctx, keys...)
 }
@@ -53,7 +55,9 @@ func (c *Client) WatchKeys(ctx context.Context, keys ...string) (*Watch, error) 
 // state it had when first watched.
 //
 // Cost: as WatchKeys.
-func (w *Watch) Add(ctx context.Context, keys ...string) error {
+func (w *Watch) Add(ctx context.Context, keys ...string) (err error) {
+	ctx, traced := w.c.command(ctx, "Watch.Add")
+	defer traced.end(&err)
 	if err := checkKeyList("WATCH", keys); err != nil {
 		return err
 	}
@@ -77,7 +81,9 @@ func (w *Watch) Add(ctx context.Context, keys ...string) error {
 // Client.Watch's Tx.TxPipelined.
 //
 // Cost: one BatchGetItem per 100 watched keys, 1 read unit per key.
-func (w *Watch) Changed(ctx context.Context) (bool, error) {
+func (w *Watch) Changed(ctx context.Context) (_ bool, err error) {
+	ctx, traced := w.c.command(ctx, "Watch.Changed")
+	defer traced.end(&err)
 	w.mu.Lock()
 	keys := make([]string, 0, len(w.seen))
 	for k := range w.seen {

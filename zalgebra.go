@@ -235,13 +235,17 @@ func (c *Client) zdiff(ctx context.Context, cmd string, keys []string) ([]Z, err
 // Cost: one BatchGetItem of the metadata items and a Query of every key.
 //
 // [ZUNION]: https://redis.io/docs/latest/commands/zunion/
-func (c *Client) ZUnion(ctx context.Context, store ZStore) ([]string, error) {
+func (c *Client) ZUnion(ctx context.Context, store ZStore) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZUnion")
+	defer traced.end(&err)
 	zs, err := c.zunion(ctx, "ZUNION", &store)
 	return members(zs), err
 }
 
 // ZUnionWithScores is ZUnion with scores.
-func (c *Client) ZUnionWithScores(ctx context.Context, store ZStore) ([]Z, error) {
+func (c *Client) ZUnionWithScores(ctx context.Context, store ZStore) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZUnionWithScores")
+	defer traced.end(&err)
 	return c.zunion(ctx, "ZUNION", &store)
 }
 
@@ -252,13 +256,17 @@ func (c *Client) ZUnionWithScores(ctx context.Context, store ZStore) ([]Z, error
 // key, and BatchGetItem probes of the others for its surviving members.
 //
 // [ZINTER]: https://redis.io/docs/latest/commands/zinter/
-func (c *Client) ZInter(ctx context.Context, store *ZStore) ([]string, error) {
+func (c *Client) ZInter(ctx context.Context, store *ZStore) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZInter")
+	defer traced.end(&err)
 	zs, err := c.zinter(ctx, "ZINTER", store)
 	return members(zs), err
 }
 
 // ZInterWithScores is ZInter with scores.
-func (c *Client) ZInterWithScores(ctx context.Context, store *ZStore) ([]Z, error) {
+func (c *Client) ZInterWithScores(ctx context.Context, store *ZStore) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZInterWithScores")
+	defer traced.end(&err)
 	return c.zinter(ctx, "ZINTER", store)
 }
 
@@ -266,7 +274,9 @@ func (c *Client) ZInterWithScores(ctx context.Context, store *ZStore) ([]Z, erro
 // when limit > 0, as Redis's ZINTERCARD. Cost: as ZInter.
 //
 // [ZINTERCARD]: https://redis.io/docs/latest/commands/zintercard/
-func (c *Client) ZInterCard(ctx context.Context, limit int64, keys ...string) (int64, error) {
+func (c *Client) ZInterCard(ctx context.Context, limit int64, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZInterCard")
+	defer traced.end(&err)
 	if limit < 0 {
 		return 0, argError("ZINTERCARD", "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
 	}
@@ -285,13 +295,17 @@ func (c *Client) ZInterCard(ctx context.Context, limit int64, keys ...string) (i
 // BatchGetItem probes of the others.
 //
 // [ZDIFF]: https://redis.io/docs/latest/commands/zdiff/
-func (c *Client) ZDiff(ctx context.Context, keys ...string) ([]string, error) {
+func (c *Client) ZDiff(ctx context.Context, keys ...string) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZDiff")
+	defer traced.end(&err)
 	zs, err := c.zdiff(ctx, "ZDIFF", keys)
 	return members(zs), err
 }
 
 // ZDiffWithScores is ZDiff with scores.
-func (c *Client) ZDiffWithScores(ctx context.Context, keys ...string) ([]Z, error) {
+func (c *Client) ZDiffWithScores(ctx context.Context, keys ...string) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZDiffWithScores")
+	defer traced.end(&err)
 	return c.zdiff(ctx, "ZDIFF", keys)
 }
 
@@ -319,7 +333,9 @@ func (c *Client) zstore(ctx context.Context, cmd, destination string, compute fu
 // ZUNIONSTORE. Cost: ZUnion plus writes of the difference to destination.
 //
 // [ZUNIONSTORE]: https://redis.io/docs/latest/commands/zunionstore/
-func (c *Client) ZUnionStore(ctx context.Context, destination string, store *ZStore) (int64, error) {
+func (c *Client) ZUnionStore(ctx context.Context, destination string, store *ZStore) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZUnionStore")
+	defer traced.end(&err)
 	return c.zstore(ctx, "ZUNIONSTORE", destination, func() ([]Z, error) { return c.zunion(ctx, "ZUNIONSTORE", store) })
 }
 
@@ -327,7 +343,9 @@ func (c *Client) ZUnionStore(ctx context.Context, destination string, store *ZSt
 // ZINTERSTORE. Cost: ZInter plus the writes.
 //
 // [ZINTERSTORE]: https://redis.io/docs/latest/commands/zinterstore/
-func (c *Client) ZInterStore(ctx context.Context, destination string, store *ZStore) (int64, error) {
+func (c *Client) ZInterStore(ctx context.Context, destination string, store *ZStore) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZInterStore")
+	defer traced.end(&err)
 	return c.zstore(ctx, "ZINTERSTORE", destination, func() ([]Z, error) { return c.zinter(ctx, "ZINTERSTORE", store) })
 }
 
@@ -335,7 +353,9 @@ func (c *Client) ZInterStore(ctx context.Context, destination string, store *ZSt
 // ZDIFFSTORE. Cost: ZDiff plus the writes.
 //
 // [ZDIFFSTORE]: https://redis.io/docs/latest/commands/zdiffstore/
-func (c *Client) ZDiffStore(ctx context.Context, destination string, keys ...string) (int64, error) {
+func (c *Client) ZDiffStore(ctx context.Context, destination string, keys ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZDiffStore")
+	defer traced.end(&err)
 	return c.zstore(ctx, "ZDIFFSTORE", destination, func() ([]Z, error) { return c.zdiff(ctx, "ZDIFFSTORE", keys) })
 }
 
@@ -344,6 +364,8 @@ func (c *Client) ZDiffStore(ctx context.Context, destination string, keys ...str
 // Cost: the range read plus the writes.
 //
 // [ZRANGESTORE]: https://redis.io/docs/latest/commands/zrangestore/
-func (c *Client) ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (int64, error) {
+func (c *Client) ZRangeStore(ctx context.Context, dst string, z ZRangeArgs) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZRangeStore")
+	defer traced.end(&err)
 	return c.zstore(ctx, "ZRANGESTORE", dst, func() ([]Z, error) { return c.zRangeArgs(ctx, "ZRANGESTORE", z, false) })
 }

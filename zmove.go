@@ -29,11 +29,11 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // ZMove moves members, with their scores, from the sorted set at source to
@@ -67,7 +67,9 @@ import (
 // again.
 //
 // [ZMOVE]: https://redis.io/docs/latest/commands/zmove/
-func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) ([]Z, error) {
+func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMoveArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMove")
+	defer traced.end(&err)
 	sel, err := checkZMove("ZMOVE", source, destination, args)
 	if err != nil {
 		return nil, err
@@ -95,7 +97,9 @@ func (c *Client) ZMove(ctx context.Context, source, destination string, args ZMo
 // per poll, whatever the number of waiters), then as ZMove.
 //
 // [BZMOVE]: https://redis.io/docs/latest/commands/bzmove/
-func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) ([]Z, error) {
+func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, destination string, args ZMoveArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "BZMove")
+	defer traced.end(&err)
 	if args.ByScore {
 		return nil, argError("BZMOVE", "BYSCORE", "", ErrSyntax)
 	}
@@ -118,7 +122,7 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 		end = PopMax
 	}
 	op := blockOp{
-		kind: "move\x00" + string(end) + "\x00" + destination,
+		kind: "move\x00" + end.String() + "\x00" + destination,
 		take: func(ctx context.Context, key string, n int64) ([]Z, error) {
 			s := sel
 			s.Count = n
@@ -148,7 +152,9 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 // too), and one TransactWriteItems as ZMove's.
 //
 // [ZMOVEMEMBER]: https://redis.io/docs/latest/commands/zmovemember/
-func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) ([]Z, error) {
+func (c *Client) ZMoveMember(ctx context.Context, source, destination string, args ZMoveMemberArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMoveMember")
+	defer traced.end(&err)
 	const cmd = "ZMOVEMEMBER"
 	switch {
 	case args.NX && args.XX:
@@ -217,8 +223,8 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel,
 		return sel, argError(cmd, "count", strconv.FormatInt(args.Count, 10), ErrOutOfRange)
 	}
 	if args.ByScore {
-		if args.Order != "" {
-			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+		if args.Order != 0 {
+			return sel, argError(cmd, "order", args.Order.String(), ErrSyntax)
 		}
 		var err error
 		if sel.Lo, sel.Hi, sel.Empty, err = parseScoreRange(cmd, args.Min, args.Max); err != nil {
@@ -229,12 +235,12 @@ func checkZMove(cmd, source, destination string, args ZMoveArgs) (model.MoveSel,
 			sel.Count = -1
 		}
 	} else {
-		switch strings.ToUpper(string(args.Order)) {
-		case string(PopMin):
-		case string(PopMax):
+		switch args.Order {
+		case PopMin:
+		case PopMax:
 			sel.Rev = true
 		default:
-			return sel, argError(cmd, "order", string(args.Order), ErrSyntax)
+			return sel, argError(cmd, "order", args.Order.String(), ErrSyntax)
 		}
 		if sel.Count == 0 {
 			sel.Count = 1
@@ -267,6 +273,7 @@ type moveCand struct {
 // With others, a source of another type is a missing one (a blocked
 // move's later tries).
 func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel model.MoveSel, others bool) ([]Z, error) {
+	ctx = store.KeepOutcome(ctx) // it returns what it moves
 	if source == destination {
 		return nil, c.sameKey(ctx, cmd, source)
 	}

@@ -38,7 +38,7 @@ func TestZMoveDocumented(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []Z{{1, "a"}}, zs)
 	// MAX COUNT 2: the highest first.
-	zs, err = c.ZMove(ctx, src, dst, ZMoveArgs{Order: "max", Count: 2})
+	zs, err = c.ZMove(ctx, src, dst, ZMoveArgs{Order: PopMax, Count: 2})
 	require.NoError(t, err)
 	require.Equal(t, []Z{{5, "e"}, {4, "d"}}, zs)
 	got, err := c.ZRangeWithScores(ctx, dst, 0, -1)

@@ -31,7 +31,6 @@ package redimo
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redimo-go/redimo/internal/model"
@@ -50,6 +49,8 @@ import (
 //
 // [ZMPOP]: https://redis.io/docs/latest/commands/zmpop/
 func (c *Client) ZMPop(ctx context.Context, order PopOrder, count int64, keys ...string) (key string, zs []Z, err error) {
+	ctx, traced := c.command(ctx, "ZMPop")
+	defer traced.end(&err)
 	rev, err := checkMPop("ZMPOP", order, count, keys)
 	if err != nil {
 		return "", nil, err
@@ -92,7 +93,9 @@ func (c *Client) ZMPop(ctx context.Context, order PopOrder, count int64, keys ..
 // Cost when a member is there at once: as ZMPop.
 //
 // [BZPOPMIN]: https://redis.io/docs/latest/commands/bzpopmin/
-func (c *Client) BZPopMin(ctx context.Context, timeout time.Duration, keys ...string) (ZWithKey, bool, error) {
+func (c *Client) BZPopMin(ctx context.Context, timeout time.Duration, keys ...string) (_ ZWithKey, _ bool, err error) {
+	ctx, traced := c.command(ctx, "BZPopMin")
+	defer traced.end(&err)
 	return c.bzpop(ctx, "BZPOPMIN", timeout, false, keys)
 }
 
@@ -101,7 +104,9 @@ func (c *Client) BZPopMin(ctx context.Context, timeout time.Duration, keys ...st
 // Cost: as BZPopMin.
 //
 // [BZPOPMAX]: https://redis.io/docs/latest/commands/bzpopmax/
-func (c *Client) BZPopMax(ctx context.Context, timeout time.Duration, keys ...string) (ZWithKey, bool, error) {
+func (c *Client) BZPopMax(ctx context.Context, timeout time.Duration, keys ...string) (_ ZWithKey, _ bool, err error) {
+	ctx, traced := c.command(ctx, "BZPopMax")
+	defer traced.end(&err)
 	return c.bzpop(ctx, "BZPOPMAX", timeout, true, keys)
 }
 
@@ -113,6 +118,8 @@ func (c *Client) BZPopMax(ctx context.Context, timeout time.Duration, keys ...st
 //
 // [BZMPOP]: https://redis.io/docs/latest/commands/bzmpop/
 func (c *Client) BZMPop(ctx context.Context, timeout time.Duration, order PopOrder, count int64, keys ...string) (key string, zs []Z, err error) {
+	ctx, traced := c.command(ctx, "BZMPop")
+	defer traced.end(&err)
 	rev, err := checkMPop("BZMPOP", order, count, keys)
 	if err != nil {
 		return "", nil, err
@@ -145,12 +152,12 @@ func checkMPop(cmd string, order PopOrder, count int64, keys []string) (rev bool
 	case count < 1:
 		return false, argError(cmd, "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
-	switch strings.ToUpper(string(order)) {
-	case string(PopMin):
-	case string(PopMax):
+	switch order {
+	case PopMin:
+	case PopMax:
 		rev = true
 	default:
-		return false, argError(cmd, "order", string(order), ErrSyntax)
+		return false, argError(cmd, "order", order.String(), ErrSyntax)
 	}
 	return rev, checkKeys(cmd, keys...)
 }
@@ -202,9 +209,9 @@ func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int6
 // ZPOPMIN (ZPOPMAX with rev) with COUNT n, undo a ZADD NX of the members
 // with the scores they had.
 func (c *Client) popOp(cmd string, rev bool) blockOp {
-	kind := string(PopMin)
+	kind := PopMin.String()
 	if rev {
-		kind = string(PopMax)
+		kind = PopMax.String()
 	}
 	return blockOp{
 		kind: kind,

@@ -46,13 +46,17 @@ func members(zs []Z) []string {
 // than start..-1 read the metadata first.
 //
 // [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
-func (c *Client) ZRange(ctx context.Context, key string, start, stop int64) ([]string, error) {
+func (c *Client) ZRange(ctx context.Context, key string, start, stop int64) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRange")
+	defer traced.end(&err)
 	zs, err := c.zRange(ctx, "ZRANGE", key, start, stop, false)
 	return members(zs), err
 }
 
 // ZRangeWithScores is ZRange with scores (ZRANGE ... WITHSCORES).
-func (c *Client) ZRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error) {
+func (c *Client) ZRangeWithScores(ctx context.Context, key string, start, stop int64) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZRangeWithScores")
+	defer traced.end(&err)
 	return c.zRange(ctx, "ZRANGE", key, start, stop, false)
 }
 
@@ -60,13 +64,17 @@ func (c *Client) ZRangeWithScores(ctx context.Context, key string, start, stop i
 // the top 10 is ZRevRange(ctx, key, 0, 9), one Query reading 10 members.
 //
 // [ZREVRANGE]: https://redis.io/docs/latest/commands/zrevrange/
-func (c *Client) ZRevRange(ctx context.Context, key string, start, stop int64) ([]string, error) {
+func (c *Client) ZRevRange(ctx context.Context, key string, start, stop int64) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRevRange")
+	defer traced.end(&err)
 	zs, err := c.zRange(ctx, "ZREVRANGE", key, start, stop, true)
 	return members(zs), err
 }
 
 // ZRevRangeWithScores is ZRevRange with scores.
-func (c *Client) ZRevRangeWithScores(ctx context.Context, key string, start, stop int64) ([]Z, error) {
+func (c *Client) ZRevRangeWithScores(ctx context.Context, key string, start, stop int64) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZRevRangeWithScores")
+	defer traced.end(&err)
 	return c.zRange(ctx, "ZREVRANGE", key, start, stop, true)
 }
 
@@ -102,13 +110,17 @@ func checkRange(cmd, key string, opt *ZRangeBy) error {
 // without LIMIT), plus a GetItem of the metadata item in parallel.
 //
 // [ZRANGEBYSCORE]: https://redis.io/docs/latest/commands/zrangebyscore/
-func (c *Client) ZRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+func (c *Client) ZRangeByScore(ctx context.Context, key string, opt *ZRangeBy) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRangeByScore")
+	defer traced.end(&err)
 	zs, err := c.byRange(ctx, "ZRANGEBYSCORE", key, opt, false, c.scoreRange)
 	return members(zs), err
 }
 
 // ZRangeByScoreWithScores is ZRangeByScore with scores.
-func (c *Client) ZRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error) {
+func (c *Client) ZRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZRangeByScoreWithScores")
+	defer traced.end(&err)
 	return c.byRange(ctx, "ZRANGEBYSCORE", key, opt, false, c.scoreRange)
 }
 
@@ -116,13 +128,17 @@ func (c *Client) ZRangeByScoreWithScores(ctx context.Context, key string, opt *Z
 // greater bound), as Redis's ZREVRANGEBYSCORE.
 //
 // [ZREVRANGEBYSCORE]: https://redis.io/docs/latest/commands/zrevrangebyscore/
-func (c *Client) ZRevRangeByScore(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+func (c *Client) ZRevRangeByScore(ctx context.Context, key string, opt *ZRangeBy) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRevRangeByScore")
+	defer traced.end(&err)
 	zs, err := c.byRange(ctx, "ZREVRANGEBYSCORE", key, opt, true, c.scoreRange)
 	return members(zs), err
 }
 
 // ZRevRangeByScoreWithScores is ZRevRangeByScore with scores.
-func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) ([]Z, error) {
+func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt *ZRangeBy) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZRevRangeByScoreWithScores")
+	defer traced.end(&err)
 	return c.byRange(ctx, "ZREVRANGEBYSCORE", key, opt, true, c.scoreRange)
 }
 
@@ -134,7 +150,9 @@ func (c *Client) ZRevRangeByScoreWithScores(ctx context.Context, key string, opt
 // plus a GetItem of the metadata item in parallel.
 //
 // [ZRANGEBYLEX]: https://redis.io/docs/latest/commands/zrangebylex/
-func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRangeByLex")
+	defer traced.end(&err)
 	zs, err := c.byRange(ctx, "ZRANGEBYLEX", key, opt, false, c.lexRange)
 	return members(zs), err
 }
@@ -143,13 +161,17 @@ func (c *Client) ZRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]
 // ZREVRANGEBYLEX (opt.Max is still the greater bound).
 //
 // [ZREVRANGEBYLEX]: https://redis.io/docs/latest/commands/zrevrangebylex/
-func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) ([]string, error) {
+func (c *Client) ZRevRangeByLex(ctx context.Context, key string, opt *ZRangeBy) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRevRangeByLex")
+	defer traced.end(&err)
 	zs, err := c.byRange(ctx, "ZREVRANGEBYLEX", key, opt, true, c.lexRange)
 	return members(zs), err
 }
 
 // ZRangeArgsWithScores is ZRangeArgs with scores (not with ByLex, as Redis).
-func (c *Client) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) ([]Z, error) {
+func (c *Client) ZRangeArgsWithScores(ctx context.Context, z ZRangeArgs) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZRangeArgsWithScores")
+	defer traced.end(&err)
 	return c.zRangeArgs(ctx, "ZRANGE", z, true)
 }
 
@@ -195,7 +217,9 @@ func (c *Client) zRangeArgs(ctx context.Context, cmd string, z ZRangeArgs, withS
 // (at most ~1,000 + 2,000 members read in all, whatever the width).
 //
 // [ZCOUNT]: https://redis.io/docs/latest/commands/zcount/
-func (c *Client) ZCount(ctx context.Context, key, min, max string) (int64, error) {
+func (c *Client) ZCount(ctx context.Context, key, min, max string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZCount")
+	defer traced.end(&err)
 	return c.countRange(ctx, "ZCOUNT", key, min, max, c.scoreRange, func(r zrange) (int64, bool, error) {
 		n, err := c.zcount(ctx, key, r) // from the count items when the key has them
 		return n, true, err
@@ -212,7 +236,9 @@ func (c *Client) ZCount(ctx context.Context, key, min, max string) (int64, error
 // two Queries COUNT of one range each.
 //
 // [ZLEXCOUNT]: https://redis.io/docs/latest/commands/zlexcount/
-func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (int64, error) {
+func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZLexCount")
+	defer traced.end(&err)
 	return c.countRange(ctx, "ZLEXCOUNT", key, min, max, c.lexRange, func(zrange) (int64, bool, error) {
 		lo, _ := parseLex("ZLEXCOUNT", "min", min)
 		hi, _ := parseLex("ZLEXCOUNT", "max", max)
@@ -265,7 +291,9 @@ func resolveChecked(cmd, key, min, max string, resolve func(cmd, key, min, max s
 // members below it, 1 read unit per ~80.
 //
 // [ZRANK]: https://redis.io/docs/latest/commands/zrank/
-func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, error) {
+func (c *Client) ZRank(ctx context.Context, key, member string) (_ int64, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ZRank")
+	defer traced.end(&err)
 	rs, ok, err := c.rank(ctx, "ZRANK", key, member, false)
 	return rs.Rank, ok, err
 }
@@ -274,18 +302,24 @@ func (c *Client) ZRank(ctx context.Context, key, member string) (int64, bool, er
 // Cost: as ZRank.
 //
 // [ZREVRANK]: https://redis.io/docs/latest/commands/zrevrank/
-func (c *Client) ZRevRank(ctx context.Context, key, member string) (int64, bool, error) {
+func (c *Client) ZRevRank(ctx context.Context, key, member string) (_ int64, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ZRevRank")
+	defer traced.end(&err)
 	rs, ok, err := c.rank(ctx, "ZREVRANK", key, member, true)
 	return rs.Rank, ok, err
 }
 
 // ZRankWithScore is ZRANK ... WITHSCORE. Cost: as ZRank.
-func (c *Client) ZRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+func (c *Client) ZRankWithScore(ctx context.Context, key, member string) (_ RankScore, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ZRankWithScore")
+	defer traced.end(&err)
 	return c.rank(ctx, "ZRANK", key, member, false)
 }
 
 // ZRevRankWithScore is ZREVRANK ... WITHSCORE. Cost: as ZRevRank.
-func (c *Client) ZRevRankWithScore(ctx context.Context, key, member string) (RankScore, bool, error) {
+func (c *Client) ZRevRankWithScore(ctx context.Context, key, member string) (_ RankScore, _ bool, err error) {
+	ctx, traced := c.command(ctx, "ZRevRankWithScore")
+	defer traced.end(&err)
 	return c.rank(ctx, "ZREVRANK", key, member, true)
 }
 
@@ -354,7 +388,9 @@ func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (in
 // Not atomic beyond 99 members.
 //
 // [ZREMRANGEBYSCORE]: https://redis.io/docs/latest/commands/zremrangebyscore/
-func (c *Client) ZRemRangeByScore(ctx context.Context, key, min, max string) (int64, error) {
+func (c *Client) ZRemRangeByScore(ctx context.Context, key, min, max string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZRemRangeByScore")
+	defer traced.end(&err)
 	r, err := resolveChecked("ZREMRANGEBYSCORE", key, min, max, c.scoreRange)
 	if err != nil {
 		return 0, err
@@ -366,7 +402,9 @@ func (c *Client) ZRemRangeByScore(ctx context.Context, key, min, max string) (in
 // ZREMRANGEBYRANK. Cost: as ZRange plus the deletions.
 //
 // [ZREMRANGEBYRANK]: https://redis.io/docs/latest/commands/zremrangebyrank/
-func (c *Client) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (int64, error) {
+func (c *Client) ZRemRangeByRank(ctx context.Context, key string, start, stop int64) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZRemRangeByRank")
+	defer traced.end(&err)
 	if err := checkKey("ZREMRANGEBYRANK", key); err != nil {
 		return 0, err
 	}
@@ -381,7 +419,9 @@ func (c *Client) ZRemRangeByRank(ctx context.Context, key string, start, stop in
 // Redis's ZREMRANGEBYLEX. Cost: as ZRangeByLex plus the deletions.
 //
 // [ZREMRANGEBYLEX]: https://redis.io/docs/latest/commands/zremrangebylex/
-func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (int64, error) {
+func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZRemRangeByLex")
+	defer traced.end(&err)
 	r, err := resolveChecked("ZREMRANGEBYLEX", key, min, max, c.lexRange)
 	if err != nil {
 		return 0, err
@@ -392,7 +432,9 @@ func (c *Client) ZRemRangeByLex(ctx context.Context, key, min, max string) (int6
 // ZRangeArgs is the unified ZRANGE (BYSCORE, BYLEX, REV, LIMIT).
 //
 // [ZRANGE]: https://redis.io/docs/latest/commands/zrange/
-func (c *Client) ZRangeArgs(ctx context.Context, z ZRangeArgs) ([]string, error) {
+func (c *Client) ZRangeArgs(ctx context.Context, z ZRangeArgs) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRangeArgs")
+	defer traced.end(&err)
 	zs, err := c.zRangeArgs(ctx, "ZRANGE", z, false)
 	return members(zs), err
 }

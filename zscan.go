@@ -19,7 +19,7 @@ import (
 //
 // [ZSCAN]: https://redis.io/docs/latest/commands/zscan/
 func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, error] {
-	return func(yield func(Z, error) bool) {
+	return traceSeq(c, ctx, "ZScan", func(ctx context.Context, yield func(Z, error) bool) {
 		if err := checkKey("ZSCAN", key); err != nil {
 			yield(Z{}, err)
 			return
@@ -40,7 +40,7 @@ func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, erro
 				return
 			}
 		}
-	}
+	})
 }
 
 // ZRandMember returns random members, as Redis's ZRANDMEMBER with count:
@@ -58,13 +58,17 @@ func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, erro
 // members (one Query per 1 MB) and samples. Count 0 is the GetItem alone.
 //
 // [ZRANDMEMBER]: https://redis.io/docs/latest/commands/zrandmember/
-func (c *Client) ZRandMember(ctx context.Context, key string, count int) ([]string, error) {
+func (c *Client) ZRandMember(ctx context.Context, key string, count int) (_ []string, err error) {
+	ctx, traced := c.command(ctx, "ZRandMember")
+	defer traced.end(&err)
 	zs, err := c.ZRandMemberWithScores(ctx, key, count)
 	return members(zs), err
 }
 
 // ZRandMemberWithScores is ZRandMember with scores.
-func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count int) ([]Z, error) {
+func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count int) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZRandMemberWithScores")
+	defer traced.end(&err)
 	if err := checkKey("ZRANDMEMBER", key); err != nil {
 		return nil, err
 	}

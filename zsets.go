@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/store"
 )
 
 // ZAdd adds members with their scores, or updates the scores of members
@@ -27,7 +28,9 @@ import (
 // metadata item); a chunk with members already present takes one more.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
-func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (int64, error) {
+func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZAdd")
+	defer traced.end(&err)
 	return c.ZAddArgs(ctx, key, ZAddArgs{Members: members})
 }
 
@@ -42,6 +45,8 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (int64, err
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (score float64, ok bool, err error) {
+	ctx, traced := c.command(ctx, "ZAddArgsIncr")
+	defer traced.end(&err)
 	if len(args.Members) != 1 {
 		return 0, false, argError("ZADD", "INCR", strconv.Itoa(len(args.Members))+" members", ErrSyntax)
 	}
@@ -59,7 +64,9 @@ func (c *Client) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (s
 // Cost: as ZAddArgsIncr.
 //
 // [ZINCRBY]: https://redis.io/docs/latest/commands/zincrby/
-func (c *Client) ZIncrBy(ctx context.Context, key string, increment float64, member string) (float64, error) {
+func (c *Client) ZIncrBy(ctx context.Context, key string, increment float64, member string) (_ float64, err error) {
+	ctx, traced := c.command(ctx, "ZIncrBy")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("ZINCRBY", key, []string{member}); err != nil {
 		return 0, err
 	}
@@ -227,7 +234,9 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 // a chunk with absent members, or that empties the key, takes one more.
 //
 // [ZREM]: https://redis.io/docs/latest/commands/zrem/
-func (c *Client) ZRem(ctx context.Context, key string, members ...string) (int64, error) {
+func (c *Client) ZRem(ctx context.Context, key string, members ...string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZRem")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
 	}
@@ -240,7 +249,9 @@ func (c *Client) ZRem(ctx context.Context, key string, members ...string) (int64
 // Cost: one GetItem of the metadata item, 1 read unit, whatever the size.
 //
 // [ZCARD]: https://redis.io/docs/latest/commands/zcard/
-func (c *Client) ZCard(ctx context.Context, key string) (int64, error) {
+func (c *Client) ZCard(ctx context.Context, key string) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZCard")
+	defer traced.end(&err)
 	if err := checkKey("ZCARD", key); err != nil {
 		return 0, err
 	}
@@ -256,6 +267,8 @@ func (c *Client) ZCard(ctx context.Context, key string) (int64, error) {
 //
 // [ZSCORE]: https://redis.io/docs/latest/commands/zscore/
 func (c *Client) ZScore(ctx context.Context, key, member string) (score float64, ok bool, err error) {
+	ctx, traced := c.command(ctx, "ZScore")
+	defer traced.end(&err)
 	scores, oks, err := c.ZMScore(ctx, key, member)
 	if err != nil {
 		return 0, false, err
@@ -271,6 +284,8 @@ func (c *Client) ZScore(ctx context.Context, key, member string) (score float64,
 //
 // [ZMSCORE]: https://redis.io/docs/latest/commands/zmscore/
 func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (scores []float64, oks []bool, err error) {
+	ctx, traced := c.command(ctx, "ZMScore")
+	defer traced.end(&err)
 	if err := c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
@@ -298,14 +313,18 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 // in parallel, and ⌈count/99⌉ TransactWriteItems.
 //
 // [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
-func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) ([]Z, error) {
+func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZPopMin")
+	defer traced.end(&err)
 	return c.pop(ctx, "ZPOPMIN", key, false, count)
 }
 
 // ZPopMax is ZPopMin from the highest score, as Redis's ZPOPMAX.
 //
 // [ZPOPMAX]: https://redis.io/docs/latest/commands/zpopmax/
-func (c *Client) ZPopMax(ctx context.Context, key string, count ...int64) ([]Z, error) {
+func (c *Client) ZPopMax(ctx context.Context, key string, count ...int64) (_ []Z, err error) {
+	ctx, traced := c.command(ctx, "ZPopMax")
+	defer traced.end(&err)
 	return c.pop(ctx, "ZPOPMAX", key, true, count)
 }
 
@@ -323,6 +342,7 @@ func popCount(cmd string, count []int64) (int64, error) {
 }
 
 func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int64) ([]Z, error) {
+	ctx = store.KeepOutcome(ctx) // it returns what it removes
 	if err := checkKey(cmd, key); err != nil {
 		return nil, err
 	}
@@ -360,7 +380,9 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 // Cost: as ZAdd.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
-func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (int64, error) {
+func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int64, err error) {
+	ctx, traced := c.command(ctx, "ZAddArgs")
+	defer traced.end(&err)
 	rounds, err := c.checkZAdd("ZADD", key, args)
 	if err != nil {
 		return 0, err

@@ -91,6 +91,8 @@ const (
 	AttrHi     = "hi" // count item (rank.go): upper bound of its range (absent: none)
 	AttrCV     = "cv" // count item: version token
 	AttrRanked = "rk" // metadata: the key has exact count items (rank.go)
+	AttrBuild  = "rb" // metadata: token of the count items' build in progress (rank.go)
+	AttrJourn  = "rj" // metadata: the build's journal, member → its range before the build (rank.go)
 	AttrMemExp = "mx" // member: its expiry, Unix milliseconds (absent: none; memberttl.go)
 	AttrMemTTL = "mn" // metadata: how many stored members have mx, expired or not (absent: 0)
 	// A small set's metadata item (small.go).
@@ -144,6 +146,8 @@ var Attributes = []struct{ Name, Typ, Holds string }{
 	{AttrHi, "B", "count item: upper bound of its range of index values"},
 	{AttrCV, "B", "count item: version token"},
 	{AttrRanked, "N", "metadata: the key's count items exist and are exact"},
+	{AttrBuild, "B", "metadata: token of the count items' build in progress"},
+	{AttrJourn, "M", "metadata: the build's journal: a member's range when the build began"},
 	{AttrMemExp, "N", "member: its expiry, Unix ms; sort key of the local secondary index by_exp"},
 	{AttrMemTTL, "N", "metadata: number of stored members with an expiry"},
 	{AttrSmall, "BS", "metadata of a small set: its members"},
@@ -460,7 +464,7 @@ func Dedupe(members []string) []string {
 var MetaProjection = struct {
 	Expr  *string
 	Names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #sm, #wt"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked, "#sm": AttrSmall, "#wt": AttrWriteTok}}
+}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #rb, #sm, #wt"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked, "#rb": AttrBuild, "#sm": AttrSmall, "#wt": AttrWriteTok}}
 
 // MemberQuery is the Query of the member items of key of type typ whose
 // member may start with prefix (every member, for a set: see SkPrefix).

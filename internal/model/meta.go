@@ -1,6 +1,8 @@
 package model
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
@@ -36,6 +38,7 @@ type MetaWrite struct {
 	dels                []string // DELETE: elements out of a set attribute
 	values              Item
 	lanes               map[string]string // placeholders of writer-lane attributes (WriteToken)
+	names               map[string]string // placeholders of a build's journal entries (Journal)
 }
 
 // metaNames are the placeholders of the metadata item's attributes.
@@ -43,6 +46,7 @@ var metaNames = map[string]string{
 	"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#xt": AttrExpTok,
 	"#v": AttrVer, "#mn": AttrMemTTL, "#rk": AttrRanked, "#ks": AttrKS, "#kh": AttrKH, "#kk": AttrKey,
 	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#gc": AttrGC,
+	"#rb": AttrBuild, "#j": AttrJourn,
 }
 
 var (
@@ -125,15 +129,24 @@ func (m *MetaWrite) RequireRanked(ranked bool) *MetaWrite {
 	return m.Require("attribute_not_exists(#rk)")
 }
 
+// RequireBuild requires the sorted set's count-item build in progress
+// (rank.go) to be the one of token tok, or none when tok is nil.
+func (m *MetaWrite) RequireBuild(tok []byte) *MetaWrite {
+	if tok == nil {
+		return m.Require("attribute_not_exists(#rb)")
+	}
+	return m.Value(":rb", Bin(tok)).Require("#rb = :rb")
+}
+
 // RequireAsRead requires the item to be exactly as raw (nil: missing),
 // in every attribute a write changes: EXEC's condition on a key it read.
-// rk too: a build (rank.go) sets it without a new version, and a
+// rk and rb too: a build (rank.go) sets them without a new version, and a
 // transaction that read the key unranked keeps no count items.
 func (m *MetaWrite) RequireAsRead(raw Item) *MetaWrite {
 	if raw == nil {
 		return m.Require("attribute_not_exists(#pk)")
 	}
-	for _, p := range []string{"#t", "#n", "#x", "#v", "#xt", "#rk"} {
+	for _, p := range []string{"#t", "#n", "#x", "#v", "#xt", "#rk", "#rb"} {
 		if v, ok := raw[metaNames[p]]; ok {
 			m.Value(":r"+p[1:], v).Require(p + " = :r" + p[1:])
 		} else {
@@ -184,6 +197,15 @@ func (m *MetaWrite) SetExp(at int64) *MetaWrite {
 	return m.set("#x = :at", ":at", Num(at))
 }
 
+// Kill marks the key dead (expired at DeadExp, a fresh version token, which
+// WATCH compares): it is missing for every reader from this write on, and
+// its items go after (a purge: the root package's reclaim), by whichever
+// client gets there first.
+func (m *MetaWrite) Kill() *MetaWrite {
+	m.SetExp(DeadExp)
+	return m.set("#v = :v", ":v", Bin(VersionToken()))
+}
+
 // RemoveExp removes the key's expiry.
 func (m *MetaWrite) RemoveExp() *MetaWrite {
 	m.removes = append(m.removes, "#x")
@@ -208,10 +230,73 @@ func (m *MetaWrite) SetRanked() *MetaWrite {
 	return m.set("#rk = :one", ":one", Num(1))
 }
 
-// RemoveRanked marks the sorted set unranked: its ranks are counted.
+// RemoveRanked marks the sorted set unranked: its ranks are counted. A
+// build in progress is cancelled (RemoveBuild).
 func (m *MetaWrite) RemoveRanked() *MetaWrite {
 	m.removes = append(m.removes, "#rk")
+	return m.RemoveBuild()
+}
+
+// StartBuild records a build of the sorted set's count items in
+// progress: its token tok and an empty journal (rank.go).
+func (m *MetaWrite) StartBuild(tok []byte) *MetaWrite {
+	m.values[":rj"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
+	m.sets = append(m.sets, "#j = :rj")
+	return m.set("#rb = :rbt", ":rbt", Bin(tok))
+}
+
+// RemoveBuild ends (or cancels) the build in progress: its token and
+// journal go.
+func (m *MetaWrite) RemoveBuild() *MetaWrite {
+	m.removes = append(m.removes, "#rb", "#j")
 	return m
+}
+
+// Journal records in the build's journal, for each member item sort key
+// of entries not written since the build began, the range it was in then
+// (entries' value; -1: absent). The first write of a member after the
+// build began is the one that knows it: later ones leave its entry as
+// it is (if_not_exists). Entries are named by JournalKey.
+func (m *MetaWrite) Journal(entries map[string]int) *MetaWrite {
+	if m.names == nil {
+		m.names = map[string]string{}
+	}
+	// Short placeholders: a transaction's 98 entries must fit, with the
+	// rest, in an update expression of 4 KB (TestRankJournalFitsAnExpression).
+	i := 0
+	for sk, r := range entries {
+		name := "#j" + letters(i)
+		m.names[name] = JournalKey([]byte(sk))
+		v := ":j" + letters(r+1) // one value per range
+		m.values[v] = Num(int64(r))
+		m.sets = append(m.sets, "#j."+name+" = if_not_exists(#j."+name+", "+v+")")
+		i++
+	}
+	return m
+}
+
+// JournalKey is a member's name in a build's journal: the first 12 bytes
+// of its item sort key's SHA-256, in hex (a member may be up to 400,000
+// bytes; a journal lives on the metadata item).
+func JournalKey(sk []byte) string {
+	h := sha256.Sum256(sk)
+	return hex.EncodeToString(h[:12])
+}
+
+// IsJournalKey reports whether name is a JournalKey: a name inside a
+// build's journal, not an attribute of an item.
+func IsJournalKey(name string) bool {
+	_, err := hex.DecodeString(name)
+	return len(name) == 24 && err == nil
+}
+
+// letters is i in base 26, in letters (placeholders are letters only).
+func letters(i int) string {
+	s := string(rune('a' + i%26))
+	for i /= 26; i > 0; i /= 26 {
+		s = string(rune('a'+i%26)) + s
+	}
+	return s
 }
 
 // Delete makes the action the item's deletion (on its requirements).
@@ -243,6 +328,8 @@ func (m *MetaWrite) render() (update, cond *string, names map[string]string, val
 	names = map[string]string{}
 	for _, p := range placeholder.FindAllString(all, -1) {
 		if n, ok := m.lanes[p]; ok {
+			names[p] = n
+		} else if n, ok := m.names[p]; ok {
 			names[p] = n
 		} else {
 			names[p] = metaNames[p]

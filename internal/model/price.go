@@ -378,6 +378,27 @@ func PricedRead(reported float64, consistent *bool, items ...Item) float64 {
 	return units
 }
 
+// PricedBatchRead is the cost model's read units of a BatchGetItem that
+// asked for keys items (those DynamoDB left unprocessed not counted) and
+// returned items: each key is read as a GetItem of it, and "If you perform
+// a read operation on an item that doesn't exist, DynamoDB will still
+// consume read throughput" (read-write-operations.html): a missing item
+// costs what the smallest item does, one unit strongly consistent, half
+// eventually consistent. DynamoDB Local reports
+// 0 units for the missing items of a batch (it reports them for a GetItem
+// and for an empty Query): the metrics layer (api.go) takes the larger of
+// the units reported and these.
+func PricedBatchRead(consistent *bool, keys int, items []Item) float64 {
+	units := 0.0
+	for _, it := range items {
+		units += PricedRead(0, consistent, it)
+	}
+	if missing := keys - len(items); missing > 0 {
+		units += float64(missing) * PricedRead(0, consistent)
+	}
+	return units
+}
+
 // ItemSize estimates the bytes of attributes as DynamoDB counts them: each
 // name plus its value.
 func ItemSize(attrs map[string]types.AttributeValue) int {

@@ -36,11 +36,19 @@ type RankRange struct {
 	Cv     []byte
 }
 
-// RankBelief is what a Client knows of a key's count items.
+// RankBelief is what a Client knows of a key's count items: ranked, or
+// being built (Build, the build's token: its writers keep the count
+// items as a ranked key's and journal their members, rank.go), or
+// neither.
 type RankBelief struct {
 	Ranked bool
-	Ranges []RankRange // nil when ranked and not read yet
+	Build  []byte      // the build in progress, when not Ranked
+	Ranges []RankRange // nil when ranked or building and not read yet
 }
+
+// Keeps reports whether the writer of a key so believed keeps its count
+// items: it is ranked or being built.
+func (b *RankBelief) Keeps() bool { return b != nil && (b.Ranked || b.Build != nil) }
 
 // FixedChunks cuts writes into chunks of n (one empty chunk for none: a
 // lone type check).
@@ -90,10 +98,20 @@ func RankDeltas(g *Group, ranges []RankRange) map[int]int64 {
 	return d
 }
 
-// IsRanked reports whether g's writer believes its key ranked: its
-// metadata condition requires rk and its writes carry count items.
+// IsRanked reports whether g's writes carry count items: its writer
+// believes its key ranked (its metadata condition requires rk) or being
+// built (it requires that build).
 func IsRanked(g *Group) bool {
-	return g.Typ == TypeZSet && g.Rank != nil && g.Rank.Ranked
+	return g.Typ == TypeZSet && g.Rank.Keeps()
+}
+
+// Building is the token of the build g's writer believes in progress
+// (nil: none).
+func Building(g *Group) []byte {
+	if g.Typ != TypeZSet || g.Rank == nil || g.Rank.Ranked {
+		return nil
+	}
+	return g.Rank.Build
 }
 
 // RankCond is what a count-item action (rankWrites) requires of its item:

@@ -237,6 +237,13 @@ func (m *MetaWrite) WriteToken(lane string, prune []string, now int64) (tok []by
 	return tok
 }
 
+// KeptForTokens reports whether it is the metadata item of a missing key
+// kept only for its write tokens (Tombstone): no data, gone by TTL.
+func KeptForTokens(it Item) bool {
+	_, typed := it[AttrType]
+	return HasTokens(it) && !typed
+}
+
 // HasTokens reports whether a metadata item holds write tokens.
 func HasTokens(it Item) bool {
 	_, ok := it[AttrWriteTok]

@@ -101,14 +101,14 @@ func expireCondition(opts []string) (redimo.ExpireCondition, string) {
 		case "LT":
 			lt = true
 		default:
-			return "", "ERR Unsupported option " + o
+			return redimo.ExpireAlways, "ERR Unsupported option " + o
 		}
 	}
 	switch {
 	case nx && (xx || gt || lt):
-		return "", "ERR NX and XX, GT or LT options at the same time are not compatible"
+		return redimo.ExpireAlways, "ERR NX and XX, GT or LT options at the same time are not compatible"
 	case gt && lt:
-		return "", "ERR GT and LT options at the same time are not compatible"
+		return redimo.ExpireAlways, "ERR GT and LT options at the same time are not compatible"
 	case nx:
 		return redimo.ExpireNX, ""
 	case gt: // XX GT is GT: no expiry counts as infinite

@@ -14,6 +14,12 @@ import (
 // Redis's field-expiry commands accept (HFE_MAX_ABS_TIME_MSEC: 2^48 - 1).
 const maxMemberExpiry = 1<<48 - 1
 
+// memberExpireConditions are the conditions HEXPIRE's grammar takes, one
+// at most.
+var memberExpireConditions = map[string]redimo.ExpireCondition{
+	"NX": redimo.ExpireNX, "XX": redimo.ExpireXX, "GT": redimo.ExpireGT, "LT": redimo.ExpireLT,
+}
+
 // memberTTLCommands are member expiry: Redis 8.12's SEXPIRE family and
 // SADDEX, Garnet's ZEXPIRE family with ZPERSIST and ZCOLLECT, Dragonfly's
 // SADDEX (saddex tells the two SADDEX forms apart).
@@ -36,10 +42,8 @@ func memberTTLCommands() []*Command {
 			from := 3
 			cond := redimo.ExpireAlways
 			if len(c.args) > 3 && !strings.EqualFold(c.args[3], "MEMBERS") {
-				switch strings.ToUpper(c.args[3]) {
-				case "NX", "XX", "GT", "LT":
-					cond = redimo.ExpireCondition(strings.ToUpper(c.args[3]))
-					from = 4
+				if named, ok := memberExpireConditions[strings.ToUpper(c.args[3])]; ok {
+					cond, from = named, 4
 				}
 			}
 			members, bad := membersArg(c.args, from)

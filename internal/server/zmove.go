@@ -59,8 +59,10 @@ func zmove(c *call) resp.Value {
 	var args redimo.ZMoveArgs
 	rest := c.args[4:]
 	switch sel := strings.ToUpper(c.args[3]); sel {
-	case "MIN", "MAX":
-		args.Order = redimo.PopOrder(sel)
+	case "MIN":
+		args.Order = redimo.PopMin
+	case "MAX":
+		args.Order = redimo.PopMax
 	case "BYSCORE":
 		if len(rest) < 2 {
 			return resp.Err(msgSyntax)
@@ -90,8 +92,10 @@ func zmove(c *call) resp.Value {
 func bzmove(c *call) resp.Value {
 	var args redimo.ZMoveArgs
 	switch sel := strings.ToUpper(c.args[3]); sel {
-	case "MIN", "MAX":
-		args.Order = redimo.PopOrder(sel)
+	case "MIN":
+		args.Order = redimo.PopMin
+	case "MAX":
+		args.Order = redimo.PopMax
 	default: // BYSCORE too: not a blocking selection
 		return resp.Err(msgSyntax)
 	}

@@ -87,8 +87,8 @@ func (s *Store) GetItem(ctx context.Context, key model.Item, consistent *bool, p
 	return out.Item, nil
 }
 
-// UpdateItem sends one UpdateItem to the table, detached from ctx's end
-// once sent (Detached).
+// UpdateItem sends one UpdateItem to the table (Detached from ctx's end
+// once sent, under KeepOutcome).
 func (s *Store) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 	if err := s.Ready(ctx); err != nil {
 		return nil, err
@@ -106,16 +106,30 @@ func (s *Store) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*
 // ended (Detached).
 const WriteGrace = 30 * time.Second
 
-// Detached is the context of a write about to be sent under ctx: once
-// sent, the write, its resends and the reading of its answer go on when
-// ctx is cancelled or its deadline passes (for WriteGrace at most), so
-// that a command always learns whether its write applied, and what it
-// removed is returned or put back, never lost with an answer nobody read.
-// ctx's end stops a command between writes, not during one. It returns
-// ctx's error when ctx has ended before anything was sent.
+// keepKey marks a context under which writes keep their outcome
+// (KeepOutcome).
+type keepKey struct{}
+
+// KeepOutcome marks ctx for a command that removes what it returns (a
+// pop, a move): the writes it sends go on when ctx ends, until their
+// answer is read (Detached). Other commands return at their context's end,
+// as a Redis client's timeout does, their write applied or not.
+func KeepOutcome(ctx context.Context) context.Context { return context.WithValue(ctx, keepKey{}, true) }
+
+// Detached is the context of a write about to be sent under ctx. Under a
+// context marked with KeepOutcome, once sent, the write, its resends and
+// the reading of its answer go on when ctx is cancelled or its deadline
+// passes (for WriteGrace at most), so that the command learns whether its
+// write applied, and what it removed is returned or put back, never lost
+// with an answer nobody read: ctx's end stops such a command between
+// writes, not during one. It returns ctx's error when ctx has ended
+// before anything was sent.
 func Detached(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
+	}
+	if ctx.Value(keepKey{}) == nil {
+		return ctx, func() {}, nil
 	}
 	d, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
@@ -173,8 +187,8 @@ func (s *Store) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput) 
 // answer, a cancellation with a failed condition included, is returned:
 // the caller changes the request, which then takes a new token.
 //
-// Once sent, the transaction and its resends go on when ctx ends
-// (Detached).
+// Under KeepOutcome, once sent, the transaction and its resends go on
+// when ctx ends (Detached).
 func (s *Store) SendTx(ctx context.Context, actions []types.TransactWriteItem) error {
 	if err := s.Ready(ctx); err != nil {
 		return err
