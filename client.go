@@ -175,9 +175,11 @@ type shared struct {
 	ranks      rankState           // what the Client knows of ranked keys (rank.go)
 	caps       *tableCaps          // what the table's indexes allow (memberttl.go)
 	seenCounts keyCache[seenCount] // last validated live counts of keys with member expiries (live.go)
-	// bigSets are the sets this Client last saw made of member items,
-	// whose writes skip the single-item attempt of a small set (smallset.go).
-	bigSets keyCache[struct{}]
+	// setEnc is the encoding this Client last saw each set in: true made
+	// of member items, whose writes skip the single-item attempt of a small
+	// set; false small or missing, whose reads need only the metadata item
+	// (smallset.go: knownBig, knownSmall).
+	setEnc keyCache[bool]
 	// lanes are the writer lanes of this Client's single-item writes in
 	// flight, and staleTokens the stale tokens it saw on keys, which its
 	// next write of the key removes (smallset.go).

@@ -109,7 +109,7 @@ func TestGlobMatch(t *testing.T) {
 // TestSetMemberSK: a set member's sort key is 's' + 7 bytes of its
 // SHA-256 + the member (internal/model/keys.go): at most 1023 bytes when short, exactly
 // 1024 when long, and inside the Query bounds of the bucket its position
-// falls in (readBucket), whatever the number of buckets.
+// falls in (readArc), whatever the number of buckets.
 func TestSetMemberSK(t *testing.T) {
 	for _, n := range []int{0, 1, 1014, model.InlineMemberLen, model.InlineMemberLen + 1, 5000} {
 		m := strings.Repeat("\xff", n)
@@ -136,5 +136,5 @@ func TestSetMemberSK(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 8*model.SetHashLen, model.BucketBits(math.MaxInt64), "no more buckets than positions")
+	require.LessOrEqual(t, model.BucketBits(math.MaxInt64), 8*model.SetHashLen, "no more buckets than positions")
 }

@@ -66,7 +66,9 @@ func (c *Client) storedMeta(ctx context.Context, key string, consistent *bool) (
 	if err != nil {
 		return model.Meta{}, err
 	}
-	return model.DecodeMeta(it), nil
+	m := model.DecodeMeta(it)
+	c.noteEncoding(key, m) // what SADD's first write needs (smallset.go)
+	return m, nil
 }
 
 // typedMeta is getMeta failing with ErrWrongType when key holds another type than typ.

@@ -3,35 +3,49 @@ package redimo
 // Uniform random members of a set (SRANDMEMBER, SPOP).
 //
 // A set member's sort key starts with the first 7 bytes of its SHA-256
-// ("Set members" in internal/model/keys.go), a 56-bit position spread uniformly over the
-// set's part of the table. The positions are cut into B = 2^b equal
-// buckets, b chosen from the cardinality N so that a bucket holds λ = N/B
-// members on average, 8 ≤ λ < 16. A trial picks a bucket uniformly, reads
-// it (one Query of the table, at most model.BucketCap+1 items) and draws u
-// uniformly in [0, model.BucketCap): when u is less than the m members the
-// bucket holds, the trial returns the u-th of them, otherwise it returns
-// nothing. Every member is returned by a trial with probability exactly
-// 1/(B·model.BucketCap), whatever the gaps between the positions: the draw is
-// exactly uniform as long as no bucket holds more than model.BucketCap members.
-// The hashes make that overwhelmingly likely (with λ < 16, a bucket
-// exceeds 48 members with probability below 3·10⁻¹¹, so a
-// 1,000,000-member set has such a bucket with probability below 10⁻⁶);
-// and a trial that meets one sees it (the Query returns model.BucketCap+1
-// items), and the draw falls back to reading the whole set. Members
-// chosen to share a bucket (it takes about 2^b tries per member to find
-// them) make the draws read the whole set, still uniform.
+// ("Set members" in internal/model/keys.go), a 56-bit position spread
+// uniformly over the set's part of the table. The positions are cut into
+// B = 2^b equal buckets, b chosen from the cardinality N so that a bucket
+// holds λ = N/B members on average, 128 ≤ λ < 256. A trial picks a bucket
+// uniformly, reads it and draws u uniformly in [0, K), K =
+// model.TrialCap(N, b): when u is less than the m members the bucket
+// holds, the trial returns the u-th of them, otherwise nothing. Every
+// member is returned by a trial with probability exactly 1/(B·K),
+// whatever the gaps between the positions: the draw is exactly uniform as
+// long as no bucket holds more than K members. K is the least bound that
+// the hashes keep every bucket under but with probability below 10⁻⁹ for
+// the whole set (246 for 10,000 members, 365 for 1,000,000; at most
+// model.BucketCap, 384, which it reaches above ~8 million members: the
+// odds are then below 10⁻⁶ up to ~8 billion); a bucket found over it
+// makes the draw read the
+// whole set, and so do members chosen to share a bucket (it takes about
+// 2^b tries per member to find them), still uniform.
 //
-// A trial succeeds with probability λ/model.BucketCap (1/6 to 1/3), so a draw
-// takes 3 to 6 trials on average. Trials of one call run in parallel
-// rounds, and a bucket read twice in a call is read once: the picks are
-// independent given the set, so reusing what a bucket held changes
-// nothing. When the trials' expected Queries (|count|·model.BucketCap/λ, a read
-// unit each) reach the read units of the whole set (about SCARD/80),
-// reading the whole set is cheaper and just as uniform: redimo does that.
+// A trial succeeds with probability λ/K, about 2/3, so a draw takes about
+// 1.5 trials. Trials are taken in the order they are drawn, each
+// independent of the others, none dropped; what is planned is only which
+// buckets are read ahead of them. A round draws the trials the members
+// still needed take on average, and half as many again when the first
+// fit one round of Queries (these are read with them when they fit it
+// too; a trial whose bucket is not read waits for the next round); reads
+// their buckets, joining neighbours into
+// one Query where that costs few read units (planArcs: a Query costs at
+// least a read unit, a bucket of ~200 members 2 to 4); then takes the
+// trials in order, and draws on while new trials land in buckets already
+// read. A bucket read twice in a call is read once: the picks are
+// independent given the set, so reusing what a bucket held, or reading
+// more than the trials use, changes nothing. SRANDMEMBER 10 of a
+// 10,000-member set is then the metadata item and one round of at most
+// Options.Parallelism Queries (BENCHMARKS.md, "Set reads at one round
+// trip"). When the trials' read units reach those of the whole set
+// (about SCARD/80), reading the whole set is cheaper and just as
+// uniform: redimo does that.
 
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -46,7 +60,18 @@ import (
 // that may repeat. whole reports that the result is the entire set (a
 // distinct draw of at least SCARD members). A missing key gives none.
 func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinct bool) (out []string, whole bool, err error) {
-	m, err := c.typedMeta(ctx, key, model.TypeSet)
+	return c.randomMembersOf(ctx, key, nil, n, distinct)
+}
+
+// randomMembersOf is randomMembers for a caller that has just read key's
+// metadata item (read, as stored; nil: not read).
+func (c *Client) randomMembersOf(ctx context.Context, key string, read *model.Meta, n int64, distinct bool) (out []string, whole bool, err error) {
+	var m model.Meta
+	if read == nil {
+		m, err = c.typedMeta(ctx, key, model.TypeSet)
+	} else {
+		m, err = c.ofType(ctx, key, read.Live(c.nowMs()), model.TypeSet)
+	}
 	if err == nil {
 		m, err = c.settle(ctx, key, m, true) // the live count
 	}
@@ -61,7 +86,10 @@ func (c *Client) randomMembers(ctx context.Context, key string, n int64, distinc
 		n = min(n, m.Card) // a distinct draw of SCARD or more is the whole set
 	}
 	b := model.BucketBits(m.Card)
-	if c.tx != nil || b == 0 || model.ExpectedTrials(m.Card, b, n) >= m.Card/model.EntriesPerUnit {
+	// The trials of a round read about half as many buckets again as
+	// they expect to need (randomFromBuckets): the whole set is read
+	// instead once that reaches its read units.
+	if c.tx != nil || b == 0 || 1.5*float64(model.ExpectedTrials(m.Card, b, n))*model.TrialUnits(m.Card, b) >= float64(m.Card)/model.EntriesPerUnit {
 		return c.randomFromWhole(ctx, key, n, distinct)
 	}
 	out, ok, err := c.randomFromBuckets(ctx, key, m.Card, b, n, distinct, map[uint64][]string{})
@@ -104,41 +132,67 @@ func drawFrom(all []string, n int64, distinct bool) ([]string, bool) {
 // model.BucketCap members (or after model.MaxRandRounds rounds): the caller reads the
 // whole set instead. read holds the buckets already read (bucket → its
 // members), normally those of this call.
+//
+// Trials are drawn in order and taken in that order, each independent
+// of the others; only which buckets are read ahead of them is planned
+// (planArcs): a round draws the trials it expects to need, reads their
+// buckets (joined into a few Queries when that costs few more read
+// units), then takes them in order, and goes on drawing while the new
+// trials land in buckets already read (they cost nothing). The first
+// trial that lands in a bucket not read waits for the next round.
+// Reading more buckets than the trials use changes no trial's outcome:
+// the draw stays exactly as uniform.
 func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, b int, n int64, distinct bool, read map[uint64][]string) (out []string, ok bool, err error) {
-	var (
-		chosen = map[string]bool{}
-		mu     sync.Mutex
-	)
+	chosen := map[string]bool{}
+	limit := model.TrialCap(card, b)
+	var pending []uint64 // trials drawn, not yet taken, in order
+	draw := func() uint64 { return rand.Uint64() >> (64 - b) }
 	for range model.MaxRandRounds {
-		// As many trials as give the members still needed on average:
-		// often one round, two at most most of the time.
 		need := n - int64(len(out))
-		trials := make([]uint64, min(model.ExpectedTrials(card, b, need), 512))
-		var fresh []uint64
-		for i := range trials {
-			trials[i] = rand.Uint64() >> (64 - b)
-			if _, seen := read[trials[i]]; !seen {
-				read[trials[i]] = nil
-				fresh = append(fresh, trials[i])
+		expected := min(model.ExpectedTrials(card, b, need), 512)
+		for int64(len(pending)) < expected {
+			pending = append(pending, draw())
+		}
+		arcs, fits := c.planArcs(card, b, unread(pending, read))
+		if fits {
+			// A margin of trials, read too when their buckets join the
+			// Queries of one round: the round then rarely falls short.
+			// They are drawn after that choice and taken in order like
+			// any other (those whose buckets are not read wait for the
+			// next round), so no trial is dropped or chosen by where it
+			// landed.
+			for int64(len(pending)) < expected*3/2 {
+				pending = append(pending, draw())
+			}
+			if more, fit := c.planArcs(card, b, unread(pending, read)); fit {
+				arcs = more
 			}
 		}
-		err := c.st.Parallel(len(fresh), func(i int) error {
-			ctx := c.labelled(ctx)
-			ms, err := c.readBucket(ctx, key, b, fresh[i])
-			mu.Lock()
-			read[fresh[i]] = ms
-			mu.Unlock()
-			return err
-		})
-		if err != nil {
+		if over, err := c.readArcs(ctx, key, b, limit, arcs, read); err != nil || over {
 			return nil, false, err
 		}
-		for _, j := range trials {
+		// Take the trials in order while their buckets are read, drawing
+		// more while they land in buckets read. Free trials are bounded:
+		// a set emptied since its count was read (every bucket read, none
+		// with members) ends the rounds.
+		for i, free := 0, len(pending)+64; ; i++ {
+			if i == len(pending) {
+				if free--; free < 0 {
+					pending = nil
+					break
+				}
+				pending = append(pending, draw())
+			}
+			j := pending[i]
+			if !isRead(read, j) {
+				pending = pending[i:]
+				break
+			}
 			ms := read[j]
-			if len(ms) > model.BucketCap {
+			if len(ms) > limit { // read before this call, under another bound
 				return nil, false, nil
 			}
-			u := rand.IntN(model.BucketCap)
+			u := rand.IntN(limit)
 			if u >= len(ms) || (distinct && chosen[ms[u]]) {
 				continue
 			}
@@ -152,14 +206,102 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 	return nil, false, nil
 }
 
-// readBucket reads the members of bucket j of 2^b (at most model.BucketCap+1):
-// the set members whose position (internal/model/keys.go) is in [j, j+1)·2^(56-b).
-func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([]string, error) {
+// isRead reports whether bucket j is in read (empty buckets are there
+// with no members).
+func isRead(read map[uint64][]string, j uint64) bool {
+	_, ok := read[j]
+	return ok
+}
+
+// unread is the buckets of trials not in read, distinct, in order.
+func unread(trials []uint64, read map[uint64][]string) []uint64 {
+	var out []uint64
+	for _, j := range trials {
+		if !isRead(read, j) {
+			out = append(out, j)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// arc is the buckets lo to hi (inclusive) of a set: one Query.
+type arc struct{ lo, hi uint64 }
+
+// planArcs joins buckets (sorted, distinct) of a set of about card
+// members in 2^b buckets into the arcs to read: each bucket alone costs a
+// Query and at least 1 read unit though it holds about 10 members, so
+// joining neighbours across a short gap costs little or nothing. Gaps
+// are joined shortest first: always when that costs no read unit (a
+// unit is model.EntriesPerUnit members), and while the arcs are more
+// than one round of Options.Parallelism Queries, as long as the plan
+// costs at most twice the read units of one Query a bucket and three
+// quarters of those of reading the whole set. fits reports that the plan
+// is one round.
+func (c *Client) planArcs(card int64, b int, buckets []uint64) (arcs []arc, fits bool) {
+	for _, j := range buckets {
+		arcs = append(arcs, arc{j, j})
+	}
+	per := float64(card) / math.Ldexp(1, b) // members a bucket, on average
+	units := func(a arc) float64 {
+		return max(1, math.Ceil(float64(a.hi-a.lo+1)*per/model.EntriesPerUnit))
+	}
+	var total float64
+	for _, a := range arcs {
+		total += units(a)
+	}
+	budget := min(2*total, math.Ceil(float64(card)*3/4/model.EntriesPerUnit))
+	round := max(c.opts.Parallelism, 1)
+	for len(arcs) > 1 {
+		k := 0 // the shortest gap: between arcs k and k+1
+		for i := range len(arcs) - 1 {
+			if arcs[i+1].lo-arcs[i].hi < arcs[k+1].lo-arcs[k].hi {
+				k = i
+			}
+		}
+		joined := arc{arcs[k].lo, arcs[k+1].hi}
+		after := total - units(arcs[k]) - units(arcs[k+1]) + units(joined)
+		if after > total && (len(arcs) <= round || after > budget) {
+			break
+		}
+		arcs[k] = joined
+		arcs = slices.Delete(arcs, k+1, k+2)
+		total = after
+	}
+	return arcs, len(arcs) <= round
+}
+
+// readArcs reads the buckets of arcs (2^b of the set at key), one Query
+// each, in parallel, into read: every bucket of an arc, with its members.
+// over reports a bucket of more than limit members (the caller reads the
+// whole set instead); each Query stops at the first.
+func (c *Client) readArcs(ctx context.Context, key string, b, limit int, arcs []arc, read map[uint64][]string) (over bool, err error) {
+	var mu sync.Mutex
+	err = c.st.Parallel(len(arcs), func(i int) error {
+		ctx := c.labelled(ctx)
+		got, full, err := c.readArc(ctx, key, b, limit, arcs[i])
+		mu.Lock()
+		defer mu.Unlock()
+		over = over || full
+		for j := arcs[i].lo; j <= arcs[i].hi; j++ {
+			read[j] = got[j]
+		}
+		return err
+	})
+	return over, err
+}
+
+// readArc reads the members of buckets a.lo to a.hi of 2^b, by bucket:
+// the set members whose position (internal/model/keys.go) is in
+// [a.lo, a.hi+1)·2^(56-b). over reports a bucket of more than limit
+// members, where it stopped; it reads at most (buckets)·limit+1 members,
+// so some bucket of more is seen.
+func (c *Client) readArc(ctx context.Context, key string, b, limit int, a arc) (got map[uint64][]string, over bool, err error) {
 	const posBits = 8 * model.SetHashLen
-	lo := j << (posBits - b)
-	hi := lo | (1<<(posBits-b) - 1)
+	lo := a.lo << (posBits - b)
+	hi := a.hi<<(posBits-b) | (1<<(posBits-b) - 1)
 	// The last sort key at position hi: every member's sort key is at most
-	// as long (model.LongSKLen), so 0xFF bytes to that length end the bucket.
+	// as long (model.LongSKLen), so 0xFF bytes to that length end the arc.
 	end := append(model.SetSKAt(hi), bytes.Repeat([]byte{0xFF}, model.LongSKLen-1-model.SetHashLen)...)
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
@@ -167,5 +309,21 @@ func (c *Client) readBucket(ctx context.Context, key string, b int, j uint64) ([
 		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)),
 			":lo": model.Bin(model.SetSKAt(lo)), ":hi": model.Bin(end)},
 	}
-	return c.queryMembers(ctx, in, model.TypeSet, model.BucketCap+1, 0)
+	got = map[uint64][]string{}
+	for it, err := range c.query(ctx, in, int(a.hi-a.lo+1)*limit+1) {
+		if err != nil {
+			return nil, false, err
+		}
+		m, t, _ := model.MemberOf(it)
+		if t != model.TypeSet {
+			return nil, false, ErrWrongType
+		}
+		var pos [8]byte
+		copy(pos[8-model.SetHashLen:], model.BytesAttr(it, model.AttrSK)[1:1+model.SetHashLen])
+		j := binary.BigEndian.Uint64(pos[:]) >> (posBits - b)
+		if got[j] = append(got[j], m); len(got[j]) > limit {
+			return got, true, nil
+		}
+	}
+	return got, false, nil
 }

@@ -33,6 +33,13 @@ func BenchmarkRandomMember(b *testing.B) {
 			}
 		})
 	})
+	b.Run("SPopN_10", func(b *testing.B) {
+		report(b, cnt, func() {
+			if ms, err := c.SPopN(ctx, key, 10); err != nil || len(ms) != 10 {
+				b.Fatal(len(ms), err)
+			}
+		})
+	})
 }
 
 // BenchmarkRankBig: ZRANK/ZREVRANK, ZRevRankAround and ZRANGE deep in a

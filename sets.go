@@ -110,8 +110,10 @@ func (c *Client) SCard(ctx context.Context, key string) (_ int64, err error) {
 // SIsMember reports whether member is a member of the set at key, as
 // Redis's SISMEMBER.
 //
-// Cost: one BatchGetItem of the member and the key's metadata item (which
-// tells a wrong type or an expired key), 2 read units.
+// Cost: one request whatever the encoding: a BatchGetItem of the member
+// and the key's metadata item (which tells a wrong type, an expired key,
+// or a small set's members), 2 read units; one GetItem (1 read unit) of a
+// set this Client last saw small (setProbe).
 //
 // [SISMEMBER]: https://redis.io/docs/latest/commands/sismember/
 func (c *Client) SIsMember(ctx context.Context, key, member string) (_ bool, err error) {
@@ -153,56 +155,28 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 // and returns them with their items. withMeta also reads the metadata item:
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
+// A set: setProbe (smallset.go), one request whatever its encoding.
 func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
 	if c.tx != nil {
 		return c.tx.probe(ctx, key, typ, members)
 	}
-	// A set: the metadata item first, from which a small set answers
-	// alone; one known to be of member items (knownBig) is read with its
-	// members in one request, as a sorted set, unless it turns out small.
-	hinted := typ == model.TypeSet && withMeta && !c.opts.DisableKeyExpiry && c.knownBig(key)
-	if typ == model.TypeSet && !hinted {
-		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
-		if ok || err != nil {
-			return found, err
-		}
-		withMeta = false // a live set of member items
+	if typ == model.TypeSet {
+		return c.setProbe(ctx, key, members, withMeta)
 	}
 	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
-	keys := make([]model.Item, 0, len(members)+1)
-	if withMeta && !lazy {
-		keys = append(keys, model.MetaKey(key))
-	}
-	for _, m := range members {
-		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
-	}
-	items, err := c.st.BatchGet(ctx, keys, nil, nil)
+	found, it, err := c.probeItems(ctx, key, typ, members, withMeta && !lazy)
 	if err != nil {
 		return nil, err
 	}
-	alive := !withMeta || lazy
-	found := make(map[string]model.Item, len(items))
-	now := c.nowMs()
-	for _, it := range items {
-		m, _, ok := model.MemberOf(it)
-		if ok && model.ExpiredAt(it, now) {
-			continue // an expired member is a missing one (memberttl.go)
+	alive := true
+	switch {
+	case withMeta && !lazy:
+		m, err := c.ofType(ctx, key, c.liveMeta(it), typ)
+		if err != nil {
+			return nil, err
 		}
-		if !ok {
-			if hinted && model.SmallMembers(it) != nil { // small after all (knownBig was stale)
-				c.seenBig(key, false)
-				return c.probe(ctx, key, typ, members, withMeta)
-			}
-			mt, err := c.ofType(ctx, key, c.liveMeta(it), typ)
-			if err != nil {
-				return nil, err
-			}
-			alive = mt.Typ == typ
-			continue
-		}
-		found[m] = it
-	}
-	if lazy && len(found) < len(members) {
+		alive = m.Typ == typ
+	case lazy && len(found) < len(members):
 		m, err := c.typedMeta(ctx, key, typ)
 		if err != nil {
 			return nil, err
@@ -213,6 +187,36 @@ func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, membe
 		return map[string]model.Item{}, nil
 	}
 	return found, nil
+}
+
+// probeItems reads the items of members in key (of type typ), and with
+// meta its metadata item (nil when it has none), with BatchGetItem (100
+// items a request, in parallel). found holds the live members: an expired
+// member is a missing one (memberttl.go).
+func (c *Client) probeItems(ctx context.Context, key string, typ model.KeyType, members []string, meta bool) (found map[string]model.Item, mt model.Item, err error) {
+	keys := make([]model.Item, 0, len(members)+1)
+	if meta {
+		keys = append(keys, model.MetaKey(key))
+	}
+	for _, m := range members {
+		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
+	}
+	items, err := c.st.BatchGet(ctx, keys, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	found = make(map[string]model.Item, len(items))
+	now := c.nowMs()
+	for _, it := range items {
+		m, _, ok := model.MemberOf(it)
+		switch {
+		case !ok:
+			mt = it
+		case !model.ExpiredAt(it, now):
+			found[m] = it
+		}
+	}
+	return found, mt, nil
 }
 
 // SMembers returns all members of the set at key, in byte order (Redis's
@@ -292,9 +296,9 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 // SRANDMEMBER without count.
 //
 // Cost: SRandMemberN's with count 1: a GetItem of the metadata item, then
-// on average 3 to 6 Queries (in parallel) reading at most 49 members each
-// (1 read unit each); a set of fewer than 49 members is read whole (one
-// Query).
+// one round of 1 to 3 Queries (in parallel) of a bucket of 128 to 256
+// members each (2 to 4 read units); a set of fewer than 256 members is
+// read whole (one Query).
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMember(ctx context.Context, key string) (member string, ok bool, err error) {
@@ -320,20 +324,25 @@ const MaxRandCount = 1 << 24
 //
 // Every member is equally likely (randmember.go): a set member's sort key
 // starts with a hash of the member, and the hashes are cut into buckets of
-// 8 to 16 members on average; a trial reads one random bucket and keeps
-// one of its members with probability (members in the bucket)/48, so each
-// member has exactly the same chance, whatever the gaps between the
-// hashes. A draw takes 3 to 6 trials on average; the trials of one call
-// run in parallel and read each bucket once. Exactly uniform as long as no
-// bucket holds more than 48 members, which the hashes make unlikely (below
-// 10⁻⁶ for a set of 1,000,000 members, unless its members were crafted
-// to collide) and which a trial detects: the call then reads the whole set.
+// 128 to 256 members on average; a trial reads one random bucket and keeps
+// one of its members with probability (members in the bucket)/K, K a
+// bound the buckets stay under (246 for 10,000 members), so each member
+// has exactly the same chance, whatever the gaps between the hashes. A
+// draw takes about 1.5 trials; the trials of one call run in one parallel
+// round, reading each bucket once and neighbouring buckets in one Query.
+// Exactly uniform as long as no bucket holds more than K members, which
+// the hashes make unlikely (below 10⁻⁹ up to ~8 million members, 10⁻⁶
+// up to ~8 billion, unless its members
+// were crafted to collide) and which a trial detects: the call then reads
+// the whole set.
 //
-// Cost: a GetItem of the metadata item, then on average 3 to 6 Queries per
-// member drawn, at most 49 keys (1 read unit) each, in parallel rounds of
-// Options.Parallelism, each bucket read once per call; when |count|·48
-// reaches SCARD, one read of the whole set instead (a Query per 1 MB, 1
-// read unit per ~80 members). Count 0 costs the GetItem only.
+// Cost: a GetItem of the metadata item, then one round (rarely two) of at
+// most Options.Parallelism Queries, 2 to 4 read units per bucket read and
+// about 1.5 to 2 buckets per member drawn: SRANDMEMBER 10 of 10,000
+// members is 9 requests in 2 round trips, ~60 read units; when that
+// reaches the read units of the whole set, one read of the whole set
+// instead (a Query per 1 MB, 1 read unit per ~80 members). Count 0 costs
+// the GetItem only.
 //
 // [SRANDMEMBER]: https://redis.io/docs/latest/commands/srandmember/
 func (c *Client) SRandMemberN(ctx context.Context, key string, count int64) (_ []string, err error) {
@@ -383,7 +392,8 @@ func (c *Client) SPop(ctx context.Context, key string) (member string, ok bool, 
 // ErrContention.
 //
 // Cost: per round, SRandMemberN(count)'s reads plus ⌈count/99⌉ TransactWriteItems
-// (2 write units per popped member plus 2).
+// (2 write units per popped member plus 2): SPOP 10 of 10,000 members is
+// 10 requests in 3 round trips.
 //
 // [SPOP]: https://redis.io/docs/latest/commands/spop/
 func (c *Client) SPopN(ctx context.Context, key string, count int64) (_ []string, err error) {
@@ -396,15 +406,19 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) (_ []string
 	if count < 0 {
 		return nil, argError("SPOP", "count", strconv.FormatInt(count, 10), ErrOutOfRange)
 	}
+	var read *model.Meta // the metadata item smallPop read, for the first draw
 	if count > 0 {
-		if popped, ok, err := c.smallPop(ctx, key, count); ok {
+		popped, ok, m, err := c.smallPop(ctx, key, count)
+		if ok {
 			return popped, wrap("SPOP", err)
 		}
+		read = m
 	}
 	var popped []string
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		want := count - int64(len(popped))
-		picks, whole, err := c.randomMembers(ctx, key, want, true)
+		picks, whole, err := c.randomMembersOf(ctx, key, read, want, true)
+		read = nil
 		if err != nil || len(picks) == 0 {
 			return true, err
 		}
@@ -525,6 +539,9 @@ func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]mod
 	}
 	ms, err := c.typedMetas(ctx, keys, model.TypeSet)
 	for i := range ms { // live cards for keys with member expiries
+		if err == nil && c.tx == nil {
+			c.noteEncoding(keys[i], ms[i]) // for the probes that follow (setProbe)
+		}
 		if err == nil {
 			ms[i], err = c.settle(ctx, keys[i], ms[i], true)
 		}

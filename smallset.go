@@ -130,6 +130,7 @@ func (c *Client) smallRun(ctx context.Context, key string, st smallState, plan f
 		old, err := c.smallUpdate(ctx, key, step.write, !step.empties)
 		switch {
 		case errors.Is(err, errApplied):
+			c.seenBig(key, false) // small, or emptied: either way read as small
 			return true, nil
 		case err != nil:
 			return true, err
@@ -261,25 +262,55 @@ func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (
 }
 
 // knownBig reports whether key was last seen by this Client as a set of
-// member items (bigSets): its writes and reads go to the member items
+// member items (setEnc): its writes and reads go to the member items
 // first, without the single-item attempt that such a set refuses (1 write
 // unit and a round trip). A set never turns small while it lives, so the
-// hint goes stale only when the key is deleted: this Client forgets it
+// hint goes stale only when the key is deleted: this Client notes it
 // then (seenBig), and one deleted by another client is re-created by the
 // member-item path, as a set of member items (OBJECT ENCODING hashtable),
 // until a read or a refused write shows this Client otherwise.
+//
+// A fresh Client (a process that just started, a Lambda cold start)
+// knows no key. Its first write of a key is the single-item attempt,
+// refused by a set of member items: that keeps one request and one write
+// unit for the SADD that creates a key or adds to a small one, the
+// commonest first write (tags, per-user sets), and costs one refused
+// write unit, once per key and process, on a big one. Reading first
+// (eventually consistent, 0.5 read unit) would save that unit on big
+// sets but add a round trip to every first write of a small or new key;
+// a refused write cannot be made cheaper than 1 write unit, and the
+// member-item path needs nothing the refusal returns. So the Client
+// learns encodings from every read that shows them instead: any read of
+// a set's metadata item (storedMeta: SCARD, SRANDMEMBER, SPOP, TYPE, ...)
+// and SISMEMBER/SMISMEMBER (setProbe) note it (noteEncoding), and a
+// Client that reads a set before writing it, the usual pattern, never
+// sends the refused write (BENCHMARKS.md, "Set reads at one round trip").
 func (c *Client) knownBig(key string) bool {
-	_, big := c.bigSets.get(key)
-	return big
+	big, ok := c.setEnc.get(key)
+	return ok && big
+}
+
+// knownSmall reports whether key was last seen by this Client as a small
+// set or missing: its reads need only the metadata item.
+func (c *Client) knownSmall(key string) bool {
+	big, ok := c.setEnc.get(key)
+	return ok && !big
 }
 
 // seenBig records what this Client saw of key: a set of member items
 // (big), or not (small, missing, deleted).
 func (c *Client) seenBig(key string, big bool) {
-	if big {
-		c.bigSets.note(key, struct{}{})
-	} else {
-		c.bigSets.forget(key)
+	c.setEnc.note(key, big)
+}
+
+// noteEncoding records what a read of key's metadata item (m, as stored)
+// showed of a set: its encoding, or no key (the next SADD starts it small).
+func (c *Client) noteEncoding(key string, m model.Meta) {
+	switch m.Typ {
+	case model.TypeSet:
+		c.seenBig(key, m.Small == nil)
+	case model.TypeNone:
+		c.seenBig(key, false)
 	}
 }
 
@@ -356,18 +387,24 @@ func (c *Client) smallRem(ctx context.Context, key string, members []string) (n 
 
 // smallPop is SPOP with count (> 0) on the small encoding: a GetItem,
 // then the removal of min(count, SCARD) members picked uniformly from
-// what it read, planned again from what a refusal shows.
-func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, err error) {
+// what it read, planned again from what a refusal shows. read is the
+// metadata item of a set of member items it found (for the caller's
+// draw: randomMembersOf), else nil.
+func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, read *model.Meta, err error) {
 	if c.tx != nil || c.knownBig(key) {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	it, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err != nil {
-		return nil, true, err
+		return nil, true, nil, err
 	}
 	st, err := c.smallClassify(ctx, key, it)
 	if err != nil || st.missing {
-		return nil, true, err
+		return nil, true, nil, err
+	}
+	if st.big {
+		m := model.DecodeMeta(it)
+		return nil, false, &m, nil
 	}
 	step, err := c.smallRun(ctx, key, st, func(st smallState) (smallStep, error) {
 		switch {
@@ -380,9 +417,9 @@ func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped 
 		return c.smallRemoval(key, picks, st), nil
 	})
 	if step.done || step.fallback {
-		return nil, err != nil || !step.fallback, err
+		return nil, err != nil || !step.fallback, nil, err
 	}
-	return step.members, true, err
+	return step.members, true, nil, err
 }
 
 // convert makes the small set it (key's metadata item as read) a set of
@@ -410,10 +447,64 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 	return err
 }
 
-// smallProbe is probe's read for a set: the metadata item first (one
-// GetItem). A small set answers from it; ok is false for a live set of
-// member items, whose members the caller then reads alone. withMeta as
-// probe's.
+// setProbe is probe for a set: which of members key holds, in one
+// request whatever its encoding. The plan is chosen once, from what this
+// Client knows of key:
+//
+//   - small or missing (knownSmall): a GetItem of the metadata item
+//     (smallProbe), 1 read unit; a set converted since by another client
+//     then has its members read (BatchGetItem), and is known big from
+//     then on;
+//   - big, or not known (a fresh Client): one BatchGetItem of the
+//     metadata item and the members. A small set answers from the
+//     metadata item's members (its member items are absent), a set of
+//     member items from them; the metadata item gives the type and the
+//     expiry. With Options.DisableKeyExpiry too: reading the metadata item
+//     only when a member is missing would save a read unit when it is
+//     found but cost a second request when it is not, or when the set is
+//     small.
+//
+// withMeta as probe's: without it, the caller knows the key is a live set,
+// and has just noted its encoding, or has its encoding read from the
+// metadata item.
+func (c *Client) setProbe(ctx context.Context, key string, members []string, withMeta bool) (map[string]model.Item, error) {
+	if !withMeta && c.knownBig(key) {
+		// The caller has just read the metadata item (setMetas): the
+		// members alone.
+		found, _, err := c.probeItems(ctx, key, model.TypeSet, members, false)
+		return found, err
+	}
+	if c.knownSmall(key) {
+		found, ok, err := c.smallProbe(ctx, key, members, withMeta)
+		if ok || err != nil {
+			return found, err
+		}
+		found, _, err = c.probeItems(ctx, key, model.TypeSet, members, false)
+		return found, err
+	}
+	found, it, err := c.probeItems(ctx, key, model.TypeSet, members, true)
+	if err != nil {
+		return nil, err
+	}
+	m := c.liveMeta(it)
+	if withMeta {
+		if m, err = c.ofType(ctx, key, m, model.TypeSet); err != nil {
+			return nil, err
+		}
+	}
+	c.seenBig(key, m.Typ == model.TypeSet && m.Small == nil)
+	switch {
+	case m.Small != nil:
+		return smallFound(key, m.Small, members), nil
+	case withMeta && m.Typ != model.TypeSet:
+		return map[string]model.Item{}, nil
+	}
+	return found, nil
+}
+
+// smallProbe is setProbe's read of a set known small: the metadata item
+// alone (one GetItem). ok is false for a live set of member items, whose
+// members the caller then reads. withMeta as probe's.
 func (c *Client) smallProbe(ctx context.Context, key string, members []string, withMeta bool) (found map[string]model.Item, ok bool, err error) {
 	it, err := c.st.GetItem(ctx, model.MetaKey(key), nil, model.MetaProjection.Expr, model.MetaProjection.Names)
 	if err != nil {
@@ -429,13 +520,19 @@ func (c *Client) smallProbe(ctx context.Context, key string, members []string, w
 	if m.Small == nil {
 		return nil, false, nil
 	}
-	found = map[string]model.Item{}
+	return smallFound(key, m.Small, members), true, nil
+}
+
+// smallFound is which of members the small set of key holding small
+// holds, with the member items they stand for.
+func smallFound(key string, small, members []string) map[string]model.Item {
+	found := map[string]model.Item{}
 	for _, mb := range members {
-		if slices.Contains(m.Small, mb) {
+		if slices.Contains(small, mb) {
 			found[mb] = model.ItemKey(key, model.MemberSK(model.TypeSet, mb))
 		}
 	}
-	return found, true, nil
+	return found
 }
 
 // setItems yields the items of the set at key: its metadata item first

@@ -1,0 +1,189 @@
+package redimo
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
+	"github.com/stretchr/testify/require"
+)
+
+// trips is a DynamoDBAPI that measures round trips: the longest chain of
+// requests each sent after the one before it had its answer (a request's
+// depth is one more than the deepest request answered before it was
+// sent), so requests sent together count once.
+type trips struct {
+	DynamoDBAPI
+	mu       sync.Mutex
+	answered int // the depth of the deepest request answered
+	deepest  int
+}
+
+func (t *trips) enter() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.answered + 1
+	t.deepest = max(t.deepest, d)
+	return d
+}
+
+func (t *trips) leave(d int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answered = max(t.answered, d)
+}
+
+// rounds is the round trips since the last reset.
+func (t *trips) rounds() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.deepest
+}
+
+func (t *trips) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answered, t.deepest = 0, 0
+}
+
+func tripped[I, O any](t *trips, send func(context.Context, I, ...func(*dynamodb.Options)) (O, error), ctx context.Context, in I, o ...func(*dynamodb.Options)) (O, error) {
+	d := t.enter()
+	defer t.leave(d)
+	return send(ctx, in, o...)
+}
+
+func (t *trips) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return tripped(t, t.DynamoDBAPI.GetItem, ctx, in, o...)
+}
+
+func (t *trips) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return tripped(t, t.DynamoDBAPI.Query, ctx, in, o...)
+}
+
+func (t *trips) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return tripped(t, t.DynamoDBAPI.BatchGetItem, ctx, in, o...)
+}
+
+func (t *trips) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return tripped(t, t.DynamoDBAPI.TransactWriteItems, ctx, in, o...)
+}
+
+func (t *trips) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return tripped(t, t.DynamoDBAPI.UpdateItem, ctx, in, o...)
+}
+
+// meteredClient is a fresh Client (a process that just started: no
+// hints) on the test table, with its request counter and round-trip meter.
+func meteredClient(tb testing.TB, optFns ...func(*Options)) (*Client, *counter, *trips) {
+	tb.Helper()
+	needDB(tb)
+	cnt := &counter{db: testDB}
+	tr := &trips{DynamoDBAPI: cnt}
+	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable }}, optFns...)
+	return NewClient(tr, opts...), cnt, tr
+}
+
+// bigSet makes the set at key of n members v000000... (member items).
+func bigSet(t *testing.T, key string, n int) []string {
+	t.Helper()
+	c, _, _ := newTestClient(t)
+	ms := benchMembers("v", n)
+	added, err := c.SAdd(context.Background(), key, ms...)
+	require.NoError(t, err)
+	require.EqualValues(t, n, added)
+	return ms
+}
+
+// TestSetReadRequests pins the request counts of issue 34's read-path
+// regressions (figures in BENCHMARKS.md, "Set reads at one round trip").
+func TestSetReadRequests(t *testing.T) {
+	ctx := context.Background()
+	p := t.Name() + ":" + randomHex(3) + ":"
+	big, small := p+"big", p+"small"
+	bigSet(t, big, model.SmallMaxMembers+1)
+	c0, _, _ := newTestClient(t)
+	_, err := c0.SAdd(ctx, small, "a", "b")
+	require.NoError(t, err)
+
+	t.Run("SISMEMBER", func(t *testing.T) {
+		for _, noExpiry := range []bool{false, true} {
+			for _, key := range []string{big, small} {
+				// A fresh Client, then the same one warm.
+				c, cnt, tr := meteredClient(t, func(o *Options) { o.DisableKeyExpiry = noExpiry })
+				for _, warm := range []bool{false, true} {
+					for _, m := range []string{"v000003", "a", "nope"} {
+						cnt.reset()
+						tr.reset()
+						in, err := c.SIsMember(ctx, key, m)
+						require.NoError(t, err)
+						require.Equal(t, key == big && m == "v000003" || key == small && m == "a", in)
+						what := fmt.Sprintf("DisableKeyExpiry=%v %s warm=%v %s", noExpiry, key[len(p):], warm, m)
+						require.EqualValues(t, 1, cnt.requests.Load(), "%s: %v", what, cnt)
+						require.Equal(t, 1, tr.rounds(), what)
+					}
+				}
+			}
+		}
+	})
+
+	t.Run("first SADD after a read", func(t *testing.T) {
+		// A fresh Client learns the encoding from any read of the set:
+		// its first SADD is then the member-item transaction alone.
+		for _, read := range []func(c *Client) error{
+			func(c *Client) error { _, err := c.SCard(ctx, big); return err },
+			func(c *Client) error { _, err := c.SIsMember(ctx, big, "x"); return err },
+			func(c *Client) error { _, err := c.SRandMemberN(ctx, big, 2); return err },
+		} {
+			c, cnt, _ := meteredClient(t)
+			require.NoError(t, read(c))
+			cnt.reset()
+			n, err := c.SAdd(ctx, big, "new"+randomHex(3))
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n)
+			require.Equal(t, "1 requests (TransactWriteItems=1), 0 items read", cnt.String(), "no refused UpdateItem")
+		}
+	})
+}
+
+// TestSRandMemberRequests: SRANDMEMBER and SPOP of count 10 on a set of
+// 10,000 members read in one round of Queries after the metadata item.
+func TestSRandMemberRequests(t *testing.T) {
+	ctx := context.Background()
+	key := t.Name() + ":" + randomHex(3) + ":big"
+	all := bigSet(t, key, 10_000)
+	c, cnt, tr := meteredClient(t)
+	for range 5 {
+		cnt.reset()
+		tr.reset()
+		ms, err := c.SRandMemberN(ctx, key, 10)
+		require.NoError(t, err)
+		require.Len(t, model.Dedupe(ms), 10)
+		t.Logf("SRANDMEMBER 10: %v, %d round trips, %.1f read units", cnt, tr.rounds(), cnt.units())
+		require.LessOrEqual(t, cnt.requests.Load(), int64(12), "%v", cnt)
+		require.LessOrEqual(t, tr.rounds(), 3)
+		require.Less(t, cnt.reads.Load(), int64(len(all)), "not the whole set")
+	}
+	for range 3 {
+		cnt.reset()
+		tr.reset()
+		ms, err := c.SPopN(ctx, key, 10)
+		require.NoError(t, err)
+		require.Len(t, model.Dedupe(ms), 10)
+		t.Logf("SPOP 10: %v, %d round trips, %.1f units", cnt, tr.rounds(), cnt.units())
+		require.LessOrEqual(t, cnt.requests.Load(), int64(13), "%v", cnt)
+		require.LessOrEqual(t, tr.rounds(), 4)
+	}
+	// A fresh Client's SPOP reads the metadata item once: the small-set
+	// attempt's read serves the draw.
+	fresh, cnt, _ := meteredClient(t)
+	ms, err := fresh.SPopN(ctx, key, 10)
+	require.NoError(t, err)
+	require.Len(t, model.Dedupe(ms), 10)
+	cnt.mu.Lock()
+	gets := cnt.byOp["GetItem"]
+	cnt.mu.Unlock()
+	require.EqualValues(t, 1, gets, "%v", cnt)
+}
