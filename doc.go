@@ -91,6 +91,7 @@
 //	                 tokens; w.<writer><lane> is one writer lane's last
 //	                 single-item write token, by which a resent write knows
 //	                 itself (smallset.go)
+//	cs         N     metadata item of a set converted from small: when (ms)
 //	gc         N     metadata item of a deleted key kept for its write
 //	                 tokens: Unix seconds after which DynamoDB's TTL may
 //	                 delete it

@@ -1,11 +1,19 @@
 package redimo
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
@@ -186,4 +194,73 @@ func TestSRandMemberRequests(t *testing.T) {
 	gets := cnt.byOp["GetItem"]
 	cnt.mu.Unlock()
 	require.EqualValues(t, 1, gets, "%v", cnt)
+}
+
+// memberLost answers the first BatchGetItem it sees without its member
+// items: as a BatchGetItem that read them before a conversion committed
+// and the metadata item after (it reads its items one by one).
+type memberLost struct {
+	next http.RoundTripper
+	done atomic.Bool
+}
+
+func (h *memberLost) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := h.next.RoundTrip(r)
+	if err != nil || !strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".BatchGetItem") || !h.done.CompareAndSwap(false, true) {
+		return resp, err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var out map[string]any
+	_ = json.Unmarshal(body, &out)
+	for table, items := range out["Responses"].(map[string]any) {
+		var kept []any
+		for _, it := range items.([]any) {
+			if _, member := it.(map[string]any)["t"]; member { // the metadata item
+				kept = append(kept, it)
+			}
+		}
+		out["Responses"].(map[string]any)[table] = kept
+	}
+	body, _ = json.Marshal(out)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Del("X-Amz-Crc32")
+	return resp, nil
+}
+
+// TestSIsMemberAcrossConversion: a fresh Client's SISMEMBER whose one
+// BatchGetItem met a conversion half-way (the member item read before it,
+// the metadata item after) still finds the member: the set converted
+// minutes ago or less, the members not found are read again. A set
+// converted long ago is not read twice.
+func TestSIsMemberAcrossConversion(t *testing.T) {
+	ctx := context.Background()
+	p := t.Name() + ":" + randomHex(3) + ":"
+	k := p + "s"
+	c0, _, _ := newTestClient(t)
+	_, err := c0.SAdd(ctx, k, "a")
+	require.NoError(t, err)
+	_, err = c0.SAdd(ctx, k, numbered("x%03d", 100)...) // converts it
+	require.NoError(t, err)
+	small, _ := smallRaw(t, c0, k)
+	require.False(t, small)
+
+	h := &memberLost{next: http.DefaultTransport}
+	c := faultyClient(t, h)
+	in, err := c.SIsMember(ctx, k, "a")
+	require.NoError(t, err)
+	require.True(t, h.done.Load())
+	require.True(t, in, "a member of the set before and after its conversion")
+
+	// Converted long ago: no second read (the clock of the reader moved).
+	c2, cnt, _ := meteredClient(t, func(o *Options) {})
+	_, err = testDB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &testTable, Key: model.MetaKey(k),
+		UpdateExpression: aws.String("SET #cs = :old"), ExpressionAttributeNames: map[string]string{"#cs": model.AttrConverted},
+		ExpressionAttributeValues: model.Item{":old": model.Num(time.Now().Add(-time.Hour).UnixMilli())}})
+	require.NoError(t, err)
+	in, err = c2.SIsMember(ctx, k, "nope")
+	require.NoError(t, err)
+	require.False(t, in)
+	require.EqualValues(t, 1, cnt.requests.Load())
 }

@@ -80,6 +80,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math/bits"
 	"slices"
 	"sync"
@@ -437,7 +438,7 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 	for _, m := range members {
 		actions = append(actions, c.putMember(key, model.TypeSet, m, nil).Rendered(0, false))
 	}
-	w := model.NewMetaWrite(key).RequireSmall(true).RequireVersion(model.BytesAttr(it, model.AttrVer)).Unsmall()
+	w := model.NewMetaWrite(key).RequireSmall(true).RequireVersion(model.BytesAttr(it, model.AttrVer)).Unsmall(time.Now().UnixMilli())
 	err := c.st.SendTx(ctx, append(actions, w.Action(c.st.Table())))
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) {
@@ -482,6 +483,7 @@ func (c *Client) setProbe(ctx context.Context, key string, members []string, wit
 		found, _, err = c.probeItems(ctx, key, model.TypeSet, members, false)
 		return found, err
 	}
+	start := time.Now()
 	found, it, err := c.probeItems(ctx, key, model.TypeSet, members, true)
 	if err != nil {
 		return nil, err
@@ -498,9 +500,33 @@ func (c *Client) setProbe(ctx context.Context, key string, members []string, wit
 		return smallFound(key, m.Small, members), nil
 	case withMeta && m.Typ != model.TypeSet:
 		return map[string]model.Item{}, nil
+	case m.Typ == model.TypeSet && len(found) < len(members) && model.ConvertedSince(it, start.Add(-conversionSkew).UnixMilli()):
+		// A BatchGetItem reads its items one by one, not as one snapshot:
+		// a member item read before a conversion committed and the
+		// metadata item after it would show a member of the set missing.
+		// The conversion has committed by now: when it may have come
+		// during this read (it recorded its time, model.ConvertedSince,
+		// and clocks may differ by conversionSkew), the members not found
+		// are read again (one request, in the minutes after a set's
+		// conversion only).
+		var missing []string
+		for _, mb := range members {
+			if _, ok := found[mb]; !ok {
+				missing = append(missing, mb)
+			}
+		}
+		again, _, err := c.probeItems(ctx, key, model.TypeSet, missing, false)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(found, again)
 	}
 	return found, nil
 }
+
+// conversionSkew is how far the clock of the Client that converted a set
+// may be behind this one's (setProbe); expiry asks clocks in sync already.
+const conversionSkew = 5 * time.Minute
 
 // smallProbe is setProbe's read of a set known small: the metadata item
 // alone (one GetItem). ok is false for a live set of member items, whose

@@ -105,6 +105,9 @@ const (
 	AttrWriteTok   = "wt" // metadata: holds write tokens (1)
 	AttrLanePrefix = "w." // metadata: w.<writer><lane>, one writer lane's last write token
 	AttrGC         = "gc" // metadata of a deleted key kept for its write tokens: Unix seconds after which it may go
+	// AttrConverted is when a small set became a set of member items
+	// (Unix ms; small.go: ConvertedSince).
+	AttrConverted = "cs"
 )
 
 // Namespaces: the first byte of a partition key (an upper-case one for a
@@ -155,6 +158,7 @@ var Attributes = []struct{ Name, Typ, Holds string }{
 	{AttrWriteTok, "N", "metadata: 1 when the item holds write tokens"},
 	{AttrLanePrefix, "B", "metadata: w.<writer><lane>, a writer lane's last write token"},
 	{AttrGC, "N", "metadata of a deleted key kept for its write tokens: when it may go (DynamoDB TTL)"},
+	{AttrConverted, "N", "metadata of a set converted from small: when (Unix ms)"},
 }
 
 const (

@@ -172,10 +172,23 @@ func (m *MetaWrite) DeleteKey(tokens bool, now int64) *MetaWrite {
 }
 
 // Unsmall removes the small set's members and byte count: its members
-// are items now (the conversion).
-func (m *MetaWrite) Unsmall() *MetaWrite {
+// are items now (the conversion, at now, Unix ms, which it records:
+// ConvertedSince).
+func (m *MetaWrite) Unsmall(now int64) *MetaWrite {
 	m.removes = append(m.removes, "#sm", "#sb")
-	return m
+	return m.set("#cs = :cs", ":cs", Num(now))
+}
+
+// ConvertedSince reports whether the set whose metadata item is it was
+// converted from small to member items at t (Unix ms) or later: a read
+// of its members begun before t may have missed them.
+func ConvertedSince(it Item, t int64) bool {
+	v, ok := it[AttrConverted].(*types.AttributeValueMemberN)
+	if !ok {
+		return false
+	}
+	at, _ := strconv.ParseInt(v.Value, 10, 64)
+	return at >= t
 }
 
 // Write tokens. A single-item write of a small set carries a token by
