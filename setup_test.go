@@ -280,14 +280,15 @@ func TestPricedMissingReads(t *testing.T) {
 	require.Len(t, reqs, 1)
 	require.Equal(t, 4.0, reqs[0].PricedReadUnits, "the metadata item and 3 missing members (DynamoDB Local reported %v)", reqs[0].ReadUnits)
 
-	// A key that is not there: one GetItem of its metadata item, which
-	// DynamoDB Local reports as DynamoDB bills it.
+	// A key that is not there, met by a Client that knows nothing of it:
+	// one BatchGetItem of its metadata item and the member (setProbe),
+	// both missing, a unit each.
 	_, err = c.SIsMember(ctx, k+"none", "a")
 	require.NoError(t, err)
 	reqs = log.take()
 	require.Len(t, reqs, 1)
-	require.Equal(t, "GetItem", reqs[0].Operation)
-	require.Equal(t, 1.0, reqs[0].PricedReadUnits, "%+v", reqs[0])
+	require.Equal(t, "BatchGetItem", reqs[0].Operation)
+	require.Equal(t, 2.0, reqs[0].PricedReadUnits, "%+v", reqs[0])
 }
 
 // TestMetricsAttempts: a request the SDK retried reports its attempts.
