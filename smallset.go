@@ -81,7 +81,6 @@ import (
 	"fmt"
 	"iter"
 	"maps"
-	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -211,7 +210,7 @@ func (c *Client) noteTokens(key string, it model.Item, pruned string) {
 type lanes struct {
 	writer string // the Client's random id
 	mu     sync.Mutex
-	busy   map[string]uint64 // key → the lanes in use (bit i: lane i)
+	busy   map[string][]bool // key → the lanes in use (busy[key][i]: lane i)
 }
 
 // take takes the lowest free lane of key, and returns its attribute and
@@ -220,14 +219,18 @@ func (l *lanes) take(key string) (attr string, release func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.busy == nil {
-		l.busy = map[string]uint64{}
+		l.busy = map[string][]bool{}
 	}
-	i := bits.TrailingZeros64(^l.busy[key])
-	l.busy[key] |= 1 << i
+	i := slices.Index(l.busy[key], false)
+	if i < 0 {
+		i = len(l.busy[key])
+		l.busy[key] = append(l.busy[key], false)
+	}
+	l.busy[key][i] = true
 	return model.LaneAttr(l.writer, i), func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.busy[key] &^= 1 << i; l.busy[key] == 0 {
+		if l.busy[key][i] = false; !slices.Contains(l.busy[key], true) {
 			delete(l.busy, key)
 		}
 	}

@@ -793,3 +793,23 @@ func TestSmallSetStaleTokens(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b", "c"}, ms)
 }
+
+// TestWriterLanes: concurrent writes of one key from one Client take
+// distinct lanes, however many (a lane's token must be its write's
+// alone), and a freed lane is taken again.
+func TestWriterLanes(t *testing.T) {
+	var l lanes
+	seen := map[string]bool{}
+	var releases []func()
+	for range 100 {
+		attr, release := l.take("k")
+		require.False(t, seen[attr], "lane %s taken twice", attr)
+		seen[attr] = true
+		releases = append(releases, release)
+	}
+	other, _ := l.take("other")
+	require.Equal(t, model.LaneAttr("", 0), other, "another key's lanes are its own")
+	releases[7]()
+	again, _ := l.take("k")
+	require.Equal(t, model.LaneAttr("", 7), again)
+}
