@@ -359,16 +359,11 @@ func (ws *waiters) deliver(ctx context.Context, q *keyQueue, b *batch, zs []Z, e
 		err = nil
 	}
 	ws.mu.Lock()
-	give := func(w *waiter) {
-		n := min(w.count, int64(len(zs)))
-		ws.answer(w, blockResult{key: q.key, zs: zs[:n:n]})
-		zs = zs[n:]
-	}
 	for _, w := range b.ws {
 		switch {
 		case w.state != claimed: // it left
 		case len(zs) > 0:
-			give(w)
+			zs = ws.give(w, q.key, zs)
 		case err != nil:
 			ws.answer(w, blockResult{err: err})
 		default:
@@ -397,12 +392,18 @@ func (ws *waiters) giveWaiting(q *keyQueue, kind string, zs []Z) []Z {
 			break
 		}
 		if w.state == waiting && w.op.kind == kind {
-			n := min(w.count, int64(len(zs)))
-			ws.answer(w, blockResult{key: q.key, zs: zs[:n:n]})
-			zs = zs[n:]
+			zs = ws.give(w, q.key, zs)
 		}
 	}
 	return zs
+}
+
+// give (ws.mu held) answers w with the first of zs, up to its count, and
+// returns the rest.
+func (ws *waiters) give(w *waiter, key string, zs []Z) []Z {
+	n := min(w.count, int64(len(zs)))
+	ws.answer(w, blockResult{key: key, zs: zs[:n:n]})
+	return zs[n:]
 }
 
 // handOn gives zs, which op took from key for a command that left before
