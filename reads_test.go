@@ -238,7 +238,7 @@ func TestSIsMemberAcrossConversion(t *testing.T) {
 	ctx := context.Background()
 	p := t.Name() + ":" + randomHex(3) + ":"
 	k := p + "s"
-	c0, _, _ := newTestClient(t)
+	c0, cnt0, _ := newTestClient(t)
 	_, err := c0.SAdd(ctx, k, "a")
 	require.NoError(t, err)
 	_, err = c0.SAdd(ctx, k, numbered("x%03d", 100)...) // converts it
@@ -252,6 +252,13 @@ func TestSIsMemberAcrossConversion(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, h.done.Load())
 	require.True(t, in, "a member of the set before and after its conversion")
+
+	// The Client that converted it knows it converted: one request.
+	cnt0.reset()
+	in, err = c0.SIsMember(ctx, k, "nope")
+	require.NoError(t, err)
+	require.False(t, in)
+	require.EqualValues(t, 1, cnt0.requests.Load())
 
 	// Converted long ago: no second read (the clock of the reader moved).
 	c2, cnt, _ := meteredClient(t, func(o *Options) {})

@@ -486,7 +486,7 @@ func (c *Client) setProbe(ctx context.Context, key string, members []string, wit
 		found, _, err = c.probeItems(ctx, key, model.TypeSet, members, false)
 		return found, err
 	}
-	start := time.Now()
+	start, wasBig := time.Now(), c.knownBig(key)
 	found, it, err := c.probeItems(ctx, key, model.TypeSet, members, true)
 	if err != nil {
 		return nil, err
@@ -503,7 +503,7 @@ func (c *Client) setProbe(ctx context.Context, key string, members []string, wit
 		return smallFound(key, m.Small, members), nil
 	case withMeta && m.Typ != model.TypeSet:
 		return map[string]model.Item{}, nil
-	case m.Typ == model.TypeSet && len(found) < len(members) && model.ConvertedSince(it, start.Add(-conversionSkew).UnixMilli()):
+	case m.Typ == model.TypeSet && len(found) < len(members) && !wasBig && model.ConvertedSince(it, start.Add(-conversionSkew).UnixMilli()):
 		// A BatchGetItem reads its items one by one, not as one snapshot:
 		// a member item read before a conversion committed and the
 		// metadata item after it would show a member of the set missing.
@@ -511,7 +511,7 @@ func (c *Client) setProbe(ctx context.Context, key string, members []string, wit
 		// during this read (it recorded its time, model.ConvertedSince,
 		// and clocks may differ by conversionSkew), the members not found
 		// are read again (one request, in the minutes after a set's
-		// conversion only).
+		// conversion, by a Client that had not seen it converted yet).
 		var missing []string
 		for _, mb := range members {
 			if _, ok := found[mb]; !ok {
