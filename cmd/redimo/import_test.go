@@ -216,7 +216,8 @@ func TestImport(t *testing.T) {
 	require.Contains(t, stderr, "interrupted; run the same command again to continue (checkpoint "+cpFile+")")
 	require.Regexp(t, `keys \d+/200 .*members/s`, stderr, "the progress bar: keys, members, rate")
 	require.Contains(t, stderr, fmt.Sprintf("/%d, ", members), "the survey's total")
-	require.Regexp(t, `members/s\) \[\d+s:\d+s\]`, stderr, "the elapsed time and the ETA")
+	// Durations as progressbar prints them: 4s, 11m39s, 1h2m3s.
+	require.Regexp(t, `members/s\) \[(\d+[hms])+:(\d+[hms])+\]`, stderr, "the elapsed time and the ETA")
 	var k *keyState
 	select {
 	case k = <-partway:
