@@ -159,10 +159,10 @@ type Client struct {
 	st      *store.Store // the table: what sends the requests (internal/store)
 	opts    Options
 	*shared // what the Client knows and shares with its transactions
-	// tx is the transaction a Client in transaction mode runs in (seam.go):
-	// its commands read the transaction's snapshot and write into it,
-	// and its store refuses every request. nil for a Client.
-	tx *Pipeline
+	// snap is the storage of a transaction's Client (view.go): its
+	// commands read EXEC's snapshot and write into it, and its store
+	// refuses every request. nil for a Client of the table.
+	snap *snapshot
 	// tracer makes the spans of Options.TracerProvider (tracing.go); nil
 	// without one.
 	tracer trace.Tracer

@@ -959,7 +959,7 @@ var fixedSize = map[string]bool{"SADD": true, "SREM": true, "SCARD": true, "SISM
 // generator (STORE commands, SMOVE, ZMPOP, EXPIRE, RENAME and COPY
 // included), then EXEC, against TxPipelined (or ExecWatched): each op's
 // redimo call, written for a *Client, runs on the transaction's Client
-// (Pipeline embeds the Client in transaction mode: seam.go), so this
+// (Pipeline embeds the Client in transaction mode: view.go), so this
 // checks that every queued command is the direct one. The replies, each
 // seeing the earlier ones' writes, must be Redis's; the op's reply is
 // their canonical forms joined. Ops whose Redis side is reshaped, whose

@@ -3,7 +3,7 @@ package redimo
 // Transactions: MULTI/EXEC as one TransactWriteItems.
 //
 // A Pipeline runs the commands of a transaction, Client's own (it embeds
-// a Client in transaction mode: seam.go), against a snapshot: the first
+// a Client in transaction mode: view.go), against a snapshot: the first
 // time a command touches a key, the Pipeline reads the key's metadata
 // item (strongly consistent), then reads the member items the command
 // needs (or all of them, for SMEMBERS, SPOP, DEL and the sorted-set
@@ -184,10 +184,18 @@ var (
 // TxPipelined, ...) fails inside a transaction. Its methods are for one
 // goroutine at a time.
 type Pipeline struct {
-	// Client is the transaction's Client in transaction mode (seam.go):
+	// Client is the transaction's Client, whose view is snap (view.go):
 	// the Pipeline's commands are its own, Client's, written once.
 	*Client
+	snap *snapshot
+}
+
+// snapshot is EXEC's storage (view.go): the keys the transaction touched,
+// as read and as its commands changed them, committed at the end as one
+// TransactWriteItems (commit).
+type snapshot struct {
 	base  *Client // the Client the transaction reads and commits with
+	tc    *Client // the transaction's Client (Pipeline.Client)
 	watch *Watch
 	keys  map[string]*model.TxKey
 	order []string // keys in the order first touched
@@ -279,10 +287,11 @@ func (c *Client) ExecWatched(ctx context.Context, w *Watch, fn func(p *Pipeline)
 func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error) error {
 	for range c.opts.MaxAttempts {
 		base := c.frozen()
-		p := &Pipeline{base: base, watch: w, keys: map[string]*model.TxKey{}}
-		p.Client = base.inTx(p)
+		s := &snapshot{base: base, watch: w, keys: map[string]*model.TxKey{}}
+		s.tc = base.over(s)
+		p := &Pipeline{Client: s.tc, snap: s}
 		if w != nil {
-			changed, err := p.touchWatched(ctx)
+			changed, err := s.touchWatched(ctx)
 			switch {
 			case err != nil:
 				return wrap("EXEC", err)
@@ -294,10 +303,10 @@ func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error
 		if err := fn(p); err != nil {
 			return err
 		}
-		if p.err != nil {
-			return wrap("EXEC", p.err)
+		if s.err != nil {
+			return wrap("EXEC", s.err)
 		}
-		retry, err := p.commit(ctx)
+		retry, err := s.commit(ctx)
 		if err != nil || !retry {
 			if w != nil {
 				w.unwatch()
@@ -313,21 +322,21 @@ func (c *Client) runTx(ctx context.Context, w *Watch, fn func(p *Pipeline) error
 
 // touchWatched reads the watched keys and reports whether one changed
 // since it was watched.
-func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
-	p.watch.mu.Lock()
-	seen := make(map[string]string, len(p.watch.seen))
+func (s *snapshot) touchWatched(ctx context.Context) (bool, error) {
+	s.watch.mu.Lock()
+	seen := make(map[string]string, len(s.watch.seen))
 	keys := make([]string, 0, len(seen))
-	for k, v := range p.watch.seen {
+	for k, v := range s.watch.seen {
 		seen[k] = v
 		keys = append(keys, k)
 	}
-	p.watch.mu.Unlock()
+	s.watch.mu.Unlock()
 	slices.Sort(keys)
-	if err := p.Prefetch(ctx, keys...); err != nil {
+	if err := s.prefetch(ctx, keys...); err != nil {
 		return false, err
 	}
 	for _, k := range keys {
-		if p.base.versionOf(p.keys[k].Raw) != seen[k] {
+		if s.base.versionOf(s.keys[k].Raw) != seen[k] {
 			return true, nil
 		}
 	}
@@ -338,9 +347,13 @@ func (p *Pipeline) touchWatched(ctx context.Context) (bool, error) {
 // BatchGetItem per 100 keys, instead of one GetItem each when first
 // used. redimo-server calls it with every key of the queued commands.
 func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
+	return p.snap.prefetch(ctx, keys...)
+}
+
+func (s *snapshot) prefetch(ctx context.Context, keys ...string) error {
 	var names []string
 	for _, k := range model.Dedupe(keys) {
-		if _, ok := p.keys[k]; ok || checkKey("EXEC", k) != nil {
+		if _, ok := s.keys[k]; ok || checkKey("EXEC", k) != nil {
 			continue
 		}
 		names = append(names, k)
@@ -348,12 +361,12 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	items, err := p.base.metaItems(ctx, names, aws.Bool(true), nil, nil)
+	items, err := s.base.metaItems(ctx, names, aws.Bool(true), nil, nil)
 	if err != nil {
 		return err
 	}
 	for i, k := range names {
-		if err := p.use(ctx, k, items[i]); err != nil {
+		if err := s.use(ctx, k, items[i]); err != nil {
 			return err
 		}
 	}
@@ -361,42 +374,42 @@ func (p *Pipeline) Prefetch(ctx context.Context, keys ...string) error {
 }
 
 // strongGet reads items with strongly consistent BatchGetItem requests.
-func (p *Pipeline) strongGet(ctx context.Context, keys []model.Item) ([]model.Item, error) {
-	return p.base.st.BatchGetWith(ctx, keys, aws.Bool(true), nil, nil)
+func (s *snapshot) strongGet(ctx context.Context, keys []model.Item) ([]model.Item, error) {
+	return s.base.st.BatchGetWith(ctx, keys, aws.Bool(true), nil, nil)
 }
 
 // use records key's metadata item as read. An expired key still stored is
 // purged first (it is missing for Redis) and read again.
-func (p *Pipeline) use(ctx context.Context, key string, raw model.Item) error {
+func (s *snapshot) use(ctx context.Context, key string, raw model.Item) error {
 	swept := false
-	for range p.base.opts.MaxAttempts {
+	for range s.base.opts.MaxAttempts {
 		m := model.DecodeMeta(raw) // an item left with no members is a missing key
-		if m.TTLs > 0 && !swept && !m.Expired(p.base.nowMs()) {
+		if m.TTLs > 0 && !swept && !m.Expired(s.base.nowMs()) {
 			// Members with an expiry: the expired ones go first, so that
 			// the snapshot's count is the live one (memberttl.go).
-			if err := p.base.sweep(ctx, key, m.Typ); err != nil {
+			if err := s.base.sweep(ctx, key, m.Typ); err != nil {
 				return err
 			}
 			swept = true
-		} else if m.Small != nil && !m.Expired(p.base.nowMs()) {
+		} else if m.Small != nil && !m.Expired(s.base.nowMs()) {
 			// A small set (smallset.go) becomes member items, which the
 			// snapshot reads and the commit writes.
-			if err := p.base.convert(ctx, key, raw); err != nil {
+			if err := s.base.convert(ctx, key, raw); err != nil {
 				return err
 			}
-		} else if !m.Expired(p.base.nowMs()) {
+		} else if !m.Expired(s.base.nowMs()) {
 			k := &model.TxKey{Raw: raw, Orig: m, Typ: m.Typ, Card: m.Card, Exp: m.Exp, Mem: map[model.MemKey]*model.TxMember{}}
 			if m.Typ == model.TypeNone {
 				k.Exp, k.Full = 0, true
 			}
-			p.keys[key] = k
-			p.order = append(p.order, key)
+			s.keys[key] = k
+			s.order = append(s.order, key)
 			return nil
-		} else if err := p.base.purge(ctx, key, m); err != nil {
+		} else if err := s.base.view().purge(ctx, key, m); err != nil {
 			return err
 		}
 		var err error
-		if raw, err = p.base.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil); err != nil {
+		if raw, err = s.base.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil); err != nil {
 			return err
 		}
 	}
@@ -404,28 +417,28 @@ func (p *Pipeline) use(ctx context.Context, key string, raw model.Item) error {
 }
 
 // key returns key's state, reading it on first use; nil after a read
-// error (recorded in p.err).
-func (p *Pipeline) key(ctx context.Context, key string) *model.TxKey {
-	if k, ok := p.keys[key]; ok {
+// error (recorded in s.err).
+func (s *snapshot) key(ctx context.Context, key string) *model.TxKey {
+	if k, ok := s.keys[key]; ok {
 		return k
 	}
-	if p.err != nil {
+	if s.err != nil {
 		return nil
 	}
-	raw, err := p.base.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
+	raw, err := s.base.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)
 	if err == nil {
-		err = p.use(ctx, key, raw)
+		err = s.use(ctx, key, raw)
 	}
 	if err != nil {
-		p.err = err
+		s.err = err
 		return nil
 	}
-	return p.keys[key]
+	return s.keys[key]
 }
 
 // member returns the state of member (of type typ) of k, reading those of
 // names not known yet in one BatchGetItem.
-func (p *Pipeline) members(ctx context.Context, key string, k *model.TxKey, typ model.KeyType, names []string) []*model.TxMember {
+func (s *snapshot) members(ctx context.Context, key string, k *model.TxKey, typ model.KeyType, names []string) []*model.TxMember {
 	var missing []string
 	for _, m := range model.Dedupe(names) {
 		if _, ok := k.Mem[model.MemKey{Typ: typ, Member: m}]; !ok {
@@ -436,14 +449,14 @@ func (p *Pipeline) members(ctx context.Context, key string, k *model.TxKey, typ 
 			}
 		}
 	}
-	if len(missing) > 0 && p.err == nil {
+	if len(missing) > 0 && s.err == nil {
 		req := make([]model.Item, len(missing))
 		for i, m := range missing {
 			req[i] = model.ItemKey(key, model.MemberSK(typ, m))
 		}
-		items, err := p.strongGet(ctx, req)
+		items, err := s.strongGet(ctx, req)
 		if err != nil {
-			p.err = err
+			s.err = err
 			return nil
 		}
 		for _, m := range missing {
@@ -455,7 +468,7 @@ func (p *Pipeline) members(ctx context.Context, key string, k *model.TxKey, typ 
 			}
 		}
 	}
-	if p.err != nil {
+	if s.err != nil {
 		return nil
 	}
 	out := make([]*model.TxMember, len(names))
@@ -467,15 +480,15 @@ func (p *Pipeline) members(ctx context.Context, key string, k *model.TxKey, typ 
 
 // loadAll reads every member of k's original type not known yet; after
 // it, k.full.
-func (p *Pipeline) loadAll(ctx context.Context, key string, k *model.TxKey) bool {
+func (s *snapshot) loadAll(ctx context.Context, key string, k *model.TxKey) bool {
 	if k.Full {
 		return true
 	}
 	q := model.MemberQuery(key, k.Orig.Typ, "")
-	q.TableName, q.ConsistentRead = p.base.st.Table(), aws.Bool(true)
-	for it, err := range p.base.query(ctx, q, 0) {
+	q.TableName, q.ConsistentRead = s.base.st.Table(), aws.Bool(true)
+	for it, err := range s.base.query(ctx, q, 0) {
 		if err != nil {
-			p.err = err
+			s.err = err
 			return false
 		}
 		m, t, ok := model.MemberOf(it)
@@ -491,16 +504,16 @@ func (p *Pipeline) loadAll(ctx context.Context, key string, k *model.TxKey) bool
 }
 
 // typed returns k for a command on type typ: nil and ErrWrongType when k
-// holds another type, nil and p.err when it could not be read (the
+// holds another type, nil and s.err when it could not be read (the
 // command wraps it with its name).
-func (p *Pipeline) typed(ctx context.Context, key string, typ model.KeyType) (*model.TxKey, error) {
+func (s *snapshot) typed(ctx context.Context, key string, typ model.KeyType) (*model.TxKey, error) {
 	if err := checkKey("EXEC", key); err != nil {
 		return nil, err
 	}
-	k := p.key(ctx, key)
+	k := s.key(ctx, key)
 	switch {
 	case k == nil:
-		return nil, p.err
+		return nil, s.err
 	case k.Typ != model.TypeNone && k.Typ != typ:
 		return nil, ErrWrongType
 	}
@@ -510,12 +523,12 @@ func (p *Pipeline) typed(ctx context.Context, key string, typ model.KeyType) (*m
 // present returns k's members of its current type in the order a Query of
 // the table returns them: a sorted set's by member, a set's by sort key
 // (the order of their hashes: "Set members" in internal/model/keys.go).
-func (p *Pipeline) present(ctx context.Context, key string, k *model.TxKey) ([]model.MemKey, error) {
+func (s *snapshot) present(ctx context.Context, key string, k *model.TxKey) ([]model.MemKey, error) {
 	if k.Typ == model.TypeNone {
 		return nil, nil
 	}
-	if k.Typ == k.Orig.Typ && !p.loadAll(ctx, key, k) {
-		return nil, p.err
+	if k.Typ == k.Orig.Typ && !s.loadAll(ctx, key, k) {
+		return nil, s.err
 	}
 	var out []model.MemKey
 	for mk, m := range k.Mem {
@@ -536,8 +549,8 @@ func (p *Pipeline) present(ctx context.Context, key string, k *model.TxKey) ([]m
 }
 
 // sorted is k's members with their scores, by score then member.
-func (p *Pipeline) sorted(ctx context.Context, key string, k *model.TxKey) ([]Z, error) {
-	mks, err := p.present(ctx, key, k)
+func (s *snapshot) sorted(ctx context.Context, key string, k *model.TxKey) ([]Z, error) {
+	mks, err := s.present(ctx, key, k)
 	if err != nil {
 		return nil, err
 	}
@@ -550,7 +563,7 @@ func (p *Pipeline) sorted(ctx context.Context, key string, k *model.TxKey) ([]Z,
 
 // commit sends the transaction. retry is true when a key that is not
 // watched changed since it was read: the caller runs it again.
-func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
+func (s *snapshot) commit(ctx context.Context) (retry bool, err error) {
 	var (
 		actions  []types.TransactWriteItem
 		metaAt   = map[int]string{} // index of a metadata action → its key
@@ -560,8 +573,8 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		counts   [][]*model.Write   // counts[i]: the count-item actions of ranked[i]
 		size     int                // writeBytes of the member writes (DynamoDB's 4 MB)
 	)
-	for _, key := range p.order {
-		k := p.keys[key]
+	for _, key := range s.order {
+		k := s.keys[key]
 		k.Dmn = 0
 		changed := k.Touched || k.ExpSet || k.Exp != k.Orig.Exp || k.Typ != k.Orig.Typ
 		added := false
@@ -570,14 +583,14 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			var w *model.Write
 			switch {
 			case m.OrigIX == nil && m.Present:
-				w = p.base.putMember(key, mk.Typ, mk.Member, m.Ix)
+				w = s.base.putMember(key, mk.Typ, mk.Member, m.Ix)
 				added = added || mk.Typ == model.TypeZSet
 				if m.Mx != 0 {
 					w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
 					k.Dmn++
 				}
 			case m.OrigIX != nil && !m.Present:
-				w = p.base.deleteMember(key, mk.Typ, mk.Member)
+				w = s.base.deleteMember(key, mk.Typ, mk.Member)
 				if m.OrigMX != 0 {
 					k.Dmn--
 				}
@@ -585,7 +598,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 				// A new score keeps the member's expiry (mx), as ZADD's
 				// outside a transaction; removed and added again, it has
 				// the one its adding write gave.
-				w = p.base.putMember(key, mk.Typ, mk.Member, m.Ix)
+				w = s.base.putMember(key, mk.Typ, mk.Member, m.Ix)
 				w.Need, w.Prev = model.NeedIX, m.OrigIX
 				if mk.Typ == model.TypeSet { // no index value: the member's expiry changed
 					w.Need, w.Prev = model.NeedPresent, nil
@@ -615,7 +628,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			// The count items of a ranked sorted set that stays one change
 			// with its members (rank.go); any other change unranks it.
 			if k.Typ == model.TypeZSet && k.Orig.Typ == model.TypeZSet {
-				g, cs, err := p.base.rankExec(ctx, key, zw)
+				g, cs, err := s.base.rankExec(ctx, key, zw)
 				if err != nil {
 					return false, wrap("EXEC", err)
 				}
@@ -625,7 +638,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			}
 		}
 		metaAt[len(actions)] = key
-		actions = append(actions, p.metaWrite(key, k, changed, keep))
+		actions = append(actions, s.metaWrite(key, k, changed, keep))
 		if added {
 			grown = append(grown, key)
 		}
@@ -642,8 +655,8 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		// No room for the count items: the keys are unranked instead.
 		for i, key := range metaAt {
 			if slices.ContainsFunc(ranked, func(g *model.Group) bool { return g.Key == key }) {
-				k := p.keys[key]
-				actions[i] = p.metaWrite(key, k, true, false)
+				k := s.keys[key]
+				actions[i] = s.metaWrite(key, k, true, false)
 				unranked = append(unranked, key)
 			}
 		}
@@ -661,7 +674,7 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 	if len(actions) == 0 {
 		return false, nil
 	}
-	err = p.base.st.SendTx(ctx, actions)
+	err = s.base.st.SendTx(ctx, actions)
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(actions) {
 		watched := false
@@ -672,12 +685,12 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 			}
 			conflict = true
 			if key, ok := countAt[i]; ok {
-				p.base.rankStale(key) // a range split meanwhile: read them again
+				s.base.rankStale(key) // a range split meanwhile: read them again
 			}
-			if key, ok := metaAt[i]; ok && p.watch != nil {
-				p.watch.mu.Lock()
-				_, watched = p.watch.seen[key]
-				p.watch.mu.Unlock()
+			if key, ok := metaAt[i]; ok && s.watch != nil {
+				s.watch.mu.Lock()
+				_, watched = s.watch.seen[key]
+				s.watch.mu.Unlock()
 				if watched {
 					return false, ErrTxFailed
 				}
@@ -691,24 +704,24 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 		return false, wrap("EXEC", err)
 	}
 	for _, key := range grown {
-		p.base.waiters.notifyAdded(key)
+		s.base.waiters.notifyAdded(key)
 	}
-	for _, key := range p.order {
-		if p.keys[key].Typ == model.TypeNone {
-			p.base.seenBig(key, false) // deleted: its next SADD starts it small
+	for _, key := range s.order {
+		if s.keys[key].Typ == model.TypeNone {
+			s.base.seenBig(key, false) // deleted: its next SADD starts it small
 		}
 	}
 	for _, key := range unranked {
-		p.base.setBelief(key, &model.RankBelief{})
-		if p.keys[key].Typ != model.TypeZSet {
+		s.base.setBelief(key, &model.RankBelief{})
+		if s.keys[key].Typ != model.TypeZSet {
 			// Deleted, or a set now: its count items go, as after DEL
 			// (rankDrop). The transaction committed: one left behind
 			// after an error here is ignored until a build replaces it.
-			_ = p.base.rankDrop(ctx, key)
+			_ = s.base.rankDrop(ctx, key)
 		}
 	}
 	for i, g := range ranked {
-		p.base.rankCommitted(ctx, g, counts[i])
+		s.base.rankCommitted(ctx, g, counts[i])
 	}
 	return false, nil
 }
@@ -719,13 +732,13 @@ func (p *Pipeline) commit(ctx context.Context) (retry bool, err error) {
 // or only checks it when the key was only read. A ranked key stays ranked
 // when keepRank (the transaction carries its count items), else it is
 // unranked (rk removed).
-func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool) types.TransactWriteItem {
+func (s *snapshot) metaWrite(key string, k *model.TxKey, changed, keepRank bool) types.TransactWriteItem {
 	m := model.NewMetaWrite(key).RequireAsRead(k.Raw)
 	switch {
 	case !changed, k.Typ == model.TypeNone && k.Raw == nil:
-		return m.Action(p.base.st.Table()) // a check
+		return m.Action(s.base.st.Table()) // a check
 	case k.Typ == model.TypeNone:
-		return m.DeleteKey(model.HasTokens(k.Raw), time.Now().UnixMilli()).Action(p.base.st.Table())
+		return m.DeleteKey(model.HasTokens(k.Raw), time.Now().UnixMilli()).Action(s.base.st.Table())
 	}
 	m.SetType(k.Typ).SetCard(k.Card).NewVersion()
 	if k.ExpSet || k.Exp != k.Orig.Exp {
@@ -749,7 +762,7 @@ func (p *Pipeline) metaWrite(key string, k *model.TxKey, changed, keepRank bool)
 	if k.Dmn != 0 {
 		m.AddTTLs(k.Dmn)
 	}
-	return m.Action(p.base.st.Table())
+	return m.Action(s.base.st.Table())
 }
 
 // versionOf is a metadata item's version as Watch compares it: its

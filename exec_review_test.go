@@ -1423,7 +1423,7 @@ func TestExecReviewSecondExecAfterWatch(t *testing.T) {
 }
 
 // randomTxKeyOp is a random command of those a transaction gained with
-// the seam (seam.go): the STORE commands, the set and sorted-set cards,
+// the seam (view.go): the STORE commands, the set and sorted-set cards,
 // SUNION/SDIFF, RENAME, RENAMENX, COPY, EXPIRE with a condition and TTL,
 // on the keys of randomTxOp (key: any; dst: any but the lex sorted set,
 // whose scores stay 0; set: mostly sets; zkey: mostly sorted sets).

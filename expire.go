@@ -144,15 +144,20 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		n, err := c.Del(ctx, key)
 		return n > 0, wrap(cmd, err)
 	}
-	if c.tx != nil {
-		return c.tx.setExpiry(ctx, key, at, cond)
-	}
+	ok, err := c.view().setExpiry(ctx, key, at, cond, flag)
+	return ok, wrap(cmd, err)
+}
+
+// setExpiry gives key the expiry at (Unix ms, to come) when it exists, is
+// live and cond (flag, its condition on #x) holds: one UpdateItem.
+func (t table) setExpiry(ctx context.Context, key string, at int64, cond ExpireCondition, flag string) (bool, error) {
+	c := t.c
 	tok := model.Token()
-	w := model.NewMetaWrite(key).RequireExists().RequireLive(now).SetExp(at).NewExpToken(tok)
+	w := model.NewMetaWrite(key).RequireExists().RequireLive(c.nowMs()).SetExp(at).NewExpToken(tok)
 	if flag != "" {
 		w.Require(flag)
 	}
-	_, err = c.st.UpdateItem(ctx, w.Update(c.st.Table()))
+	_, err := c.st.UpdateItem(ctx, w.Update(c.st.Table()))
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
 		// Missing, expired meanwhile, or cond does not hold; unless the
@@ -160,7 +165,7 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 		// and whose response was lost.
 		return model.OwnUpdate(failed.Item, tok), nil
 	}
-	return err == nil, wrap(cmd, err)
+	return err == nil, err
 }
 
 // Persist removes key's expiry and reports whether it had one, as Redis's
@@ -189,25 +194,22 @@ func (c *Client) Persist(ctx context.Context, key string) (_ bool, err error) {
 // Only such a key is read first (settle); a key with a member without an
 // expiry (mn < n, or no mn) is live, and its PERSIST stays one UpdateItem.
 func (c *Client) persist(ctx context.Context, key string) (bool, error) {
-	removed, m, err := c.removeExpiry(ctx, key, "attribute_not_exists(#mn) OR #mn < #n")
+	removed, m, err := c.view().removeExpiry(ctx, key, "attribute_not_exists(#mn) OR #mn < #n")
 	if err != nil || removed || m.Typ == model.TypeNone || m.Expired(c.nowMs()) || m.Exp == 0 || m.TTLs < m.Card {
 		return removed, err
 	}
 	if m, err = c.settle(ctx, key, m, false); err != nil || m.Typ == model.TypeNone {
 		return false, err
 	}
-	removed, _, err = c.removeExpiry(ctx, key, "")
+	removed, _, err = c.view().removeExpiry(ctx, key, "")
 	return removed, err
 }
 
 // removeExpiry removes key's expiry on condition that the key exists, has
 // an expiry to come, and cond holds (none when ""). It reports whether it
 // did, and otherwise the metadata item as the refusal found it.
-func (c *Client) removeExpiry(ctx context.Context, key, cond string) (bool, model.Meta, error) {
-	if c.tx != nil { // cond holds: the snapshot counts live members only
-		removed, err := c.tx.setExpiry(ctx, key, 0, ExpireXX)
-		return removed, model.Meta{}, err
-	}
+func (t table) removeExpiry(ctx context.Context, key, cond string) (bool, model.Meta, error) {
+	c := t.c
 	tok := model.Token()
 	w := model.NewMetaWrite(key).RequireExists().RequireExpiring(c.nowMs()).RemoveExp().NewExpToken(tok)
 	if cond != "" {

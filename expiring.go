@@ -198,7 +198,7 @@ func (e *ExpiringSet) TTL(ctx context.Context, member string) (_ time.Duration, 
 	if err := e.c.checkKeyMembers("EXPTTL", e.key, []string{member}); err != nil {
 		return 0, false, err
 	}
-	found, err := e.c.probe(ctx, e.key, model.TypeZSet, []string{member}, true)
+	found, err := e.c.view().probe(ctx, e.key, model.TypeZSet, []string{member}, true)
 	if err != nil {
 		return 0, false, wrap("EXPTTL", err)
 	}

@@ -17,10 +17,8 @@ import (
 // memberItems yields the member items of key of type typ whose member starts
 // with prefix, across pages: a sorted set's in member order, a set's in the
 // order of their hashes ("Set members" in internal/model/keys.go).
-func (c *Client) memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
-	if c.tx != nil {
-		return c.tx.scan(ctx, key, typ, prefix)
-	}
+func (t table) memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
+	c := t.c
 	items := c.query(ctx, model.MemberQuery(key, typ, prefix), 0)
 	if typ == model.TypeSet { // a small set's members are in its metadata item
 		items = membersOnly(c.setItems(ctx, key))
@@ -50,7 +48,7 @@ func (c *Client) memberItems(ctx context.Context, key string, typ model.KeyType,
 // their hashes.
 func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]string, error) {
 	var out []string
-	for it, err := range c.memberItems(ctx, key, typ, "") {
+	for it, err := range c.view().memberItems(ctx, key, typ, "") {
 		if err != nil {
 			return nil, err
 		}
@@ -101,12 +99,12 @@ func (c *Client) Del(ctx context.Context, keys ...string) (_ int64, err error) {
 
 func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) {
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
-		m, err := c.storedMeta(ctx, key, nil)
+		m, err := c.view().metaOf(ctx, key, nil)
 		if err != nil || m.Typ == model.TypeNone {
 			return true, err
 		}
 		if m.Expired(c.nowMs()) { // already gone for Redis; reclaim its items
-			return true, c.purge(ctx, key, m)
+			return true, c.view().purge(ctx, key, m)
 		}
 		if m.Small != nil {
 			var handled bool
@@ -120,10 +118,10 @@ func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) 
 			return true, err
 		}
 		if live.Typ == model.TypeNone {
-			return true, c.purge(ctx, key, m)
+			return true, c.view().purge(ctx, key, m)
 		}
 		var changed bool
-		deleted, changed, err = c.drop(ctx, key, m)
+		deleted, changed, err = c.view().drop(ctx, key, m)
 		return !changed, err
 	})
 	return deleted, err
@@ -137,10 +135,8 @@ func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) 
 // its items are reclaimed after (reclaim), here, or by whichever client
 // meets the dead key first should this one stop. Inside a transaction the
 // key goes from the snapshot (Pipeline.purge), its items with the commit.
-func (c *Client) drop(ctx context.Context, key string, m model.Meta) (deleted, changed bool, err error) {
-	if c.tx != nil {
-		return true, false, c.tx.purge(ctx, key)
-	}
+func (t table) drop(ctx context.Context, key string, m model.Meta) (deleted, changed bool, err error) {
+	c := t.c
 	kill := model.NewMetaWrite(key).RequireType(m.Typ).RequireLive(c.nowMs()).RequireSmall(false)
 	if m.TTLs > 0 {
 		kill.RequireVersion(m.Ver)
@@ -175,7 +171,7 @@ func (c *Client) Exists(ctx context.Context, keys ...string) (_ int64, err error
 	if err := checkKeyList("EXISTS", keys); err != nil {
 		return 0, err
 	}
-	ms, err := c.metas(ctx, keys)
+	ms, err := c.view().metas(ctx, keys)
 	if err != nil {
 		return 0, wrap("EXISTS", err)
 	}

@@ -137,7 +137,7 @@ func (c *Client) dropEmptied(ctx context.Context, found []model.Scanned) ([]mode
 	if len(keys) == 0 {
 		return found, nil
 	}
-	ms, err := c.metas(ctx, keys)
+	ms, err := c.view().metas(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +421,7 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	if err != nil {
 		return "", false, wrap("OBJECT", err)
 	}
-	if m.Typ == model.TypeSet && m.Small == nil && c.tx == nil { // member items (smallset.go)
+	if m.Typ == model.TypeSet && c.view().itemSet(m) { // member items (smallset.go)
 		return "hashtable", true, nil
 	}
 	var (
@@ -444,7 +444,7 @@ func (c *Client) ObjectEncodingWith(ctx context.Context, key string, lim Encodin
 	}
 	var n int64
 	fits := true // every member so far within value
-	for it, err := range c.memberItems(ctx, key, m.Typ, "") {
+	for it, err := range c.view().memberItems(ctx, key, m.Typ, "") {
 		if err != nil {
 			return "", false, wrap("OBJECT", err)
 		}

@@ -1,7 +1,7 @@
 package redimo
 
 // Is this key live, and of this type? Every answer the commands use, in
-// this one file (inside a transaction, the snapshot answers: seam.go).
+// this one file (inside a transaction, the snapshot answers: view.go).
 // A key is live when its metadata item exists, its expiry has not passed
 // and, when every member it stores has an expiry of its own, one of them
 // is still live.
@@ -18,7 +18,7 @@ import (
 
 // The answers, each named for what it returns:
 //
-//	storedMeta   the metadata item as stored, expired or not: one GetItem
+//	metaOf   the metadata item as stored, expired or not: one GetItem
 //	getMeta      live: an expired key is missing
 //	typedMeta    live, and ErrWrongType when of another type (a key of
 //	             another type whose members have all expired is missing)
@@ -42,7 +42,7 @@ func (c *Client) liveMeta(it model.Item) model.Meta { return model.DecodeMeta(it
 // getMeta reads key's metadata item as reads see it (an expired key is
 // missing): one GetItem, 1 read unit (0.5 when eventually consistent).
 func (c *Client) getMeta(ctx context.Context, key string) (model.Meta, error) {
-	m, err := c.storedMeta(ctx, key, nil)
+	m, err := c.view().metaOf(ctx, key, nil)
 	return m.Live(c.nowMs()), err
 }
 
@@ -56,12 +56,10 @@ func (c *Client) liveMetaOf(ctx context.Context, key string) (model.Meta, error)
 	return c.settle(ctx, key, m, false)
 }
 
-// storedMeta reads key's metadata item as stored, expired or not, with the
+// metaOf reads key's metadata item as stored, expired or not, with the
 // consistency given (nil: as Options say).
-func (c *Client) storedMeta(ctx context.Context, key string, consistent *bool) (model.Meta, error) {
-	if c.tx != nil {
-		return c.tx.metaOf(ctx, key)
-	}
+func (t table) metaOf(ctx context.Context, key string, consistent *bool) (model.Meta, error) {
+	c := t.c
 	it, err := c.st.GetItem(ctx, model.MetaKey(key), consistent, model.MetaProjection.Expr, model.MetaProjection.Names)
 	if err != nil {
 		return model.Meta{}, err
@@ -109,17 +107,8 @@ func (c *Client) metaItems(ctx context.Context, keys []string, consistent *bool,
 
 // metas reads the metadata items of keys with BatchGetItem (100 keys a
 // request, in parallel); result[i] belongs to keys[i].
-func (c *Client) metas(ctx context.Context, keys []string) ([]model.Meta, error) {
-	if c.tx != nil {
-		out := make([]model.Meta, len(keys))
-		for i, k := range keys {
-			var err error
-			if out[i], err = c.tx.metaOf(ctx, k); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
+func (t table) metas(ctx context.Context, keys []string) ([]model.Meta, error) {
+	c := t.c
 	items, err := c.metaItems(ctx, keys, nil, model.MetaProjection.Expr, model.MetaProjection.Names)
 	return model.MapSlice(items, c.liveMeta), err // a nil item: typeNone
 }
@@ -166,7 +155,7 @@ func (c *Client) typedReadParallel(ctx context.Context, key string, typ model.Ke
 // typedMetas is metas failing with ErrWrongType when a key holds another
 // type than one of allowed.
 func (c *Client) typedMetas(ctx context.Context, keys []string, allowed ...model.KeyType) ([]model.Meta, error) {
-	ms, err := c.metas(ctx, keys)
+	ms, err := c.view().metas(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +187,7 @@ func (c *Client) liveCard(ctx context.Context, key string, m model.Meta) (int64,
 		if err != nil {
 			return 0, err
 		}
-		again, err := c.storedMeta(ctx, key, aws.Bool(true))
+		again, err := c.view().metaOf(ctx, key, aws.Bool(true))
 		if err != nil {
 			return 0, err
 		}
@@ -221,14 +210,8 @@ func (c *Client) liveCard(ctx context.Context, key string, m model.Meta) (int64,
 // while the key is not written, however many expired members wait to be
 // deleted (a page holds ~25,000 members expiring between two calls).
 // Otherwise 1 GetItem, then liveCard's.
-func (c *Client) liveCount(ctx context.Context, key string, typ model.KeyType) (int64, error) {
-	if c.tx != nil {
-		m, err := c.typedMeta(ctx, key, typ)
-		if err != nil {
-			return 0, err
-		}
-		return m.Card, nil
-	}
+func (t table) liveCount(ctx context.Context, key string, typ model.KeyType) (int64, error) {
+	c := t.c
 	if seen, ok := c.seenCounts.get(key); ok {
 		now := c.nowMs()
 		var newly int64
@@ -239,7 +222,7 @@ func (c *Client) liveCount(ctx context.Context, key string, typ model.KeyType) (
 			}
 			newly = n
 		}
-		stored, err := c.storedMeta(ctx, key, aws.Bool(true))
+		stored, err := c.view().metaOf(ctx, key, aws.Bool(true))
 		if err != nil {
 			return 0, err
 		}

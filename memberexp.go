@@ -75,15 +75,13 @@ func (t *tableCaps) set(memberTTL bool) {
 }
 
 // memberTTL reports whether the table has the indexes of member expiry.
-func (c *Client) memberTTL(ctx context.Context) (bool, error) {
+func (t table) memberTTL(ctx context.Context) (bool, error) {
+	c := t.c
 	c.caps.mu.Lock()
 	known, ok := c.caps.known, c.caps.memberTTL
 	c.caps.mu.Unlock()
 	if known {
 		return ok, nil
-	}
-	if c.tx != nil { // the table's description is not the transaction's
-		return c.tx.base.memberTTL(ctx)
 	}
 	desc, err := c.st.DescribeTable(ctx)
 	if err != nil {
@@ -97,7 +95,7 @@ func (c *Client) memberTTL(ctx context.Context) (bool, error) {
 
 // requireMemberTTL is ErrNoMemberExpiry on a table without the indexes.
 func (c *Client) requireMemberTTL(ctx context.Context, cmd string) error {
-	ok, err := c.memberTTL(ctx)
+	ok, err := c.view().memberTTL(ctx)
 	if err != nil {
 		return wrap(cmd, err)
 	}
@@ -129,7 +127,7 @@ func (c *Client) filterExpired(ctx context.Context, page *dynamodb.QueryInput) e
 		if *page.IndexName != c.opts.IndexName {
 			return nil
 		}
-		if ok, err := c.memberTTL(ctx); err != nil || !ok {
+		if ok, err := c.view().memberTTL(ctx); err != nil || !ok {
 			return err
 		}
 	}
@@ -168,7 +166,7 @@ func (c *Client) expiredSince(key string, after, now int64) *dynamodb.QueryInput
 // they delete from the stored count and mn (deleting the key with its last
 // member), so concurrent sweeps and writes never double-count.
 func (c *Client) sweep(ctx context.Context, key string, typ model.KeyType) error {
-	ok, err := c.memberTTL(ctx)
+	ok, err := c.view().memberTTL(ctx)
 	if err != nil || !ok {
 		return err
 	}

@@ -237,7 +237,7 @@ func (c *Client) memberExpire(ctx context.Context, cmd string, typ model.KeyType
 		return nil, err
 	}
 	unique := model.Dedupe(members)
-	found, err := c.probe(ctx, key, typ, unique, true)
+	found, err := c.view().probe(ctx, key, typ, unique, true)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
@@ -341,7 +341,7 @@ func (c *Client) memberTTLs(ctx context.Context, cmd string, typ model.KeyType, 
 	if err := c.checkKeyMembers(cmd, key, members); err != nil {
 		return nil, err
 	}
-	found, err := c.probe(ctx, key, typ, model.Dedupe(members), true)
+	found, err := c.view().probe(ctx, key, typ, model.Dedupe(members), true)
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}

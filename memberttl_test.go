@@ -591,7 +591,7 @@ func TestMemberExpiryConcurrent(t *testing.T) {
 				// No member returned by a read has an expiry in the past.
 				before := time.Now().UnixMilli()
 				var items []model.Item
-				for it, err := range c.memberItems(ctx, k, map[bool]model.KeyType{true: model.TypeSet, false: model.TypeZSet}[k == keys[0]], "") {
+				for it, err := range c.view().memberItems(ctx, k, map[bool]model.KeyType{true: model.TypeSet, false: model.TypeZSet}[k == keys[0]], "") {
 					if !assert.NoError(t, err) {
 						return false
 					}

@@ -85,18 +85,24 @@ func (c *Client) randomMembersOf(ctx context.Context, key string, read *model.Me
 	if distinct {
 		n = min(n, m.Card) // a distinct draw of SCARD or more is the whole set
 	}
+	if out, ok, err := c.view().bucketDraw(ctx, key, m, n, distinct); err != nil || ok {
+		return out, false, err
+	}
+	return c.randomFromWhole(ctx, key, n, distinct)
+}
+
+// bucketDraw draws n members of key (m, live) from its random buckets,
+// when that reads fewer units than the whole set: ok false otherwise, or
+// when the draw ran out of trials.
+func (t table) bucketDraw(ctx context.Context, key string, m model.Meta, n int64, distinct bool) ([]string, bool, error) {
 	b := model.BucketBits(m.Card)
 	// The trials of a round read about half as many buckets again as
 	// they expect to need (randomFromBuckets): the whole set is read
 	// instead once that reaches its read units.
-	if c.tx != nil || b == 0 || 1.5*float64(model.ExpectedTrials(m.Card, b, n))*model.TrialUnits(m.Card, b) >= float64(m.Card)/model.EntriesPerUnit {
-		return c.randomFromWhole(ctx, key, n, distinct)
+	if b == 0 || 1.5*float64(model.ExpectedTrials(m.Card, b, n))*model.TrialUnits(m.Card, b) >= float64(m.Card)/model.EntriesPerUnit {
+		return nil, false, nil
 	}
-	out, ok, err := c.randomFromBuckets(ctx, key, m.Card, b, n, distinct, map[uint64][]string{})
-	if err != nil || ok {
-		return out, false, err
-	}
-	return c.randomFromWhole(ctx, key, n, distinct)
+	return t.c.randomFromBuckets(ctx, key, m.Card, b, n, distinct, map[uint64][]string{})
 }
 
 // randomFromWhole reads the whole set and draws from it.

@@ -93,7 +93,7 @@ func TestSRandMemberUniform(t *testing.T) {
 		member int
 	}
 	var entries []entry
-	for it, err := range c.memberItems(ctx, k, model.TypeSet, "") {
+	for it, err := range c.view().memberItems(ctx, k, model.TypeSet, "") {
 		require.NoError(t, err)
 		m, _, _ := model.MemberOf(it)
 		entries = append(entries, entry{model.BytesAttr(it, model.AttrSK), index[m]})

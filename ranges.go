@@ -2,7 +2,7 @@ package redimo
 
 // Sorted-set ranges as data (zrange: a resolved range query) and their
 // reader (read, count): what the range commands (zrange.go), ranks
-// (rank.go) and EXEC's snapshot (seam.go) share. A range is resolved from
+// (rank.go) and EXEC's snapshot (view.go) share. A range is resolved from
 // Redis's arguments: score bounds with strtod as zslParseRange, lex
 // bounds as zslParseLexRange, ranks as string2ll, in the grammar
 // internal/redisarg owns for the library and redimo-server alike.
@@ -76,7 +76,7 @@ type zrange struct {
 	// good), so the range read need not read it again.
 	checked bool
 	// keep is the selection of in's key condition and filter (exclude
-	// included) in Go, for EXEC's reader (seam.go); nil: every member.
+	// included) in Go, for EXEC's reader (view.go); nil: every member.
 	keep func(Z) bool
 }
 
@@ -181,10 +181,8 @@ func (r zrange) limit(offset, count int64) zrange {
 
 // read runs a resolved range on key and returns its members with scores,
 // in order, checking the type and expiry in parallel.
-func (c *Client) read(ctx context.Context, key string, r zrange) ([]Z, error) {
-	if c.tx != nil {
-		return c.tx.read(ctx, key, r)
-	}
+func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
+	c := t.c
 	if r.empty || r.count == 0 {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return nil, err
@@ -245,7 +243,7 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	if start >= 0 && stop == -1 { // to the end: no cardinality needed
 		r.offset, r.count = start, -1
 		if start >= c.rankMax() {
-			return r, c.rankSeek(ctx, key, &r)
+			return r, c.view().seek(ctx, key, &r)
 		}
 		return r, nil
 	}
@@ -281,17 +279,14 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	}
 	r.offset, r.count = start, stop-start+1
 	if r.offset >= c.rankMax() {
-		return r, c.rankSeek(ctx, key, &r) // deep: start from the count items
+		return r, c.view().seek(ctx, key, &r) // deep: start from the count items
 	}
 	return r, nil
 }
 
 // count counts a resolved range's members, checking type and expiry.
-func (c *Client) count(ctx context.Context, key string, r zrange) (int64, error) {
-	if c.tx != nil {
-		zs, err := c.tx.read(ctx, key, r)
-		return int64(len(zs)), err
-	}
+func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
+	c := t.c
 	if r.empty {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return 0, err

@@ -76,7 +76,7 @@ package redimo
 //
 // Readers: ZRANK/ZREVRANK and ZRankAround (rankByIndex, counting within
 // one range from its nearer end: rank_count.go), ZRANGE/ZREVRANGE/
-// ZREMRANGEBYRANK deep in the set (rankSeek), ZCOUNT and, on equal
+// ZREMRANGEBYRANK deep in the set (seek), ZCOUNT and, on equal
 // scores, ZLEXCOUNT over wide ranges (rank_count.go), ZRANDMEMBER
 // (rank_rand.go). Writers besides transact: EXEC (rank_exec.go).
 
@@ -135,7 +135,7 @@ func (c *Client) setBelief(key string, b *model.RankBelief) {
 // takes writes while they, the count items they touch and the metadata
 // item fit in model.MaxTxItems (a write whose old value is unknown counts one
 // count item of its own); so 1,000 new members among R ranges take about
-// (1000 + min(R, 1000))/99 transactions. transactChunksFrom cuts a chunk
+// (1000 + min(R, 1000))/99 transactions. writeChunks cuts a chunk
 // into chunks of model.RankStep when the ranges changed meanwhile.
 func (c *Client) chunksOf(key string, typ model.KeyType, writes []*model.Write) [][]*model.Write {
 	b := c.belief(key)
@@ -727,7 +727,7 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt model.Item, ranges
 	})
 }
 
-// rankSeek moves a rank range that starts deep in the set (offset ≥
+// seek moves a rank range that starts deep in the set (offset ≥
 // model.RankMax) to the count range holding its first rank: the Query then
 // starts at that range's bound and skips at most a range's members
 // instead of offset; or, when the last rank wanted is nearer the end of
@@ -736,10 +736,8 @@ func (c *Client) rankFrom(ctx context.Context, key string, mt model.Item, ranges
 //
 // Cost: one GetItem of the metadata item and one Query of the count items,
 // in parallel.
-func (c *Client) rankSeek(ctx context.Context, key string, r *zrange) error {
-	if c.tx != nil {
-		return nil // a transaction reads its snapshot
-	}
+func (t table) seek(ctx context.Context, key string, r *zrange) error {
+	c := t.c
 	mt, ranges, err := c.metaAndRanges(c.labelled(ctx), key, c.st.Consistent(), 0, nil)
 	if err != nil {
 		return err

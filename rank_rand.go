@@ -29,7 +29,7 @@ import (
 // changed since the count items were read).
 type rangeReader func(ctx context.Context, key string, r model.RankRange, offsets []int64) (zs []Z, ok bool, err error)
 
-// zRandRanked draws from key as ZRANDMEMBER with count (count > 0:
+// rankedDraw draws from key as ZRANDMEMBER with count (count > 0:
 // distinct; < 0: |count| that may repeat) from its count items. ok is false when it cannot (an unranked key, or a
 // draw that reading the whole set does as cheaply): the caller reads the
 // whole set.
@@ -37,7 +37,8 @@ type rangeReader func(ctx context.Context, key string, r model.RankRange, offset
 // Cost: a GetItem and a Query of the count items in parallel, then one
 // Query per range the draws fall in, in parallel, each of at most half a
 // range (~500 members, ~6 read units; ~3 on average).
-func (c *Client) zRandRanked(ctx context.Context, key string, count int) (out []Z, ok bool, err error) {
+func (t table) rankedDraw(ctx context.Context, key string, count int) (out []Z, ok bool, err error) {
+	c := t.c
 	ctx = c.labelled(ctx)
 	mt, ranges, err := c.metaAndRanges(ctx, key, aws.Bool(true), 0, nil)
 	if err != nil {

@@ -87,7 +87,7 @@ func (c *Client) Copy(ctx context.Context, source, destination string, replace b
 	if source == destination {
 		return false, argError("COPY", "destination", destination, ErrSameKey)
 	}
-	ms, err := c.metas(ctx, []string{source, destination})
+	ms, err := c.view().metas(ctx, []string{source, destination})
 	for i, k := range []string{source, destination} {
 		if err == nil {
 			ms[i], err = c.settle(ctx, k, ms[i], false) // members all expired: missing
@@ -108,7 +108,7 @@ func (c *Client) copyKey(ctx context.Context, src, dst string, m model.Meta) err
 		return err
 	}
 	var writes []*model.Write
-	for it, err := range c.memberItems(ctx, src, m.Typ, "") {
+	for it, err := range c.view().memberItems(ctx, src, m.Typ, "") {
 		if err != nil {
 			return err
 		}

@@ -61,8 +61,8 @@ func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []str
 	for i, m := range members {
 		writes[i] = c.addExWrite(key, m, op)
 	}
-	if op.cond != SAddExAlways && c.tx == nil {
-		if n := len(model.BySize(key, c.chunksOf(key, model.TypeSet, writes))); n > 1 {
+	if op.cond != SAddExAlways {
+		if n := c.view().transactions(key, model.TypeSet, writes); n > 1 {
 			return 0, false, fmt.Errorf("%w: SADDEX %s with %d members needs %d transactions; "+
 				"MNX and MXX are atomic only within one (99 members, 4 MB)", ErrTxTooBig, op.cond, len(members), n)
 		}

@@ -35,7 +35,7 @@ func (c *Client) SAdd(ctx context.Context, key string, members ...string) (_ int
 		return 0, err
 	}
 	members = model.Dedupe(members)
-	if n, ok, err := c.smallAdd(ctx, key, members); ok {
+	if n, ok, err := c.view().smallAdd(ctx, key, members); ok {
 		return n, wrap("SADD", err)
 	}
 	writes := make([]*model.Write, len(members))
@@ -61,7 +61,7 @@ func (c *Client) SRem(ctx context.Context, key string, members ...string) (_ int
 	if err := c.checkKeyMembers("SREM", key, members); err != nil {
 		return 0, err
 	}
-	if n, ok, err := c.smallRem(ctx, key, model.Dedupe(members)); ok {
+	if n, ok, err := c.view().smallRem(ctx, key, model.Dedupe(members)); ok {
 		return n, wrap("SREM", err)
 	}
 	return c.remove(ctx, "SREM", key, model.TypeSet, members)
@@ -103,7 +103,7 @@ func (c *Client) SCard(ctx context.Context, key string) (_ int64, err error) {
 	if err := checkKey("SCARD", key); err != nil {
 		return 0, err
 	}
-	n, err := c.liveCount(ctx, key, model.TypeSet)
+	n, err := c.view().liveCount(ctx, key, model.TypeSet)
 	return n, wrap("SCARD", err)
 }
 
@@ -122,7 +122,7 @@ func (c *Client) SIsMember(ctx context.Context, key, member string) (_ bool, err
 	if err := c.checkKeyMembers("SISMEMBER", key, []string{member}); err != nil {
 		return false, err
 	}
-	found, err := c.probe(ctx, key, model.TypeSet, []string{member}, true)
+	found, err := c.view().probe(ctx, key, model.TypeSet, []string{member}, true)
 	_, ok := found[member]
 	return ok, wrap("SISMEMBER", err)
 }
@@ -140,7 +140,7 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 	if err := c.checkKeyMembers("SMISMEMBER", key, members); err != nil {
 		return nil, err
 	}
-	found, err := c.probe(ctx, key, model.TypeSet, model.Dedupe(members), true)
+	found, err := c.view().probe(ctx, key, model.TypeSet, model.Dedupe(members), true)
 	if err != nil {
 		return nil, wrap("SMISMEMBER", err)
 	}
@@ -156,10 +156,8 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
 // A set: setProbe (smallset.go), one request whatever its encoding.
-func (c *Client) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
-	if c.tx != nil {
-		return c.tx.probe(ctx, key, typ, members)
-	}
+func (t table) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
+	c := t.c
 	if typ == model.TypeSet {
 		return c.setProbe(ctx, key, members, withMeta)
 	}
@@ -263,10 +261,7 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			yield("", err)
 			return
 		}
-		items := c.setItems(ctx, key) // the metadata item first, for the type check
-		if c.tx != nil {
-			items = c.tx.scan(ctx, key, model.TypeSet, "")
-		}
+		items := c.view().memberItems(ctx, key, model.TypeSet, "")
 		for it, err := range items {
 			if err != nil {
 				yield("", wrap("SSCAN", err))
@@ -408,7 +403,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) (_ []string
 	}
 	var read *model.Meta // the metadata item smallPop read, for the first draw
 	if count > 0 {
-		popped, ok, m, err := c.smallPop(ctx, key, count)
+		popped, ok, m, err := c.view().smallPop(ctx, key, count)
 		if ok {
 			return popped, wrap("SPOP", err)
 		}
@@ -433,7 +428,7 @@ func (c *Client) SPopN(ctx context.Context, key string, count int64) (_ []string
 		if exhausted {
 			now = model.Meta{Typ: model.TypeSet, Card: int64(len(picks))}
 		}
-		applied, err := c.transactChunksFrom(ctx, key, model.TypeSet, writes, now)
+		applied, err := c.view().writeChunks(ctx, key, model.TypeSet, writes, now)
 		for _, w := range applied {
 			popped = append(popped, w.Member)
 		}
@@ -470,7 +465,7 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 		}
 		return c.SIsMember(ctx, source, member)
 	}
-	res, err := c.transactPurging(ctx, func() []*model.Group {
+	res, err := c.view().write(ctx, func() []*model.Group {
 		rem := c.deleteMember(source, model.TypeSet, member)
 		rem.Required = true
 		return []*model.Group{
@@ -478,11 +473,9 @@ func (c *Client) SMove(ctx context.Context, source, destination, member string) 
 			{Key: destination, Typ: model.TypeSet, Writes: []*model.Write{c.putMember(destination, model.TypeSet, member, nil)}},
 		}
 	})
-	if wt, ok := err.(*wrongTypeError); ok && wt.key == destination || c.tx != nil && errors.Is(err, ErrWrongType) {
+	if errors.Is(err, ErrWrongType) {
 		// Redis answers 0 for a missing source before it looks at
-		// destination. (EXEC's writer answers ErrWrongType without the
-		// key, as EXEC replies; there a source of the wrong type fails
-		// typedMeta, which reads the snapshot.)
+		// destination's type.
 		if m, err2 := c.typedMeta(ctx, source, model.TypeSet); err2 == nil && m.Typ == model.TypeNone {
 			return false, nil
 		}
@@ -539,9 +532,6 @@ func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]mod
 	}
 	ms, err := c.typedMetas(ctx, keys, model.TypeSet)
 	for i := range ms { // live cards for keys with member expiries
-		if err == nil && c.tx == nil {
-			c.noteEncoding(keys[i], ms[i]) // for the probes that follow (setProbe)
-		}
 		if err == nil {
 			ms[i], err = c.settle(ctx, keys[i], ms[i], true)
 		}
@@ -584,7 +574,7 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 		batch = batch[:0]
 		return nil
 	}
-	for it, err := range c.memberItems(ctx, keys[order[0]], model.TypeSet, "") {
+	for it, err := range c.view().memberItems(ctx, keys[order[0]], model.TypeSet, "") {
 		if err != nil {
 			return wrap(cmd, err)
 		}
@@ -674,7 +664,7 @@ func (c *Client) SDiff(ctx context.Context, keys ...string) (_ []string, err err
 				drop[m] = true
 			}
 		} else {
-			present, err := c.probe(ctx, k, model.TypeSet, cand, false)
+			present, err := c.view().probe(ctx, k, model.TypeSet, cand, false)
 			if err != nil {
 				return nil, wrap("SDIFF", err)
 			}
@@ -743,7 +733,7 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (_
 	}
 	seen := map[string]struct{}{}
 	for _, k := range sets {
-		for it, err := range c.memberItems(ctx, k, model.TypeSet, "") {
+		for it, err := range c.view().memberItems(ctx, k, model.TypeSet, "") {
 			if err != nil {
 				return 0, wrap(cmd, err)
 			}
@@ -834,7 +824,7 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (_ 
 		batch = batch[:0]
 		return nil
 	}
-	for it, err := range c.memberItems(ctx, keys[0], model.TypeSet, "") {
+	for it, err := range c.view().memberItems(ctx, keys[0], model.TypeSet, "") {
 		if err != nil {
 			return 0, wrap(cmd, err)
 		}
@@ -923,7 +913,7 @@ func (c *Client) overwrite(ctx context.Context, key string, typ model.KeyType, m
 		return err
 	}
 	if m.Exp > 0 { // the new value has no expiry, as in Redis
-		if _, _, err := c.removeExpiry(ctx, key, ""); err != nil {
+		if _, _, err := c.view().removeExpiry(ctx, key, ""); err != nil {
 			return err
 		}
 	}
@@ -936,7 +926,7 @@ func (c *Client) overwrite(ctx context.Context, key string, typ model.KeyType, m
 	old := map[string][]byte{}
 	oldExp := map[string]int64{} // live members with an expiry (memberttl.go)
 	if m.Typ == typ {
-		for it, err := range c.memberItems(ctx, key, typ, "") {
+		for it, err := range c.view().memberItems(ctx, key, typ, "") {
 			if err != nil {
 				return err
 			}
@@ -982,7 +972,7 @@ func (c *Client) probeAll(ctx context.Context, keys, cand []string, in bool) ([]
 		if len(cand) == 0 {
 			break
 		}
-		present, err := c.probe(ctx, k, model.TypeSet, cand, false)
+		present, err := c.view().probe(ctx, k, model.TypeSet, cand, false)
 		if err != nil {
 			return nil, err
 		}

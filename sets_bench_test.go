@@ -59,7 +59,7 @@ func baselinePutAll(b *testing.B, cnt *counter, key string, members []string) {
 // baselineLoad reads a whole set with a plain paginated Query.
 func baselineLoad(b *testing.B, c *Client, key string) map[string]bool {
 	out := map[string]bool{}
-	for it, err := range c.memberItems(context.Background(), key, model.TypeSet, "") {
+	for it, err := range c.view().memberItems(context.Background(), key, model.TypeSet, "") {
 		if err != nil {
 			b.Fatal(err)
 		}

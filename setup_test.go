@@ -244,7 +244,7 @@ func TestPricedUnits(t *testing.T) {
 	must(c.Persist(ctx, k+"z"))
 	one("PERSIST: UpdateItem of the metadata item, x (projected into by_key) removed", 2, 0)
 
-	if ttl, err := c.memberTTL(ctx); err == nil && ttl {
+	if ttl, err := c.view().memberTTL(ctx); err == nil && ttl {
 		must(c.SExpire(ctx, k+"s", time.Hour, ExpireAlways, "m1"))
 		reqs := log.take()
 		last := reqs[len(reqs)-1]

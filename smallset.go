@@ -248,7 +248,7 @@ func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (
 	}
 	if m.Expired(c.nowMs()) {
 		st.missing = true
-		return st, c.purge(ctx, key, m)
+		return st, c.view().purge(ctx, key, m)
 	}
 	m, err := c.ofType(ctx, key, m, model.TypeSet)
 	switch {
@@ -285,7 +285,7 @@ func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (
 // a refused write cannot be made cheaper than 1 write unit, and the
 // member-item path needs nothing the refusal returns. So the Client
 // learns encodings from every read that shows them instead: any read of
-// a set's metadata item (storedMeta: SCARD, SRANDMEMBER, SPOP, TYPE, ...)
+// a set's metadata item (metaOf: SCARD, SRANDMEMBER, SPOP, TYPE, ...)
 // and SISMEMBER/SMISMEMBER (setProbe) note it (noteEncoding), and a
 // Client that reads a set before writing it, the usual pattern, never
 // sends the refused write (BENCHMARKS.md, "Set reads at one round trip").
@@ -342,8 +342,9 @@ func (c *Client) smallRemoval(key string, members []string, st smallState) small
 // smallAdd is SADD of members (distinct) on the small encoding. handled
 // is false when the key is a set of member items, or becomes one (the
 // members do not fit: it was converted): the caller takes that path.
-func (c *Client) smallAdd(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
-	if c.tx != nil || len(members) > model.SmallMaxWrite || c.knownBig(key) || !c.smallFit(key, nil, members) {
+func (t table) smallAdd(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
+	c := t.c
+	if len(members) > model.SmallMaxWrite || c.knownBig(key) || !c.smallFit(key, nil, members) {
 		return 0, false, nil
 	}
 	step, err := c.smallRun(ctx, key, smallState{}, func(st smallState) (smallStep, error) {
@@ -367,8 +368,9 @@ func (c *Client) smallAdd(ctx context.Context, key string, members []string) (n 
 
 // smallRem is SREM of members (distinct) on the small encoding; handled
 // as smallAdd's.
-func (c *Client) smallRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
-	if c.tx != nil || c.opts.DisableSmallSets || len(members) > model.SmallMaxWrite || c.knownBig(key) {
+func (t table) smallRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
+	c := t.c
+	if c.opts.DisableSmallSets || len(members) > model.SmallMaxWrite || c.knownBig(key) {
 		return 0, false, nil
 	}
 	step, err := c.smallRun(ctx, key, smallState{}, func(st smallState) (smallStep, error) {
@@ -394,8 +396,9 @@ func (c *Client) smallRem(ctx context.Context, key string, members []string) (n 
 // what it read, planned again from what a refusal shows. read is the
 // metadata item of a set of member items it found (for the caller's
 // draw: randomMembersOf), else nil.
-func (c *Client) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, read *model.Meta, err error) {
-	if c.tx != nil || c.knownBig(key) {
+func (t table) smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, read *model.Meta, err error) {
+	c := t.c
+	if c.knownBig(key) {
 		return nil, false, nil, nil
 	}
 	it, err := c.st.GetItem(ctx, model.MetaKey(key), aws.Bool(true), nil, nil)

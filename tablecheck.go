@@ -63,7 +63,7 @@ var errNilDB = errors.New("redimo: NewClient was given a nil DynamoDB client: " 
 
 // failingAPI is a DynamoDBAPI whose every call returns err: the store of
 // NewClient(nil) (errNilDB) and of a Client in transaction mode
-// (model.ErrOutsideTx, seam.go).
+// (model.ErrOutsideTx, view.go).
 type failingAPI struct{ err error }
 
 func (f failingAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {

@@ -44,7 +44,7 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 		if err := c.rankPrepare(ctx, groups); err != nil {
 			return model.TxResult{}, err
 		}
-		ttlTable, err := c.memberTTL(ctx)
+		ttlTable, err := c.view().memberTTL(ctx)
 		if err != nil {
 			return model.TxResult{}, err
 		}
@@ -297,14 +297,12 @@ type expiredKeyError struct {
 
 func (e *expiredKeyError) Error() string { return "redimo: key expired: " + e.key }
 
-// transactPurging is transact for writes rebuilt by build on every try:
+// write is transact for writes rebuilt by build on every try:
 // when a key turns out to have expired, it is purged and build's writes
 // are tried again from scratch (the failed attempt's retries were made
 // against the old members).
-func (c *Client) transactPurging(ctx context.Context, build func() []*model.Group) (res model.TxResult, err error) {
-	if c.tx != nil {
-		return c.tx.apply(ctx, build())
-	}
+func (t table) write(ctx context.Context, build func() []*model.Group) (res model.TxResult, err error) {
+	c := t.c
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		var expired *expiredKeyError
 		if res, err = c.transact(ctx, build()...); !errors.As(err, &expired) {
@@ -314,7 +312,7 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*model.Grou
 		if expired.members { // all its members expired (memberttl.go)
 			return false, c.sweep(ctx, expired.key, expired.m.Typ)
 		}
-		return false, c.purge(ctx, expired.key, expired.m)
+		return false, c.view().purge(ctx, expired.key, expired.m)
 	})
 	return res, err
 }
@@ -335,10 +333,8 @@ func (c *Client) transactPurging(ctx context.Context, build func() []*model.Grou
 //
 // Cost: 1 UpdateItem, a Query per 1 MB of members, ⌈members/99⌉
 // TransactWriteItems (2 write units per item).
-func (c *Client) purge(ctx context.Context, key string, m model.Meta) error {
-	if c.tx != nil {
-		return c.tx.purge(ctx, key)
-	}
+func (t table) purge(ctx context.Context, key string, m model.Meta) error {
+	c := t.c
 	// Gone: its next SADD starts it small.
 	c.seenBig(key, false)
 	if m.Small != nil { // its only item
@@ -408,25 +404,22 @@ func (c *Client) reclaim(ctx context.Context, key string, m model.Meta) error {
 // were applied. Each chunk is atomic; the whole is not. No writes at all is
 // a lone type check of the key.
 func (c *Client) transactChunks(ctx context.Context, key string, typ model.KeyType, writes []*model.Write) ([]*model.Write, error) {
-	return c.transactChunksFrom(ctx, key, typ, writes, model.Meta{Typ: model.TypeNone})
+	return c.view().writeChunks(ctx, key, typ, writes, model.Meta{Typ: model.TypeNone})
 }
 
-// transactChunksFrom is transactChunks for a caller that has just read the
+// writeChunks is transactChunks for a caller that has just read the
 // key's metadata (now): the chunk that removes the last members then
 // deletes the metadata item at the first attempt instead of the second. A
 // stale now costs one attempt, never correctness: the conditions decide.
-func (c *Client) transactChunksFrom(ctx context.Context, key string, typ model.KeyType, writes []*model.Write, now model.Meta) ([]*model.Write, error) {
-	if c.tx != nil {
-		res, err := c.tx.apply(ctx, []*model.Group{{Key: key, Typ: typ, Writes: writes}})
-		return res.Applied, err
-	}
+func (t table) writeChunks(ctx context.Context, key string, typ model.KeyType, writes []*model.Write, now model.Meta) ([]*model.Write, error) {
+	c := t.c
 	var applied []*model.Write
 	chunks := model.BySize(key, c.chunksOf(key, typ, writes))
 	for len(chunks) > 0 {
 		chunk := chunks[0]
 		chunks = chunks[1:]
 		first := true
-		res, err := c.transactPurging(ctx, func() []*model.Group {
+		res, err := c.view().write(ctx, func() []*model.Group {
 			g := &model.Group{Key: key, Typ: typ, Writes: append([]*model.Write(nil), chunk...)}
 			if first && now.Typ == typ {
 				g.Known, g.Now = true, now
@@ -457,6 +450,11 @@ func (c *Client) transactChunksFrom(ctx context.Context, key string, typ model.K
 		}
 	}
 	return applied, nil
+}
+
+// transactions is how many transactions writeChunks needs for writes.
+func (t table) transactions(key string, typ model.KeyType, writes []*model.Write) int {
+	return len(model.BySize(key, t.c.chunksOf(key, typ, writes)))
 }
 
 // putMember is a write that creates member, counting +1, and does nothing

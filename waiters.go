@@ -282,7 +282,7 @@ func (ws *waiters) feed(c *Client, q *keyQueue) {
 // took first, may be followed by more). A failed read is the answer of
 // the waiters waiting on the key, as a failed request of a command.
 func (ws *waiters) round(c *Client, q *keyQueue, ctx context.Context) bool {
-	ms, err := c.metas(ctx, []string{q.key})
+	ms, err := c.view().metas(ctx, []string{q.key})
 	var m model.Meta
 	if err == nil {
 		// A key whose members all expired is missing (settle).

@@ -101,7 +101,7 @@ func (c *Client) load(ctx context.Context, s model.Source, read model.KeyReads) 
 	}
 	its, ok := read[s.Key]
 	if !ok {
-		for it, err := range c.memberItems(ctx, s.Key, s.M.Typ, "") {
+		for it, err := range c.view().memberItems(ctx, s.Key, s.M.Typ, "") {
 			if err != nil {
 				return nil, err
 			}
@@ -136,7 +136,7 @@ func (c *Client) probeScores(ctx context.Context, s model.Source, acc map[string
 			candidates = append(candidates, m)
 		}
 		var err error
-		if found, err = c.probe(ctx, s.Key, s.M.Typ, candidates, false); err != nil {
+		if found, err = c.view().probe(ctx, s.Key, s.M.Typ, candidates, false); err != nil {
 			return nil, err
 		}
 	}

@@ -133,7 +133,7 @@ func (c *Client) BZMove(ctx context.Context, timeout time.Duration, source, dest
 			return err
 		},
 	}
-	_, zs, err := c.block(ctx, "BZMOVE", timeout, []string{source}, sel.Count, op)
+	_, zs, err := c.view().wait(ctx, "BZMOVE", timeout, []string{source}, sel.Count, op)
 	return zs, err
 }
 
@@ -182,7 +182,7 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 			if err != nil || !ok {
 				return true, err
 			}
-			found, err := c.probe(ctx, source, model.TypeZSet, chunk, false)
+			found, err := c.view().probe(ctx, source, model.TypeZSet, chunk, false)
 			if err != nil {
 				return true, err
 			}
@@ -194,7 +194,7 @@ func (c *Client) ZMoveMember(ctx context.Context, source, destination string, ar
 			}
 			var inDst map[string]model.Item
 			if (args.NX || args.XX) && len(cands) > 0 && dm.Typ != model.TypeNone {
-				if inDst, err = c.probe(ctx, destination, model.TypeZSet, members(model.MapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
+				if inDst, err = c.view().probe(ctx, destination, model.TypeZSet, members(model.MapSlice(cands, func(x moveCand) Z { return x.z })), false); err != nil {
 					return true, err
 				}
 			}
@@ -297,7 +297,7 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 				lo, hi := sel.Lo, sel.Hi
 				r.keep = func(x Z) bool { return x.Score >= lo && x.Score <= hi }
 			}
-			zs, err := c.read(ctx, source, r)
+			zs, err := c.view().read(ctx, source, r)
 			if err != nil || len(zs) == 0 {
 				done = true
 				return true, err
@@ -308,8 +308,8 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 			}
 			// Members with expiries: read them, so that each moves with
 			// its own (EXEC's snapshot always knows them).
-			if sm.TTLs > 0 || c.tx != nil {
-				found, err := c.probe(ctx, source, model.TypeZSet, members(zs), false)
+			if c.view().uncounted(sm) {
+				found, err := c.view().probe(ctx, source, model.TypeZSet, members(zs), false)
 				if err != nil {
 					return true, err
 				}
@@ -348,7 +348,7 @@ func (c *Client) zmove(ctx context.Context, cmd, source, destination string, sel
 // others); ErrWrongType when source exists and either key holds another
 // type.
 func (c *Client) moveMetas(ctx context.Context, source, destination string, others bool) (sm, dm model.Meta, ok bool, err error) {
-	ms, err := c.metas(ctx, []string{source, destination})
+	ms, err := c.view().metas(ctx, []string{source, destination})
 	if err != nil {
 		return model.Meta{}, model.Meta{}, false, err
 	}
@@ -391,10 +391,10 @@ func (c *Client) moveChunk(ctx context.Context, source, destination string, sm m
 	if size := moveBytes(source, destination, picked); size > model.MaxTxBytes && len(picked) > 1 {
 		return nil, false, model.ErrRankChunk // cut smaller, as a ranked key's
 	}
-	res, err := c.transactPurging(ctx, func() []*model.Group {
+	res, err := c.view().write(ctx, func() []*model.Group {
 		src := &model.Group{Key: source, Typ: model.TypeZSet}
 		dst := &model.Group{Key: destination, Typ: model.TypeZSet}
-		if first && sm.TTLs == 0 && c.tx == nil {
+		if first && sm.TTLs == 0 {
 			src.Known, src.Now = true, sm // the chunk that empties it deletes it at once
 		}
 		first = false

@@ -127,7 +127,7 @@ func (c *Client) BZMPop(ctx context.Context, timeout time.Duration, order PopOrd
 	if err := checkTimeout("BZMPOP", timeout); err != nil {
 		return "", nil, err
 	}
-	return c.block(ctx, "BZMPOP", timeout, keys, count, c.popOp("BZMPOP", rev))
+	return c.view().wait(ctx, "BZMPOP", timeout, keys, count, c.popOp("BZMPOP", rev))
 }
 
 func (c *Client) bzpop(ctx context.Context, cmd string, timeout time.Duration, rev bool, keys []string) (ZWithKey, bool, error) {
@@ -137,7 +137,7 @@ func (c *Client) bzpop(ctx context.Context, cmd string, timeout time.Duration, r
 	if err := checkTimeout(cmd, timeout); err != nil {
 		return ZWithKey{}, false, err
 	}
-	key, zs, err := c.block(ctx, cmd, timeout, keys, 1, c.popOp(cmd, rev))
+	key, zs, err := c.view().wait(ctx, cmd, timeout, keys, 1, c.popOp(cmd, rev))
 	if err != nil || len(zs) == 0 {
 		return ZWithKey{}, false, err
 	}
@@ -173,7 +173,7 @@ func checkTimeout(cmd string, timeout time.Duration) error {
 // another blockOp's) from the first existing key of keys.
 func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int64, take func(ctx context.Context, key string, n int64) ([]Z, error)) (key string, zs []Z, err error) {
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
-		ms, err := c.metas(ctx, keys)
+		ms, err := c.view().metas(ctx, keys)
 		if err != nil {
 			return true, wrap(cmd, err)
 		}
@@ -235,10 +235,8 @@ func (c *Client) popOp(cmd string, rev bool) blockOp {
 // first come first served (a key of another type then leaves it waiting,
 // as one that changed type while it waited). A waiting command is served
 // by its keys' feeders (waiters.feed).
-func (c *Client) block(ctx context.Context, cmd string, timeout time.Duration, keys []string, count int64, op blockOp) (string, []Z, error) {
-	if c.tx != nil {
-		return c.mpop(ctx, cmd, keys, count, op.take)
-	}
+func (t table) wait(ctx context.Context, cmd string, timeout time.Duration, keys []string, count int64, op blockOp) (string, []Z, error) {
+	c := t.c
 	var deadline <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)

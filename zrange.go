@@ -22,7 +22,7 @@ func (c *Client) zRange(ctx context.Context, cmd, key string, start, stop int64,
 	if err != nil {
 		return nil, wrap(cmd, err)
 	}
-	out, err := c.read(ctx, key, r)
+	out, err := c.view().read(ctx, key, r)
 	if r.reverseResult {
 		slices.Reverse(out)
 	}
@@ -89,7 +89,7 @@ func (c *Client) byRange(ctx context.Context, cmd, key string, opt *ZRangeBy, re
 		return nil, err
 	}
 	r.rev = rev
-	out, err := c.read(ctx, key, r.limit(opt.Offset, opt.Count))
+	out, err := c.view().read(ctx, key, r.limit(opt.Offset, opt.Count))
 	return out, wrap(cmd, err)
 }
 
@@ -246,6 +246,11 @@ func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (_ int64, 
 	})
 }
 
+// rankedCount is ranked(r): a count from the count items.
+func (t table) rankedCount(r zrange, ranked func(zrange) (int64, bool, error)) (int64, bool, error) {
+	return ranked(r)
+}
+
 // countRange is ZCOUNT and ZLEXCOUNT: the members between min and max as
 // resolve (scoreRange or lexRange) reads them, counted by ranked (from
 // count items, when it can: ok) or else by a Query COUNT.
@@ -255,12 +260,12 @@ func (c *Client) countRange(ctx context.Context, cmd, key, min, max string, reso
 	if err != nil {
 		return 0, err
 	}
-	if !r.empty && c.tx == nil { // a transaction counts its snapshot
-		if n, ok, err := ranked(r); err != nil || ok {
+	if !r.empty {
+		if n, ok, err := c.view().rankedCount(r, ranked); err != nil || ok {
 			return n, wrap(cmd, err)
 		}
 	}
-	n, err := c.count(ctx, key, r)
+	n, err := c.view().count(ctx, key, r)
 	return n, wrap(cmd, err)
 }
 
@@ -327,13 +332,18 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 	if err := c.checkKeyMembers(cmd, key, []string{member}); err != nil {
 		return RankScore{}, false, err
 	}
-	if c.tx != nil {
-		rs, ok, err := c.tx.rank(ctx, key, member, rev)
-		return rs, ok, wrap(cmd, err)
-	}
+	rs, ok, err := c.view().rank(ctx, key, member, rev)
+	return rs, ok, wrap(cmd, err)
+}
+
+// rank is member's rank in key, a sorted set, and its score, from the
+// member's item and the count items (rankFrom) when the key has them,
+// else counted.
+func (t table) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
+	c := t.c
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
 	if err != nil || it == nil {
-		return RankScore{}, false, wrap(cmd, err)
+		return RankScore{}, false, err
 	}
 	ix := model.BytesAttr(it, model.AttrIX)
 	n, err := c.rankFrom(ctx, key, mt, ranges, ix, rev)
@@ -342,7 +352,7 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 		before, err = c.runBefore(ctx, key, ix, member, rev)
 		n += before
 	}
-	return RankScore{Rank: n, Score: model.ScoreOfIX(ix)}, err == nil, wrap(cmd, err)
+	return RankScore{Rank: n, Score: model.ScoreOfIX(ix)}, err == nil, err
 }
 
 // runBefore counts the members of key that share member's index value ix
@@ -369,7 +379,7 @@ func (c *Client) runBefore(ctx context.Context, key string, ix []byte, member st
 // removeRange deletes the members of a resolved range through the
 // transaction writer and returns how many it deleted.
 func (c *Client) removeRange(ctx context.Context, cmd, key string, r zrange) (int64, error) {
-	zs, err := c.read(ctx, key, r)
+	zs, err := c.view().read(ctx, key, r)
 	if err != nil || len(zs) == 0 {
 		return 0, wrap(cmd, err)
 	}

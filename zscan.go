@@ -30,7 +30,7 @@ func (c *Client) ZScan(ctx context.Context, key, match string) iter.Seq2[Z, erro
 			}
 			return
 		}
-		for it, err := range c.memberItems(ctx, key, model.TypeZSet, model.GlobPrefix(match)) {
+		for it, err := range c.view().memberItems(ctx, key, model.TypeZSet, model.GlobPrefix(match)) {
 			if err != nil {
 				yield(Z{}, wrap("ZSCAN", err))
 				return
@@ -79,10 +79,8 @@ func (c *Client) ZRandMemberWithScores(ctx context.Context, key string, count in
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return nil, wrap("ZRANDMEMBER", err)
 	}
-	if c.tx == nil { // a transaction samples its snapshot
-		if zs, ok, err := c.zRandRanked(ctx, key, count); err != nil || ok {
-			return zs, wrap("ZRANDMEMBER", err)
-		}
+	if zs, ok, err := c.view().rankedDraw(ctx, key, count); err != nil || ok {
+		return zs, wrap("ZRANDMEMBER", err)
 	}
 	var all []Z
 	for z, err := range c.ZScan(ctx, key, "") {

@@ -211,7 +211,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	// Optimistically assume the member is new; XX needs to know first.
 	var cur model.Item
 	if args.XX {
-		found, err := c.probe(ctx, key, model.TypeZSet, []string{member}, true)
+		found, err := c.view().probe(ctx, key, model.TypeZSet, []string{member}, true)
 		if err != nil {
 			return 0, false, wrap(cmd, err)
 		}
@@ -255,7 +255,7 @@ func (c *Client) ZCard(ctx context.Context, key string) (_ int64, err error) {
 	if err := checkKey("ZCARD", key); err != nil {
 		return 0, err
 	}
-	n, err := c.liveCount(ctx, key, model.TypeZSet)
+	n, err := c.view().liveCount(ctx, key, model.TypeZSet)
 	return n, wrap("ZCARD", err)
 }
 
@@ -289,7 +289,7 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 	if err := c.checkKeyMembers("ZMSCORE", key, members); err != nil {
 		return nil, nil, err
 	}
-	found, err := c.probe(ctx, key, model.TypeZSet, model.Dedupe(members), true)
+	found, err := c.view().probe(ctx, key, model.TypeZSet, model.Dedupe(members), true)
 	if err != nil {
 		return nil, nil, wrap("ZMSCORE", err)
 	}
@@ -354,7 +354,7 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		want := n - int64(len(popped))
 		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
-		zs, err := c.read(ctx, key, r)
+		zs, err := c.view().read(ctx, key, r)
 		if err != nil || len(zs) == 0 {
 			return true, err
 		}

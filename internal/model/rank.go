@@ -26,7 +26,7 @@ const (
 )
 
 // ErrRankChunk is transact's answer to a chunk of writes too big for the
-// count items of its key: transactChunksFrom makes chunks of RankStep.
+// count items of its key: writeChunks makes chunks of RankStep.
 var ErrRankChunk = errors.New("redimo: chunk too big for a ranked key")
 
 // RankRange is one count item as a reader or writer knows it.

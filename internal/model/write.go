@@ -26,7 +26,7 @@ type Write struct {
 	// carry their own).
 	Action types.TransactWriteItem
 	// Need is the write's condition on its member item, as data: DynamoDB
-	// judges it as Rendered writes it, EXEC's writer (seam.go) as Holds
+	// judges it as Rendered writes it, EXEC's writer (view.go) as Holds
 	// reads it. ExpWas is the expiry NeedExpiry requires (0: none), ExpTo
 	// the one an expiry change sets; IXBound is what NeedOtherIX,
 	// NeedLowerIX and NeedHigherIX compare the index value with (nil: Ix).

@@ -313,7 +313,7 @@ func (s *Store) Parallel(n int, f func(i int) error) error {
 //     the failed writes (transact), a pop whose picks were popped by
 //     another client picks again (SPopN, ZPopMin, ZMPop, ShardedSet.Pop),
 //     a write that met an expired key purges it and starts again
-//     (transactPurging), EXEC's and TxPipelined's optimistic transactions
+//     (write), EXEC's and TxPipelined's optimistic transactions
 //     read again (exec.go).
 //
 // How often: at most Options.MaxAttempts attempts (DefaultMaxAttempts) of
