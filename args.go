@@ -60,3 +60,15 @@ func checkMembers(cmd string, members []string) error {
 	}
 	return nil
 }
+
+// checkKeyMembers validates the key and a non-empty list of members (for
+// reads and writes alike).
+func (c *Client) checkKeyMembers(cmd, key string, members []string) error {
+	if len(members) == 0 {
+		return argError(cmd, "members", "", ErrSyntax)
+	}
+	if err := checkKey(cmd, key); err != nil {
+		return err
+	}
+	return checkMembers(cmd, members)
+}

@@ -55,7 +55,20 @@ type attempt struct {
 	writes  []*model.Write // writes[i] is actions[i]'s write, nil for a metadata action
 	done    chan txOutcome
 
+	// For the writer's phases (tx.go): when it was rendered (Unix ms),
+	// each group's count-item writes, and where each group's metadata
+	// action is in actions (-1: none).
+	now    int64
+	counts map[*model.Group][]*model.Write
+	metaAt []int
+
 	at []int // where each action went in the shared transaction
+}
+
+// add appends the action a of group g (w: its write; nil for the
+// metadata action).
+func (at *attempt) add(a types.TransactWriteItem, g *model.Group, w *model.Write) {
+	at.actions, at.owners, at.writes = append(at.actions, a), append(at.owners, g), append(at.writes, w)
 }
 
 // txOutcome is what became of an attempt.

@@ -561,169 +561,176 @@ func (s *snapshot) sorted(ctx context.Context, key string, k *model.TxKey) ([]Z,
 	return sortZ(zs), nil
 }
 
-// commit sends the transaction. retry is true when a key that is not
-// watched changed since it was read: the caller runs it again.
+// commit sends the transaction, in the writer's phases as transact's
+// (tx.go): prepare each key's writes (the snapshot's diff), render them
+// and the metadata actions as one TransactWriteItems, send it, judge a
+// cancellation, and do the bookkeeping of what committed (Client.committed).
+// retry is true when a key that is not watched changed since it was
+// read: the caller runs the transaction again.
 func (s *snapshot) commit(ctx context.Context) (retry bool, err error) {
-	var (
-		actions  []types.TransactWriteItem
-		metaAt   = map[int]string{} // index of a metadata action → its key
-		grown    []string           // sorted sets that gained members
-		unranked []string           // ranked sorted sets the commit unranks
-		ranked   []*model.Group     // ranked sorted sets whose count items it keeps
-		counts   [][]*model.Write   // counts[i]: the count-item actions of ranked[i]
-		size     int                // writeBytes of the member writes (DynamoDB's 4 MB)
-	)
-	for _, key := range s.order {
-		k := s.keys[key]
-		k.Dmn = 0
-		changed := k.Touched || k.ExpSet || k.Exp != k.Orig.Exp || k.Typ != k.Orig.Typ
-		added := false
-		var zw []*model.Write // the sorted-set member changes, for the count items
-		for mk, m := range k.Mem {
-			var w *model.Write
-			switch {
-			case m.OrigIX == nil && m.Present:
-				w = s.base.putMember(key, mk.Typ, mk.Member, m.Ix)
-				added = added || mk.Typ == model.TypeZSet
-				if m.Mx != 0 {
-					w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
-					k.Dmn++
-				}
-			case m.OrigIX != nil && !m.Present:
-				w = s.base.deleteMember(key, mk.Typ, mk.Member)
-				if m.OrigMX != 0 {
-					k.Dmn--
-				}
-			case m.OrigIX != nil && (string(m.OrigIX) != string(m.Ix) || m.Mx != m.OrigMX):
-				// A new score keeps the member's expiry (mx), as ZADD's
-				// outside a transaction; removed and added again, it has
-				// the one its adding write gave.
-				w = s.base.putMember(key, mk.Typ, mk.Member, m.Ix)
-				w.Need, w.Prev = model.NeedIX, m.OrigIX
-				if mk.Typ == model.TypeSet { // no index value: the member's expiry changed
-					w.Need, w.Prev = model.NeedPresent, nil
-				}
-				if m.Mx != 0 {
-					w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
-					k.Dmn++
-				}
-				if m.OrigMX != 0 {
-					k.Dmn--
-				}
-			default:
-				continue
-			}
-			// Conditioned as read (the metadata action pins the rest); a
-			// long member's write also requires its m (longmember.go).
-			actions = append(actions, w.Rendered(0, false))
-			size += model.WriteBytes(key, w)
-			changed = true
-			if mk.Typ == model.TypeZSet {
-				w.Prev = m.OrigIX // exact: the metadata condition pins the key as read
-				zw = append(zw, w)
-			}
-		}
-		keep := false
-		if _, ok := k.Raw[model.AttrRanked]; ok && changed {
-			// The count items of a ranked sorted set that stays one change
-			// with its members (rank.go); any other change unranks it.
-			if k.Typ == model.TypeZSet && k.Orig.Typ == model.TypeZSet {
-				g, cs, err := s.base.rankExec(ctx, key, zw)
-				if err != nil {
-					return false, wrap("EXEC", err)
-				}
-				ranked, counts, keep = append(ranked, g), append(counts, cs), true
-			} else {
-				unranked = append(unranked, key) // metaWrite removes rk
-			}
-		}
-		metaAt[len(actions)] = key
-		actions = append(actions, s.metaWrite(key, k, changed, keep))
-		if added {
-			grown = append(grown, key)
-		}
-	}
-	if size > model.MaxTxBytes {
-		return false, fmt.Errorf("%w: about %d bytes", ErrTxTooBig, size)
-	}
-	total := len(actions)
-	for _, cs := range counts {
-		total += len(cs)
-	}
-	countAt := map[int]string{} // index of a count-item action → its key
-	if total > model.MaxTxItems && len(ranked) > 0 {
-		// No room for the count items: the keys are unranked instead.
-		for i, key := range metaAt {
-			if slices.ContainsFunc(ranked, func(g *model.Group) bool { return g.Key == key }) {
-				k := s.keys[key]
-				actions[i] = s.metaWrite(key, k, true, false)
-				unranked = append(unranked, key)
-			}
-		}
-		ranked, counts = nil, nil
-	}
-	for i, cs := range counts {
-		for _, w := range cs {
-			countAt[len(actions)] = ranked[i].Key
-			actions = append(actions, w.Action)
-		}
-	}
-	if len(actions) > model.MaxTxItems {
-		return false, fmt.Errorf("%w: %d actions", ErrTxTooBig, len(actions))
-	}
-	if len(actions) == 0 {
-		return false, nil
-	}
-	err = s.base.st.SendTx(ctx, actions)
-	var cancelled *types.TransactionCanceledException
-	if errors.As(err, &cancelled) && len(cancelled.CancellationReasons) == len(actions) {
-		watched := false
-		conflict := false
-		for i, r := range cancelled.CancellationReasons {
-			if aws.ToString(r.Code) != "ConditionalCheckFailed" {
-				continue
-			}
-			conflict = true
-			if key, ok := countAt[i]; ok {
-				s.base.rankStale(key) // a range split meanwhile: read them again
-			}
-			if key, ok := metaAt[i]; ok && s.watch != nil {
-				s.watch.mu.Lock()
-				_, watched = s.watch.seen[key]
-				s.watch.mu.Unlock()
-				if watched {
-					return false, ErrTxFailed
-				}
-			}
-		}
-		if conflict {
-			return true, nil
-		}
-	}
+	keys, err := s.prepare(ctx)
 	if err != nil {
 		return false, wrap("EXEC", err)
 	}
-	for _, key := range grown {
-		s.base.waiters.notifyAdded(key)
+	actions, at, err := s.render(keys)
+	if err != nil || len(actions) == 0 {
+		return false, err
 	}
-	for _, key := range s.order {
-		if s.keys[key].Typ == model.TypeNone {
-			s.base.seenBig(key, false) // deleted: its next SADD starts it small
-		}
+	if retry, err := s.judge(at, s.base.st.SendTx(ctx, actions)); err != nil || retry {
+		return retry, err
 	}
-	for _, key := range unranked {
-		s.base.setBelief(key, &model.RankBelief{})
-		if s.keys[key].Typ != model.TypeZSet {
-			// Deleted, or a set now: its count items go, as after DEL
-			// (rankDrop). The transaction committed: one left behind
-			// after an error here is ignored until a build replaces it.
-			_ = s.base.rankDrop(ctx, key)
-		}
-	}
-	for i, g := range ranked {
-		s.base.rankCommitted(ctx, g, counts[i])
+	for _, k := range keys {
+		s.base.committed(ctx, k.keyCommit)
 	}
 	return false, nil
+}
+
+// execKey is a key as commit writes it.
+type execKey struct {
+	keyCommit
+	k       *model.TxKey
+	changed bool // its metadata item is written, not only checked
+}
+
+// prepare is each touched key's writes: the snapshot's diff, the count
+// items of a ranked sorted set that stays one (rank.go), and the action on
+// its metadata item.
+func (s *snapshot) prepare(ctx context.Context) ([]execKey, error) {
+	keys := make([]execKey, 0, len(s.order))
+	for _, key := range s.order {
+		k := s.keys[key]
+		writes, dmn := s.diff(key, k)
+		k.Dmn = dmn
+		ek := execKey{k: k, changed: len(writes) > 0 || k.Touched || k.ExpSet || k.Exp != k.Orig.Exp || k.Typ != k.Orig.Typ}
+		ek.g = &model.Group{Key: key, Typ: k.Typ, Writes: writes, NoBuild: true}
+		keep := false
+		if _, ok := k.Raw[model.AttrRanked]; ok && ek.changed {
+			if k.Typ == model.TypeZSet && k.Orig.Typ == model.TypeZSet {
+				g, cs, err := s.base.rankExec(ctx, key, writes)
+				if err != nil {
+					return nil, err
+				}
+				g.NoBuild = true
+				ek.g, ek.counts, keep = g, cs, true
+			} else {
+				ek.unrank = true // metaWrite removes rk
+			}
+		}
+		ek.meta = s.metaWrite(key, k, ek.changed, keep)
+		keys = append(keys, ek)
+	}
+	return keys, nil
+}
+
+// actionOf says what an action of commit's is: the metadata action of
+// key, or one of its count items' (count).
+type actionOf struct {
+	key         string
+	meta, count bool
+}
+
+// render is commit's TransactWriteItems. When the count items of the
+// ranked keys do not fit beside the rest, those keys are unranked
+// instead (their next build ranks them again).
+func (s *snapshot) render(keys []execKey) ([]types.TransactWriteItem, []actionOf, error) {
+	total, size := 0, 0
+	for _, k := range keys {
+		total += len(k.g.Writes) + 1 + len(k.counts)
+		for _, w := range k.g.Writes {
+			size += model.WriteBytes(k.g.Key, w)
+		}
+	}
+	if size > model.MaxTxBytes {
+		return nil, nil, fmt.Errorf("%w: about %d bytes", ErrTxTooBig, size)
+	}
+	var actions []types.TransactWriteItem
+	var at []actionOf
+	for i := range keys {
+		k := &keys[i]
+		if total > model.MaxTxItems && len(k.counts) > 0 {
+			total -= len(k.counts)
+			k.counts, k.unrank = nil, true
+			k.meta = s.metaWrite(k.g.Key, k.k, true, false)
+		}
+		for _, w := range k.g.Writes {
+			actions, at = append(actions, w.Rendered(0, false)), append(at, actionOf{key: k.g.Key})
+		}
+		actions, at = append(actions, k.meta), append(at, actionOf{key: k.g.Key, meta: true})
+	}
+	for _, k := range keys {
+		for _, w := range k.counts {
+			actions, at = append(actions, w.Action), append(at, actionOf{key: k.g.Key, count: true})
+		}
+	}
+	if len(actions) > model.MaxTxItems {
+		return nil, nil, fmt.Errorf("%w: %d actions", ErrTxTooBig, len(actions))
+	}
+	return actions, at, nil
+}
+
+// judge is the verdict on commit's TransactWriteItems (err its outcome):
+// a watched key changed fails the transaction (ErrTxFailed); another
+// key or a count item changed, it runs again (retry).
+func (s *snapshot) judge(at []actionOf, err error) (retry bool, _ error) {
+	var cancelled *types.TransactionCanceledException
+	if !errors.As(err, &cancelled) || len(cancelled.CancellationReasons) != len(at) {
+		return false, wrap("EXEC", err)
+	}
+	for i, r := range cancelled.CancellationReasons {
+		if aws.ToString(r.Code) != "ConditionalCheckFailed" {
+			continue
+		}
+		retry = true
+		if at[i].count {
+			s.base.rankStale(at[i].key) // a range split meanwhile: read them again
+		}
+		if at[i].meta && s.watch != nil && s.watch.watching(at[i].key) {
+			return false, ErrTxFailed
+		}
+	}
+	if !retry {
+		return false, wrap("EXEC", err)
+	}
+	return true, nil
+}
+
+// diff is the snapshot's changes to k's members as writes, each
+// conditioned on the member as read (the metadata action pins the rest;
+// a long member's write also requires its m: longmember.go), and the
+// change they make to the key's count of members with expiries (mn).
+func (s *snapshot) diff(key string, k *model.TxKey) (writes []*model.Write, dmn int64) {
+	for mk, m := range k.Mem {
+		var w *model.Write
+		switch {
+		case m.OrigIX == nil && m.Present:
+			w = s.base.putMember(key, mk.Typ, mk.Member, m.Ix)
+		case m.OrigIX != nil && !m.Present:
+			w = s.base.deleteMember(key, mk.Typ, mk.Member)
+		case m.OrigIX != nil && (string(m.OrigIX) != string(m.Ix) || m.Mx != m.OrigMX):
+			// A new score keeps the member's expiry (mx), as ZADD's
+			// outside a transaction; removed and added again, it has
+			// the one its adding write gave.
+			w = s.base.putMember(key, mk.Typ, mk.Member, m.Ix)
+			w.Delta, w.Need, w.Prev = 0, model.NeedIX, m.OrigIX
+			if mk.Typ == model.TypeSet { // no index value: the member's expiry changed
+				w.Need, w.Prev = model.NeedPresent, nil
+			}
+		default:
+			continue
+		}
+		if m.Present && m.Mx != 0 {
+			w.Action.Put.Item[model.AttrMemExp] = model.Num(m.Mx)
+			dmn++
+		}
+		if m.OrigIX != nil && m.OrigMX != 0 {
+			dmn--
+		}
+		if mk.Typ == model.TypeZSet {
+			w.Prev = m.OrigIX // exact: the metadata condition pins the key as read
+		}
+		writes = append(writes, w)
+	}
+	return writes, dmn
 }
 
 // metaWrite is the action on k's metadata item: conditioned on the item

@@ -26,11 +26,9 @@ package redimo
 
 import (
 	"context"
-	"errors"
 	"math"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
 
@@ -148,26 +146,6 @@ func (c *Client) expireAt(ctx context.Context, cmd, key string, at int64, cond E
 	return ok, wrap(cmd, err)
 }
 
-// setExpiry gives key the expiry at (Unix ms, to come) when it exists, is
-// live and cond (flag, its condition on #x) holds: one UpdateItem.
-func (t table) setExpiry(ctx context.Context, key string, at int64, cond ExpireCondition, flag string) (bool, error) {
-	c := t.c
-	tok := model.Token()
-	w := model.NewMetaWrite(key).RequireExists().RequireLive(c.nowMs()).SetExp(at).NewExpToken(tok)
-	if flag != "" {
-		w.Require(flag)
-	}
-	_, err := c.st.UpdateItem(ctx, w.Update(c.st.Table()))
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		// Missing, expired meanwhile, or cond does not hold; unless the
-		// item holds our token: the SDK resent an update that was applied
-		// and whose response was lost.
-		return model.OwnUpdate(failed.Item, tok), nil
-	}
-	return err == nil, err
-}
-
 // Persist removes key's expiry and reports whether it had one, as Redis's
 // PERSIST.
 //
@@ -203,25 +181,6 @@ func (c *Client) persist(ctx context.Context, key string) (bool, error) {
 	}
 	removed, _, err = c.view().removeExpiry(ctx, key, "")
 	return removed, err
-}
-
-// removeExpiry removes key's expiry on condition that the key exists, has
-// an expiry to come, and cond holds (none when ""). It reports whether it
-// did, and otherwise the metadata item as the refusal found it.
-func (t table) removeExpiry(ctx context.Context, key, cond string) (bool, model.Meta, error) {
-	c := t.c
-	tok := model.Token()
-	w := model.NewMetaWrite(key).RequireExists().RequireExpiring(c.nowMs()).RemoveExp().NewExpToken(tok)
-	if cond != "" {
-		w.Require(cond)
-	}
-	_, err := c.st.UpdateItem(ctx, w.Update(c.st.Table()))
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		// Ours when the SDK resent it after a lost response.
-		return model.OwnUpdate(failed.Item, tok), model.DecodeMeta(failed.Item), nil
-	}
-	return err == nil, model.Meta{}, err
 }
 
 // Special TTL and PTTL replies, as go-redis returns them.

@@ -5,43 +5,10 @@ package redimo
 
 import (
 	"context"
-	"errors"
-	"iter"
 	"slices"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
-
-// memberItems yields the member items of key of type typ whose member starts
-// with prefix, across pages: a sorted set's in member order, a set's in the
-// order of their hashes ("Set members" in internal/model/keys.go).
-func (t table) memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
-	c := t.c
-	items := c.query(ctx, model.MemberQuery(key, typ, prefix), 0)
-	if typ == model.TypeSet { // a small set's members are in its metadata item
-		items = membersOnly(c.setItems(ctx, key))
-	}
-	if prefix == "" || (typ == model.TypeZSet && len(prefix) <= model.InlineMemberLen) {
-		return items
-	}
-	// The sort keys hold the first 1015 bytes of a long member, and a set
-	// member's starts with its hash: the query selects every member that
-	// may start with prefix, and the member decides.
-	return func(yield func(model.Item, error) bool) {
-		for it, err := range items {
-			if err == nil {
-				if m, _, _ := model.MemberOf(it); !strings.HasPrefix(m, prefix) {
-					continue
-				}
-			}
-			if !yield(it, err) {
-				return
-			}
-		}
-	}
-}
 
 // members returns every member of key of type typ, in member (byte) order:
 // a set's are sorted after the read, which returns them in the order of
@@ -125,37 +92,6 @@ func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) 
 		return !changed, err
 	})
 	return deleted, err
-}
-
-// drop deletes key, a live key of member items as m shows it, for DEL: in
-// one write for every reader, whatever its size. The write marks the
-// metadata item dead, as an expiry does, on condition that the key is
-// still this live key (and, when members may expire, unchanged since it
-// was judged live: changed reports otherwise, and nothing is written);
-// its items are reclaimed after (reclaim), here, or by whichever client
-// meets the dead key first should this one stop. Inside a transaction the
-// key goes from the snapshot (Pipeline.purge), its items with the commit.
-func (t table) drop(ctx context.Context, key string, m model.Meta) (deleted, changed bool, err error) {
-	c := t.c
-	kill := model.NewMetaWrite(key).RequireType(m.Typ).RequireLive(c.nowMs()).RequireSmall(false)
-	if m.TTLs > 0 {
-		kill.RequireVersion(m.Ver)
-	}
-	in := kill.Kill().Update(c.st.Table())
-	err = c.st.RetryConflicts(ctx, func() error {
-		_, err := c.st.UpdateItem(ctx, in)
-		return err
-	})
-	var failed *types.ConditionalCheckFailedException
-	switch {
-	case errors.As(err, &failed):
-		return false, true, nil
-	case err != nil:
-		return false, false, err
-	}
-	c.seenBig(key, false) // gone: its next SADD starts it small
-	m.Exp = model.DeadExp
-	return true, false, c.reclaim(ctx, key, m)
 }
 
 // Exists returns how many of keys exist, counting a key named twice twice,

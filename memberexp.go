@@ -43,36 +43,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
-
-// tableCaps is what a table's indexes allow, learned once per table name
-// and process (CreateTable, CheckTable, or the first read that needs it:
-// one DescribeTable, no capacity units). Local indexes never change after
-// a table's creation, so it stays true while the table lives.
-type tableCaps struct {
-	mu        sync.Mutex
-	known     bool
-	memberTTL bool // by_ix projects mx and by_exp exists
-}
-
-var capsByTable sync.Map // table name → *tableCaps
-
-func capsOf(table string) *tableCaps {
-	v, _ := capsByTable.LoadOrStore(table, &tableCaps{})
-	return v.(*tableCaps)
-}
-
-func (t *tableCaps) set(memberTTL bool) {
-	t.mu.Lock()
-	t.known, t.memberTTL = true, memberTTL
-	t.mu.Unlock()
-}
 
 // memberTTL reports whether the table has the indexes of member expiry.
 func (t table) memberTTL(ctx context.Context) (bool, error) {

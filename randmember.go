@@ -91,20 +91,6 @@ func (c *Client) randomMembersOf(ctx context.Context, key string, read *model.Me
 	return c.randomFromWhole(ctx, key, n, distinct)
 }
 
-// bucketDraw draws n members of key (m, live) from its random buckets,
-// when that reads fewer units than the whole set: ok false otherwise, or
-// when the draw ran out of trials.
-func (t table) bucketDraw(ctx context.Context, key string, m model.Meta, n int64, distinct bool) ([]string, bool, error) {
-	b := model.BucketBits(m.Card)
-	// The trials of a round read about half as many buckets again as
-	// they expect to need (randomFromBuckets): the whole set is read
-	// instead once that reaches its read units.
-	if b == 0 || 1.5*float64(model.ExpectedTrials(m.Card, b, n))*model.TrialUnits(m.Card, b) >= float64(m.Card)/model.EntriesPerUnit {
-		return nil, false, nil
-	}
-	return t.c.randomFromBuckets(ctx, key, m.Card, b, n, distinct, map[uint64][]string{})
-}
-
 // randomFromWhole reads the whole set and draws from it.
 func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, distinct bool) ([]string, bool, error) {
 	all, err := c.members(ctx, key, model.TypeSet)
@@ -113,24 +99,6 @@ func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, disti
 	}
 	out, whole := drawFrom(all, n, distinct)
 	return out, whole, nil
-}
-
-// drawFrom draws n members of all (not empty, which it may reorder) as
-// randomMembers: distinct ones, whole when that is all of them, or
-// independent draws.
-func drawFrom(all []string, n int64, distinct bool) ([]string, bool) {
-	if distinct {
-		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		if n >= int64(len(all)) {
-			return all, true
-		}
-		return all[:n], false
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = all[rand.IntN(len(all))]
-	}
-	return out, false
 }
 
 // randomFromBuckets runs trials (see the file comment) on the 2^b buckets

@@ -795,3 +795,24 @@ func (t table) seek(ctx context.Context, key string, r *zrange) error {
 	start(i, false, r.offset-before[i])
 	return nil
 }
+
+// runBefore counts the members of key that share member's index value ix
+// (long members with its score and first 1015 bytes: longmember.go) and
+// come before it: below it, or above it when rev.
+func (c *Client) runBefore(ctx context.Context, key string, ix []byte, member string, rev bool) (int64, error) {
+	var n int64
+	for it, err := range c.query(ctx, &dynamodb.QueryInput{
+		IndexName:                 aws.String(c.opts.IndexName),
+		KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
+		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
+		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
+	}, 0) {
+		if err != nil {
+			return 0, err
+		}
+		if m, _, _ := model.MemberOf(it); (m < member && !rev) || (m > member && rev) {
+			n++
+		}
+	}
+	return n, nil
+}

@@ -78,18 +78,6 @@ func (c *Client) remove(ctx context.Context, cmd, key string, typ model.KeyType,
 	return model.Counted(applied), wrap(cmd, err)
 }
 
-// checkKeyMembers validates the key and a non-empty list of members (for
-// reads and writes alike).
-func (c *Client) checkKeyMembers(cmd, key string, members []string) error {
-	if len(members) == 0 {
-		return argError(cmd, "members", "", ErrSyntax)
-	}
-	if err := checkKey(cmd, key); err != nil {
-		return err
-	}
-	return checkMembers(cmd, members)
-}
-
 // SCard returns the number of members of the set at key (0 when missing),
 // as Redis's SCARD.
 //
@@ -151,72 +139,6 @@ func (c *Client) SMIsMember(ctx context.Context, key string, members ...string) 
 	return out, nil
 }
 
-// probe reads which of members exist in key (of type typ) with BatchGetItem
-// and returns them with their items. withMeta also reads the metadata item:
-// a missing or expired key then has no members, and a key of another type
-// fails with ErrWrongType. Without it, the caller knows the key is live.
-// A set: setProbe (smallset.go), one request whatever its encoding.
-func (t table) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
-	c := t.c
-	if typ == model.TypeSet {
-		return c.setProbe(ctx, key, members, withMeta)
-	}
-	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
-	found, it, err := c.probeItems(ctx, key, typ, members, withMeta && !lazy)
-	if err != nil {
-		return nil, err
-	}
-	alive := true
-	switch {
-	case withMeta && !lazy:
-		m, err := c.ofType(ctx, key, c.liveMeta(it), typ)
-		if err != nil {
-			return nil, err
-		}
-		alive = m.Typ == typ
-	case lazy && len(found) < len(members):
-		m, err := c.typedMeta(ctx, key, typ)
-		if err != nil {
-			return nil, err
-		}
-		alive = m.Typ == typ
-	}
-	if !alive {
-		return map[string]model.Item{}, nil
-	}
-	return found, nil
-}
-
-// probeItems reads the items of members in key (of type typ), and with
-// meta its metadata item (nil when it has none), with BatchGetItem (100
-// items a request, in parallel). found holds the live members: an expired
-// member is a missing one (memberttl.go).
-func (c *Client) probeItems(ctx context.Context, key string, typ model.KeyType, members []string, meta bool) (found map[string]model.Item, mt model.Item, err error) {
-	keys := make([]model.Item, 0, len(members)+1)
-	if meta {
-		keys = append(keys, model.MetaKey(key))
-	}
-	for _, m := range members {
-		keys = append(keys, model.ItemKey(key, model.MemberSK(typ, m)))
-	}
-	items, err := c.st.BatchGet(ctx, keys, nil, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	found = make(map[string]model.Item, len(items))
-	now := c.nowMs()
-	for _, it := range items {
-		m, _, ok := model.MemberOf(it)
-		switch {
-		case !ok:
-			mt = it
-		case !model.ExpiredAt(it, now):
-			found[m] = it
-		}
-	}
-	return found, mt, nil
-}
-
 // SMembers returns all members of the set at key, in byte order (Redis's
 // order is unspecified: redimo sorts what it read), as Redis's SMEMBERS.
 // Use SScan to stream a big set.
@@ -261,7 +183,7 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			yield("", err)
 			return
 		}
-		items := c.view().memberItems(ctx, key, model.TypeSet, "")
+		items := c.view().setItems(ctx, key) // the metadata item first, for the type check
 		for it, err := range items {
 			if err != nil {
 				yield("", wrap("SSCAN", err))

@@ -81,6 +81,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -571,7 +572,8 @@ func smallFound(key string, small, members []string) map[string]model.Item {
 // (when it has one), then its member items, or, for a small set, the
 // member items its metadata item stands for. One Query: the metadata
 // item (sk 0x00) sorts before every set member ('s'...).
-func (c *Client) setItems(ctx context.Context, key string) iter.Seq2[model.Item, error] {
+func (t table) setItems(ctx context.Context, key string) iter.Seq2[model.Item, error] {
+	c := t.c
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :end"),
 		ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
@@ -643,4 +645,22 @@ func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled boo
 func (c *Client) smallPurge(ctx context.Context, key string, exp int64) error {
 	err := c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireExpiry(exp, model.DeadExp).Tombstone(time.Now().UnixMilli()).Action(c.st.Table())})
 	return model.IgnoreCancelled(err)
+}
+
+// drawFrom draws n members of all (not empty, which it may reorder) as
+// randomMembers: distinct ones, whole when that is all of them, or
+// independent draws.
+func drawFrom(all []string, n int64, distinct bool) ([]string, bool) {
+	if distinct {
+		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		if n >= int64(len(all)) {
+			return all, true
+		}
+		return all[:n], false
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = all[rand.IntN(len(all))]
+	}
+	return out, false
 }

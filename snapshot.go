@@ -234,6 +234,11 @@ func (s *snapshot) rank(ctx context.Context, key, member string, rev bool) (Rank
 	return RankScore{}, false, nil
 }
 
+// setItems is memberItems of a set: the type checked, no metadata item.
+func (s *snapshot) setItems(ctx context.Context, key string) iter.Seq2[model.Item, error] {
+	return s.memberItems(ctx, key, model.TypeSet, "")
+}
+
 // metas is metaOf of each of keys.
 func (s *snapshot) metas(ctx context.Context, keys []string) ([]model.Meta, error) {
 	out := make([]model.Meta, len(keys))

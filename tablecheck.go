@@ -121,3 +121,26 @@ func (c *Client) mismatch(what string) error {
 		"and point Options.TableName at it; if this table holds redimo data, copy every item into the new one "+
 		"(Scan, then BatchWriteItem: the items' format is unchanged)", ErrTableMismatch, c.opts.TableName, what)
 }
+
+// tableCaps is what a table's indexes allow, learned once per table name
+// and process (CreateTable, CheckTable, or the first read that needs it:
+// one DescribeTable, no capacity units). Local indexes never change after
+// a table's creation, so it stays true while the table lives.
+type tableCaps struct {
+	mu        sync.Mutex
+	known     bool
+	memberTTL bool // by_ix projects mx and by_exp exists
+}
+
+var capsByTable sync.Map // table name → *tableCaps
+
+func capsOf(table string) *tableCaps {
+	v, _ := capsByTable.LoadOrStore(table, &tableCaps{})
+	return v.(*tableCaps)
+}
+
+func (t *tableCaps) set(memberTTL bool) {
+	t.mu.Lock()
+	t.known, t.memberTTL = true, memberTTL
+	t.mu.Unlock()
+}

@@ -30,7 +30,11 @@ import (
 )
 
 // transact writes groups (at most model.MaxTxItems actions in all, metadata items
-// included) as one atomic transaction, retrying as described above.
+// included) as one atomic transaction, retrying as described above. Each
+// attempt goes through the writer's phases: render (the actions), send,
+// then either committed (the bookkeeping of what committed) or judge (the
+// verdict of the cancellation: the metadata's first, then each write's
+// next write).
 func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.TxResult, error) {
 	for try := 0; ; try++ {
 		if try >= c.opts.MaxAttempts {
@@ -41,168 +45,229 @@ func (c *Client) transact(ctx context.Context, groups ...*model.Group) (model.Tx
 				return model.TxResult{}, err
 			}
 		}
-		if err := c.rankPrepare(ctx, groups); err != nil {
+		a, err := c.render(ctx, groups)
+		if err != nil || len(a.actions) == 0 {
 			return model.TxResult{}, err
 		}
-		ttlTable, err := c.view().memberTTL(ctx)
-		if err != nil {
-			return model.TxResult{}, err
-		}
-		now := c.nowMs()
-		var (
-			actions []types.TransactWriteItem
-			owners  []*model.Group // owners[i] is the group of actions[i]
-			writes  []*model.Write // writes[i] is actions[i]'s write, nil for a metadata action
-			counts  = map[*model.Group][]*model.Write{}
-		)
-		for _, g := range groups {
-			if len(g.Writes) == 0 && g.TypeOK {
-				continue
-			}
-			counts[g] = c.rankWrites(g)
-			for _, w := range append(g.Writes, counts[g]...) {
-				actions = append(actions, w.Rendered(now, ttlTable))
-				owners, writes = append(owners, g), append(writes, w)
-			}
-			actions = append(actions, c.metaAction(g))
-			owners, writes = append(owners, g), append(writes, nil)
-		}
-		if len(actions) == 0 {
-			return model.TxResult{}, nil
-		}
-		if len(actions) > model.MaxTxItems {
-			return model.TxResult{}, model.ErrRankChunk
-		}
-		out := c.sendAttempt(&attempt{ctx: ctx, actions: actions, owners: owners, writes: writes})
+		out := c.sendAttempt(a)
 		if out.err == nil {
 			var res model.TxResult
-			for i, a := range actions {
-				// A set's metadata action requires it not small: updated,
-				// it is a set of member items; deleted, its next SADD
-				// starts it small (smallset.go: knownBig).
-				if writes[i] == nil && owners[i].Typ == model.TypeSet && (a.Update != nil || a.Delete != nil) {
-					c.seenBig(owners[i].Key, !model.DeletesKey(a))
+			for i, g := range groups {
+				if a.metaAt[i] < 0 {
+					continue // nothing written
 				}
-			}
-			for _, g := range groups {
 				res.Applied = append(res.Applied, g.Writes...)
-				if g.Typ == model.TypeZSet && g.Adds() {
-					c.waiters.notifyAdded(g.Key)
-				}
-				c.rankCommitted(ctx, g, counts[g])
-				if g.Typ == model.TypeZSet && g.GivesExpiry() {
-					c.setBelief(g.Key, &model.RankBelief{}) // metaAction unranked it
-				}
-				c.rankCreated(ctx, g)
+				c.committed(ctx, keyCommit{g: g, meta: a.actions[a.metaAt[i]], counts: a.counts[g], unrank: g.Typ == model.TypeZSet && g.GivesExpiry()})
 			}
 			return res, nil
 		}
-		if out.reasons == nil { // conflicts alone were resent by sendTx
-			return model.TxResult{}, out.err
-		}
-		conflict := false
-		for _, r := range out.reasons {
-			switch code := aws.ToString(r.Code); {
-			case code == "None", code == "", code == "ConditionalCheckFailed":
-			case model.RetryableCode(code):
-				conflict = true
-			default:
-				return model.TxResult{}, out.err
-			}
-		}
-		// Metadata first: a wrong type outranks everything else.
-		small := map[string]model.Item{} // small sets met, converted once no key has the wrong type
-		for i, r := range out.reasons {
-			g := owners[i]
-			if writes[i] != nil {
-				continue
-			}
-			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-				c.rankSeen(g, r.Item)
-				g.Known, g.Now = true, model.DecodeMeta(r.Item)
-				if g.Now.Expired(c.nowMs()) {
-					return model.TxResult{}, &expiredKeyError{key: g.Key, m: g.Now}
-				}
-				if m, ok := model.EmptiedByPurge(r.Item); ok {
-					return model.TxResult{}, &expiredKeyError{key: g.Key, m: m}
-				}
-				if g.Now.Typ != model.TypeNone && g.Now.Typ != g.Typ {
-					// A key whose members have all expired is missing
-					// (memberttl.go): sweep it, then start again.
-					live, err := c.settle(ctx, g.Key, g.Now, false)
-					if err != nil {
-						return model.TxResult{}, err
-					}
-					if live.Typ == model.TypeNone {
-						return model.TxResult{}, &expiredKeyError{key: g.Key, m: g.Now, members: true}
-					}
-					return model.TxResult{}, &wrongTypeError{key: g.Key}
-				}
-				if model.SmallMembers(r.Item) != nil { // a small set: its members become items first
-					small[g.Key] = r.Item
-					continue
-				}
-				if c.rankCrossed(g, r.Item) {
-					// The key reaches the build minimum with these writes:
-					// give it count items, then write it ranked.
-					built, err := c.rankBuild(ctx, g.Key)
-					if err != nil {
-						return model.TxResult{}, err
-					}
-					g.NoBuild = !built
-				}
-			}
-			g.TypeOK = !conflict && !out.elsewhere
-		}
-		for key, it := range small {
-			if err := c.convert(ctx, key, it); err != nil {
-				return model.TxResult{}, err
-			}
-		}
-		if len(small) > 0 { // the other writes were judged against the small sets
-			continue
-		}
-		for i, r := range out.reasons {
-			w := writes[i]
-			if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
-				continue
-			}
-			if w.RankItem { // a count item's range changed: read them again
-				c.rankStale(owners[i].Key)
-				continue
-			}
-			if model.Collides(w, r.Item) && w.Action.Delete != nil {
-				r.Item = nil // another long member: this one is absent
-			} else if model.Collides(w, r.Item) {
-				return model.TxResult{}, fmt.Errorf("%w: %.40q... (%d bytes)", ErrMemberCollision, w.Member, len(w.Member))
-			}
-			var next *model.Write
-			switch {
-			case r.Item != nil && model.ExpiredAt(r.Item, now) && !w.Swept && !w.Replaces:
-				// An expired member is a missing one (memberttl.go).
-				var err error
-				if next, err = c.onExpired(owners[i].Key, owners[i].Typ, w, r.Item); err != nil {
-					return model.TxResult{}, err
-				}
-			case r.Item != nil && w.Action.Delete != nil && !w.Swept && !w.Strict && (w.Need&model.NeedExpiry == 0 || w.ExpWas != model.MemberExp(r.Item)):
-				next = model.PinDelete(w, model.MemberExp(r.Item)) // it has an expiry, or another one
-			case w.Retry != nil:
-				var err error
-				if next, err = w.Retry(r.Item); err != nil {
-					return model.TxResult{}, err
-				}
-			}
-			if next == nil && w.Required {
-				return model.TxResult{Abandoned: true}, nil
-			}
-			owners[i].Replace(w, next)
-		}
-		if conflict {
+		v, err := c.judge(ctx, a, out)
+		switch {
+		case err != nil:
+			return model.TxResult{}, err
+		case v == abandoned:
+			return model.TxResult{Abandoned: true}, nil
+		case v == conflicted:
 			if err := store.Sleep(ctx, try+1); err != nil {
 				return model.TxResult{}, err
 			}
 		}
 	}
+}
+
+// render is an attempt's actions: each group's member writes, the count
+// items' actions they need (rank.go) and the action on its metadata item
+// (metaAction). A group with nothing to write and its type known sends
+// nothing; no action at all, nothing to send.
+func (c *Client) render(ctx context.Context, groups []*model.Group) (*attempt, error) {
+	if err := c.rankPrepare(ctx, groups); err != nil {
+		return nil, err
+	}
+	ttlTable, err := c.view().memberTTL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := c.nowMs()
+	a := &attempt{ctx: ctx, now: now, counts: map[*model.Group][]*model.Write{}, metaAt: make([]int, len(groups))}
+	for i, g := range groups {
+		if len(g.Writes) == 0 && g.TypeOK {
+			a.metaAt[i] = -1
+			continue
+		}
+		a.counts[g] = c.rankWrites(g)
+		for _, w := range append(g.Writes, a.counts[g]...) {
+			a.add(w.Rendered(now, ttlTable), g, w)
+		}
+		a.metaAt[i] = len(a.actions)
+		a.add(c.metaAction(g), g, nil)
+	}
+	if len(a.actions) > model.MaxTxItems {
+		return nil, model.ErrRankChunk
+	}
+	return a, nil
+}
+
+// A verdict is what judge made of a cancelled attempt.
+type verdict uint8
+
+const (
+	again      verdict = iota // the next writes are ready: send them
+	conflicted                // as again, after a pause: another transaction was in the way
+	abandoned                 // a required write failed: the command gives up, nothing written
+)
+
+// judge reads a cancelled attempt's reasons: the metadata's first (a key
+// of the wrong type, expired, small or crossing the build minimum), then
+// each failed write's, replaced by its next write (nextWrite).
+func (c *Client) judge(ctx context.Context, a *attempt, out txOutcome) (verdict, error) {
+	if out.reasons == nil { // conflicts alone were resent by sendTx
+		return again, out.err
+	}
+	v := again
+	for _, r := range out.reasons {
+		switch code := aws.ToString(r.Code); {
+		case code == "None", code == "", code == "ConditionalCheckFailed":
+		case model.RetryableCode(code):
+			v = conflicted
+		default:
+			return again, out.err
+		}
+	}
+	if converted, err := c.judgeMeta(ctx, a, out, v == conflicted); err != nil || converted {
+		return again, err // converted: the other writes were judged against the small sets
+	}
+	for i, r := range out.reasons {
+		w := a.writes[i]
+		if w == nil || aws.ToString(r.Code) != "ConditionalCheckFailed" {
+			continue
+		}
+		if w.RankItem { // a count item's range changed: read them again
+			c.rankStale(a.owners[i].Key)
+			continue
+		}
+		next, err := c.nextWrite(a.owners[i], w, r.Item, a.now)
+		if err != nil {
+			return again, err
+		}
+		if next == nil && w.Required {
+			return abandoned, nil
+		}
+		a.owners[i].Replace(w, next)
+	}
+	return v, nil
+}
+
+// judgeMeta is judge's verdict on the metadata actions that failed: a
+// wrong type outranks everything else; an expired key is purged by the
+// caller (expiredKeyError); small sets met become member items first
+// (converted: every write must be judged again).
+func (c *Client) judgeMeta(ctx context.Context, a *attempt, out txOutcome, conflict bool) (converted bool, err error) {
+	small := map[string]model.Item{}
+	for i, r := range out.reasons {
+		g := a.owners[i]
+		if a.writes[i] != nil {
+			continue
+		}
+		if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+			c.rankSeen(g, r.Item)
+			g.Known, g.Now = true, model.DecodeMeta(r.Item)
+			if g.Now.Expired(c.nowMs()) {
+				return false, &expiredKeyError{key: g.Key, m: g.Now}
+			}
+			if m, ok := model.EmptiedByPurge(r.Item); ok {
+				return false, &expiredKeyError{key: g.Key, m: m}
+			}
+			if g.Now.Typ != model.TypeNone && g.Now.Typ != g.Typ {
+				// A key whose members have all expired is missing
+				// (memberttl.go): sweep it, then start again.
+				live, err := c.settle(ctx, g.Key, g.Now, false)
+				if err != nil {
+					return false, err
+				}
+				if live.Typ == model.TypeNone {
+					return false, &expiredKeyError{key: g.Key, m: g.Now, members: true}
+				}
+				return false, &wrongTypeError{key: g.Key}
+			}
+			if model.SmallMembers(r.Item) != nil { // a small set: its members become items first
+				small[g.Key] = r.Item
+				continue
+			}
+			if c.rankCrossed(g, r.Item) {
+				// The key reaches the build minimum with these writes:
+				// give it count items, then write it ranked.
+				built, err := c.rankBuild(ctx, g.Key)
+				if err != nil {
+					return false, err
+				}
+				g.NoBuild = !built
+			}
+		}
+		g.TypeOK = !conflict && !out.elsewhere
+	}
+	for key, it := range small {
+		if err := c.convert(ctx, key, it); err != nil {
+			return false, err
+		}
+	}
+	return len(small) > 0, nil
+}
+
+// nextWrite is what replaces w, whose condition failed on the item as it
+// is now (nil: absent), at the attempt's time now: nil drops it.
+func (c *Client) nextWrite(g *model.Group, w *model.Write, now model.Item, at int64) (*model.Write, error) {
+	if model.Collides(w, now) && w.Action.Delete != nil {
+		now = nil // another long member: this one is absent
+	} else if model.Collides(w, now) {
+		return nil, fmt.Errorf("%w: %.40q... (%d bytes)", ErrMemberCollision, w.Member, len(w.Member))
+	}
+	switch {
+	case now != nil && model.ExpiredAt(now, at) && !w.Swept && !w.Replaces:
+		// An expired member is a missing one (memberttl.go).
+		return c.onExpired(g.Key, g.Typ, w, now)
+	case now != nil && w.Action.Delete != nil && !w.Swept && !w.Strict && (w.Need&model.NeedExpiry == 0 || w.ExpWas != model.MemberExp(now)):
+		return model.PinDelete(w, model.MemberExp(now)), nil // it has an expiry, or another one
+	case w.Retry != nil:
+		return w.Retry(now)
+	}
+	return nil, nil
+}
+
+// keyCommit is what a committed transaction wrote to one key: its member
+// writes (g; g.Typ the key's type after them), the action on its metadata
+// item, its count items' actions, and whether it unranked the key.
+type keyCommit struct {
+	g      *model.Group
+	meta   types.TransactWriteItem
+	counts []*model.Write
+	unrank bool
+}
+
+// committed is the bookkeeping after a commit, of transact's and of
+// EXEC's alike: what this Client now knows of the key's encoding
+// (smallset.go) and ranks (rank.go), and the waiters its new members serve.
+func (c *Client) committed(ctx context.Context, k keyCommit) {
+	g := k.g
+	switch {
+	case model.DeletesKey(k.meta) && g.Typ != model.TypeZSet: // its next SADD starts it small
+		c.seenBig(g.Key, false)
+	case g.Typ == model.TypeSet && k.meta.Update != nil: // a set of member items
+		c.seenBig(g.Key, true)
+	}
+	if g.Typ == model.TypeZSet && g.Adds() {
+		c.waiters.notifyAdded(g.Key)
+	}
+	c.rankCommitted(ctx, g, k.counts)
+	if k.unrank {
+		c.setBelief(g.Key, &model.RankBelief{}) // its metadata action removed rk
+		if g.Typ != model.TypeZSet {
+			// Deleted, or a set now: its count items go, as after DEL
+			// (rankDrop). One left behind after an error here is
+			// ignored until a build replaces it.
+			_ = c.rankDrop(ctx, g.Key)
+		}
+	}
+	c.rankCreated(ctx, g)
 }
 
 // sendAttempt sends one attempt's transaction: through the combiner

@@ -32,10 +32,12 @@ type view interface {
 	metas(ctx context.Context, keys []string) ([]model.Meta, error)
 	liveCount(ctx context.Context, key string, typ model.KeyType) (int64, error)
 
-	// Reads of members: some by name (probe), all in order (memberItems),
+	// Reads of members: some by name (probe), all in order (memberItems;
+	// setItems: a set's, after its metadata item when it has one),
 	// a sorted-set range (read, count) and a member's rank.
 	probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error)
 	memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error]
+	setItems(ctx context.Context, key string) iter.Seq2[model.Item, error]
 	read(ctx context.Context, key string, r zrange) ([]Z, error)
 	count(ctx context.Context, key string, r zrange) (int64, error)
 	rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error)
@@ -110,10 +112,3 @@ func (c *Client) frozen() *Client {
 	f.opts.Now = func() time.Time { return at }
 	return &f
 }
-
-// uncounted reports whether m counts members with expiries (mn).
-func (t table) uncounted(m model.Meta) bool { return m.TTLs > 0 }
-
-// itemSet reports whether the set m describes is of member items, as its
-// metadata item shows (smallset.go).
-func (t table) itemSet(m model.Meta) bool { return m.Small == nil }

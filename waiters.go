@@ -428,3 +428,39 @@ func signal(ch chan struct{}) {
 	default:
 	}
 }
+
+// mpop takes up to count members (take: ZPOPMIN's or ZPOPMAX's, or
+// another blockOp's) from the first existing key of keys.
+func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int64, take func(ctx context.Context, key string, n int64) ([]Z, error)) (key string, zs []Z, err error) {
+	err = c.st.Attempts(ctx, false, func() (bool, error) {
+		ms, err := c.view().metas(ctx, keys)
+		if err != nil {
+			return true, wrap(cmd, err)
+		}
+		at := -1
+		for i, m := range ms {
+			// A key whose members all expired is missing (settle).
+			if ms[i], err = c.settle(ctx, keys[i], m, false); err != nil {
+				return true, wrap(cmd, err)
+			}
+			if ms[i].Typ != model.TypeNone {
+				at = i
+				break
+			}
+		}
+		switch {
+		case at < 0:
+			return true, nil
+		case ms[at].Typ != model.TypeZSet:
+			return true, ErrWrongType
+		}
+		popped, err := take(ctx, keys[at], count)
+		if err != nil || len(popped) > 0 {
+			key, zs = keys[at], popped
+			return true, err
+		}
+		// Another client emptied the key between the two reads: look again.
+		return false, nil
+	})
+	return key, zs, err
+}

@@ -150,3 +150,11 @@ func (c *Client) versions(ctx context.Context, keys []string) ([]string, error) 
 	items, err := c.metaItems(ctx, keys, nil, model.VersionProjection.Expr, model.VersionProjection.Names)
 	return model.MapSlice(items, c.versionOf), err
 }
+
+// watching reports whether w watches key.
+func (w *Watch) watching(key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.seen[key]
+	return ok
+}

@@ -32,8 +32,6 @@ import (
 	"context"
 	"strconv"
 	"time"
-
-	"github.com/redimo-go/redimo/internal/model"
 )
 
 // ZMPop pops up to count members (count ≥ 1) from the first of keys that
@@ -169,42 +167,6 @@ func checkTimeout(cmd string, timeout time.Duration) error {
 	return nil
 }
 
-// mpop takes up to count members (take: ZPOPMIN's or ZPOPMAX's, or
-// another blockOp's) from the first existing key of keys.
-func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int64, take func(ctx context.Context, key string, n int64) ([]Z, error)) (key string, zs []Z, err error) {
-	err = c.st.Attempts(ctx, false, func() (bool, error) {
-		ms, err := c.view().metas(ctx, keys)
-		if err != nil {
-			return true, wrap(cmd, err)
-		}
-		at := -1
-		for i, m := range ms {
-			// A key whose members all expired is missing (settle).
-			if ms[i], err = c.settle(ctx, keys[i], m, false); err != nil {
-				return true, wrap(cmd, err)
-			}
-			if ms[i].Typ != model.TypeNone {
-				at = i
-				break
-			}
-		}
-		switch {
-		case at < 0:
-			return true, nil
-		case ms[at].Typ != model.TypeZSet:
-			return true, ErrWrongType
-		}
-		popped, err := take(ctx, keys[at], count)
-		if err != nil || len(popped) > 0 {
-			key, zs = keys[at], popped
-			return true, err
-		}
-		// Another client emptied the key between the two reads: look again.
-		return false, nil
-	})
-	return key, zs, err
-}
-
 // popOp is the blockOp of the blocking pops (cmd names errors): take is
 // ZPOPMIN (ZPOPMAX with rev) with COUNT n, undo a ZADD NX of the members
 // with the scores they had.
@@ -222,64 +184,5 @@ func (c *Client) popOp(cmd string, rev bool) blockOp {
 			_, err := c.ZAddArgs(ctx, key, ZAddArgs{NX: true, Members: zs})
 			return err
 		},
-	}
-}
-
-// block takes up to count members from the first of keys that has some
-// (op.take), waiting for members while all are empty until the timeout
-// passes (0: never; then key is "" and zs empty) or ctx ends. Inside a
-// transaction it does not wait, as Redis's blocking commands inside
-// MULTI. Its first try is its own, as ZMPOP's (WRONGTYPE for a first
-// existing key of another type), unless waiters of this Client are
-// already queued on one of keys: it then queues behind them at once,
-// first come first served (a key of another type then leaves it waiting,
-// as one that changed type while it waited). A waiting command is served
-// by its keys' feeders (waiters.feed).
-func (t table) wait(ctx context.Context, cmd string, timeout time.Duration, keys []string, count int64, op blockOp) (string, []Z, error) {
-	c := t.c
-	var deadline <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		deadline = t.C
-	}
-	// Registered before the first try, so that a write committed between
-	// that try and the wait still wakes a feeder that serves it.
-	w := &waiter{cmd: cmd, keys: model.Dedupe(keys), count: count, op: op,
-		ctx: context.WithoutCancel(c.labelled(ctx)), done: make(chan blockResult, 1)}
-	behind := c.waiters.add(c, w)
-	if !behind {
-		// Its writes go on when ctx ends (store.Detached), so what it took
-		// is known: returned, or, when the caller has left meanwhile,
-		// handed to the next waiter or put back.
-		key, zs, err := c.mpop(ctx, cmd, keys, count, op.take)
-		if ctx.Err() != nil && len(zs) > 0 {
-			c.waiters.leave(w)
-			c.waiters.handOn(w.ctx, key, op, zs)
-			return "", nil, wrap(cmd, ctx.Err())
-		}
-		if err != nil || len(zs) > 0 {
-			c.waiters.leave(w)
-			return key, zs, err
-		}
-	}
-	c.waiters.ready(w)
-	if notice, ok := ctx.Value(waitNoticeKey{}).(func()); ok {
-		notice()
-	}
-	for {
-		select {
-		case r := <-w.done:
-			return r.key, r.zs, r.err
-		case <-deadline:
-			// Answered nil only once each of keys was read after now.
-			deadline = nil
-			c.waiters.expire(w)
-		case <-ctx.Done():
-			if r, served := c.waiters.leave(w); served {
-				return r.key, r.zs, r.err
-			}
-			return "", nil, wrap(cmd, ctx.Err())
-		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
 )
 
@@ -246,11 +244,6 @@ func (c *Client) ZLexCount(ctx context.Context, key, min, max string) (_ int64, 
 	})
 }
 
-// rankedCount is ranked(r): a count from the count items.
-func (t table) rankedCount(r zrange, ranked func(zrange) (int64, bool, error)) (int64, bool, error) {
-	return ranked(r)
-}
-
 // countRange is ZCOUNT and ZLEXCOUNT: the members between min and max as
 // resolve (scoreRange or lexRange) reads them, counted by ranked (from
 // count items, when it can: ok) or else by a Query COUNT.
@@ -334,46 +327,6 @@ func (c *Client) rank(ctx context.Context, cmd, key, member string, rev bool) (R
 	}
 	rs, ok, err := c.view().rank(ctx, key, member, rev)
 	return rs, ok, wrap(cmd, err)
-}
-
-// rank is member's rank in key, a sorted set, and its score, from the
-// member's item and the count items (rankFrom) when the key has them,
-// else counted.
-func (t table) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
-	c := t.c
-	it, mt, ranges, err := c.rankProbe(ctx, key, member)
-	if err != nil || it == nil {
-		return RankScore{}, false, err
-	}
-	ix := model.BytesAttr(it, model.AttrIX)
-	n, err := c.rankFrom(ctx, key, mt, ranges, ix, rev)
-	if err == nil && len(ix) == 9+model.InlineMemberLen {
-		var before int64
-		before, err = c.runBefore(ctx, key, ix, member, rev)
-		n += before
-	}
-	return RankScore{Rank: n, Score: model.ScoreOfIX(ix)}, err == nil, err
-}
-
-// runBefore counts the members of key that share member's index value ix
-// (long members with its score and first 1015 bytes: longmember.go) and
-// come before it: below it, or above it when rev.
-func (c *Client) runBefore(ctx context.Context, key string, ix []byte, member string, rev bool) (int64, error) {
-	var n int64
-	for it, err := range c.query(ctx, &dynamodb.QueryInput{
-		IndexName:                 aws.String(c.opts.IndexName),
-		KeyConditionExpression:    aws.String("#pk = :pk AND #ix = :ix"),
-		ExpressionAttributeNames:  map[string]string{"#pk": model.AttrPK, "#ix": model.AttrIX},
-		ExpressionAttributeValues: model.Item{":pk": model.Bin(model.PkValue(key)), ":ix": model.Bin(ix)},
-	}, 0) {
-		if err != nil {
-			return 0, err
-		}
-		if m, _, _ := model.MemberOf(it); (m < member && !rev) || (m > member && rev) {
-			n++
-		}
-	}
-	return n, nil
 }
 
 // removeRange deletes the members of a resolved range through the
