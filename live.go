@@ -326,3 +326,21 @@ func (c *Client) ofType(ctx context.Context, key string, m model.Meta, types ...
 	}
 	return m, err
 }
+
+// members returns every member of key of type typ, in member (byte) order:
+// a set's are sorted after the read, which returns them in the order of
+// their hashes.
+func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]string, error) {
+	var out []string
+	for it, err := range c.view().memberItems(ctx, key, typ, "") {
+		if err != nil {
+			return nil, err
+		}
+		m, _, _ := model.MemberOf(it)
+		out = append(out, m)
+	}
+	if typ == model.TypeSet {
+		slices.Sort(out)
+	}
+	return out, nil
+}

@@ -12,7 +12,7 @@ package model
 //	metadata    'k' + key     0x00                      (absent: not in the index)
 //
 // Metadata items also carry ks and kh, the keys of the global secondary
-// index that lists keys (keyspace.go): kh is the first 8 bytes of the
+// index that lists keys (keys.go): kh is the first 8 bytes of the
 // key's SHA-256, ks its top 4 bits (16 shards, so no one index partition
 // takes every key's writes). Members never have them: the index holds
 // metadata items only.
