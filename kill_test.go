@@ -40,7 +40,7 @@ func init() {
 }
 
 // TestDelSIGKILL: a process running DEL of a big set, or of a ranked
-// sorted set (model.RankMin members or more: it has count items), is
+// sorted set (2,000 members or more, model.RankMin: it has count items), is
 // killed with SIGKILL after a random delay, again and again; a fresh
 // Client then finds the key whole (every member, with its score, the
 // count equal to the members, ZRANK right) or gone (EXISTS 0, the count
@@ -49,8 +49,9 @@ func init() {
 // takes, the range of the delays.
 func TestDelSIGKILL(t *testing.T) {
 	endpoint := testenv.NeedEndpoint(t)
-	n := testenv.Budget(2000, 10000)
-	kills := testenv.Budget(2, 8)
+	// The full suite's 5,000 members under -race: about 2 minutes.
+	n := testenv.Budget(2000, 5000)
+	kills := testenv.Budget(2, 4)
 	seed := testenv.Seed(t, 31)
 	ctx := context.Background()
 	table := "redimo_kill_test_" + testenv.RandomHex(4)
@@ -153,7 +154,7 @@ func TestDelSIGKILL(t *testing.T) {
 				}
 				return true
 			}
-			del := func() (*exec.Cmd, *strings.Builder) {
+			del := func(key string) (*exec.Cmd, *strings.Builder) {
 				cmd := exec.Command(os.Args[0], "-test.run=^$")
 				cmd.Env = append(os.Environ(), killDelEnv+"="+endpoint+"\n"+table+"\n"+key)
 				out := &strings.Builder{}
@@ -169,21 +170,33 @@ func TestDelSIGKILL(t *testing.T) {
 			require.True(t, whole("filled"))
 			filled := time.Since(began)
 			// The first DEL runs to its end: how long it takes is the
-			// range of the kills' delays.
+			// range of the kills' delays; half the kills come within twice
+			// the time of a DEL of a missing key (the process starts, reads
+			// the key's metadata item, exits), around the write that kills
+			// the key.
 			began = time.Now()
-			cmd, out := del()
+			cmd, out := del(key)
 			require.NoError(t, cmd.Wait(), out.String())
 			span := time.Since(began)
 			require.Equal(t, "deleted 1\n", out.String())
 			require.False(t, whole("after an uninterrupted DEL"))
+			began = time.Now()
+			cmd, out = del(key + ":missing")
+			require.NoError(t, cmd.Wait(), out.String())
+			early := 2 * time.Since(began)
+			require.Equal(t, "deleted 0\n", out.String())
 			var wholes, gones int
 			for round := range kills {
 				first()
 				fill()
+				within := span
+				if round%2 == 0 {
+					within = min(early, span)
+				}
 				// Killed before its write, the key is whole: kill again.
 				for try := 0; ; try++ {
-					cmd, _ := del()
-					delay := time.Duration(rng.Int64N(int64(span)))
+					cmd, _ := del(key)
+					delay := time.Duration(rng.Int64N(int64(within)))
 					time.Sleep(delay)
 					if err := cmd.Process.Kill(); err != nil {
 						require.ErrorIs(t, err, os.ErrProcessDone) // it ended first
@@ -199,7 +212,7 @@ func TestDelSIGKILL(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d members: filled in %v, DEL took %v uninterrupted; %d kills left the key whole, %d left it gone", n, filled.Round(time.Millisecond), span.Round(time.Millisecond), wholes, gones)
+			t.Logf("%d members: filled in %v, DEL took %v uninterrupted (%v for a missing key); %d kills left the key whole, %d left it gone", n, filled.Round(time.Millisecond), span.Round(time.Millisecond), (early / 2).Round(time.Millisecond), wholes, gones)
 		})
 	}
 }
