@@ -215,6 +215,29 @@ func TestDisconnectCompletes(t *testing.T) {
 	require.Equal(t, ":0\r\n", dial(t, ts.addr).do("EXISTS", k))
 }
 
+// TestCommandTimeout: Config.CommandTimeout bounds a started command (it
+// is cancelled, with an error reply), but not a blocking command's wait,
+// which its own timeout bounds: a BZPOPMIN with timeout 0 is still served
+// after it.
+func TestCommandTimeout(t *testing.T) {
+	needDB(t)
+	g := newGate(testDB)
+	ts := startServer(t, g, server.Config{CommandTimeout: 200 * time.Millisecond})
+	c := dial(t, ts.addr)
+	require.Equal(t, "-ERR command cancelled: context deadline exceeded\r\n", c.do("SCARD", "slow:"+randomHex(4)))
+	require.Equal(t, 1, g.cancelledCalls())
+
+	k := "timeout:" + randomHex(4)
+	waiter := dial(t, ts.addr)
+	waiter.send(encode("BZPOPMIN", k, "0"))
+	time.Sleep(500 * time.Millisecond)
+	// Another Client's ZADD, not bounded by the server's CommandTimeout.
+	other := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = testTable })
+	_, err := other.ZAdd(context.Background(), k, redimo.Z{Score: 1, Member: "m"})
+	require.NoError(t, err)
+	require.Equal(t, "*3\r\n$"+fmt.Sprint(len(k))+"\r\n"+k+"\r\n$1\r\nm\r\n$1\r\n1\r\n", string(waiter.read()))
+}
+
 // TestGracefulShutdown: Shutdown waits for the command in flight, which
 // replies; new connections are refused; a Shutdown whose context ends
 // cancels what still runs.
