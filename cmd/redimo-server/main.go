@@ -22,11 +22,16 @@
 // TLS connections, as redis-server's tls-port; --metrics-addr serves
 // Prometheus metrics, /healthz and /readyz.
 //
-// Every command runs with a context that is cancelled when its client
-// disconnects. --timeout N closes a connection idle for N seconds, as
-// Redis's timeout (off by default). SIGTERM or SIGINT stops accepting
-// connections, lets the commands in flight finish (for up to
-// --shutdown-timeout) and exits.
+// A command, once started, runs to its end (bounded by --command-timeout)
+// even when its client disconnects; the commands the client pipelined
+// behind it are not run. A blocking command's wait (BZPOPMIN...) ends when
+// its client disconnects. --timeout N closes a connection idle for N
+// seconds, as Redis's timeout (off by default). SIGTERM or SIGINT stops
+// accepting connections and reading commands, lets the commands in flight
+// finish and reply (for up to --shutdown-timeout, 60 s by default),
+// answers blocked commands still waiting with their timeout reply (nil),
+// and exits 0; if the drain timeout passes, the commands still running
+// are cancelled and it exits 1.
 package main
 
 import (
@@ -71,7 +76,8 @@ func run(args []string, stderr io.Writer) int {
 		password    = fs.String("requirepass", os.Getenv("REDIMO_PASSWORD"), "password clients must AUTH with (env REDIMO_PASSWORD); empty: none")
 		createTable = fs.Bool("create-table", false, "create the table (on-demand billing) when it does not exist, and check its schema")
 		maxClients  = fs.Int("maxclients", server.DefaultMaxClients, "maximum open connections")
-		grace       = fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM/SIGINT, how long in-flight commands may take before they are cancelled")
+		grace       = fs.Duration("shutdown-timeout", 60*time.Second, "on SIGTERM/SIGINT, how long in-flight commands may take to finish before they are cancelled (the drain timeout)")
+		cmdTimeout  = fs.Duration("command-timeout", server.DefaultCommandTimeout, "how long a command may run once started; it completes even if its client disconnects (blocking commands' waits excepted); negative: no bound")
 		idle        = fs.Int("timeout", 0, "close a client's connection after it has been idle this many seconds, as Redis's timeout; 0: never")
 		verbose     = fs.Bool("v", false, "log connections' protocol errors and more")
 		metricsAddr = fs.String("metrics-addr", os.Getenv("REDIMO_METRICS_ADDR"),
@@ -171,7 +177,7 @@ func run(args []string, stderr io.Writer) int {
 	}
 	srv := server.New(server.Config{
 		Client: client, Password: *password, MaxClients: *maxClients, Logger: log, Info: info, Port: port,
-		IdleTimeout: time.Duration(*idle) * time.Second,
+		IdleTimeout: time.Duration(*idle) * time.Second, CommandTimeout: *cmdTimeout,
 	})
 	if *metricsAddr != "" {
 		mln, err := net.Listen("tcp", *metricsAddr)

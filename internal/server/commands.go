@@ -138,7 +138,14 @@ func (s *Server) run(ctx context.Context, sess *Session, cmd *Command, args []st
 	sess.mu.Lock()
 	sess.lastCmd, sess.lastAt = cmd.Name, start
 	sess.mu.Unlock()
-	if cmd.has("blocking") { // a blocked wait ends when Shutdown starts
+	if cmd.has("blocking") && tx == nil {
+		// A blocked wait ends when its client disconnects (it runs under
+		// the connection's context, not commandContext's: its own timeout
+		// bounds it) and when Shutdown starts (it then replies as at its
+		// timeout: see fail).
+		if conn, ok := ctx.Value(connKey{}).(context.Context); ok {
+			ctx = conn
+		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
@@ -244,6 +251,10 @@ func (c *call) fail(err error) resp.Value {
 		return resp.Err("ERR " + err.Error())
 	case errors.Is(err, redimo.ErrInvalidArgument):
 		return resp.Err("ERR " + err.Error())
+	case c.cmd.has("blocking") && !c.queued && c.srv.blocked.Err() != nil && errors.Is(err, context.Canceled):
+		// Shutdown ended the wait before any member came: Redis's reply
+		// at the timeout (every blocking command's is nil).
+		return resp.NilArray()
 	case c.ctx.Err() != nil:
 		return resp.Err("ERR command cancelled: " + c.ctx.Err().Error())
 	}

@@ -32,6 +32,9 @@ const (
 	// RedisVersion is the Redis version the server reports (HELLO, INFO):
 	// replies follow Redis 7.0.
 	RedisVersion = "7.0.15"
+	// DefaultCommandTimeout bounds how long a command may run once
+	// started (Config.CommandTimeout).
+	DefaultCommandTimeout = 10 * time.Minute
 	// pipelineDepth is how many commands of one connection are read ahead
 	// of the one running.
 	pipelineDepth = 128
@@ -62,6 +65,14 @@ type Config struct {
 	// default, never closes one. CONFIG GET timeout reports it in whole
 	// seconds.
 	IdleTimeout time.Duration
+	// CommandTimeout bounds how long a command may run once started. A
+	// started command runs to its end whatever its client does: one whose
+	// client disconnects still completes (its reply is dropped), so no
+	// client leaves a command half done. Blocking commands (BZPOPMIN and
+	// kin) are the exception while they wait: a disconnect ends the wait,
+	// and their own timeout bounds it, not this one. Default
+	// DefaultCommandTimeout; negative: no bound.
+	CommandTimeout time.Duration
 }
 
 // Server serves Redis commands over redimo. Create it with New.
@@ -90,8 +101,9 @@ type Server struct {
 	// Config.Client, the others its WithDB views.
 	dbs [redimo.MaxDB + 1]*redimo.Client
 
-	// base is the parent of every connection's context; cancelling it
-	// aborts the commands in flight (a Shutdown whose deadline passed).
+	// base is the parent of every connection's context and of every
+	// command's; cancelling it aborts the commands in flight (a Shutdown
+	// whose deadline passed).
 	base      context.Context
 	cancelAll context.CancelFunc
 	// blocked is cancelled when Shutdown starts: blocking commands (BZPOPMIN
@@ -111,6 +123,9 @@ type Server struct {
 func New(cfg Config) *Server {
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.CommandTimeout == 0 {
+		cfg.CommandTimeout = DefaultCommandTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -195,11 +210,13 @@ func (s *Server) isClosing() bool {
 	return s.closing
 }
 
-// Shutdown stops accepting connections, lets every connection finish the
-// command it is running (and write its reply), then closes them. Commands
-// pipelined behind it are not run. When ctx ends first, the commands still
-// running are cancelled and Shutdown returns ctx's error once their
-// connections are closed.
+// Shutdown stops accepting connections and reading commands, lets every
+// connection finish the commands it is running (and write their replies,
+// also for commands whose client has gone), then closes them. Commands
+// pipelined behind them are not run. Blocking commands still waiting for
+// a member stop waiting and reply as at their timeout (nil), taking none.
+// When ctx ends first, the commands still running are cancelled and
+// Shutdown returns ctx's error once their connections are closed.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancelBlocked()
 	s.mu.Lock()
@@ -284,9 +301,10 @@ func (c *conn) stop() {
 
 // serve runs the connection: a reader goroutine parses commands ahead (so
 // that pipelined commands wait in a queue and a client that disconnects is
-// noticed while its command runs: the command's context is cancelled),
-// and this goroutine runs them in order and writes their replies, flushing
-// when no command is waiting.
+// noticed while its command runs: the commands queued behind it are not
+// run, the running ones complete under their own context, see
+// commandContext), and this goroutine runs them in order and writes their
+// replies, flushing when no command is waiting.
 func (c *conn) serve() {
 	s := c.srv
 	defer func() {
@@ -361,12 +379,13 @@ func (c *conn) serve() {
 			}
 		}
 		replies := make([]resp.Value, len(run))
+		cctx, cancel := c.commandContext()
 		if len(run) == 1 {
-			replies[0] = s.Do(c.ctx, c.sess, it.args)
+			replies[0] = s.Do(cctx, c.sess, it.args)
 		} else {
 			var wg sync.WaitGroup
 			share := &runShare{}
-			ctx := context.WithValue(c.ctx, runShareKey{}, share)
+			ctx := context.WithValue(cctx, runShareKey{}, share)
 			began := time.Now()
 			for i := range run {
 				wg.Add(1)
@@ -378,6 +397,7 @@ func (c *conn) serve() {
 			wg.Wait()
 			share.settle(&s.stats, time.Since(began))
 		}
+		cancel()
 		if c.ctx.Err() != nil && !c.stopped.Load() { // the client is gone
 			return
 		}
@@ -410,9 +430,32 @@ func (c *conn) serve() {
 	}
 }
 
+// connKey is the context value of a command run for a connection: the
+// connection's context, which ends when the client disconnects.
+type connKey struct{}
+
+// commandContext is the context of the commands a connection runs next:
+// detached from the connection, so that a client that disconnects
+// mid-command does not cut it in half (it completes; its reply is
+// dropped), bounded by Config.CommandTimeout, and cancelled by a Shutdown
+// whose deadline passed (s.base). It carries the connection's context for
+// the blocking commands' wait (Server.run).
+func (c *conn) commandContext() (context.Context, context.CancelFunc) {
+	ctx := context.WithValue(context.WithoutCancel(c.ctx), connKey{}, c.ctx)
+	var cancel context.CancelFunc
+	if d := c.srv.cfg.CommandTimeout; d > 0 {
+		ctx, cancel = context.WithTimeout(ctx, d)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	stop := context.AfterFunc(c.srv.base, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
 // read parses commands into queue until the connection ends. A read error
-// that Shutdown did not cause means the client is gone: the command in
-// flight is cancelled.
+// that Shutdown did not cause means the client is gone: the connection's
+// context ends, which ends a blocking command's wait; a command in flight
+// otherwise completes.
 func (c *conn) read(queue chan<- item) {
 	defer close(queue)
 	var src io.Reader = c.nc

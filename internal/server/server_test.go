@@ -193,28 +193,49 @@ func TestAuth(t *testing.T) {
 	}
 }
 
-// TestDisconnectCancels: a client that disconnects while its command runs
-// cancels the command's context.
-func TestDisconnectCancels(t *testing.T) {
+// TestDisconnectCompletes: a client that disconnects while its command
+// runs does not cancel it: the command runs to its end (its reply is
+// dropped), and the commands pipelined behind it are not run.
+func TestDisconnectCompletes(t *testing.T) {
 	needDB(t)
 	g := newGate(testDB)
 	ts := startServer(t, g, server.Config{})
 	c := dial(t, ts.addr)
-	c.send(encode("SCARD", "slow:"+randomHex(4)))
-	<-g.entered
-	c.nc.Close()
-	require.Eventually(t, func() bool { return g.cancelledCalls() == 1 }, 5*time.Second, 10*time.Millisecond)
-
-	// Pipelined commands behind the cancelled one are not run. (A
-	// command on another key would run beside it: see pipeline.go.)
-	c = dial(t, ts.addr)
 	k := "slow:" + randomHex(4)
 	c.send(append(encode("SCARD", k), encode("SADD", k, "a")...))
 	<-g.entered
 	c.nc.Close()
-	require.Eventually(t, func() bool { return g.cancelledCalls() == 2 }, 5*time.Second, 10*time.Millisecond)
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // the server sees the disconnect
+	require.Equal(t, 0, g.cancelledCalls(), "the disconnect cancelled the command")
+	close(g.release)
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, 0, g.cancelledCalls())
+	// The SADD read ahead behind it did not run: the disconnect was seen
+	// while the SCARD ran, and did not cut it short.
 	require.Equal(t, ":0\r\n", dial(t, ts.addr).do("EXISTS", k))
+}
+
+// TestCommandTimeout: Config.CommandTimeout bounds a started command (it
+// is cancelled, with an error reply), but not a blocking command's wait,
+// which its own timeout bounds: a BZPOPMIN with timeout 0 is still served
+// after it.
+func TestCommandTimeout(t *testing.T) {
+	needDB(t)
+	g := newGate(testDB)
+	ts := startServer(t, g, server.Config{CommandTimeout: 200 * time.Millisecond})
+	c := dial(t, ts.addr)
+	require.Equal(t, "-ERR command cancelled: context deadline exceeded\r\n", c.do("SCARD", "slow:"+randomHex(4)))
+	require.Equal(t, 1, g.cancelledCalls())
+
+	k := "timeout:" + randomHex(4)
+	waiter := dial(t, ts.addr)
+	waiter.send(encode("BZPOPMIN", k, "0"))
+	time.Sleep(500 * time.Millisecond)
+	// Another Client's ZADD, not bounded by the server's CommandTimeout.
+	other := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = testTable })
+	_, err := other.ZAdd(context.Background(), k, redimo.Z{Score: 1, Member: "m"})
+	require.NoError(t, err)
+	require.Equal(t, "*3\r\n$"+fmt.Sprint(len(k))+"\r\n"+k+"\r\n$1\r\nm\r\n$1\r\n1\r\n", string(waiter.read()))
 }
 
 // TestGracefulShutdown: Shutdown waits for the command in flight, which
@@ -411,7 +432,8 @@ func TestGoRedisSortedSets(t *testing.T) {
 }
 
 // A blocked BZPOPMIN (timeout 0: forever) does not hold Shutdown until its
-// deadline: the wait ends when Shutdown starts, and nothing is popped.
+// deadline: the wait ends when Shutdown starts, with the timeout's reply
+// (nil), and nothing is popped.
 func TestShutdownEndsBlockedPops(t *testing.T) {
 	needDB(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -429,4 +451,6 @@ func TestShutdownEndsBlockedPops(t *testing.T) {
 	require.NoError(t, srv.Shutdown(ctx), "Shutdown returned at its deadline")
 	require.Less(t, time.Since(start), 5*time.Second)
 	require.ErrorIs(t, <-done, server.ErrServerClosed)
+	require.Equal(t, "*-1\r\n", string(c.read()), "the timeout's reply")
+	require.Equal(t, "", c.readAll())
 }
