@@ -3,13 +3,13 @@ package redimo
 // Transactions: MULTI/EXEC as one TransactWriteItems.
 //
 // A Pipeline runs the commands of a transaction, Client's own (it embeds
-// a Client in transaction mode: view.go), against a snapshot: the first
+// a Client whose storage view is the snapshot: view.go, snapshot.go): the first
 // time a command touches a key, the Pipeline reads the key's metadata
 // item (strongly consistent), then reads the member items the command
 // needs (or all of them, for SMEMBERS, SPOP, DEL and the sorted-set
 // ranges, ranks and pops), and keeps every change in memory: a command's
 // writes are judged on the snapshot by their conditions and applied to
-// it (Pipeline.apply). Each command answers at once, from the
+// it (snapshot.apply). Each command answers at once, from the
 // snapshot and the transaction's own earlier writes, as Redis's commands
 // inside MULTI answer at EXEC. Exec then sends one TransactWriteItems:
 // every member item that changed (put, delete or re-scored, on condition

@@ -62,8 +62,8 @@ var errNilDB = errors.New("redimo: NewClient was given a nil DynamoDB client: " 
 	"pass one, e.g. redimo.NewClient(dynamodb.NewFromConfig(cfg)) with cfg from config.LoadDefaultConfig")
 
 // failingAPI is a DynamoDBAPI whose every call returns err: the store of
-// NewClient(nil) (errNilDB) and of a Client in transaction mode
-// (model.ErrOutsideTx, view.go).
+// NewClient(nil) (errNilDB) and of a transaction's Client, whose storage
+// is EXEC's snapshot (model.ErrOutsideTx, view.go).
 type failingAPI struct{ err error }
 
 func (f failingAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {

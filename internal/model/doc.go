@@ -7,6 +7,12 @@
 //	keys.go      the encodings of keys, members and scores in items; the
 //	             metadata item (Meta) and its projections; key and member
 //	             checks; the key index's shard and hash; long members
+//	meta.go      the metadata item's writes: MetaWrite builds every
+//	             action on it (conditions on type, count, expiry, version,
+//	             ranks; the dead mark; write tokens kept by deletions)
+//	small.go     small sets in one item: their members in the metadata
+//	             item, the size threshold, write tokens per writer lane
+//	             (WriteToken, HoldsToken, StaleTokens), conversion
 //	glob.go      Redis's glob patterns (MATCH, KEYS)
 //	ranges.go    score and lex bounds, ZUNION/ZINTER's aggregation
 //	write.go     writes as data: a Write is one member item's change with
