@@ -121,13 +121,21 @@ func (t table) metas(ctx context.Context, keys []string) ([]model.Meta, error) {
 // Options.DisableKeyExpiry, the metadata is read only when it found none.
 func (c *Client) typedRead(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
 	if c.opts.DisableKeyExpiry {
-		found, err := read()
-		if err != nil || found {
-			return model.Meta{Typ: typ}, err
-		}
-		return c.typedMeta(ctx, key, typ)
+		return c.typedReadLazy(ctx, key, typ, read)
 	}
 	return c.typedReadParallel(ctx, key, typ, read)
+}
+
+// typedReadLazy is typedRead reading the metadata item only when read
+// found nothing: for reads whose finds are judged otherwise (without key
+// expiry, a member found is of a live key; a pop's write checks the type
+// and liveness it then relies on).
+func (c *Client) typedReadLazy(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
+	found, err := read()
+	if err != nil || found {
+		return model.Meta{Typ: typ}, err
+	}
+	return c.typedMeta(ctx, key, typ)
 }
 
 // typedReadParallel is typedRead reading the metadata item in parallel whatever the

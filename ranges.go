@@ -75,6 +75,10 @@ type zrange struct {
 	// checked: the metadata item was just read (type and expiry are known
 	// good), so the range read need not read it again.
 	checked bool
+	// written: the caller writes what it reads, on conditions that check
+	// the type and the key's liveness (a pop: metaAction), so the metadata
+	// item is read only when the range finds no member (typedReadLazy).
+	written bool
 	// keep is the selection of in's key condition and filter (exclude
 	// included) in Go, for EXEC's reader (view.go); nil: every member.
 	keep func(Z) bool
@@ -189,6 +193,9 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	}
 	var out []Z
 	typed := c.typedRead
+	if r.written {
+		typed = c.typedReadLazy
+	}
 	if r.checked {
 		typed = func(_ context.Context, _ string, typ model.KeyType, read func() (bool, error)) (model.Meta, error) {
 			_, err := read()

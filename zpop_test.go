@@ -190,3 +190,50 @@ func TestBZPopWrongType(t *testing.T) {
 	_, _, err = c.BZPopMin(ctx, 0, p+"none", p+"s")
 	require.True(t, errors.Is(err, ErrWrongType), "%v", err)
 }
+
+// TestZPopRequests: a pop reads its range and writes the removal, whose
+// metadata condition checks the type and the key's liveness; the metadata
+// item is read only when the range is empty. A key that expired with its
+// members still stored pops nothing and is purged.
+func TestZPopRequests(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	k, s, expiring := p+"z", p+"s", p+"expiring"
+	_, err := c.ZAdd(ctx, k, Z{1, "a"}, Z{2, "b"}, Z{3, "c"})
+	require.NoError(t, err)
+
+	cnt.reset()
+	zs, err := c.ZPopMin(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{1, "a"}}, zs)
+	require.EqualValues(t, map[string]int64{"Query": 1, "TransactWriteItems": 1}, cnt.byOp, "ZPOPMIN: %s", cnt)
+
+	cnt.reset()
+	zs, err = c.ZPopMin(ctx, p+"missing")
+	require.NoError(t, err)
+	require.Empty(t, zs)
+	require.EqualValues(t, map[string]int64{"Query": 1, "GetItem": 1}, cnt.byOp, "ZPOPMIN of a missing key: %s", cnt)
+
+	_, err = c.SAdd(ctx, s, "a")
+	require.NoError(t, err)
+	_, err = c.ZPopMax(ctx, s)
+	require.ErrorIs(t, err, ErrWrongType)
+
+	_, err = c.ZAdd(ctx, expiring, Z{1, "a"}, Z{2, "b"})
+	require.NoError(t, err)
+	ok, err := c.PExpire(ctx, expiring, 50*time.Millisecond)
+	require.NoError(t, err)
+	require.True(t, ok)
+	time.Sleep(100 * time.Millisecond)
+	zs, err = c.ZPopMin(ctx, expiring, 2)
+	require.NoError(t, err)
+	require.Empty(t, zs, "an expired key has no members to pop")
+	fresh, _, _ := newTestClient(t)
+	n, err := fresh.ZCard(ctx, expiring)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	_, err = c.ZAdd(ctx, expiring, Z{5, "new"})
+	require.NoError(t, err)
+	all, err := c.ZRangeWithScores(ctx, expiring, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{5, "new"}}, all, "the expired key's members were purged")
+}

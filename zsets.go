@@ -309,8 +309,9 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 // Options.MaxAttempts rounds (then the members popped so far with
 // ErrContention). Emptying the key deletes it.
 //
-// Cost: per round, one Query of the index reading count members, a GetItem
-// in parallel, and ⌈count/99⌉ TransactWriteItems.
+// Cost: per round, one Query of the index reading count members and
+// ⌈count/99⌉ TransactWriteItems; a GetItem instead of the transactions
+// when the key has no member (missing, or of another type).
 //
 // [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
 func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) (_ []Z, err error) {
@@ -353,7 +354,11 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 	var popped []Z
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		want := n - int64(len(popped))
-		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want}
+		// The removal's metadata condition checks the type and that the
+		// key is live: the metadata item is read only when the range is
+		// empty (a key that expired meanwhile fails the removal, which
+		// purges it: the next round finds it missing).
+		r := zrange{in: c.scoreQuery(key, math.Inf(-1), math.Inf(1)), rev: rev, count: want, written: true}
 		zs, err := c.view().read(ctx, key, r)
 		if err != nil || len(zs) == 0 {
 			return true, err
