@@ -214,5 +214,6 @@ func runJobQueue(b *testing.B, clients []*Client, consumers int, d time.Duration
 	run.elapsed = last.Sub(start)
 	run.producing = producing
 	run.requests = cnt.requests.Load()
+	b.Logf("consumers=%d: %d jobs, %s", consumers, jobs, cnt)
 	return run
 }

@@ -430,8 +430,16 @@ func signal(ch chan struct{}) {
 }
 
 // mpop takes up to count members (take: ZPOPMIN's or ZPOPMAX's, or
-// another blockOp's) from the first existing key of keys.
+// another blockOp's) from the first existing key of keys. Of one key, take
+// alone: it reads the key and checks its type itself (a BZPOPMIN's try
+// is its pop's requests, no BatchGetItem before them).
 func (c *Client) mpop(ctx context.Context, cmd string, keys []string, count int64, take func(ctx context.Context, key string, n int64) ([]Z, error)) (key string, zs []Z, err error) {
+	if len(keys) == 1 {
+		if zs, err = take(ctx, keys[0], count); len(zs) > 0 {
+			key = keys[0]
+		}
+		return key, zs, err
+	}
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		ms, err := c.view().metas(ctx, keys)
 		if err != nil {
