@@ -110,7 +110,11 @@ func (c *Client) metaItems(ctx context.Context, keys []string, consistent *bool,
 func (t table) metas(ctx context.Context, keys []string) ([]model.Meta, error) {
 	c := t.c
 	items, err := c.metaItems(ctx, keys, nil, model.MetaProjection.Expr, model.MetaProjection.Names)
-	return model.MapSlice(items, c.liveMeta), err // a nil item: typeNone
+	ms := model.MapSlice(items, c.liveMeta) // a nil item: typeNone
+	for i, m := range ms {
+		c.noteEncoding(keys[i], m) // for the probes that follow (setProbe)
+	}
+	return ms, err
 }
 
 // typedRead runs read while it reads key's metadata item, in parallel (one
