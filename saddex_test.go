@@ -209,3 +209,42 @@ func TestSAddExArgsInTx(t *testing.T) {
 	returns(t, []int64{-1})(c.SPTTL(ctx, k, "b"))
 	checkStoredCounts(t, k)
 }
+
+// TestSAddExRefreshRequests: SADDEX reads the members it names first, so
+// a member already there gets its new expiry in one transaction, with no
+// refused put before it (a refused transaction costs its write units);
+// a new member is the read and one transaction too.
+func TestSAddExRefreshRequests(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	k := p + "online"
+	_, err := c.SAdd(ctx, k, make100("m")...) // member items: 100 members do not fit one item
+	require.NoError(t, err)
+	returns(t, int64(1))(c.SAddEx(ctx, k, time.Minute, false, "u1"))
+
+	cnt.reset()
+	returns(t, int64(0))(c.SAddEx(ctx, k, 2*time.Minute, false, "u1"))
+	require.EqualValues(t, map[string]int64{"BatchGetItem": 1, "TransactWriteItems": 1}, cnt.byOp, "refresh: %s", cnt)
+	require.Zero(t, cnt.cancelled.Load(), "no refused transaction: %s", cnt)
+	ttl, err := c.SPTTL(ctx, k, "u1")
+	require.NoError(t, err)
+	require.Greater(t, ttl[0], int64(time.Minute/time.Millisecond), "the new expiry")
+
+	cnt.reset()
+	returns(t, int64(2))(c.SAddEx(ctx, k, time.Minute, false, "u1", "u2", "u3"))
+	require.EqualValues(t, map[string]int64{"BatchGetItem": 1, "TransactWriteItems": 1}, cnt.byOp, "one refresh and two new: %s", cnt)
+	require.Zero(t, cnt.cancelled.Load(), cnt.String())
+	returns(t, int64(103))(c.SCard(ctx, k))
+
+	cnt.reset()
+	returns(t, int64(1))(c.SAddEx(ctx, k, time.Minute, true, "u1", "u4")) // KEEPTTL: u1 keeps its expiry, no write for it
+	require.EqualValues(t, map[string]int64{"BatchGetItem": 1, "TransactWriteItems": 1}, cnt.byOp, cnt.String())
+	checkStoredCounts(t, k)
+}
+
+func make100(prefix string) []string {
+	out := make([]string, 100)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%03d", prefix, i)
+	}
+	return out
+}
