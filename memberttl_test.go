@@ -244,10 +244,10 @@ func TestMemberExpiryModel(t *testing.T) {
 		}
 		return out
 	}
-	r := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
+	r := rand.New(rand.NewPCG(7, testenv.Seed(t, 7)))
 	member := func() string { return fmt.Sprintf("m%d", r.IntN(12)) }
 	conds := []ExpireCondition{ExpireAlways, ExpireNX, ExpireXX, ExpireGT, ExpireLT}
-	for step := range 400 {
+	for step := range testenv.Budget(150, 400) {
 		isZ := r.IntN(2) == 0
 		k = p + "s"
 		if isZ {

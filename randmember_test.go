@@ -163,22 +163,23 @@ func TestSRandMemberWholeSet(t *testing.T) {
 	require.Equal(t, all, sorted(got))
 
 	// 10,000 members: a draw takes 4.9 trials, the set 125 read units.
-	big := p + "big"
-	_, err = c.SAdd(ctx, big, benchMembers("y", 10_000)...)
+	big := sharedBigSet(t)
+	card, err := c.SCard(ctx, big)
 	require.NoError(t, err)
+	require.Greater(t, card, int64(9_900), "the shared set, less what other tests popped")
 	for _, count := range []int64{20, -20} {
 		cnt.reset()
 		got, err = c.SRandMemberN(ctx, big, count)
 		require.NoError(t, err)
 		require.Len(t, got, 20)
-		require.Less(t, cnt.reads.Load(), int64(10_000), "buckets, not the set: %v", cnt)
+		require.Less(t, cnt.reads.Load(), card, "buckets, not the set: %v", cnt)
 		t.Logf("SRANDMEMBER big %d: %v", count, cnt)
 	}
 	cnt.reset()
 	got, err = c.SRandMemberN(ctx, big, 30) // 147 trials ≥ 125 units
 	require.NoError(t, err)
 	require.Len(t, model.Dedupe(got), 30)
-	require.EqualValues(t, 10_002, cnt.reads.Load(), "the whole set and its metadata item (the Query reads it first: smallset.go): %v", cnt)
+	require.EqualValues(t, card+2, cnt.reads.Load(), "the whole set and its metadata item (the Query reads it first: smallset.go): %v", cnt)
 }
 
 // Counts as large as int64 holds: a distinct draw is the whole set, and

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -384,7 +385,8 @@ func TestSmallSetExec(t *testing.T) {
 func TestSmallSetConcurrency(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	key := p + "hot"
-	const writers, rounds = 16, 60
+	// Phases of 15 rounds: fill, drain (the everyday suite), fill, drain.
+	writers, rounds := 16, testenv.Budget(30, 60)
 	// 130 possible members: the set crosses model.SmallMaxMembers (99) when
 	// the writers fill it, and empties when they drain it.
 	universe := numbered("m%03d", 130)
