@@ -310,3 +310,31 @@ func TestZRandMemberUniform(t *testing.T) {
 		require.Less(t, cnt.reads.Load(), int64(len(ranges)+max(count, -count)*101), "count %d: %v", count, cnt)
 	}
 }
+
+// ZRANDMEMBER's count rules against Redis's: sizes, distinctness, scores.
+func TestZRedisRandMember(t *testing.T) {
+	ctx, c, rdb, p := setupRedis(t)
+	k := p + "z"
+	members := zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
+	zaddBoth(t, ctx, c, rdb, k, members...)
+	score := map[string]float64{}
+	for _, z := range members {
+		score[z.Member] = z.Score
+	}
+	for _, count := range []int{-8, -5, -1, 0, 1, 3, 5, 9} {
+		want, err := rdb.Do(ctx, "ZRANDMEMBER", k, count, "WITHSCORES").Result()
+		require.NoError(t, err)
+		got, err := c.ZRandMemberWithScores(ctx, k, count)
+		require.NoError(t, err)
+		require.Len(t, got, len(redisZ(t, want)), "count %d", count)
+		seen := map[string]bool{}
+		for _, z := range got {
+			require.Equal(t, score[z.Member], z.Score)
+			require.False(t, count > 0 && seen[z.Member], "count %d: repeated %q", count, z.Member)
+			seen[z.Member] = true
+		}
+	}
+	got, err := c.ZRandMember(ctx, p+"missing", 3)
+	require.NoError(t, err)
+	require.Empty(t, got)
+}
