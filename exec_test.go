@@ -686,7 +686,7 @@ func TestExecWatchAllExpiredMembers(t *testing.T) {
 	_, err := c.SAddEx(ctx, k, time.Second, false, "a", "b")
 	require.NoError(t, err)
 	clock.Add(2 * time.Second) // a and b expire: a missing key for Redis
-	assert.NoError(t, watchAdd(ctx, c, k, nil, k, "x"), "EXEC after WATCH of a key missing throughout")
+	require.NoError(t, watchAdd(ctx, c, k, nil, k, "x"), "EXEC after WATCH of a key missing throughout")
 
 	// The same with one member expired and one live: the key is {live}
 	// when watched and at EXEC.
@@ -696,7 +696,7 @@ func TestExecWatchAllExpiredMembers(t *testing.T) {
 	_, err = c.SAddEx(ctx, k2, time.Second, false, "gone")
 	require.NoError(t, err)
 	clock.Add(2 * time.Second)
-	assert.NoError(t, watchAdd(ctx, c, k2, nil, k2, "x"), "EXEC after WATCH of a key unchanged throughout")
+	require.NoError(t, watchAdd(ctx, c, k2, nil, k2, "x"), "EXEC after WATCH of a key unchanged throughout")
 }
 
 // WATCH semantics: a key whose expiry passes between
@@ -979,7 +979,7 @@ func TestExecWatchSeesNetZeroExec(t *testing.T) {
 			key = z
 		}
 		err = watchAcross(key, func() error { return other.TxPipelined(ctx, c.write) })
-		assert.ErrorIs(t, err, ErrTxFailed, "another client's MULTI; %s; EXEC", c.name)
+		require.ErrorIs(t, err, ErrTxFailed, "another client's MULTI; %s; EXEC", c.name)
 	}
 }
 
@@ -1155,8 +1155,8 @@ func TestExecBadInputErrors(t *testing.T) {
 			inside = tc.run(x)
 			return nil
 		}))
-		assert.Equal(t, fmt.Sprint(outside), fmt.Sprint(inside), tc.name)
-		assert.Zero(t, cnt.byOp["TransactWriteItems"], "%s: nothing written", tc.name)
+		require.Equal(t, fmt.Sprint(outside), fmt.Sprint(inside), tc.name)
+		require.Zero(t, cnt.byOp["TransactWriteItems"], "%s: nothing written", tc.name)
 	}
 	got, err := c.ZRangeWithScores(ctx, k, 0, -1)
 	require.NoError(t, err)
@@ -1499,8 +1499,8 @@ func TestExecPrefetchLongKey(t *testing.T) {
 		card, err = tx.SCard(ctx, k)
 		return err
 	})
-	assert.NoError(t, err, "a read-only EXEC: its ConditionCheck (absent) fails every time")
-	assert.EqualValues(t, 1, card, "SCARD after Prefetch")
+	require.NoError(t, err, "a read-only EXEC: its ConditionCheck (absent) fails every time")
+	require.EqualValues(t, 1, card, "SCARD after Prefetch")
 	err = c.ExecWatched(ctx, nil, func(tx *Pipeline) error {
 		if err := tx.Prefetch(ctx, k); err != nil {
 			return err

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
@@ -373,13 +372,13 @@ func TestKeysPurgeCutAfterLastChunk(t *testing.T) {
 
 	returns(t, int64(0))(c.Exists(ctx, k))
 	added, err := c.SAdd(ctx, k, "x")
-	assert.NoError(t, err, "SADD of an expired key (Redis: 1)")
-	assert.EqualValues(t, 1, added)
+	require.NoError(t, err, "SADD of an expired key (Redis: 1)")
+	require.EqualValues(t, 1, added)
 	_, err = c.ZAdd(ctx, k, Z{Score: 1, Member: "x"})
-	assert.ErrorIs(t, err, ErrWrongType, "ZADD of the set SADD made")
+	require.ErrorIs(t, err, ErrWrongType, "ZADD of the set SADD made")
 	returns(t, int64(1))(c.SAdd(ctx, p+"src", "y"))
 	_, err = c.Copy(ctx, p+"src", k, true)
-	assert.NoError(t, err, "COPY REPLACE onto an expired key")
+	require.NoError(t, err, "COPY REPLACE onto an expired key")
 	checkStoredCounts(t, k)
 
 	// The item an older purge left: marked dead, count 0, members gone.
@@ -424,7 +423,7 @@ func TestKeysRankedCountItemsLeftBehind(t *testing.T) {
 		for _, it := range rawPartition(t, model.PkValue(k)) {
 			left = append(left, fmt.Sprintf("sk=%x n=%d", model.BytesAttr(it, model.AttrSK), model.DecodeMeta(it).Card))
 		}
-		assert.Empty(t, left, "items left under %q", k)
+		require.Empty(t, left, "items left under %q", k)
 	}
 }
 
@@ -463,13 +462,13 @@ func TestKeysFlushDBLeavesItems(t *testing.T) {
 			left = append(left, fmt.Sprintf("%x %q sk=%x", pk[0], pk[1:], model.BytesAttr(it, model.AttrSK)))
 		}
 	}
-	assert.Empty(t, left, "items of database 9 after FLUSHDB")
+	require.Empty(t, left, "items of database 9 after FLUSHDB")
 	// The shard-count record stays (FlushDB's comment): the same count
 	// works, another is refused (a record that could change would let a
 	// handle that checked it before write with the old count).
 	returns(t, int64(1))(c.ShardedSet(p+"sh", 3).Add(ctx, "a"))
 	_, err = c.ShardedSet(p+"sh", 5).Add(ctx, "a")
-	assert.ErrorIs(t, err, ErrShardCount)
+	require.ErrorIs(t, err, ErrShardCount)
 }
 
 // Checked against redis-server, right: what COPY, RENAME, RENAMENX and
@@ -570,7 +569,7 @@ func TestKeysPurgeUnderFaults(t *testing.T) {
 		returns(t, int64(0))(c.Exists(ctx, keys[2]))
 		returns(t, TTLPersistent)(c.TTL(ctx, keys[1]))
 		checkStoredCounts(t, p)
-		assert.Empty(t, rawPartition(t, model.PkValue(keys[2])))
+		require.Empty(t, rawPartition(t, model.PkValue(keys[2])))
 	})
 }
 
@@ -594,10 +593,10 @@ func TestKeysDBSizeCountsExpiredKeys(t *testing.T) {
 	clock.Add(time.Minute)
 	returns(t, int64(0))(c.Exists(ctx, p+"s", p+"m"))
 	returns(t, []string{})(c.Keys(ctx, "*"))
-	assert.EqualValues(t, 0, errOrZero(c.DBSize(ctx)), "DBSIZE a minute after both keys expired")
+	require.EqualValues(t, 0, errOrZero(c.DBSize(ctx)), "DBSIZE a minute after both keys expired")
 	st, err := c.Keyspace(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, KeyspaceStats{}, st, "INFO keyspace a minute after both keys expired")
+	require.Equal(t, KeyspaceStats{}, st, "INFO keyspace a minute after both keys expired")
 }
 
 // errOrZero is v, or 0 after an error.
@@ -638,7 +637,7 @@ func TestKeysExecDelRanked(t *testing.T) {
 		returns(t, rankAt(2))(both(cl.ZRevRank(ctx, y, "a")))
 	}
 	rankedExact(t, c, z, p)
-	assert.Empty(t, rawPartition(t, model.PkValue(s)))
+	require.Empty(t, rawPartition(t, model.PkValue(s)))
 }
 
 // Checked, right: writes meeting a key while another client purges it

@@ -188,27 +188,25 @@ func TestSRandMemberRequests(t *testing.T) {
 	c, cnt, tr := meteredClient(t)
 	card, err := c.SCard(ctx, key)
 	require.NoError(t, err)
-	for range 5 {
-		cnt.reset()
-		tr.reset()
-		ms, err := c.SRandMemberN(ctx, key, 10)
-		require.NoError(t, err)
-		require.Len(t, model.Dedupe(ms), 10)
-		t.Logf("SRANDMEMBER 10: %v, %d round trips, %.1f read units", cnt, tr.rounds(), cnt.units())
-		require.LessOrEqual(t, cnt.requests.Load(), int64(12), "%v", cnt)
-		require.LessOrEqual(t, tr.rounds(), 3)
-		require.Less(t, cnt.reads.Load(), card, "not the whole set")
+	// draw runs what (SRANDMEMBER or SPOP of 10) times times: 10
+	// distinct members each time, in at most requests requests and rounds
+	// round trips, never reading the whole set.
+	draw := func(what string, times int, requests int64, rounds int, run func() ([]string, error)) {
+		t.Helper()
+		for range times {
+			cnt.reset()
+			tr.reset()
+			ms, err := run()
+			require.NoError(t, err)
+			require.Len(t, model.Dedupe(ms), 10)
+			t.Logf("%s 10: %v, %d round trips, %.1f units", what, cnt, tr.rounds(), cnt.units())
+			require.LessOrEqual(t, cnt.requests.Load(), requests, "%v", cnt)
+			require.LessOrEqual(t, tr.rounds(), rounds)
+			require.Less(t, cnt.reads.Load(), card, "not the whole set")
+		}
 	}
-	for range 3 {
-		cnt.reset()
-		tr.reset()
-		ms, err := c.SPopN(ctx, key, 10)
-		require.NoError(t, err)
-		require.Len(t, model.Dedupe(ms), 10)
-		t.Logf("SPOP 10: %v, %d round trips, %.1f units", cnt, tr.rounds(), cnt.units())
-		require.LessOrEqual(t, cnt.requests.Load(), int64(13), "%v", cnt)
-		require.LessOrEqual(t, tr.rounds(), 4)
-	}
+	draw("SRANDMEMBER", 5, 12, 3, func() ([]string, error) { return c.SRandMemberN(ctx, key, 10) })
+	draw("SPOP", 3, 13, 4, func() ([]string, error) { return c.SPopN(ctx, key, 10) })
 	// A fresh Client's SPOP reads the metadata item once: the small-set
 	// attempt's read serves the draw.
 	fresh, cnt, _ := meteredClient(t)
