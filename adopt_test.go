@@ -21,6 +21,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// keysOnlyTable is rawTable of a table keyed by pk and sk of type typ,
+// with no index: what infrastructure code makes without redimo.
+func keysOnlyTable(t *testing.T, prefix string, typ types.ScalarAttributeType) string {
+	return rawTable(t, prefix, &dynamodb.CreateTableInput{
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: typ}, {AttributeName: aws.String("sk"), AttributeType: typ}},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+	})
+}
+
 // rawTable creates a table with in's schema under a fresh name, deleted
 // when the test ends, and returns its name.
 func rawTable(t *testing.T, prefix string, in *dynamodb.CreateTableInput) string {
@@ -39,14 +51,7 @@ func rawTable(t *testing.T, prefix string, in *dynamodb.CreateTableInput) string
 func TestWrongSchemaRefusedBeforeAnyWrite(t *testing.T) {
 	needDB(t)
 	ctx := context.Background()
-	b := types.ScalarAttributeTypeB
-	name := rawTable(t, "redimo_pksk_", &dynamodb.CreateTableInput{
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: b}, {AttributeName: aws.String("sk"), AttributeType: b}},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
-	})
+	name := keysOnlyTable(t, "redimo_pksk_", types.ScalarAttributeTypeB)
 	cnt := &counter{db: testDB}
 	c := NewClient(cnt, func(o *Options) { o.TableName = name })
 	_, err := c.SAdd(ctx, "k", "a")
@@ -251,14 +256,7 @@ func TestNoKeyIndexTableServesCommands(t *testing.T) {
 func TestReadsCheckTable(t *testing.T) {
 	needDB(t)
 	ctx := context.Background()
-	s := types.ScalarAttributeTypeS
-	name := rawTable(t, "redimo_strkeys_", &dynamodb.CreateTableInput{
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: s}, {AttributeName: aws.String("sk"), AttributeType: s}},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
-	})
+	name := keysOnlyTable(t, "redimo_strkeys_", types.ScalarAttributeTypeS)
 	c := NewClient(testDB, func(o *Options) { o.TableName = name })
 	_, err := c.SCard(ctx, "k")
 	require.ErrorIs(t, err, ErrTableMismatch)

@@ -329,14 +329,14 @@ func TestCombinerTakeRanked(t *testing.T) {
 	require.Equal(t, model.Num(1), a1.writes[1].Action.Update.ExpressionAttributeValues[":d"], "each attempt's own action unchanged")
 }
 
-// Adversarial review of write combining and the transaction writer. Each
-// TestCombineReview* test states what is expected and what redimo did.
-// Tests marked CHECKED, RIGHT are risky paths checked and found right.
+// Write combining and the transaction writer at their risky edges: each
+// test below says what is expected; where a comment says what redimo
+// did, the test caught that bug.
 
-// reviewTx is a DynamoDBAPI in front of DynamoDB Local whose
+// heldTx is a DynamoDBAPI in front of DynamoDB Local whose
 // transactions can be delayed, held, stalled or answered with an error
 // after they were applied.
-type reviewTx struct {
+type heldTx struct {
 	DynamoDBAPI
 	delay time.Duration // every transaction waits this long first
 	// gate, when set, holds the next transaction until its release is
@@ -353,7 +353,7 @@ type reviewTx struct {
 	txs         atomic.Int64
 }
 
-func (r *reviewTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+func (r *heldTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	r.txs.Add(1)
 	if g := r.gate.Swap(nil); g != nil {
 		close(g.held)
@@ -376,20 +376,20 @@ func (r *reviewTx) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 	return out, err
 }
 
-var appliedLost = "review: applied, then the response was lost"
+var appliedLost = "test: applied, then the response was lost"
 
-func reviewClient(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Client, *reviewTx, string) {
+func heldClient(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Client, *heldTx, string) {
 	plain, _, p := newTestClient(t)
-	r := &reviewTx{DynamoDBAPI: plain.st.DB, delay: delay}
+	r := &heldTx{DynamoDBAPI: plain.st.DB, delay: delay}
 	// Write combining shares transactions: the sets here are member
 	// items, whatever their size (smallset.go).
 	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
 	return NewClient(r, opts...), r, p
 }
 
-// reviewSet is reviewClient and a set key under its prefix.
-func reviewSet(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Client, *reviewTx, string) {
-	c, tx, p := reviewClient(t, delay, optFns...)
+// heldSet is heldClient and a set key under its prefix.
+func heldSet(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*Client, *heldTx, string) {
+	c, tx, p := heldClient(t, delay, optFns...)
 	return c, tx, p + "s"
 }
 
@@ -398,7 +398,7 @@ type holdGate struct{ held, release chan struct{} }
 // holdSAdd holds an SADD of p+"hold" in flight (its transaction waits),
 // so that the next writes queue; release lets it go and requires it
 // committed.
-func (r *reviewTx) holdSAdd(t *testing.T, c *Client, p string) (release func()) {
+func (r *heldTx) holdSAdd(t *testing.T, c *Client, p string) (release func()) {
 	g := r.holdNext()
 	done := make(chan error, 1)
 	go func() { _, err := c.SAdd(context.Background(), p+"hold", "x"); done <- err }()
@@ -411,7 +411,7 @@ func (r *reviewTx) holdSAdd(t *testing.T, c *Client, p string) (release func()) 
 }
 
 // holdNext makes the next transaction wait until release is closed.
-func (r *reviewTx) holdNext() *holdGate {
+func (r *heldTx) holdNext() *holdGate {
 	g := &holdGate{held: make(chan struct{}), release: make(chan struct{})}
 	r.gate.Store(g)
 	return g
@@ -435,7 +435,7 @@ func waitQueued(t *testing.T, c *Client, n int) {
 	}
 }
 
-// FINDING (wrong reply; lost members). A shared transaction DynamoDB
+// A shared transaction DynamoDB
 // applied but answered with an error other than a cancellation (a 500
 // after the SDK's retries, a lost connection) had every attempt sent again
 // alone with a new ClientRequestToken, meeting its own writes: SADD
@@ -449,8 +449,8 @@ func waitQueued(t *testing.T, c *Client, n int) {
 // with its token (applied at most once), and a shared transaction's other
 // errors are every attempt's answer; only a ValidationException (nothing
 // applied) sends them again alone.
-func TestCombineReviewAppliedThenErrorReplies(t *testing.T) {
-	c, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
+func TestCombineAppliedThenErrorReplies(t *testing.T) {
+	c, tx, p := heldClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	ctx := context.Background()
 	adds, pops := p+"adds", p+"pops"
 	orig := []string{"a", "b", "c", "d", "e", "f"}
@@ -553,7 +553,7 @@ func missing(want, got []string) (out []string) {
 	return out
 }
 
-// FINDING (wrong reply: ErrContention without contention; livelock). An
+// An
 // attempt alone on its member, with no conflict, was cancelled whenever a
 // neighbour in its shared transaction had a failing condition (an SADD of
 // a member already there), each time costing one of its MaxAttempts tries;
@@ -563,8 +563,8 @@ func missing(want, got []string) (out []string) {
 // condition does not fail another command.
 // Fixed: the attempts whose own conditions held go again at once without
 // the failed ones (sendShared), not counted as a try.
-func TestCombineReviewNeighboursFailingConditionsStarve(t *testing.T) {
-	c, _, k := reviewSet(t, 3*time.Millisecond, func(o *Options) { o.MaxAttempts = 20 })
+func TestCombineNeighboursFailingConditionsStarve(t *testing.T) {
+	c, _, k := heldSet(t, 3*time.Millisecond, func(o *Options) { o.MaxAttempts = 20 })
 	ctx := context.Background()
 	const writers = 12
 	olds := numbered("old%d", writers)
@@ -596,7 +596,7 @@ func TestCombineReviewNeighboursFailingConditionsStarve(t *testing.T) {
 	checkStoredCounts(t, k)
 }
 
-// FINDING (stuck: deadline not honoured). The combiner sent every
+// The combiner sent every
 // transaction, even a lone attempt on an idle client, with
 // context.WithoutCancel, so the HTTP request and sendTx's retries with
 // backoff never saw the caller's deadline.
@@ -606,10 +606,10 @@ func TestCombineReviewNeighboursFailingConditionsStarve(t *testing.T) {
 // nil (committed after its deadline) or DeadlineExceeded.
 // Fixed: a lone attempt is sent with its caller's context; a shared
 // transaction with one that ends when every caller's has (batchContext).
-func TestCombineReviewDeadlineIgnored(t *testing.T) {
+func TestCombineDeadlineIgnored(t *testing.T) {
 	for _, combining := range []bool{false, true} {
 		t.Run(fmt.Sprint("combining=", combining), func(t *testing.T) {
-			c, tx, p := reviewClient(t, 0, func(o *Options) { o.DisableWriteCombining = !combining })
+			c, tx, p := heldClient(t, 0, func(o *Options) { o.DisableWriteCombining = !combining })
 			tx.stall = 1500 * time.Millisecond
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			defer cancel()
@@ -622,11 +622,11 @@ func TestCombineReviewDeadlineIgnored(t *testing.T) {
 	}
 }
 
-// CHECKED, RIGHT. A caller whose context ends while its attempt waits in
+// A caller whose context ends while its attempt waits in
 // the queue returns context.Canceled at once, and its write is never sent
 // (taken out of the queue; take skips cancelled ones).
-func TestCombineReviewCancelledWhileQueued(t *testing.T) {
-	c, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
+func TestCombineCancelledWhileQueued(t *testing.T) {
+	c, tx, p := heldClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	bg := context.Background()
 	release := tx.holdSAdd(t, c, p)
 	ctx, cancel := context.WithCancel(bg)
@@ -650,12 +650,12 @@ func TestCombineReviewCancelledWhileQueued(t *testing.T) {
 	checkStoredCounts(t, p)
 }
 
-// CHECKED, RIGHT. SADD and SREM of the same members from many goroutines
+// SADD and SREM of the same members from many goroutines
 // (never in one batch: fits compares member items), with neighbours whose
 // conditions fail: added − removed is the final SCARD, and the stored
 // count matches the items.
-func TestCombineReviewAddRemoveSameMembers(t *testing.T) {
-	c, tx, k := reviewSet(t, 2*time.Millisecond)
+func TestCombineAddRemoveSameMembers(t *testing.T) {
+	c, tx, k := heldSet(t, 2*time.Millisecond)
 	ctx := context.Background()
 	members := numbered("m%d", 12)
 	var net atomic.Int64
@@ -677,12 +677,12 @@ func TestCombineReviewAddRemoveSameMembers(t *testing.T) {
 	t.Logf("96 commands in %d transactions", tx.txs.Load())
 }
 
-// CHECKED, RIGHT. SADD and ZADD racing to create one key never share a
+// SADD and ZADD racing to create one key never share a
 // transaction (fits compares types): exactly one type wins, every command
 // of the other gets WRONGTYPE, and the winners' replies sum to the
 // cardinality.
-func TestCombineReviewMixedTypesCreate(t *testing.T) {
-	c, _, p := reviewClient(t, 2*time.Millisecond)
+func TestCombineMixedTypesCreate(t *testing.T) {
+	c, _, p := heldClient(t, 2*time.Millisecond)
 	ctx := context.Background()
 	for round := range 6 {
 		k := fmt.Sprint(p, "k", round)
@@ -719,10 +719,10 @@ func TestCombineReviewMixedTypesCreate(t *testing.T) {
 	checkStoredCounts(t, p)
 }
 
-// CHECKED, RIGHT. Lost responses of shared transactions (the server
+// Lost responses of shared transactions (the server
 // applied them; the SDK resends with the same ClientRequestToken): every
 // SADD/SREM/SPOP reply matches the model, each member popped at most once.
-func TestCombineReviewDroppedResponses(t *testing.T) {
+func TestCombineDroppedResponses(t *testing.T) {
 	f := &faulty{next: http.DefaultTransport, mode: dropResponse, share: 0.25}
 	c := faultyClient(t, f)
 	p := t.Name() + ":" + randomHex(3) + ":"
@@ -767,14 +767,14 @@ func TestCombineReviewDroppedResponses(t *testing.T) {
 	t.Log(f.summary())
 }
 
-// CHECKED, RIGHT. A ranked sorted set (count items over ranges of at most
+// A ranked sorted set (count items over ranges of at most
 // 8 members, so splits and merges happen) under concurrent ZADD, ZREM and
 // ZINCRBY sharing transactions: count items merged per range (fits;
 // sendShared's model.RankMerged) stay exact, ZCARD is 200 + added − removed, and
 // each member's score is its increments' sum.
-func TestCombineReviewRankedConcurrent(t *testing.T) {
+func TestCombineRankedConcurrent(t *testing.T) {
 	c, _, p := rankedClient(t, 8, 40)
-	c.st.DB = &reviewTx{DynamoDBAPI: c.st.DB, delay: 2 * time.Millisecond}
+	c.st.DB = &heldTx{DynamoDBAPI: c.st.DB, delay: 2 * time.Millisecond}
 	ctx := context.Background()
 	k := p + "board"
 	require.Positive(t, buildRanked(t, c, k, 200, 200))
@@ -814,12 +814,12 @@ func TestCombineReviewRankedConcurrent(t *testing.T) {
 	t.Logf("%d ranges after", ranges)
 }
 
-// CHECKED, RIGHT. A key that expires (PEXPIRE 1 ms, then purged by the
+// A key that expires (PEXPIRE 1 ms, then purged by the
 // next write) or is deleted (DEL, whose member deletes share the
 // combiner) while combined SADDs/SREMs queue on it: no error, and the
 // stored count always matches the member items.
-func TestCombineReviewExpireOrDelWhileQueued(t *testing.T) {
-	c, _, k := reviewSet(t, 2*time.Millisecond)
+func TestCombineExpireOrDelWhileQueued(t *testing.T) {
+	c, _, k := heldSet(t, 2*time.Millisecond)
 	ctx := context.Background()
 	var stop atomic.Bool
 	wait := startWorkers(8, func(w int) {
@@ -856,12 +856,12 @@ func TestCombineReviewExpireOrDelWhileQueued(t *testing.T) {
 	checkStoredCounts(t, k)
 }
 
-// CHECKED, RIGHT. Member expiries racing in shared transactions: SADDEX
+// Member expiries racing in shared transactions: SADDEX
 // (short expiries), SPEXPIRE, SREM and SADD on the same members from many
 // goroutines keep the count and mn exact (checkStoredCounts) and SCARD
 // equal to SMEMBERS.
-func TestCombineReviewMemberExpiryRace(t *testing.T) {
-	c, _, k := reviewSet(t, 2*time.Millisecond)
+func TestCombineMemberExpiryRace(t *testing.T) {
+	c, _, k := heldSet(t, 2*time.Millisecond)
 	ctx := context.Background()
 	runWorkers(8, func(w int) {
 		for i := range 15 {
@@ -886,7 +886,7 @@ func TestCombineReviewMemberExpiryRace(t *testing.T) {
 	checkStoredCounts(t, k)
 }
 
-// FINDING (lost member / wrong reply). A caller whose context ended while
+// A caller whose context ended while
 // its attempt was in flight in a shared transaction run by another
 // goroutine got context.Canceled at once, yet that transaction (sent with
 // context.WithoutCancel) committed its writes: SPopN returned (nil,
@@ -896,8 +896,8 @@ func TestCombineReviewMemberExpiryRace(t *testing.T) {
 // member is still in the set or in some SPOP reply.
 // Fixed: a cancelled caller whose attempt is in flight waits for its
 // transaction's outcome (send).
-func TestCombineReviewCancelledInFlight(t *testing.T) {
-	c, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
+func TestCombineCancelledInFlight(t *testing.T) {
+	c, tx, p := heldClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	bg := context.Background()
 	k := p + "pops"
 	orig := []string{"a", "b", "c", "d"}
@@ -987,15 +987,15 @@ func (l *limitsTx) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 	return out, err
 }
 
-// CHECKED, RIGHT. Batches near DynamoDB's limits: with one transaction
+// Batches near DynamoDB's limits: with one transaction
 // held in flight, 8 SADDs of 5 long members (100 KB each), 5 SADDs of 40
 // members and 4 of 33 queue, then go: no transaction has more than 100
 // actions or 4 MB of items (fits), DynamoDB refuses none (the resend alone
 // would hide a refusal, so it is checked here), and the replies sum to the
 // counts.
-func TestCombineReviewBatchLimits(t *testing.T) {
+func TestCombineBatchLimits(t *testing.T) {
 	plain, _, p := newTestClient(t)
-	r := &reviewTx{DynamoDBAPI: plain.st.DB}
+	r := &heldTx{DynamoDBAPI: plain.st.DB}
 	l := &limitsTx{DynamoDBAPI: r}
 	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1; o.DisableSmallSets = true })
 	ctx := context.Background()
@@ -1057,7 +1057,7 @@ func TestCombineOtherKeysDoNotWait(t *testing.T) {
 	})
 	require.EqualValues(t, 8, s.txs.Load(), "one transaction per key, none waited to share")
 
-	c, tx, p := reviewClient(t, 0)
+	c, tx, p := heldClient(t, 0)
 	release := tx.holdSAdd(t, c, p)
 	for k := range 8 {
 		n, err := c.SAdd(ctx, fmt.Sprint(p, "other", k), "a") // returns while the hold is in flight
@@ -1070,7 +1070,7 @@ func TestCombineOtherKeysDoNotWait(t *testing.T) {
 	release()
 	require.NoError(t, <-same)
 
-	capped, tx, p := reviewClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
+	capped, tx, p := heldClient(t, 0, func(o *Options) { o.MaxTransactions = 1 })
 	release = tx.holdSAdd(t, capped, p)
 	other := make(chan error, 1)
 	go func() { _, err := capped.SAdd(ctx, p+"other", "a"); other <- err }()

@@ -167,3 +167,24 @@ func TestDBLimiterAndShardedSet(t *testing.T) {
 	}
 	require.Equal(t, map[byte]bool{model.NsLimiter: true, 0x20 | 1: true, model.NsSharded: true, 0x80 | 1: true}, firsts)
 }
+
+// COPY, RENAME, DEL and FLUSHDB in database 1 touch none
+// of database 0's items of the same names.
+func TestKeysDatabases(t *testing.T) {
+	ctx, c0, _, p := setup(t)
+	c1, err := c0.WithDB(1)
+	require.NoError(t, err)
+	a, b := p+"a", p+"b"
+	for _, c := range []*Client{c0, c1} {
+		returns(t, int64(2))(c.SAdd(ctx, a, "x", "y"))
+		returns(t, int64(1))(c.ZAdd(ctx, b, Z{1, "m"}))
+	}
+	returns(t, true)(c1.Copy(ctx, a, b, true))
+	require.NoError(t, c1.Rename(ctx, b, p+"c"))
+	returns(t, int64(1))(c1.Del(ctx, a))
+	returns(t, []string{"x", "y"})(c0.SMembers(ctx, a))
+	returns(t, []string{"m"})(c0.ZRange(ctx, b, 0, -1))
+	returns(t, int64(0))(c0.Exists(ctx, p+"c"))
+	returns(t, []string{"x", "y"})(c1.SMembers(ctx, p+"c"))
+	checkStoredCounts(t, p)
+}

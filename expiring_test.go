@@ -2,6 +2,7 @@ package redimo
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -155,4 +156,20 @@ func TestExpiringSetSubMillisecondTTL(t *testing.T) {
 	live, err := e.IsMember(ctx, "a")
 	require.NoError(t, err)
 	require.False(t, live)
+}
+
+// TestExpiringSetHugeTTL: promise (expiring.go:192): TTL "returns the time member has left"; Add
+// takes any positive ttl, rounded up to whole milliseconds
+// (expiring.go:65-68). Before the fix: TTL converts the milliseconds left with
+// time.Duration(left) * time.Millisecond (expiring.go:210), which
+// overflows for a ttl of math.MaxInt64 (9223372036855 ms after rounding):
+// a live member reports a negative TTL.
+func TestExpiringSetHugeTTL(t *testing.T) {
+	ctx, c, p, _ := setupClocked(t)
+	e := c.ExpiringSet(p + "e")
+	returns(t, int64(1))(e.Add(ctx, time.Duration(math.MaxInt64), "m"))
+	d, ok, err := e.TTL(ctx, "m")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Positive(t, d, "TTL of a live member")
 }

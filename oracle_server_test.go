@@ -48,7 +48,7 @@ func TestOracleRedisThroughServer(t *testing.T) {
 	defer srv.Close()
 	p := "oracle-server:" + randomHex(3) + ":"
 
-	seqs, length := envInt("REDIMO_ORACLE_SERVER_SEQS", testenv.Budget(10, 50)), envInt("REDIMO_ORACLE_LEN", 100)
+	seqs, length := envInt("REDIMO_ORACLE_SERVER_SEQS", testenv.Budget(4, 50)), envInt("REDIMO_ORACLE_LEN", 100)
 	first := envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0)))
 	skipped := map[string]int{}
 	start := time.Now()

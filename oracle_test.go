@@ -650,7 +650,7 @@ func envInt(name string, def int) int {
 
 func TestOracleRedis(t *testing.T) {
 	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
-	runDifferential(t, envInt("REDIMO_ORACLE_SEQS", testenv.Budget(32, 200)), envInt("REDIMO_ORACLE_LEN", 100), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), false)
+	runDifferential(t, envInt("REDIMO_ORACLE_SEQS", testenv.Budget(16, 200)), envInt("REDIMO_ORACLE_LEN", 100), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), false)
 }
 
 // TestOracleRedisBig runs sequences over hundreds of members (some near

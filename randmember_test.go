@@ -163,22 +163,23 @@ func TestSRandMemberWholeSet(t *testing.T) {
 	require.Equal(t, all, sorted(got))
 
 	// 10,000 members: a draw takes 4.9 trials, the set 125 read units.
-	big := p + "big"
-	_, err = c.SAdd(ctx, big, benchMembers("y", 10_000)...)
+	big := sharedBigSet(t)
+	card, err := c.SCard(ctx, big)
 	require.NoError(t, err)
+	require.Greater(t, card, int64(9_900), "the shared set, less what other tests popped")
 	for _, count := range []int64{20, -20} {
 		cnt.reset()
 		got, err = c.SRandMemberN(ctx, big, count)
 		require.NoError(t, err)
 		require.Len(t, got, 20)
-		require.Less(t, cnt.reads.Load(), int64(10_000), "buckets, not the set: %v", cnt)
+		require.Less(t, cnt.reads.Load(), card, "buckets, not the set: %v", cnt)
 		t.Logf("SRANDMEMBER big %d: %v", count, cnt)
 	}
 	cnt.reset()
 	got, err = c.SRandMemberN(ctx, big, 30) // 147 trials ≥ 125 units
 	require.NoError(t, err)
 	require.Len(t, model.Dedupe(got), 30)
-	require.EqualValues(t, 10_002, cnt.reads.Load(), "the whole set and its metadata item (the Query reads it first: smallset.go): %v", cnt)
+	require.EqualValues(t, card+2, cnt.reads.Load(), "the whole set and its metadata item (the Query reads it first: smallset.go): %v", cnt)
 }
 
 // Counts as large as int64 holds: a distinct draw is the whole set, and
@@ -308,4 +309,32 @@ func TestZRandMemberUniform(t *testing.T) {
 		require.LessOrEqual(t, cnt.requests.Load(), int64(2+max(count, -count)), "count %d: %v", count, cnt)
 		require.Less(t, cnt.reads.Load(), int64(len(ranges)+max(count, -count)*101), "count %d: %v", count, cnt)
 	}
+}
+
+// ZRANDMEMBER's count rules against Redis's: sizes, distinctness, scores.
+func TestZRedisRandMember(t *testing.T) {
+	ctx, c, rdb, p := setupRedis(t)
+	k := p + "z"
+	members := zs(1, "a", 2, "b", 3, "c", 4, "d", 5, "e")
+	zaddBoth(t, ctx, c, rdb, k, members...)
+	score := map[string]float64{}
+	for _, z := range members {
+		score[z.Member] = z.Score
+	}
+	for _, count := range []int{-8, -5, -1, 0, 1, 3, 5, 9} {
+		want, err := rdb.Do(ctx, "ZRANDMEMBER", k, count, "WITHSCORES").Result()
+		require.NoError(t, err)
+		got, err := c.ZRandMemberWithScores(ctx, k, count)
+		require.NoError(t, err)
+		require.Len(t, got, len(redisZ(t, want)), "count %d", count)
+		seen := map[string]bool{}
+		for _, z := range got {
+			require.Equal(t, score[z.Member], z.Score)
+			require.False(t, count > 0 && seen[z.Member], "count %d: repeated %q", count, z.Member)
+			seen[z.Member] = true
+		}
+	}
+	got, err := c.ZRandMember(ctx, p+"missing", 3)
+	require.NoError(t, err)
+	require.Empty(t, got)
 }

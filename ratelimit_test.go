@@ -2,6 +2,8 @@ package redimo
 
 import (
 	"context"
+	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -122,4 +124,69 @@ func allower(t *testing.T, lim *RateLimiter, key string) func() bool {
 		require.NoError(t, err)
 		return r.Allowed
 	}
+}
+
+// TestRateLimiterHugeWindowRetryAfter: promise (ratelimit.go:50): when denied, RetryAfter is
+// "until the next slot frees": positive, at most the window. Before the fix: the
+// window is rounded up to whole milliseconds (ratelimit.go:79-81) and
+// RetryAfter is (oldest-cut) ms × 1e6 (ratelimit.go:136), which overflows
+// int64 for the largest windows: a window of math.MaxInt64 denies with a
+// negative RetryAfter. The limit itself holds.
+func TestRateLimiterHugeWindowRetryAfter(t *testing.T) {
+	c, _, p, _ := newClockedClient(t)
+	lim := c.RateLimiter(1, time.Duration(math.MaxInt64))
+	allow := func() RateLimit {
+		r, err := lim.Allow(context.Background(), p+"k")
+		require.NoError(t, err)
+		return r
+	}
+	require.True(t, allow().Allowed)
+	r := allow()
+	require.False(t, r.Allowed)
+	require.Positive(t, r.RetryAfter, "denied: RetryAfter %v", r.RetryAfter)
+}
+
+// TestRateLimiterIsolation: a limiter's
+// slots are per database (WithDB), per key (a key over 2047 bytes is
+// hashed: two long keys differing only in their tail stay apart), and
+// apart from a Redis set of the same name.
+func TestRateLimiterIsolation(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	c1, err := c.WithDB(1)
+	require.NoError(t, err)
+	long := p + strings.Repeat("L", 3000)
+	for _, key := range []string{p + "otp{1}", long + "a", long + "b"} {
+		for _, cl := range []*Client{c, c1} {
+			lim := cl.RateLimiter(1, time.Hour)
+			r, err := lim.Allow(ctx, key)
+			require.NoError(t, err)
+			require.True(t, r.Allowed, "first of key %.40q in db %d", key, cl.DB())
+			r, err = lim.Allow(ctx, key)
+			require.NoError(t, err)
+			require.False(t, r.Allowed, "second of key %.40q in db %d", key, cl.DB())
+		}
+	}
+	returns(t, int64(0))(c.SCard(ctx, p+"otp{1}"))
+}
+
+// TestRateLimiterSkewRetryAfter: promise (ratelimit.go:50): RetryAfter is "until the next slot frees".
+// With server A's clock an hour ahead of server B's, A's allowance holds
+// its slot until B's clock reads A's time + window (ratelimit.go:103
+// counts it used), but B's RetryAfter starts oldest at B's now
+// (ratelimit.go:100 `oldest := now`), so a slot dated in the future
+// reads as freeing a window from now: B is told to retry after 1 min and
+// is denied again then.
+func TestRateLimiterSkewRetryAfter(t *testing.T) {
+	ctx := context.Background()
+	cA, _, p, clockA := newClockedClient(t)
+	cB, _, _, _ := newClockedClient(t)
+	clockA.Add(time.Hour)
+	key := p + "k"
+	r, err := cA.RateLimiter(1, time.Minute).Allow(ctx, key)
+	require.NoError(t, err)
+	require.True(t, r.Allowed)
+	r, err = cB.RateLimiter(1, time.Minute).Allow(ctx, key)
+	require.NoError(t, err)
+	require.False(t, r.Allowed)
+	require.Equal(t, time.Hour+time.Minute, r.RetryAfter, "B's slot frees at A's time + window, by B's clock")
 }

@@ -2,8 +2,11 @@ package redimo
 
 import (
 	"fmt"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -118,4 +121,184 @@ func TestShardedSetCommands(t *testing.T) {
 	require.ErrorIs(t, err, ErrShardCount)
 	_, err = c.ShardedSet(p+"d", 0).Add(ctx, "x")
 	require.ErrorIs(t, err, ErrOutOfRange)
+}
+
+// memberMovedBy returns a member whose shard differs between a handle of
+// `from` shards and one of `to` shards.
+func memberMovedBy(t *testing.T, c *Client, from, to int) string {
+	t.Helper()
+	a, b := c.ShardedSet("x", from), c.ShardedSet("x", to)
+	for i := range 1000 {
+		m := fmt.Sprintf("z%d", i)
+		if a.shardOf(m) != b.shardOf(m) {
+			return m
+		}
+	}
+	t.Fatal("no member moves")
+	return ""
+}
+
+// TestShardedSetStaleHandleAfterRecount found that a handle
+// that had checked the shard count kept writing with it after another
+// server "recounted" an emptied set to another count (recount, added the
+// same day for FLUSHDB): members split between layouts. Fixed by removing
+// recount: the record never changes, so another count is ErrShardCount
+// even on an emptied set, and no handle can write with a stale count.
+func TestShardedSetStaleHandleAfterRecount(t *testing.T) {
+	ctx, cA, _, p := setup(t)
+	cB, _, _ := newTestClient(t)
+	key := p + "visitors"
+	a := cA.ShardedSet(key, 4)
+	returns(t, int64(1))(a.Add(ctx, "x"))
+	returns(t, int64(1))(a.Rem(ctx, "x")) // the set is empty: every shard key missing
+	b := cB.ShardedSet(key, 8)
+	_, err := b.Add(ctx, "y")
+	require.ErrorIs(t, err, ErrShardCount, "8 shards over a record of 4, the set empty")
+	z := memberMovedBy(t, cA, 4, 8)
+	returns(t, int64(1))(a.Add(ctx, z))
+	returns(t, true)(cA.ShardedSet(key, 4).IsMember(ctx, z))
+}
+
+// TestShardedSetOtherCountOnEmptySet found Card and Pop
+// failing with ErrShardCount where Add and IsMember of the same handle
+// recounted. With recount removed, every command of a handle with another
+// count fails alike, empty set or not.
+func TestShardedSetOtherCountOnEmptySet(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	key := p + "s"
+	old := c.ShardedSet(key, 4)
+	returns(t, int64(2))(old.Add(ctx, "x", "y"))
+	returns(t, int64(2))(old.Rem(ctx, "x", "y"))
+
+	s := c.ShardedSet(key, 8)
+	_, err := s.Card(ctx)
+	require.ErrorIs(t, err, ErrShardCount, "Card")
+	_, _, err = s.Pop(ctx)
+	require.ErrorIs(t, err, ErrShardCount, "Pop")
+	_, err = s.IsMember(ctx, "x")
+	require.ErrorIs(t, err, ErrShardCount, "IsMember")
+	_, err = s.Add(ctx, "x")
+	require.ErrorIs(t, err, ErrShardCount, "Add")
+}
+
+// TestShardedSetMIsMemberExpiredShard: promise: MIsMember "reports, for each member, whether it is in the set",
+// as IsMember (SISMEMBER) and Card do; a shard is a plain set key, which
+// EXPIRE can expire (sharded.go:37: "SMEMBERS "visitors{3}" shows it").
+// Before the fix: MIsMember reads the member items alone (sharded.go:227-241),
+// never the shards' metadata items, so a member of an expired shard key
+// is still reported: IsMember false, Card 0, MIsMember true.
+func TestShardedSetMIsMemberExpiredShard(t *testing.T) {
+	ctx, c, p, clock := setupClocked(t)
+	s := c.ShardedSet(p+"s", 2)
+	returns(t, int64(1))(s.Add(ctx, "x"))
+	returns(t, true)(c.Expire(ctx, s.shard(s.shardOf("x")), time.Second))
+	clock.Add(2 * time.Second)
+	returns(t, false)(s.IsMember(ctx, "x"))
+	returns(t, int64(0))(s.Card(ctx))
+	returns(t, []bool{false})(s.MIsMember(ctx, "x"))
+}
+
+// TestShardedSetBadMemberWritesFirst: promise (brief; SIsMember's own order): bad input is a
+// typed error before any write. Before the fix: IsMember runs check first, which
+// records the shard count with an UpdateItem (sharded.go:208 then
+// sharded.go:87), and only then SIsMember rejects the member
+// (ErrMemberTooLong): the descriptor is written for a rejected command.
+func TestShardedSetBadMemberWritesFirst(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	s := c.ShardedSet(p+"s", 4)
+	_, err := s.IsMember(ctx, strings.Repeat("m", MaxMemberLen+1))
+	require.ErrorIs(t, err, ErrMemberTooLong)
+	require.Nil(t, rawGet(t, descriptorKey(s.key)), "no write for a rejected command")
+}
+
+// TestShardedSetCardKeyTooLong: promise: a key DynamoDB cannot hold is ErrKeyTooLong (checkKey,
+// internal/model/keys.go), as Add, IsMember and Members return for this handle
+// (check validates the longest shard key, sharded.go:79). Before the fix: cards()
+// validates the shard count only (sharded.go:266), so Card (and
+// RandMember, Pop) of the same key answers 0 with no error.
+func TestShardedSetCardKeyTooLong(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	s := c.ShardedSet(p+strings.Repeat("k", MaxKeyLen-len(p)-1), 4) // the key fits; its shard keys do not
+	_, err := s.Add(ctx, "x")
+	require.ErrorIs(t, err, ErrKeyTooLong)
+	_, err = s.Card(ctx)
+	require.ErrorIs(t, err, ErrKeyTooLong, "Card of the key Add rejects")
+}
+
+// TestShardedSetLongBraceKeyExact: a key
+// over 2047 bytes ending in braces, its shards hashed, keeps exact
+// counts: Add's replies sum to Card, every shard's stored count equals
+// its member items, and Pop drains exactly the members, then reports
+// empty.
+func TestShardedSetLongBraceKeyExact(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	s := c.ShardedSet(p+strings.Repeat("B", 2100)+"{7}", 8)
+	want := numbered("m%d", 40)
+	var (
+		added int64
+		mu    sync.Mutex
+	)
+	runWorkers(8, func(w int) {
+		n, err := s.Add(ctx, want[w*5:w*5+5]...)
+		require.NoError(t, err)
+		mu.Lock()
+		added += n
+		mu.Unlock()
+	})
+	require.EqualValues(t, 40, added)
+	returns(t, int64(40))(s.Card(ctx))
+	for i := range 8 {
+		card, members := rawKey(t, s.shard(i))
+		require.EqualValues(t, len(members), card, "shard %d", i)
+	}
+	var popped []string
+	runWorkers(8, func(int) {
+		for {
+			m, ok, err := s.Pop(ctx)
+			require.NoError(t, err)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			popped = append(popped, m)
+			mu.Unlock()
+		}
+	})
+	require.Equal(t, sorted(want), sorted(popped))
+	returns(t, int64(0))(s.Card(ctx))
+}
+
+// TestShardedSetRecountBeforeFirstWrite: the same stale-handle
+// split without any emptying (a rolling deploy that changes the count):
+// A records 4 with a read, B opened with 8 before A's first write. With
+// recount removed, B fails and A's writes stay in one layout.
+func TestShardedSetRecountBeforeFirstWrite(t *testing.T) {
+	ctx, cA, _, p := setup(t)
+	cB, _, _ := newTestClient(t)
+	key := p + "visitors"
+	a, b := cA.ShardedSet(key, 4), cB.ShardedSet(key, 8)
+	returns(t, false)(a.IsMember(ctx, "q")) // records 4
+	_, err := b.Add(ctx, "y")
+	require.ErrorIs(t, err, ErrShardCount)
+	z := memberMovedBy(t, cA, 4, 8)
+	returns(t, int64(1))(a.Add(ctx, z))
+	returns(t, true)(a.IsMember(ctx, z))
+}
+
+// TestShardedSetWithDB: the shard-count
+// record and the shards are per database, so one key may be sharded 4
+// ways in database 0 and 8 in database 3, with independent counts and
+// members.
+func TestShardedSetWithDB(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	c3, err := c.WithDB(3)
+	require.NoError(t, err)
+	key := p + "s{1}"
+	s0, s3 := c.ShardedSet(key, 4), c3.ShardedSet(key, 8)
+	returns(t, int64(3))(s0.Add(ctx, "a", "b", "c"))
+	returns(t, int64(2))(s3.Add(ctx, "c", "d"))
+	returns(t, int64(3))(s0.Card(ctx))
+	returns(t, int64(2))(s3.Card(ctx))
+	returns(t, []bool{true, false})(s0.MIsMember(ctx, "a", "d"))
+	returns(t, []bool{false, true})(s3.MIsMember(ctx, "a", "d"))
 }

@@ -175,12 +175,17 @@ func TestBZPopExactlyOnce(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, members, total, "every member popped once: %v", popped)
+	requirePoppedOnce(t, popped)
+	returns(t, int64(0))(c1.Exists(ctx, k))
+}
+
+// requirePoppedOnce requires each member of popped (member → times) to
+// have been popped once.
+func requirePoppedOnce(t *testing.T, popped map[string]int) {
+	t.Helper()
 	for m, n := range popped {
 		require.Equal(t, 1, n, "%s popped %d times", m, n)
 	}
-	n, err := c1.Exists(ctx, k)
-	require.NoError(t, err)
-	require.Zero(t, n)
 }
 
 func TestBZPopWrongType(t *testing.T) {

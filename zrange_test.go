@@ -3,8 +3,11 @@ package redimo
 import (
 	"context"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/redimo-go/redimo/internal/testenv"
 
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/stretchr/testify/require"
@@ -154,4 +157,165 @@ func TestZLex(t *testing.T) {
 	require.Equal(t, []string{"a", longest}, lex("[a", "["+longer))
 	require.Empty(t, lex("["+longer, "["+longer+"b"))
 	returns(t, int64(0))(c.ZLexCount(ctx, k, "("+longest, "["+longer))
+}
+
+// Score bounds are read as Redis reads them (strtod): hexadecimal, leading
+// spaces, "" and "(" as 0, overflow to ±inf, underflow to 0; and rejected
+// where Redis rejects them.
+func TestZRedisBounds(t *testing.T) {
+	ctx, c, rdb, p := setupRedis(t)
+	k := p + "z"
+	members := zs(math.Inf(-1), "ninf", -16, "m16", -0.5, "mhalf", 0, "zero", 0, "zero2", 5e-324, "tiny",
+		0.5, "half", 1, "one", 1.5, "onehalf", 16, "sixteen", 1e308, "huge", math.Inf(1), "inf")
+	zaddBoth(t, ctx, c, rdb, k, members...)
+	bounds := []string{
+		"", "(", "0", "(0", "-0", "1", "(1", " 1", "\t1", "( 1", " (1", "1 ", "+1", ".5", "5.", "-.5",
+		"0x10", "0X10", "(0x10", "-0x10", "0x.8", "0x1.", "0x1p4", "0x1P-1", "0x", "0x1p", "1e", "1e+", "1e1",
+		"1e400", "-1e400", "(1e400", "1e-400", "(1e-400", "4.9e-324", "(4.9e-324",
+		"inf", "-inf", "+inf", "(inf", "(-inf", "infinity", "-Infinity", "INF", "infinit",
+		"nan", "(nan", "-nan", "1_0", "0b1", "1d", "((1", "  ", "abc", "(abc", "1.5.5",
+	}
+	for _, min := range bounds {
+		for _, max := range []string{"+inf", "1", "(1.5", ""} {
+			want, werr := rdb.Do(ctx, "ZCOUNT", k, min, max).Result()
+			got, err := c.ZCount(ctx, k, min, max)
+			if redisRefused(t, werr, err, ErrNotFloat, "ZCOUNT", min, max) {
+				continue
+			}
+			require.NoError(t, err, "ZCOUNT %q %q", min, max)
+			require.Equal(t, want, got, "ZCOUNT %q %q", min, max)
+		}
+		wantZ, werr := rdb.Do(ctx, "ZREVRANGEBYSCORE", k, "+inf", min, "WITHSCORES").Result()
+		gotZ, err := c.ZRevRangeByScoreWithScores(ctx, k, &ZRangeBy{Min: min, Max: "+inf"})
+		if redisRefused(t, werr, err, ErrNotFloat, "ZREVRANGEBYSCORE", "+inf", min) {
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, redisZ(t, wantZ), nonNil(gotZ), "ZREVRANGEBYSCORE +inf %q", min)
+	}
+	// Scores come back bit for bit.
+	for _, z := range members {
+		want, err := rdb.ZScore(ctx, k, z.Member).Result()
+		require.NoError(t, err)
+		got, ok, err := c.ZScore(ctx, k, z.Member)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, math.Float64bits(want), math.Float64bits(got), z.Member)
+	}
+}
+
+// Every form of ZRANGE (by rank, BYSCORE, BYLEX, REV, LIMIT, WITHSCORES)
+// and ZRANGESTORE, compared with redis-server.
+func TestZRedisRanges(t *testing.T) {
+	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
+	ctx, c, rdb, p := setupRedis(t)
+	k, lex, dst := p+"z", p+"lex", p+"dst"
+	// Ties at 1 and 3, both infinities.
+	scored := zs(1, "b", 1, "a", 1, "c", 2, "d", 3, "f", 3, "e", math.Inf(1), "inf", math.Inf(-1), "ninf", -2.5, "neg")
+	equal := zs(0, "", 0, "a", 0, "aa", 0, "b", 0, "c", 0, "d", 0, "\xff", 0, strings.Repeat("a", MaxMemberLen))
+	for key, members := range map[string][]Z{k: scored, lex: equal} {
+		zaddBoth(t, ctx, c, rdb, key, members...)
+	}
+	compare := func(a ZRangeArgs, withScores bool) {
+		t.Helper()
+		cmd := zrangeFlags([]any{"ZRANGE", a.Key, a.Start, a.Stop}, a)
+		if a.Offset != 0 || a.Count != 0 {
+			cmd = append(cmd, "LIMIT", strconv.FormatInt(a.Offset, 10), strconv.FormatInt(a.Count, 10))
+		}
+		if withScores {
+			cmd = append(cmd, "WITHSCORES")
+		}
+		want, werr := rdb.Do(ctx, cmd...).Result()
+		if withScores {
+			got, err := c.ZRangeArgsWithScores(ctx, a)
+			likeRedis(t, cmd, want, werr, redisZ, got, err)
+			return
+		}
+		got, err := c.ZRangeArgs(ctx, a)
+		likeRedis(t, cmd, want, werr, redisStrings, got, err)
+	}
+	// The everyday suite compares a share of the range tables below, new
+	// ones each run (testenv.Sample); the full suite all of them.
+	keep := testenv.Sample(t, 0, 0.4)
+	ranks := []string{"-100", "-9", "-3", "-1", "0", "1", "4", "8", "100", "+1", "007", "-0", " 1", "1.5", "9223372036854775807", "-9223372036854775808"}
+	for _, start := range ranks {
+		for _, stop := range ranks {
+			for _, rev := range []bool{false, true} {
+				if keep() {
+					compare(ZRangeArgs{Key: k, Start: start, Stop: stop, Rev: rev}, rev)
+				}
+			}
+		}
+	}
+	scores := []string{"-inf", "(-inf", "-2.5", "(-2.5", "1", "(1", "2", "(3", "3", "+inf", "(+inf", "x"}
+	limits := [][2]int64{{0, 0}, {0, 2}, {1, -1}, {2, 3}, {-1, 2}, {5, 0}, {100, 1}}
+	for _, lo := range scores {
+		for _, hi := range scores {
+			for _, rev := range []bool{false, true} {
+				for i, l := range limits {
+					if i > 1 && (lo != "-inf" && lo != "1") {
+						continue // every LIMIT on a few ranges, two on all
+					}
+					if keep() {
+						compare(ZRangeArgs{Key: k, Start: lo, Stop: hi, ByScore: true, Rev: rev, Offset: l[0], Count: l[1]}, i%2 == 0)
+					}
+				}
+			}
+		}
+	}
+	long := strings.Repeat("a", 2000)
+	lexes := []string{"-", "+", "[", "(", "[a", "(a", "[aa", "(b", "[c", "(\xff", "[\xff", "a", "++", "[" + long, "(" + long}
+	for _, lo := range lexes {
+		for _, hi := range lexes {
+			for _, rev := range []bool{false, true} {
+				for i, l := range limits {
+					if i > 1 && lo != "-" && lo != "[a" {
+						continue
+					}
+					if keep() {
+						compare(ZRangeArgs{Key: lex, Start: lo, Stop: hi, ByLex: true, Rev: rev, Offset: l[0], Count: l[1]}, false)
+					}
+				}
+			}
+		}
+	}
+	// Errors of form: LIMIT by rank, BYLEX WITHSCORES, BYSCORE with BYLEX.
+	compare(ZRangeArgs{Key: k, Start: "0", Stop: "1", Count: 1}, false)
+	compare(ZRangeArgs{Key: lex, Start: "-", Stop: "+", ByLex: true}, true)
+	compare(ZRangeArgs{Key: k, Start: "0", Stop: "1", ByScore: true, ByLex: true}, false)
+
+	// ZRANGESTORE: the stored members and scores, an empty result deletes.
+	stores := []ZRangeArgs{
+		{Key: k, Start: "0", Stop: "-1"},
+		{Key: k, Start: "1", Stop: "3", Rev: true},
+		{Key: k, Start: "(1", Stop: "+inf", ByScore: true, Offset: 1, Count: 2},
+		{Key: k, Start: "3", Stop: "-inf", ByScore: true, Rev: true},
+		{Key: lex, Start: "[a", Stop: "(c", ByLex: true},
+		{Key: lex, Start: "+", Stop: "[b", ByLex: true, Rev: true, Count: 2},
+		{Key: k, Start: "5", Stop: "1"},
+		{Key: p + "missing", Start: "0", Stop: "-1"},
+	}
+	for _, a := range stores {
+		src := a
+		args := zrangeFlags([]any{"ZRANGESTORE", dst, a.Key, a.Start, a.Stop}, a)
+		if a.Count != 0 {
+			args = append(args, "LIMIT", strconv.FormatInt(a.Offset, 10), strconv.FormatInt(a.Count, 10))
+		}
+		want, err := rdb.Do(ctx, args...).Result()
+		require.NoError(t, err, "%q", args)
+		got, err := c.ZRangeStore(ctx, dst, src)
+		require.NoError(t, err, "%q", args)
+		require.Equal(t, want, got, "%q", args)
+		wantZ, err := rdb.ZRangeWithScores(ctx, dst, 0, -1).Result()
+		require.NoError(t, err)
+		gotZ, err := c.ZRangeWithScores(ctx, dst, 0, -1)
+		require.NoError(t, err)
+		require.Len(t, gotZ, len(wantZ), "%q", args)
+		for i := range wantZ {
+			require.Equal(t, Z{Score: wantZ[i].Score, Member: wantZ[i].Member.(string)}, gotZ[i], "%q", args)
+		}
+		if want == int64(0) {
+			requireGone(t, c, dst)
+		}
+	}
 }

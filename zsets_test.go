@@ -1,7 +1,10 @@
 package redimo
 
 import (
+	"context"
+
 	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redis/go-redis/v9"
 
 	"fmt"
 	"math"
@@ -40,82 +43,6 @@ func toF(v any) float64 {
 		return v
 	}
 	panic(v)
-}
-
-func TestZAddFlags(t *testing.T) {
-	ctx, c, _, p := setup(t)
-	k := p + "z"
-	add := func(args ZAddArgs) int64 {
-		n, err := c.ZAddArgs(ctx, k, args)
-		require.NoError(t, err)
-		return n
-	}
-	score := func(m string) (float64, bool) {
-		s, ok, err := c.ZScore(ctx, k, m)
-		require.NoError(t, err)
-		return s, ok
-	}
-	require.EqualValues(t, 0, add(ZAddArgs{XX: true, Members: zs(1, "a")}), "XX on a missing key adds nothing")
-	n, err := c.Exists(ctx, k)
-	require.NoError(t, err)
-	require.Zero(t, n, "and creates no key")
-
-	require.EqualValues(t, 2, add(ZAddArgs{Members: zs(1, "a", 2, "b")}))
-	require.EqualValues(t, 1, add(ZAddArgs{Members: zs(5, "a", 3, "c")}), "updates are not counted without CH")
-	s, _ := score("a")
-	require.Equal(t, 5.0, s)
-	require.EqualValues(t, 2, add(ZAddArgs{Ch: true, Members: zs(6, "a", 3, "c", 1, "d")}), "CH: a changed + d added; c unchanged")
-
-	require.EqualValues(t, 0, add(ZAddArgs{NX: true, Members: zs(100, "a")}))
-	s, _ = score("a")
-	require.Equal(t, 6.0, s, "NX never updates")
-	require.EqualValues(t, 1, add(ZAddArgs{NX: true, Members: zs(7, "e")}))
-
-	require.EqualValues(t, 0, add(ZAddArgs{XX: true, Members: zs(9, "f")}))
-	_, ok := score("f")
-	require.False(t, ok, "XX never adds")
-	require.EqualValues(t, 1, add(ZAddArgs{XX: true, Ch: true, Members: zs(9, "e")}))
-
-	require.EqualValues(t, 0, add(ZAddArgs{GT: true, Ch: true, Members: zs(1, "e")}))
-	s, _ = score("e")
-	require.Equal(t, 9.0, s, "GT: lower score ignored")
-	require.EqualValues(t, 1, add(ZAddArgs{GT: true, Ch: true, Members: zs(10, "e")}))
-	require.EqualValues(t, 1, add(ZAddArgs{GT: true, Members: zs(1, "g")}), "GT still adds new members")
-	require.EqualValues(t, 0, add(ZAddArgs{LT: true, Ch: true, Members: zs(50, "e")}))
-	require.EqualValues(t, 1, add(ZAddArgs{LT: true, Ch: true, Members: zs(-1, "e")}))
-	require.EqualValues(t, 0, add(ZAddArgs{XX: true, GT: true, Ch: true, Members: zs(-5, "e")}))
-	require.EqualValues(t, 1, add(ZAddArgs{XX: true, LT: true, Ch: true, Members: zs(-5, "e")}))
-	require.EqualValues(t, 0, add(ZAddArgs{XX: true, LT: true, Ch: true, Members: zs(-9, "nope")}))
-
-	// INCR.
-	v, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{Members: zs(2.5, "a")})
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, 8.5, v)
-	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{NX: true, Members: zs(1, "a")})
-	require.NoError(t, err)
-	require.False(t, ok, "NX INCR on an existing member: nil")
-	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: zs(1, "zz")})
-	require.NoError(t, err)
-	require.False(t, ok, "XX INCR on a missing member: nil")
-	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{GT: true, Members: zs(-1, "a")})
-	require.NoError(t, err)
-	require.False(t, ok, "GT INCR that lowers: nil")
-	v, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: zs(0, "a")})
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, 8.5, v, "INCR 0 answers the score")
-
-	// Duplicates in one call: last wins.
-	require.EqualValues(t, 1, add(ZAddArgs{Members: zs(1, "h", 2, "h")}))
-	s, _ = score("h")
-	require.Equal(t, 2.0, s)
-
-	card, err := c.ZCard(ctx, k)
-	require.NoError(t, err)
-	members, err := c.ZRange(ctx, k, 0, -1)
-	require.NoError(t, err)
-	require.EqualValues(t, len(members), card)
 }
 
 func TestZAddBadInput(t *testing.T) {
@@ -553,4 +480,362 @@ func TestAggregateCount(t *testing.T) {
 	require.Equal(t, []Z{{2, "x"}, {2, "y"}, {2, "z"}}, zs)
 	_, err = c.ZUnion(ctx, ZStore{Keys: []string{a}, Aggregate: "AVG"})
 	require.ErrorIs(t, err, ErrSyntax)
+}
+
+// ZADD's flags (NX, XX, GT, LT, CH, INCR), all here: their cases one by
+// one, inside EXEC, every combination against a model and against
+// redis-server.
+
+func TestZAddFlags(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	k := p + "z"
+	add := func(args ZAddArgs) int64 {
+		n, err := c.ZAddArgs(ctx, k, args)
+		require.NoError(t, err)
+		return n
+	}
+	score := func(m string) (float64, bool) {
+		s, ok, err := c.ZScore(ctx, k, m)
+		require.NoError(t, err)
+		return s, ok
+	}
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, Members: zs(1, "a")}), "XX on a missing key adds nothing")
+	n, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n, "and creates no key")
+
+	require.EqualValues(t, 2, add(ZAddArgs{Members: zs(1, "a", 2, "b")}))
+	require.EqualValues(t, 1, add(ZAddArgs{Members: zs(5, "a", 3, "c")}), "updates are not counted without CH")
+	s, _ := score("a")
+	require.Equal(t, 5.0, s)
+	require.EqualValues(t, 2, add(ZAddArgs{Ch: true, Members: zs(6, "a", 3, "c", 1, "d")}), "CH: a changed + d added; c unchanged")
+
+	require.EqualValues(t, 0, add(ZAddArgs{NX: true, Members: zs(100, "a")}))
+	s, _ = score("a")
+	require.Equal(t, 6.0, s, "NX never updates")
+	require.EqualValues(t, 1, add(ZAddArgs{NX: true, Members: zs(7, "e")}))
+
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, Members: zs(9, "f")}))
+	_, ok := score("f")
+	require.False(t, ok, "XX never adds")
+	require.EqualValues(t, 1, add(ZAddArgs{XX: true, Ch: true, Members: zs(9, "e")}))
+
+	require.EqualValues(t, 0, add(ZAddArgs{GT: true, Ch: true, Members: zs(1, "e")}))
+	s, _ = score("e")
+	require.Equal(t, 9.0, s, "GT: lower score ignored")
+	require.EqualValues(t, 1, add(ZAddArgs{GT: true, Ch: true, Members: zs(10, "e")}))
+	require.EqualValues(t, 1, add(ZAddArgs{GT: true, Members: zs(1, "g")}), "GT still adds new members")
+	require.EqualValues(t, 0, add(ZAddArgs{LT: true, Ch: true, Members: zs(50, "e")}))
+	require.EqualValues(t, 1, add(ZAddArgs{LT: true, Ch: true, Members: zs(-1, "e")}))
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, GT: true, Ch: true, Members: zs(-5, "e")}))
+	require.EqualValues(t, 1, add(ZAddArgs{XX: true, LT: true, Ch: true, Members: zs(-5, "e")}))
+	require.EqualValues(t, 0, add(ZAddArgs{XX: true, LT: true, Ch: true, Members: zs(-9, "nope")}))
+
+	// INCR.
+	v, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{Members: zs(2.5, "a")})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 8.5, v)
+	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{NX: true, Members: zs(1, "a")})
+	require.NoError(t, err)
+	require.False(t, ok, "NX INCR on an existing member: nil")
+	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: zs(1, "zz")})
+	require.NoError(t, err)
+	require.False(t, ok, "XX INCR on a missing member: nil")
+	_, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{GT: true, Members: zs(-1, "a")})
+	require.NoError(t, err)
+	require.False(t, ok, "GT INCR that lowers: nil")
+	v, ok, err = c.ZAddArgsIncr(ctx, k, ZAddArgs{XX: true, Members: zs(0, "a")})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 8.5, v, "INCR 0 answers the score")
+
+	// Duplicates in one call: last wins.
+	require.EqualValues(t, 1, add(ZAddArgs{Members: zs(1, "h", 2, "h")}))
+	s, _ = score("h")
+	require.Equal(t, 2.0, s)
+
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	members, err := c.ZRange(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.EqualValues(t, len(members), card)
+}
+
+// ZADD's flags in one transaction, as Redis's MULTI/EXEC
+// answers them: XX/NX/GT/LT/CH, INCR answering nil when a flag refuses it,
+// ZINCRBY after ZREM (a new member), a member twice in one ZADD CH, and
+// ZREMRANGEBY*/pops on what the transaction wrote, then the end state and
+// the stored counts.
+func TestZAddFlagsInExec(t *testing.T) {
+	runDiff(t, func(p string) []xop {
+		k := p + "z"
+		return []xop{
+			xzadd("ZADD", k, false, false, false, false, false, Z{1, "a"}, Z{2, "b"}),
+			xzadd("ZADD XX new", k, false, true, false, false, false, Z{5, "c"}),
+			xzadd("ZADD NX old", k, true, false, false, false, false, Z{9, "a"}),
+			xzadd("ZADD GT CH", k, false, false, true, false, true, Z{0, "a"}, Z{3, "b"}, Z{7, "d"}),
+			xzadd("ZADD LT CH", k, false, false, false, true, true, Z{0, "a"}, Z{3, "b"}),
+			xzincr("ZADD NX INCR old", k, true, false, false, false, Z{1, "a"}),
+			xzincr("ZADD XX INCR new", k, false, true, false, false, Z{1, "zz"}),
+			xzincr("ZADD GT INCR down", k, false, false, true, false, Z{-1, "a"}),
+			xzincr("ZADD GT INCR new", k, false, false, true, false, Z{-4, "e"}),
+			xzincr("ZADD LT INCR zero", k, false, false, false, true, Z{0, "b"}),
+			xop{"ZINCRBY", func(ctx context.Context, tx redis.Pipeliner) func() string {
+				return rincr(tx.ZIncrBy(ctx, k, 2, "a"))
+			}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ZIncrBy(ctx, k, 2, "a")) }},
+			xcmd("ZREM", k, "a", "nope"),
+			xop{"ZINCRBY after ZREM", func(ctx context.Context, tx redis.Pipeliner) func() string {
+				return rincr(tx.ZIncrBy(ctx, k, 2.5, "a"))
+			}, func(ctx context.Context, tx Pipeliner) string { return xfmt(tx.ZIncrBy(ctx, k, 2.5, "a")) }},
+			xzadd("ZADD CH twice", k, false, false, false, false, true, Z{4, "f"}, Z{6, "f"}, Z{2.5, "a"}),
+			xzall("ZRANGE all", k),
+			xzrange("ZRANGEBYSCORE LIMIT", ZRangeArgs{Key: k, Start: "(2", Stop: "+inf", ByScore: true, Offset: 1, Count: 2}),
+			xzrange("ZREVRANGEBYLEX", ZRangeArgs{Key: k, Start: "[f", Stop: "-", ByLex: true, Rev: true}),
+			xcmd("ZREMRANGEBYSCORE", k, "-inf", "(0"),
+			xcmd("ZREMRANGEBYRANK", k, "-1", "-1"),
+			xop{"ZPOPMIN 2", func(ctx context.Context, tx redis.Pipeliner) func() string { return rzsl(tx.ZPopMin(ctx, k, 2)) },
+				func(ctx context.Context, tx Pipeliner) string { return xzs(tx.ZPopMin(ctx, k, 2)) }},
+			xcmd("ZCARD", k),
+			xzall("ZRANGE end", k),
+		}
+	}, "z")
+}
+
+// Every combination of ZADD's options, on a missing member and on members
+// whose score the new one is below, equal to and above: replies and the
+// scores afterwards are Redis's (zaddModel, checked against redis-server by
+// TestZRedisZAddFlags). Invalid combinations are ErrSyntax before any
+// request.
+func TestZAddFlagMatrix(t *testing.T) {
+	ctx, c, cnt, p := setup(t)
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, zaddSeed()...)
+	require.NoError(t, err)
+
+	want := map[string]float64{}
+	for _, f := range allZAddFlags() {
+		if !f.valid() {
+			cnt.reset()
+			var err error
+			if f.incr {
+				_, _, err = c.ZAddArgsIncr(ctx, k, f.args(Z{Score: 1, Member: "x"}))
+			} else {
+				_, err = c.ZAddArgs(ctx, k, f.args(Z{Score: 1, Member: "x"}))
+			}
+			require.ErrorIs(t, err, ErrSyntax, f.String())
+			require.ErrorIs(t, err, ErrInvalidArgument, f.String())
+			require.Zero(t, cnt.requests.Load(), f.String())
+			continue
+		}
+		if f.incr {
+			for _, s := range zaddStates {
+				m := flagMember(f, s.name)
+				by := s.incrBy
+				after, present, _, reply, isNil := zaddModel(f, zaddCur, s.exists, by)
+				got, ok, err := c.ZAddArgsIncr(ctx, k, f.args(Z{Score: by, Member: m}))
+				require.NoError(t, err, m)
+				require.Equal(t, !isNil, ok, m)
+				if ok {
+					require.Equal(t, reply, got, m)
+				}
+				if present {
+					want[m] = after
+				}
+			}
+			continue
+		}
+		// All four states in one call: the counts add up.
+		var zs []Z
+		var total int64
+		for _, s := range zaddStates {
+			m := flagMember(f, s.name)
+			zs = append(zs, Z{Score: s.score, Member: m})
+			after, present, counted, _, _ := zaddModel(f, zaddCur, s.exists, s.score)
+			total += counted
+			if present {
+				want[m] = after
+			}
+		}
+		n, err := c.ZAddArgs(ctx, k, f.args(zs...))
+		require.NoError(t, err, f.String())
+		require.Equal(t, total, n, f.String())
+	}
+	// Members of invalid combinations were seeded and never touched.
+	for _, f := range allZAddFlags() {
+		if !f.valid() {
+			for _, s := range zaddStates[1:] {
+				want[flagMember(f, s.name)] = zaddCur
+			}
+		}
+	}
+	all, err := c.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, z := range all {
+		got[z.Member] = z.Score
+	}
+	require.Equal(t, want, got)
+	card, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, len(want), card)
+}
+
+// INCR that would make NaN (inf + -inf) is ErrNotFloat and writes nothing,
+// GT and LT included: Redis judges the sum before them. NX on an existing
+// member is nil before any sum.
+func TestZAddIncrNaN(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	k := p + "z"
+	_, err := c.ZAdd(ctx, k, Z{Score: math.Inf(1), Member: "a"})
+	require.NoError(t, err)
+	before := scanTable(t, p)
+	for _, args := range []ZAddArgs{{}, {XX: true}, {Ch: true}, {GT: true}, {XX: true, LT: true}} {
+		args.Members = []Z{{Score: math.Inf(-1), Member: "a"}}
+		_, _, err := c.ZAddArgsIncr(ctx, k, args)
+		require.ErrorIs(t, err, ErrNotFloat, "%+v", args)
+	}
+	_, err = c.ZIncrBy(ctx, k, math.Inf(-1), "a")
+	require.ErrorIs(t, err, ErrNotFloat)
+	require.Equal(t, before, scanTable(t, p), "nothing written")
+	_, ok, err := c.ZAddArgsIncr(ctx, k, ZAddArgs{NX: true, Members: []Z{{Score: math.Inf(-1), Member: "a"}}})
+	require.NoError(t, err)
+	require.False(t, ok)
+	s, _, err := c.ZScore(ctx, k, "a")
+	require.NoError(t, err)
+	require.Equal(t, math.Inf(1), s)
+}
+
+func TestZRedisZAddFlags(t *testing.T) {
+	ctx, c, rdb, p := setupRedis(t)
+	k := p + "z"
+	zaddBoth(t, ctx, c, rdb, k, zaddSeed()...)
+	for _, f := range allZAddFlags() {
+		cmd := append([]any{"ZADD", k}, anys(f.names()...)...)
+		if f.incr {
+			for _, s := range zaddStates {
+				m := flagMember(f, s.name)
+				want, werr := rdb.Do(ctx, append(cmd, fmtScore(s.incrBy), m)...).Result()
+				got, ok, err := c.ZAddArgsIncr(ctx, k, f.args(Z{Score: s.incrBy, Member: m}))
+				if redisRefused(t, werr, err, ErrSyntax, cmd...) {
+					continue
+				}
+				require.NoError(t, err, m)
+				require.Equal(t, werr == nil, ok, m)
+				if ok {
+					require.Equal(t, want, fmtScore(got), m)
+				}
+			}
+			continue
+		}
+		var zs []Z
+		for _, s := range zaddStates {
+			m := flagMember(f, s.name)
+			zs = append(zs, Z{Score: s.score, Member: m})
+			cmd = append(cmd, fmtScore(s.score), m)
+		}
+		want, werr := rdb.Do(ctx, cmd...).Result()
+		got, err := c.ZAddArgs(ctx, k, f.args(zs...))
+		if redisRefused(t, werr, err, ErrSyntax, cmd...) {
+			continue
+		}
+		require.NoError(t, err, f.String())
+		require.Equal(t, want, got, "%v", cmd)
+	}
+	requireSameZSet(t, ctx, c, rdb, k)
+}
+
+// zaddFlags is one combination of ZADD's options.
+type zaddFlags struct{ nx, xx, gt, lt, ch, incr bool }
+
+func (f zaddFlags) String() string { return strings.Join(f.names(), " ") }
+
+// names are the options of f as ZADD takes them.
+func (f zaddFlags) names() []string {
+	var s []string
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{f.nx, "NX"}, {f.xx, "XX"}, {f.gt, "GT"}, {f.lt, "LT"}, {f.ch, "CH"}, {f.incr, "INCR"}} {
+		if o.on {
+			s = append(s, o.name)
+		}
+	}
+	return s
+}
+
+// valid is Redis's check: NX with XX, GT with LT, NX with GT or LT are
+// syntax errors.
+func (f zaddFlags) valid() bool {
+	return !(f.nx && f.xx) && !(f.gt && f.lt) && !(f.nx && (f.gt || f.lt))
+}
+
+func (f zaddFlags) args(members ...Z) ZAddArgs {
+	return ZAddArgs{NX: f.nx, XX: f.xx, GT: f.gt, LT: f.lt, Ch: f.ch, Members: members}
+}
+
+// allZAddFlags is every combination of NX, XX, GT, LT, CH and INCR.
+func allZAddFlags() []zaddFlags {
+	var out []zaddFlags
+	for bits := range 1 << 6 {
+		b := func(i int) bool { return bits&(1<<i) != 0 }
+		out = append(out, zaddFlags{b(0), b(1), b(2), b(3), b(4), b(5)})
+	}
+	return out
+}
+
+// zaddModel is Redis's zsetAdd (t_zset.c) for one member: from the current
+// score (exists false: missing) and the given score, the score afterwards,
+// what the reply counts (added, or changed with CH), and for INCR the
+// reply (nilReply: Redis's nil).
+func zaddModel(f zaddFlags, cur float64, exists bool, score float64) (after float64, present bool, counted int64, reply float64, nilReply bool) {
+	if !exists {
+		if f.xx {
+			return 0, false, 0, 0, true
+		}
+		return score, true, 1, score, false
+	}
+	if f.nx {
+		return cur, true, 0, 0, true
+	}
+	next := score
+	if f.incr {
+		next = cur + score
+	}
+	if (f.lt && next >= cur) || (f.gt && next <= cur) {
+		return cur, true, 0, 0, true
+	}
+	if next != cur && f.ch {
+		counted = 1
+	}
+	return next, true, counted, next, false
+}
+
+// zaddCur is the score of every existing member before ZADD in the tests
+// of ZADD's options.
+const zaddCur = 10.0
+
+// zaddStates are the states of a member before ZADD: missing, or at
+// zaddCur with the new score (score; incrBy for INCR) below, equal to or
+// above it.
+var zaddStates = []struct {
+	name          string
+	exists        bool
+	score, incrBy float64
+}{{"missing", false, 7, 7}, {"lower", true, 4, -6}, {"equal", true, zaddCur, 0}, {"higher", true, 12, 2}}
+
+// flagMember is the member of the tests of ZADD's options for the
+// combination f and the state named state.
+func flagMember(f zaddFlags, state string) string { return f.String() + "|" + state }
+
+// zaddSeed is every existing member at zaddCur: one per combination of
+// options and existing state.
+func zaddSeed() []Z {
+	var seed []Z
+	for _, f := range allZAddFlags() {
+		for _, s := range zaddStates[1:] {
+			seed = append(seed, Z{Score: zaddCur, Member: flagMember(f, s.name)})
+		}
+	}
+	return seed
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -21,14 +22,6 @@ import (
 	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
-
-// The tests start the server on a free port against DynamoDB Local at
-// REDIMO_TEST_ENDPOINT, in a fresh table made for this run. Without an
-// endpoint they skip, unless REDIMO_TEST_REQUIRE=1 (make test), which makes
-// that a failure (internal/testenv). The differential tests compare
-// replies with a real redis-server: the one at REDIMO_TEST_REDIS
-// (host:port; make test starts it), else one they start when redis-server
-// is installed.
 
 var (
 	testDB     *dynamodb.Client
@@ -216,4 +209,84 @@ func (g *gate) cancelledCalls() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.cancelled
+}
+
+// maskIDs masks client ids (HELLO's id, CLIENT ID) and the fields of a
+// CLIENT LIST/INFO line that differ between any two servers.
+var maskIDs = regexp.MustCompile(`\$2\r\nid\r\n:\d+\r\n`)
+
+// pairedServer is a fresh redimo-server, for a test that needs redis-server.
+func pairedServer(t *testing.T) *testServer {
+	t.Helper()
+	needRedis(t)
+	return startServer(t, nil, server.Config{})
+}
+
+// blockedSend sends cmd, a blocking command, on c and returns once the
+// server lists c as blocked (CLIENT LIST's flag b, on both servers), asked
+// on o: so commands blocked one after another are queued in that order.
+func blockedSend(t *testing.T, c, o *client, cmd ...string) {
+	t.Helper()
+	id := strings.TrimSuffix(strings.TrimPrefix(c.do("CLIENT", "ID"), ":"), "\r\n")
+	c.send(encode(cmd...))
+	require.Eventually(t, func() bool { return strings.Contains(o.do("CLIENT", "LIST", "ID", id), "flags=b") },
+		10*time.Second, 5*time.Millisecond, "client %s never blocked in %v", id, cmd)
+}
+
+// onBothServers runs check on redis-server, then on a fresh redimo-server,
+// with a key prefix unique to the run ("diff:<tag>:<hex>").
+func onBothServers(t *testing.T, tag string, check func(addr, p string)) {
+	t.Helper()
+	for _, addr := range []string{redisAddr, pairedServer(t).addr} {
+		check(addr, "diff:"+tag+":"+randomHex(4))
+	}
+}
+
+// repliesOfBoth runs lines (split as redis-cli splits them, {x} a key under a
+// prefix unique to the run) on one fresh connection to each server, in
+// RESP proto, and returns each line's replies from redis-server and
+// redimo-server.
+func repliesOfBoth(t *testing.T, ts *testServer, proto int, lines ...string) (want, got []string) {
+	t.Helper()
+	prefix := "diff:" + randomHex(4) + ":"
+	g, w := dial(t, ts.addr), dial(t, redisAddr)
+	if proto == 3 {
+		require.Equal(t, maskIDs.ReplaceAllString(w.do("HELLO", "3"), "id"), maskIDs.ReplaceAllString(g.do("HELLO", "3"), "id"))
+	}
+	for _, line := range lines {
+		args, ok := resp.SplitArgs(line)
+		require.True(t, ok, line)
+		for i := range args {
+			args[i] = keyRE.ReplaceAllString(args[i], prefix+"$1")
+		}
+		wr, gr := w.do(args...), g.do(args...)
+		want = append(want, maskIDs.ReplaceAllString(strings.ReplaceAll(wr, prefix, "{}"), "id"))
+		got = append(got, maskIDs.ReplaceAllString(strings.ReplaceAll(gr, prefix, "{}"), "id"))
+	}
+	return want, got
+}
+
+// requireSameReplies requires the replies of lines to be the same bytes on both
+// servers (ts nil: a fresh redimo-server), in RESP2 and RESP3.
+func requireSameReplies(t *testing.T, ts *testServer, lines ...string) {
+	t.Helper()
+	if ts == nil {
+		ts = pairedServer(t)
+	}
+	for _, proto := range []int{2, 3} {
+		want, got := repliesOfBoth(t, ts, proto, lines...)
+		for i := range lines {
+			require.Equal(t, want[i], got[i], "RESP%d: %s", proto, lines[i])
+		}
+	}
+}
+
+// requireSameRaw sends in as one write on a fresh connection to each server and
+// requires the same bytes back until the connection closes (ids masked).
+func requireSameRaw(t *testing.T, ts *testServer, in []byte) {
+	t.Helper()
+	got, want := dial(t, ts.addr), dial(t, redisAddr)
+	got.send(in)
+	want.send(in)
+	require.Equal(t, maskIDs.ReplaceAllString(want.readAll(), "id"), maskIDs.ReplaceAllString(got.readAll(), "id"), "%.80q", in)
 }

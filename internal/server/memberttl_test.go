@@ -99,9 +99,9 @@ func TestMemberExpiryCommands(t *testing.T) {
 
 // TestMemberExpiryAllExpiredKey: keys whose members all expired are
 // missing keys through the wire too, and an expired member not yet
-// collected is missing. Each FINDING failed on commit 909af23 and passes
-// since the fixes that followed: Redis 8.12 answers as the script wants,
-// redimo answered otherwise (said on the step).
+// collected is missing: Redis 8.12 answers as the script wants; a step's
+// comment says what redimo answered before the fixes that followed
+// commit 909af23.
 func TestMemberExpiryAllExpiredKey(t *testing.T) {
 	do := memberExpiryClient(t)
 	id := randomHex(4)
@@ -129,17 +129,17 @@ func TestMemberExpiryAllExpiredKey(t *testing.T) {
 	run([]step{
 		{[]any{"TYPE", z}, "none"},
 		{[]any{"EXISTS", s}, int64(0)},
-		// FINDING: redimo WRONGTYPE.
+		// Redimo WRONGTYPE.
 		{[]any{"SISMEMBER", z, "a"}, int64(0)},
-		// FINDING: redimo WRONGTYPE.
+		// Redimo WRONGTYPE.
 		{[]any{"ZRANK", s, "a"}, "error: redis: nil"},
-		// FINDING: redimo 1, and dst deleted.
+		// Redimo 1, and dst deleted.
 		{[]any{"COPY", s, dst, "REPLACE"}, int64(0)},
 		{[]any{"SMEMBERS", dst}, []any{"keep"}},
-		// FINDING: redimo OK, and dst deleted.
+		// Redimo OK, and dst deleted.
 		{[]any{"RENAME", s, dst}, "error: ERR no such key"},
 		{[]any{"SMEMBERS", dst}, []any{"keep"}},
-		// FINDING: ZRANK/ZREVRANK of an expired member not yet collected:
+		// ZRANK/ZREVRANK of an expired member not yet collected:
 		// nil; redimo its old rank.
 		{[]any{"ZCARD", zr}, int64(2)},
 		{[]any{"ZRANK", zr, "b"}, "error: redis: nil"},

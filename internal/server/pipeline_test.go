@@ -126,3 +126,59 @@ func TestPipelineRunsIndependentCommandsTogether(t *testing.T) {
 		require.Equal(t, want, string(c.read()), "SADD %d on one key", i)
 	}
 }
+
+// A pipeline of 40 commands in one write, mixing replies and
+// errors of every kind (unknown command, arity, WRONGTYPE, not a float,
+// syntax), member writes to one key that run at once, and a type change
+// of a key in the middle: the replies come in order, the same bytes as
+// redis-server's.
+func TestServerPipelineMixedErrors(t *testing.T) {
+	ts := pairedServer(t)
+	k := "diff:pipe:" + randomHex(4) + ":"
+	var in []byte
+	for i := range 4 {
+		for _, cmd := range [][]string{
+			{"ZADD", k + "m", "1", "a"}, {"SADD", k + "m", "b"}, {"SCARD", k + "nosuch"}, {"ZADD", k + "m", "x", "a"},
+			{"FOO", "bar"}, {"ZINCRBY", k + "m", "1", "a"}, {"SADD"}, {"ZADD", k + "m", "2", "b" + fmt.Sprint(i)},
+			{"ZRANGE", k + "m", "0", "-1", "WITHSCORES"}, {"ZRANGE", k + "m", "0", "1", "BYLEX"},
+			{"DEL", k + "m"}, {"SADD", k + "m", "s"}, {"SREM", k + "m", "s"},
+		} {
+			in = append(in, encode(cmd...)...)
+		}
+	}
+	requireSameRaw(t, ts, append(in, encode("QUIT")...))
+}
+
+// Pipelined member writes that empty a key and add
+// another member kept Redis's order only one at a time: on a set {a} with
+// a TTL of 100 s, the pipeline SREM k a, SADD k b, TTL k answers on
+// redis-server ":1\r\n:1\r\n:-1\r\n" (SREM deletes the key, SADD creates a
+// new one without expiry), on redimo-server ":1\r\n:1\r\n:100\r\n" (the two
+// shared one transaction, so the key kept its expiry). The same with
+// ZREM/ZADD. Fixed: they run in order (the key's deletion drops its expiry).
+func TestServerPipelineEmptiedKeyExpiry(t *testing.T) {
+	onBothServers(t, "pttl", func(addr, p string) {
+		c := dial(t, addr)
+		setup := func() {
+			for _, cmd := range [][]string{{"SADD", p + "k", "a"}, {"EXPIRE", p + "k", "100"}, {"ZADD", p + "z", "1", "a"}, {"EXPIRE", p + "z", "100"}} {
+				require.Equal(t, ":1\r\n", c.do(cmd...), "%s: %v", addr, cmd)
+			}
+		}
+		cmds := [][]string{{"SREM", p + "k", "a"}, {"SADD", p + "k", "b"}, {"ZREM", p + "z", "a"}, {"ZADD", p + "z", "2", "b"},
+			{"TTL", p + "k"}, {"TTL", p + "z"}, {"DEL", p + "k", p + "z"}}
+		want := []string{":1\r\n", ":1\r\n", ":1\r\n", ":1\r\n", ":-1\r\n", ":-1\r\n", ":2\r\n"}
+		setup() // one at a time
+		for i, cmd := range cmds {
+			require.Equal(t, want[i], c.do(cmd...), "%s one by one: %v", addr, cmd)
+		}
+		setup() // pipelined
+		var in []byte
+		for _, cmd := range cmds {
+			in = append(in, encode(cmd...)...)
+		}
+		c.send(in)
+		for i, cmd := range cmds {
+			require.Equal(t, want[i], string(c.read()), "%s pipelined: %v", addr, cmd)
+		}
+	})
+}

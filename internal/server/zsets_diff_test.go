@@ -73,3 +73,31 @@ var zsetScript = []string{
 }
 
 func TestDifferentialSortedSets(t *testing.T) { runDifferential(t, zsetScript) }
+
+// ZRANDMEMBER key 2^62 WITHSCORES: redis-server refuses
+// counts beyond LONG_MAX/2 = 2^62-1 ("-ERR value is out of range\r\n"),
+// redimo-server answered the whole set (n > 1<<62, not 1<<62-1). -(2^62)
+// and 2^62-1 answered as Redis.
+func TestServerZRandMemberWithScoresBound(t *testing.T) {
+	requireSameReplies(t, nil, "ZADD {z} 1 a", "ZRANDMEMBER {z} 4611686018427387903 WITHSCORES",
+		"ZRANDMEMBER {z} -4611686018427387904 WITHSCORES", "ZRANDMEMBER {z} 4611686018427387904 WITHSCORES", "DEL {z}")
+}
+
+// Scores in every form strtod takes (Infinity, hex, ".5", "5.",
+// "+5", subnormals, 2^53+1), formatted in RESP2 and RESP3 as Redis does
+// (ZSCORE, ZRANGE WITHSCORES, ZINCRBY to inf, WEIGHTS 0 on inf members);
+// binary keys and members ("\x00", "\xff", CRLF, the empty string) through
+// TYPE, EXISTS, KEYS and SCAN MATCH/TYPE, RENAME and ZRANGEBYLEX.
+func TestServerScoresAndBinary(t *testing.T) {
+	requireSameReplies(t, nil,
+		"ZADD {f} Infinity a -Infinity b .5 e 5. g +5 h 0x1p3 i 1e-310 m -1e-310 n 00001 p 9007199254740993 r 1e-5 w 12345678901234567 y",
+		`ZADD {f} "1 " k`, `ZADD {f} "" l`, "ZADD {f} 1,5 j", "ZADD {f} NaN j",
+		"ZRANGE {f} 0 -1 WITHSCORES", "ZSCORE {f} m", "ZMSCORE {f} a b nope w", "ZCOUNT {f} (Infinity +inf",
+		"ZRANGEBYSCORE {f} (0x1p3 +inf WITHSCORES", `ZRANGEBYSCORE {f} "(" +inf`, "ZINCRBY {f} 0x1p-1 e",
+		"ZINCRBY {f} -Infinity a", "ZPOPMIN {f}", "ZPOPMAX {f} 2", "ZUNIONSTORE {g} 1 {f} WEIGHTS 0", "ZRANGE {g} 0 -1 WITHSCORES",
+		"DEL {f} {g}",
+		`SADD "{b}\x00\r\n" "\r\n" "\x00" ""`, `TYPE "{b}\x00\r\n"`, `EXISTS "{b}\x00\r\n" "{b}\x00"`, `KEYS "{b}?\r\n"`,
+		`SCAN 0 MATCH "{b}\x00*" COUNT 1000`, `SCAN 0 MATCH "{b}*" TYPE zset COUNT 1000`, `RENAME "{b}\x00\r\n" "{b}\xff"`,
+		`ZADD "{b}\xfe" 0 "\xff" 0 "\x00" 0 ""`, `ZRANGEBYLEX "{b}\xfe" "[\x00" "(\xff"`, `ZRANGE "{b}\xfe" 0 -1 WITHSCORES`,
+		`DEL "{b}\xff" "{b}\xfe"`)
+}

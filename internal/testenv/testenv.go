@@ -17,6 +17,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -239,4 +240,18 @@ func Seed(tb testing.TB, fixed uint64) uint64 {
 	})
 	tb.Logf("seed %d (%s=%d repeats it)", seed, EnvSeed, seed)
 	return seed
+}
+
+// Sample returns keep, which says whether the next case of a long table
+// runs: every case in the full suite; in the everyday one a share of
+// them (0 < share <= 1), drawn from the run's seed (Seed), so that
+// successive everyday runs cover different cases and the full suite all
+// of them. keep is for one goroutine.
+func Sample(tb testing.TB, fixed uint64, share float64) (keep func() bool) {
+	tb.Helper()
+	if Thorough() {
+		return func() bool { return true }
+	}
+	r := mrand.New(mrand.NewPCG(Seed(tb, fixed), 0x5a))
+	return func() bool { return r.Float64() < share }
 }

@@ -362,12 +362,8 @@ func TestBZPopManyWaitersExactlyOnce(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	for m, n := range popped {
-		require.Equal(t, 1, n, "%s popped %d times", m, n)
-	}
-	n, err := c1.Exists(ctx, k)
-	require.NoError(t, err)
-	require.Zero(t, n)
+	requirePoppedOnce(t, popped)
+	returns(t, int64(0))(c1.Exists(ctx, k))
 }
 
 // TestWaitNotice: a blocking command calls its context's wait notice once,
