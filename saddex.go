@@ -57,9 +57,9 @@ func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []str
 		}
 	}
 	members = model.Dedupe(members)
-	writes, err := c.addExWrites(ctx, key, op, members)
-	if err != nil {
-		return 0, false, wrap(cmd, err)
+	writes := make([]*model.Write, len(members))
+	for i, m := range members {
+		writes[i] = c.addExWrite(key, m, op)
 	}
 	if op.cond != SAddExAlways {
 		if n := c.view().transactions(key, model.TypeSet, writes); n > 1 {
@@ -74,39 +74,6 @@ func (c *Client) sAddEx(ctx context.Context, key string, op addEx, members []str
 	// With MNX or MXX every write is required: all applied, or none (the
 	// transaction was abandoned).
 	return model.Counted(applied), op.cond == SAddExAlways || len(applied) == len(writes), nil
-}
-
-// addExWrites is op's writes for members. Without MNX or MXX, the members
-// are read first (one BatchGetItem): a member already there gets the
-// write that sets its expiry (or none, when it keeps the one it has) at
-// the first attempt, where a blind put would be refused first. A refused
-// transaction costs its write units all the same (2 a member item and 2
-// the metadata item), a read 1 read unit a member: refreshing members,
-// the common SADDEX (who is online), then costs one transaction instead
-// of two. The read only guides: the writes' conditions decide, and a
-// member added or removed meanwhile is retried as before.
-func (c *Client) addExWrites(ctx context.Context, key string, op addEx, members []string) ([]*model.Write, error) {
-	writes := make([]*model.Write, 0, len(members))
-	if op.cond != SAddExAlways || op.past {
-		for _, m := range members {
-			writes = append(writes, c.addExWrite(key, m, op))
-		}
-		return writes, nil
-	}
-	found, err := c.view().probe(ctx, key, model.TypeSet, members, true)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range members {
-		if it, ok := found[m]; ok {
-			if w := c.existingWrite(key, m, it, op); w != nil {
-				writes = append(writes, w)
-			}
-			continue
-		}
-		writes = append(writes, c.addExPut(key, m, op))
-	}
-	return writes, nil
 }
 
 // addExWrite is op's write for member. With MNX or MXX it is required:
