@@ -180,6 +180,10 @@ type shared struct {
 	// set; false small or missing, whose reads need only the metadata item
 	// (smallset.go: knownBig, knownSmall).
 	setEnc keyCache[bool]
+	// rescores is whether this Client's last ZINCRBY (or ZADD INCR) of
+	// each sorted set met an existing member: its next one reads the
+	// member before writing (zsets.go: rescoreGuess).
+	rescores keyCache[bool]
 	// lanes are the writer lanes of this Client's single-item writes in
 	// flight, and staleTokens the stale tokens it saw on keys, which its
 	// next write of the key removes (smallset.go).

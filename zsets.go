@@ -208,7 +208,9 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		}
 		return score, true, 1, nil
 	}
-	// Optimistically assume the member is new; XX needs to know first.
+	// XX needs to know first. Otherwise the first write assumes the
+	// member new, unless re-scores are what this Client last met on the
+	// key (rescoreGuess).
 	var cur model.Item
 	if args.XX {
 		found, err := c.view().probe(ctx, key, model.TypeZSet, []string{member}, true)
@@ -216,15 +218,57 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 			return 0, false, wrap(cmd, err)
 		}
 		cur = found[member]
+	} else if guess, err := c.rescoreGuess(ctx, key, member); err != nil {
+		return 0, false, wrap(cmd, err)
+	} else {
+		cur = guess
 	}
-	first, err := c.zWrite(key, member, cur, decide)
+	existed := false
+	first, err := c.zWrite(key, member, cur, func(old float64, exists bool) (float64, bool, int64, error) {
+		existed = exists
+		return decide(old, exists)
+	})
 	if err != nil || first == nil {
 		return result, ok, err
 	}
 	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
+	if c.snap == nil {
+		c.rescores.note(key, existed)
+	}
 	return result, ok, nil
+}
+
+// rescoreGuess is the item of member as an eventually consistent GetItem
+// shows it (nil: absent or expired), read when this Client's last
+// increment of key met an existing member (c.rescores), nil otherwise
+// and inside a transaction (its snapshot judges writes for free).
+//
+// Why. An increment's first write assumes the member new: a put of it
+// and the metadata action, one TransactWriteItems. On an existing member
+// that transaction is cancelled, which costs its 4 write units, and the
+// re-score goes in a second one (8: the member, its index entry's move,
+// the metadata item). On a key whose members are mostly there (a
+// leaderboard) the read, 0.5 read unit, replaces the cancelled
+// transaction: the same 2 requests, 4 write units fewer. A stale read
+// costs what the blind attempt did: the write's condition fails and the
+// transaction writer retries from the item it returns (tx.go). The
+// metadata action stays in the transaction: WATCH's version token and
+// EXEC's snapshot need every member change to write it atomically
+// (BENCHMARKS.md, "Sorted-set re-scores").
+func (c *Client) rescoreGuess(ctx context.Context, key, member string) (model.Item, error) {
+	if likely, _ := c.rescores.get(key); !likely || c.snap != nil {
+		return nil, nil
+	}
+	it, err := c.st.GetItem(ctx, model.ItemKey(key, model.MemberSK(model.TypeZSet, member)), aws.Bool(false), nil, nil)
+	if err != nil || it == nil || model.ExpiredAt(it, c.nowMs()) {
+		return nil, err
+	}
+	if m, _, ok := model.MemberOf(it); !ok || m != member {
+		return nil, nil // another long member's item (longmember.go)
+	}
+	return it, nil
 }
 
 // ZRem removes members and returns how many were members, as Redis's ZREM.
