@@ -2,6 +2,7 @@ package redimo
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -92,7 +93,8 @@ func TestZRescoreStaleRead(t *testing.T) {
 		between func(t *testing.T, c *Client, k string)
 		want    float64 // the reply to ZINCRBY k 5 m (m scored 1)
 		card    int64
-		wrong   bool // WRONGTYPE
+		wrong   bool                                       // WRONGTYPE
+		run     func(c *Client, k string) (float64, error) // nil: ZINCRBY k 5 m, which replies want
 	}{
 		{name: "re-scored", between: func(t *testing.T, c *Client, k string) {
 			_, err := c.ZIncrBy(ctx, k, 10, "m")
@@ -111,6 +113,30 @@ func TestZRescoreStaleRead(t *testing.T) {
 			require.NoError(t, err)
 			time.Sleep(5 * time.Millisecond)
 		}, want: 5, card: 1},
+		{name: "ZINCRBY 0 after DEL", between: func(t *testing.T, c *Client, k string) {
+			_, err := c.Del(ctx, k)
+			require.NoError(t, err)
+		}, run: func(c *Client, k string) (float64, error) { return c.ZIncrBy(ctx, k, 0, "m") }, want: 0, card: 1},
+		{name: "ZADD of the same score after DEL", between: func(t *testing.T, c *Client, k string) {
+			_, err := c.Del(ctx, k)
+			require.NoError(t, err)
+		}, run: func(c *Client, k string) (float64, error) {
+			n, err := c.ZAdd(ctx, k, Z{Score: 1, Member: "m"})
+			if err == nil && n != 1 {
+				return 0, fmt.Errorf("ZADD added %d, want 1", n)
+			}
+			return 1, err
+		}, want: 1, card: 1},
+		{name: "ZADD NX after ZREM", between: func(t *testing.T, c *Client, k string) {
+			_, err := c.ZRem(ctx, k, "m")
+			require.NoError(t, err)
+		}, run: func(c *Client, k string) (float64, error) {
+			n, err := c.ZAddArgs(ctx, k, ZAddArgs{NX: true, Members: []Z{{Score: 7, Member: "m"}}})
+			if err == nil && n != 1 {
+				return 0, fmt.Errorf("ZADD NX added %d, want 1", n)
+			}
+			return 7, err
+		}, want: 7, card: 3},
 		{name: "DEL then SADD", between: func(t *testing.T, c *Client, k string) {
 			_, err := c.Del(ctx, k)
 			require.NoError(t, err)
@@ -128,7 +154,11 @@ func TestZRescoreStaleRead(t *testing.T) {
 			_, err = c.ZIncrBy(ctx, k, 0.5, "a") // the Client meets a re-score: its next one reads first
 			require.NoError(t, err)
 			h.hook = func() { sc.between(t, other, k) }
-			s, err := c.ZIncrBy(ctx, k, 5, "m")
+			run := sc.run
+			if run == nil {
+				run = func(c *Client, k string) (float64, error) { return c.ZIncrBy(ctx, k, 5, "m") }
+			}
+			s, err := run(c, k)
 			if sc.wrong {
 				require.ErrorIs(t, err, ErrWrongType)
 				ms, err := other.SMembers(ctx, k)

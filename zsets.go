@@ -117,8 +117,11 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 // LT, unchanged) and a compare-and-swap updates its score. With XX it
 // updates in place, the options in the condition: for one member, index
 // order is score order.
-func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
+func (c *Client) zaddWrite(key string, z Z, args ZAddArgs, g *guessed) *model.Write {
 	decide := func(old float64, exists bool) (float64, bool, int64, error) {
+		if g != nil {
+			*g.existed = exists
+		}
 		switch {
 		case !exists && args.XX:
 			return 0, false, 0, nil
@@ -130,6 +133,10 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 			return z.Score, true, 1, nil
 		}
 		return z.Score, true, 0, nil
+	}
+	if !args.XX && g != nil && g.cur != nil {
+		w, _ := c.zWrite(key, z.Member, g.cur, decide) // decide never fails: nil is nothing to write
+		return w
 	}
 	if !args.XX {
 		w := c.putMember(key, model.TypeZSet, z.Member, model.ZsetIX(z.Score, z.Member))
@@ -224,19 +231,23 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		cur = guess
 	}
 	existed := false
-	first, err := c.zWrite(key, member, cur, func(old float64, exists bool) (float64, bool, int64, error) {
+	seen := func(old float64, exists bool) (float64, bool, int64, error) {
 		existed = exists
 		return decide(old, exists)
-	})
+	}
+	first, err := c.zWrite(key, member, cur, seen)
+	if (err != nil || first == nil) && cur != nil && !args.XX {
+		// Nothing to write (or not a number), as read: only a write's
+		// conditions can tell (a stale read, a dead key's member).
+		first, err = c.zWrite(key, member, nil, seen)
+	}
 	if err != nil || first == nil {
 		return result, ok, err
 	}
 	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
-	if c.snap == nil {
-		c.rescores.note(key, existed)
-	}
+	c.noteRescore(key, existed)
 	return result, ok, nil
 }
 
@@ -431,11 +442,16 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 	if err != nil {
 		return 0, err
 	}
+	if len(args.Members) == 1 && !args.XX {
+		// One member: a new score for an existing one reads it first
+		// where this Client meets re-scores, as ZINCRBY (rescoreGuess).
+		return c.zaddOne(ctx, key, args.Members[0], args)
+	}
 	var n int64
 	for _, members := range rounds {
 		writes := make([]*model.Write, 0, len(members))
 		for _, z := range members {
-			writes = append(writes, c.zaddWrite(key, z, args))
+			writes = append(writes, c.zaddWrite(key, z, args, nil))
 		}
 		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 		n += model.Counted(applied)
@@ -444,4 +460,43 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 		}
 	}
 	return n, nil
+}
+
+// zaddOne is ZADD of one member without XX: its first write re-scores the
+// member as rescoreGuess reads it, or, unread or absent, adds it.
+func (c *Client) zaddOne(ctx context.Context, key string, z Z, args ZAddArgs) (int64, error) {
+	cur, err := c.rescoreGuess(ctx, key, z.Member)
+	if err != nil {
+		return 0, wrap("ZADD", err)
+	}
+	existed := false
+	w := c.zaddWrite(key, z, args, &guessed{cur: cur, existed: &existed})
+	if w == nil { // nothing to write, as read: only a write's conditions can tell (a stale read, a dead key)
+		w = c.zaddWrite(key, z, args, &guessed{existed: &existed})
+	}
+	var applied []*model.Write
+	if w != nil {
+		applied, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{w})
+		if err != nil {
+			return model.Counted(applied), wrap("ZADD", err)
+		}
+	}
+	c.noteRescore(key, existed)
+	return model.Counted(applied), nil
+}
+
+// guessed is what a one-member write knows before writing: the member's
+// item as read (nil: absent or not read), and where to record whether the
+// member turned out to exist.
+type guessed struct {
+	cur     model.Item
+	existed *bool
+}
+
+// noteRescore records whether this Client's last one-member write of key
+// met an existing member (rescoreGuess); not inside a transaction.
+func (c *Client) noteRescore(key string, existed bool) {
+	if c.snap == nil {
+		c.rescores.note(key, existed)
+	}
 }
