@@ -184,6 +184,10 @@ type shared struct {
 	// each sorted set met an existing member: its next one reads the
 	// member before writing (zsets.go: rescoreGuess).
 	rescores keyCache[bool]
+	// zixs is the index value this Client last wrote to each sorted-set
+	// member of its one-member writes (key 0x00 member): the next
+	// re-score's first write assumes it (rescoreGuess).
+	zixs keyCache[[]byte]
 	// lanes are the writer lanes of this Client's single-item writes in
 	// flight, and staleTokens the stale tokens it saw on keys, which its
 	// next write of the key removes (smallset.go).

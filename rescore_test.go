@@ -61,6 +61,19 @@ func TestZRescoreRequests(t *testing.T) {
 	// ... after which the next increment assumes new again: 1 request.
 	n, _, _ = measure("new2", 3, 3)
 	require.EqualValues(t, 1, n)
+
+	// A member this Client wrote last: its own index value, no read.
+	n, ops, cost = measure("p00043", 1, 9)
+	t.Logf("ZINCRBY of a member this Client wrote last: %d requests %v, %.2f RCU, %.2f WCU", n, ops, cost.ReadUnits, cost.WriteUnits)
+	require.EqualValues(t, 1, n)
+	require.EqualValues(t, 8, cost.WriteUnits)
+	n, _, cost = measure("new", 1, 4)
+	require.EqualValues(t, 1, n)
+	require.EqualValues(t, 8, cost.WriteUnits)
+	cnt.reset()
+	_, err = c.ZAdd(ctx, k, Z{Score: 42, Member: "new2"}) // ZADD of one member: the same
+	require.NoError(t, err)
+	require.EqualValues(t, 1, cnt.requests.Load())
 }
 
 // hookGet runs hook once, after the first GetItem (the re-score's read of
@@ -88,14 +101,15 @@ func (h *hookGet) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...f
 func TestZRescoreStaleRead(t *testing.T) {
 	needDB(t)
 	ctx := context.Background()
-	for _, sc := range []struct {
+	type scenario = struct {
 		name    string
 		between func(t *testing.T, c *Client, k string)
 		want    float64 // the reply to ZINCRBY k 5 m (m scored 1)
 		card    int64
 		wrong   bool                                       // WRONGTYPE
 		run     func(c *Client, k string) (float64, error) // nil: ZINCRBY k 5 m, which replies want
-	}{
+	}
+	for _, sc := range []scenario{
 		{name: "re-scored", between: func(t *testing.T, c *Client, k string) {
 			_, err := c.ZIncrBy(ctx, k, 10, "m")
 			require.NoError(t, err)
@@ -144,41 +158,57 @@ func TestZRescoreStaleRead(t *testing.T) {
 			require.NoError(t, err)
 		}, wrong: true},
 	} {
-		t.Run(sc.name, func(t *testing.T) {
-			k := t.Name() + ":" + randomHex(3)
-			other := cleanClient(t)
-			h := &hookGet{DynamoDBAPI: testDB}
-			c := NewClient(h, func(o *Options) { o.TableName = testTable })
-			_, err := other.ZAdd(ctx, k, Z{Score: 1, Member: "m"}, Z{Score: 2, Member: "a"}, Z{Score: 3, Member: "b"})
-			require.NoError(t, err)
-			_, err = c.ZIncrBy(ctx, k, 0.5, "a") // the Client meets a re-score: its next one reads first
-			require.NoError(t, err)
-			h.hook = func() { sc.between(t, other, k) }
-			run := sc.run
-			if run == nil {
-				run = func(c *Client, k string) (float64, error) { return c.ZIncrBy(ctx, k, 5, "m") }
+		for _, cached := range []bool{false, true} {
+			name := sc.name + "/read"
+			if cached {
+				name = sc.name + "/own write"
 			}
-			s, err := run(c, k)
-			if sc.wrong {
-				require.ErrorIs(t, err, ErrWrongType)
-				ms, err := other.SMembers(ctx, k)
+			t.Run(name, func(t *testing.T) {
+				k := t.Name() + ":" + randomHex(3)
+				other := cleanClient(t)
+				h := &hookGet{DynamoDBAPI: testDB}
+				c := NewClient(h, func(o *Options) { o.TableName = testTable })
+				_, err := other.ZAdd(ctx, k, Z{Score: 2, Member: "a"}, Z{Score: 3, Member: "b"})
 				require.NoError(t, err)
-				require.Equal(t, []string{"m"}, ms)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, sc.want, s)
-			got, ok, err := other.ZScore(ctx, k, "m")
-			require.NoError(t, err)
-			require.True(t, ok)
-			require.Equal(t, sc.want, got)
-			card, err := other.ZCard(ctx, k)
-			require.NoError(t, err)
-			require.Equal(t, sc.card, card)
-			all, err := other.ZRangeWithScores(ctx, k, 0, -1)
-			require.NoError(t, err)
-			require.Len(t, all, int(card))
-		})
+				if cached {
+					// c wrote m last: its next write assumes m as c left it,
+					// and another Client's write comes before that one.
+					_, err = c.ZAdd(ctx, k, Z{Score: 1, Member: "m"})
+					require.NoError(t, err)
+					sc.between(t, other, k)
+				} else {
+					_, err = other.ZAdd(ctx, k, Z{Score: 1, Member: "m"})
+					require.NoError(t, err)
+					_, err = c.ZIncrBy(ctx, k, 0.5, "a") // c meets a re-score: its next one reads first
+					require.NoError(t, err)
+					h.hook = func() { sc.between(t, other, k) }
+				}
+				run := sc.run
+				if run == nil {
+					run = func(c *Client, k string) (float64, error) { return c.ZIncrBy(ctx, k, 5, "m") }
+				}
+				s, err := run(c, k)
+				if sc.wrong {
+					require.ErrorIs(t, err, ErrWrongType)
+					ms, err := other.SMembers(ctx, k)
+					require.NoError(t, err)
+					require.Equal(t, []string{"m"}, ms)
+					return
+				}
+				require.NoError(t, err)
+				require.Equal(t, sc.want, s)
+				got, ok, err := other.ZScore(ctx, k, "m")
+				require.NoError(t, err)
+				require.True(t, ok)
+				require.Equal(t, sc.want, got)
+				card, err := other.ZCard(ctx, k)
+				require.NoError(t, err)
+				require.Equal(t, sc.card, card)
+				all, err := other.ZRangeWithScores(ctx, k, 0, -1)
+				require.NoError(t, err)
+				require.Len(t, all, int(card))
+			})
+		}
 	}
 }
 
@@ -211,6 +241,14 @@ func TestZRescoreWatch(t *testing.T) {
 	n, err := c.Exists(ctx, k+":copy")
 	require.NoError(t, err)
 	require.Zero(t, n)
+
+	// A member other wrote last: its re-score assumes its own index value.
+	w, err = c.WatchKeys(ctx, k)
+	require.NoError(t, err)
+	s, err = other.ZIncrBy(ctx, k, 1, "p00001")
+	require.NoError(t, err)
+	require.Equal(t, 3.0, s)
+	require.ErrorIs(t, exec(w), ErrTxFailed)
 
 	w, err = c.WatchKeys(ctx, k)
 	require.NoError(t, err)

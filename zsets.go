@@ -244,32 +244,42 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	if err != nil || first == nil {
 		return result, ok, err
 	}
-	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
+	applied, err := c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first})
+	if err != nil {
 		return 0, false, wrap(cmd, err)
 	}
-	c.noteRescore(key, existed)
+	c.noteRescore(key, member, existed, applied)
 	return result, ok, nil
 }
 
-// rescoreGuess is the item of member as an eventually consistent GetItem
-// shows it (nil: absent or expired), read when this Client's last
-// increment of key met an existing member (c.rescores), nil otherwise
-// and inside a transaction (its snapshot judges writes for free).
+// rescoreGuess is what a one-member write (ZINCRBY, ZADD INCR, ZADD of
+// one member) assumes of member before writing, nil for absent: the index
+// value this Client last wrote to it (c.zixs); else, when this Client's
+// last such write of key met an existing member (c.rescores), the item
+// as an eventually consistent GetItem shows it; else nothing (absent).
+// Inside a transaction nothing is assumed: its snapshot judges writes for
+// free.
 //
-// Why. An increment's first write assumes the member new: a put of it
-// and the metadata action, one TransactWriteItems. On an existing member
-// that transaction is cancelled, which costs its 4 write units, and the
+// Why. Assuming the member absent, the first write is a put of it and the
+// metadata action, one TransactWriteItems. On an existing member that
+// transaction is cancelled, which costs its 4 write units, and the
 // re-score goes in a second one (8: the member, its index entry's move,
-// the metadata item). On a key whose members are mostly there (a
-// leaderboard) the read, 0.5 read unit, replaces the cancelled
-// transaction: the same 2 requests, 4 write units fewer. A stale read
-// costs what the blind attempt did: the write's condition fails and the
-// transaction writer retries from the item it returns (tx.go). The
-// metadata action stays in the transaction: WATCH's version token and
-// EXEC's snapshot need every member change to write it atomically
-// (BENCHMARKS.md, "Sorted-set re-scores").
+// the metadata item). A right guess sends the re-score at once: 1
+// request and 8 units from this Client's own last write, 2 requests and
+// 8 units plus 0.5 read unit from a read. A wrong one costs what the
+// blind attempt did: the write's condition fails, and the transaction
+// writer goes on from the item the cancellation returns (tx.go), never
+// from the guess. The metadata action stays in the transaction: WATCH's
+// version token and EXEC's snapshot need every member change to write it
+// atomically (BENCHMARKS.md, "Sorted-set re-scores").
 func (c *Client) rescoreGuess(ctx context.Context, key, member string) (model.Item, error) {
-	if likely, _ := c.rescores.get(key); !likely || c.snap != nil {
+	if c.snap != nil {
+		return nil, nil
+	}
+	if ix, ok := c.zixs.get(key + "\x00" + member); ok {
+		return model.Item{model.AttrIX: model.Bin(ix)}, nil
+	}
+	if likely, _ := c.rescores.get(key); !likely {
 		return nil, nil
 	}
 	it, err := c.st.GetItem(ctx, model.ItemKey(key, model.MemberSK(model.TypeZSet, member)), aws.Bool(false), nil, nil)
@@ -481,7 +491,7 @@ func (c *Client) zaddOne(ctx context.Context, key string, z Z, args ZAddArgs) (i
 			return model.Counted(applied), wrap("ZADD", err)
 		}
 	}
-	c.noteRescore(key, existed)
+	c.noteRescore(key, z.Member, existed, applied)
 	return model.Counted(applied), nil
 }
 
@@ -493,10 +503,17 @@ type guessed struct {
 	existed *bool
 }
 
-// noteRescore records whether this Client's last one-member write of key
-// met an existing member (rescoreGuess); not inside a transaction.
-func (c *Client) noteRescore(key string, existed bool) {
-	if c.snap == nil {
-		c.rescores.note(key, existed)
+// noteRescore records, for rescoreGuess, whether this Client's last
+// one-member write of key met an existing member, and the index value
+// of member its applied writes left; not inside a transaction.
+func (c *Client) noteRescore(key, member string, existed bool, applied []*model.Write) {
+	if c.snap != nil {
+		return
+	}
+	c.rescores.note(key, existed)
+	for _, w := range applied {
+		if w.Member == member && w.Ix != nil {
+			c.zixs.note(key+"\x00"+member, w.Ix)
+		}
 	}
 }
