@@ -26,6 +26,7 @@ import (
 //
 // Cost: ⌈n/99⌉ TransactWriteItems (2 write units per member plus 2 for the
 // metadata item); a chunk with members already present takes one more.
+// One member: as ZAddArgsIncr.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, err error) {
@@ -39,9 +40,14 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, e
 // ok is false (Redis's nil) when NX, XX, GT or LT prevented the update.
 // Exact under concurrent increments (compare-and-swap, retried).
 //
-// Cost: one TransactWriteItems when the member is new, else two (the first
-// reads the current score); more under contention. With XX, a BatchGetItem
-// first.
+// Cost: one TransactWriteItems when the member is new. An existing one:
+// one when this Client wrote the member last (it assumes the score it
+// left); a GetItem (eventually consistent, 0.5 read unit) and one when its
+// last such write of the key met an existing member; else two (the first,
+// assuming the member new, is cancelled: 4 write units). The re-score
+// itself is 8 write units: the member, its index entry's move and the
+// metadata item (rescoreGuess). More under contention. With XX, a
+// BatchGetItem first.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (score float64, ok bool, err error) {
