@@ -74,6 +74,15 @@ func TestZRescoreRequests(t *testing.T) {
 	_, err = c.ZAdd(ctx, k, Z{Score: 42, Member: "new2"}) // ZADD of one member: the same
 	require.NoError(t, err)
 	require.EqualValues(t, 1, cnt.requests.Load())
+
+	// A member this Client removed is not assumed there: no cancelled
+	// attempt (the read, as re-scores are what the key last met).
+	_, err = c.ZRem(ctx, k, "new")
+	require.NoError(t, err)
+	n, _, cost = measure("new", 2, 2)
+	require.EqualValues(t, 2, n)
+	require.EqualValues(t, 6, cost.WriteUnits)
+	require.EqualValues(t, 0.5, cost.ReadUnits)
 }
 
 // hookGet runs hook once, after the first GetItem (the re-score's read of

@@ -257,6 +257,9 @@ func (c *Client) committed(ctx context.Context, k keyCommit) {
 	if g.Typ == model.TypeZSet && g.Adds() {
 		c.waiters.notifyAdded(g.Key)
 	}
+	if g.Typ == model.TypeZSet {
+		c.notedIX(g)
+	}
 	c.rankCommitted(ctx, g, k.counts)
 	if k.unrank {
 		c.setBelief(g.Key, &model.RankBelief{}) // its metadata action removed rk

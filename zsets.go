@@ -250,11 +250,10 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	if err != nil || first == nil {
 		return result, ok, err
 	}
-	applied, err := c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first})
-	if err != nil {
+	if _, err := c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
-	c.noteRescore(key, member, existed, applied)
+	c.noteRescore(key, existed)
 	return result, ok, nil
 }
 
@@ -497,7 +496,7 @@ func (c *Client) zaddOne(ctx context.Context, key string, z Z, args ZAddArgs) (i
 			return model.Counted(applied), wrap("ZADD", err)
 		}
 	}
-	c.noteRescore(key, z.Member, existed, applied)
+	c.noteRescore(key, existed)
 	return model.Counted(applied), nil
 }
 
@@ -510,16 +509,25 @@ type guessed struct {
 }
 
 // noteRescore records, for rescoreGuess, whether this Client's last
-// one-member write of key met an existing member, and the index value
-// of member its applied writes left; not inside a transaction.
-func (c *Client) noteRescore(key, member string, existed bool, applied []*model.Write) {
-	if c.snap != nil {
-		return
+// one-member write of key met an existing member; not inside a
+// transaction.
+func (c *Client) noteRescore(key string, existed bool) {
+	if c.snap == nil {
+		c.rescores.note(key, existed)
 	}
-	c.rescores.note(key, existed)
-	for _, w := range applied {
-		if w.Member == member && w.Ix != nil {
-			c.zixs.note(key+"\x00"+member, w.Ix)
+}
+
+// notedIX is what a committed write of sorted set g tells rescoreGuess:
+// the index value a one-member write left, and the members removed.
+// (Members of a key deleted or purged are not forgotten: a guess of
+// them costs a cancelled attempt.)
+func (c *Client) notedIX(g *model.Group) {
+	for _, w := range g.Writes {
+		switch {
+		case w.Action.Delete != nil:
+			c.zixs.forget(g.Key + "\x00" + w.Member)
+		case len(g.Writes) == 1 && w.Ix != nil:
+			c.zixs.note(g.Key+"\x00"+w.Member, w.Ix)
 		}
 	}
 }
