@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/redimo-go/redimo/internal/model"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -292,4 +294,108 @@ func TestZRescoreRanked(t *testing.T) {
 		require.EqualValues(t, i, r, m)
 	}
 	require.True(t, c.belief(k).Ranked, "the re-scores kept the key ranked")
+}
+
+// TestZRescoreFaults: re-scores under lost responses, writes applied then
+// answered 500, and transaction conflicts, from two Clients at once (one
+// faulty, one clean, so each one's guesses go stale), add up exactly:
+// no increment applied twice or lost, the count and the count items
+// (checkStoredCounts) exact.
+func TestZRescoreFaults(t *testing.T) {
+	underFaults(t, func(t *testing.T, ctx context.Context, c *Client, p string) {
+		k := p + "board"
+		clean := cleanClient(t)
+		ms := numbered("p%02d", 10)
+		for _, m := range ms {
+			_, err := c.ZAdd(ctx, k, Z{Score: 0, Member: m})
+			require.NoError(t, err)
+		}
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			want = map[string]float64{}
+		)
+		for w, cl := range []*Client{c, clean, c} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 30 {
+					m := ms[(i*7+w*3)%len(ms)]
+					by := float64(1 + (i+w)%4)
+					var err error
+					if i%3 == 0 {
+						_, _, err = cl.ZAddArgsIncr(ctx, k, ZAddArgs{Members: []Z{{Score: by, Member: m}}})
+					} else {
+						_, err = cl.ZIncrBy(ctx, k, by, m)
+					}
+					if !assert.NoError(t, err) {
+						return
+					}
+					mu.Lock()
+					want[m] += by
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		for _, m := range ms {
+			s, ok, err := clean.ZScore(ctx, k, m)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, want[m], s, m)
+		}
+		card, err := clean.ZCard(ctx, k)
+		require.NoError(t, err)
+		require.EqualValues(t, len(ms), card)
+		checkStoredCounts(t, p)
+	})
+}
+
+// TestZRescoreRacesDelete: re-scores (read-first and own-write guesses)
+// racing DEL and key expiry from another Client leave the stored counts
+// equal to the member items (checkStoredCounts: no member written into a
+// deleted or expired key survives it), and every score is one a Redis
+// history allows: a member's score is the sum of the increments since
+// the key last went.
+func TestZRescoreRacesDelete(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	c, other := cleanClient(t), cleanClient(t)
+	_, _, p := newTestClient(t)
+	k := p + "board"
+	ms := numbered("p%02d", 4)
+	for round := range 6 {
+		_, err := c.ZAdd(ctx, k, Z{Score: 0, Member: ms[0]}, Z{Score: 0, Member: ms[1]})
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(round) * time.Millisecond)
+			var err error
+			if round%2 == 0 {
+				_, err = other.Del(ctx, k)
+			} else {
+				_, err = other.PExpire(ctx, k, time.Millisecond)
+			}
+			assert.NoError(t, err)
+		}()
+		for i := range 12 {
+			s, err := c.ZIncrBy(ctx, k, 1, ms[i%len(ms)])
+			require.NoError(t, err)
+			require.LessOrEqual(t, s, float64(3), "at most 3 increments of a member since the key last went")
+		}
+		wg.Wait()
+		time.Sleep(2 * time.Millisecond)
+		checkStoredCounts(t, p)
+		all, err := other.ZRangeWithScores(ctx, k, 0, -1)
+		require.NoError(t, err)
+		for _, z := range all {
+			require.GreaterOrEqual(t, z.Score, float64(0))
+		}
+		_, err = other.Del(ctx, k)
+		require.NoError(t, err)
+	}
+	checkStoredCounts(t, p)
+	require.Empty(t, rawPartition(t, model.PkValue(k)))
 }
