@@ -182,11 +182,11 @@ type shared struct {
 	setEnc keyCache[bool]
 	// rescores is whether this Client's last ZINCRBY (or ZADD INCR) of
 	// each sorted set met an existing member: its next one reads the
-	// member before writing (zsets.go: rescoreGuess).
+	// member before writing (table.go: memberGuess).
 	rescores keyCache[bool]
 	// zixs is the index value this Client last wrote to each sorted-set
 	// member of its one-member writes (key 0x00 member): the next
-	// re-score's first write assumes it (rescoreGuess).
+	// re-score's first write assumes it (table.go: memberGuess).
 	zixs keyCache[[]byte]
 	// lanes are the writer lanes of this Client's single-item writes in
 	// flight, and staleTokens the stale tokens it saw on keys, which its

@@ -273,6 +273,21 @@ func (c *Client) committed(ctx context.Context, k keyCommit) {
 	c.rankCreated(ctx, g)
 }
 
+// notedIX is what a committed write of sorted set g tells the next guess (table.memberGuess):
+// the index value a one-member write left, and the members removed.
+// (Members of a key deleted or purged are not forgotten: a guess of
+// them costs a cancelled attempt.)
+func (c *Client) notedIX(g *model.Group) {
+	for _, w := range g.Writes {
+		switch {
+		case w.Action.Delete != nil:
+			c.zixs.forget(g.Key + "\x00" + w.Member)
+		case len(g.Writes) == 1 && w.Ix != nil:
+			c.zixs.note(g.Key+"\x00"+w.Member, w.Ix)
+		}
+	}
+}
+
 // sendAttempt sends one attempt's transaction: through the combiner
 // (combine.go), or alone when write combining is off or the combiner asks
 // for it. The outcome's reasons, when the transaction was cancelled, are

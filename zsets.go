@@ -46,7 +46,7 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, e
 // last such write of the key met an existing member; else two (the first,
 // assuming the member new, is cancelled: 4 write units). The re-score
 // itself is 8 write units: the member, its index entry's move and the
-// metadata item (rescoreGuess). More under contention. With XX, a
+// metadata item (view.memberGuess). More under contention. With XX, a
 // BatchGetItem first.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
@@ -223,7 +223,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	}
 	// XX needs to know first. Otherwise the first write assumes the
 	// member new, unless re-scores are what this Client last met on the
-	// key (rescoreGuess).
+	// key (view.memberGuess).
 	var cur model.Item
 	if args.XX {
 		found, err := c.view().probe(ctx, key, model.TypeZSet, []string{member}, true)
@@ -231,7 +231,7 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 			return 0, false, wrap(cmd, err)
 		}
 		cur = found[member]
-	} else if guess, err := c.rescoreGuess(ctx, key, member); err != nil {
+	} else if guess, err := c.view().memberGuess(ctx, key, member); err != nil {
 		return 0, false, wrap(cmd, err)
 	} else {
 		cur = guess
@@ -255,46 +255,6 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 	}
 	c.noteRescore(key, existed)
 	return result, ok, nil
-}
-
-// rescoreGuess is what a one-member write (ZINCRBY, ZADD INCR, ZADD of
-// one member) assumes of member before writing, nil for absent: the index
-// value this Client last wrote to it (c.zixs); else, when this Client's
-// last such write of key met an existing member (c.rescores), the item
-// as an eventually consistent GetItem shows it; else nothing (absent).
-// Inside a transaction nothing is assumed: its snapshot judges writes for
-// free.
-//
-// Why. Assuming the member absent, the first write is a put of it and the
-// metadata action, one TransactWriteItems. On an existing member that
-// transaction is cancelled, which costs its 4 write units, and the
-// re-score goes in a second one (8: the member, its index entry's move,
-// the metadata item). A right guess sends the re-score at once: 1
-// request and 8 units from this Client's own last write, 2 requests and
-// 8 units plus 0.5 read unit from a read. A wrong one costs what the
-// blind attempt did: the write's condition fails, and the transaction
-// writer goes on from the item the cancellation returns (tx.go), never
-// from the guess. The metadata action stays in the transaction: WATCH's
-// version token and EXEC's snapshot need every member change to write it
-// atomically (BENCHMARKS.md, "Sorted-set re-scores").
-func (c *Client) rescoreGuess(ctx context.Context, key, member string) (model.Item, error) {
-	if c.snap != nil {
-		return nil, nil
-	}
-	if ix, ok := c.zixs.get(key + "\x00" + member); ok {
-		return model.Item{model.AttrIX: model.Bin(ix)}, nil
-	}
-	if likely, _ := c.rescores.get(key); !likely {
-		return nil, nil
-	}
-	it, err := c.st.GetItem(ctx, model.ItemKey(key, model.MemberSK(model.TypeZSet, member)), aws.Bool(false), nil, nil)
-	if err != nil || it == nil || model.ExpiredAt(it, c.nowMs()) {
-		return nil, err
-	}
-	if m, _, ok := model.MemberOf(it); !ok || m != member {
-		return nil, nil // another long member's item (longmember.go)
-	}
-	return it, nil
 }
 
 // ZRem removes members and returns how many were members, as Redis's ZREM.
@@ -459,7 +419,7 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 	}
 	if len(args.Members) == 1 && !args.XX {
 		// One member: a new score for an existing one reads it first
-		// where this Client meets re-scores, as ZINCRBY (rescoreGuess).
+		// where this Client meets re-scores, as ZINCRBY (view.memberGuess).
 		return c.zaddOne(ctx, key, args.Members[0], args)
 	}
 	var n int64
@@ -478,9 +438,9 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 }
 
 // zaddOne is ZADD of one member without XX: its first write re-scores the
-// member as rescoreGuess reads it, or, unread or absent, adds it.
+// member as view.memberGuess reads it, or, unread or absent, adds it.
 func (c *Client) zaddOne(ctx context.Context, key string, z Z, args ZAddArgs) (int64, error) {
-	cur, err := c.rescoreGuess(ctx, key, z.Member)
+	cur, err := c.view().memberGuess(ctx, key, z.Member)
 	if err != nil {
 		return 0, wrap("ZADD", err)
 	}
@@ -508,26 +468,8 @@ type guessed struct {
 	existed *bool
 }
 
-// noteRescore records, for rescoreGuess, whether this Client's last
-// one-member write of key met an existing member; not inside a
-// transaction.
+// noteRescore records, for the next guess (view.memberGuess), whether
+// this Client's last one-member write of key met an existing member.
 func (c *Client) noteRescore(key string, existed bool) {
-	if c.snap == nil {
-		c.rescores.note(key, existed)
-	}
-}
-
-// notedIX is what a committed write of sorted set g tells rescoreGuess:
-// the index value a one-member write left, and the members removed.
-// (Members of a key deleted or purged are not forgotten: a guess of
-// them costs a cancelled attempt.)
-func (c *Client) notedIX(g *model.Group) {
-	for _, w := range g.Writes {
-		switch {
-		case w.Action.Delete != nil:
-			c.zixs.forget(g.Key + "\x00" + w.Member)
-		case len(g.Writes) == 1 && w.Ix != nil:
-			c.zixs.note(g.Key+"\x00"+w.Member, w.Ix)
-		}
-	}
+	c.rescores.note(key, existed)
 }
