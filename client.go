@@ -180,6 +180,14 @@ type shared struct {
 	// set; false small or missing, whose reads need only the metadata item
 	// (smallset.go: knownBig, knownSmall).
 	setEnc keyCache[bool]
+	// rescores is whether this Client's last ZINCRBY (or ZADD INCR) of
+	// each sorted set met an existing member: its next one reads the
+	// member before writing (table.go: memberGuess).
+	rescores keyCache[bool]
+	// zixs is the index value this Client last wrote to each sorted-set
+	// member of its one-member writes (key 0x00 member): the next
+	// re-score's first write assumes it (table.go: memberGuess).
+	zixs keyCache[[]byte]
 	// lanes are the writer lanes of this Client's single-item writes in
 	// flight, and staleTokens the stale tokens it saw on keys, which its
 	// next write of the key removes (smallset.go).

@@ -304,6 +304,9 @@ func (s *snapshot) smallPop(context.Context, string, int64) ([]string, bool, *mo
 	return nil, false, nil, nil
 }
 func (s *snapshot) seek(context.Context, string, *zrange) error { return nil }
+func (s *snapshot) memberGuess(context.Context, string, string) (model.Item, error) {
+	return nil, nil
+}
 func (s *snapshot) rankedCount(zrange, func(zrange) (int64, bool, error)) (int64, bool, error) {
 	return 0, false, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 )
@@ -285,3 +286,40 @@ func (t table) uncounted(m model.Meta) bool { return m.TTLs > 0 }
 // itemSet reports whether the set m describes is of member items, as its
 // metadata item shows (smallset.go).
 func (t table) itemSet(m model.Meta) bool { return m.Small == nil }
+
+// memberGuess is what a one-member write (ZINCRBY, ZADD INCR, ZADD of
+// one member) assumes of member before writing, nil for absent: the index
+// value this Client last wrote to it (c.zixs); else, when this Client's
+// last such write of key met an existing member (c.rescores), the item
+// as an eventually consistent GetItem shows it; else nothing (absent).
+// A snapshot assumes nothing: it judges writes for free.
+//
+// Why. Assuming the member absent, the first write is a put of it and the
+// metadata action, one TransactWriteItems. On an existing member that
+// transaction is cancelled, which costs its 4 write units, and the
+// re-score goes in a second one (8: the member, its index entry's move,
+// the metadata item). A right guess sends the re-score at once: 1
+// request and 8 units from this Client's own last write, 2 requests and
+// 8 units plus 0.5 read unit from a read. A wrong one costs what the
+// blind attempt did: the write's condition fails, and the transaction
+// writer goes on from the item the cancellation returns (tx.go), never
+// from the guess. The metadata action stays in the transaction: WATCH's
+// version token and EXEC's snapshot need every member change to write it
+// atomically (BENCHMARKS.md, "Sorted-set re-scores").
+func (t table) memberGuess(ctx context.Context, key, member string) (model.Item, error) {
+	c := t.c
+	if ix, ok := c.zixs.get(key + "\x00" + member); ok {
+		return model.Item{model.AttrIX: model.Bin(ix)}, nil
+	}
+	if likely, _ := c.rescores.get(key); !likely {
+		return nil, nil
+	}
+	it, err := c.st.GetItem(ctx, model.ItemKey(key, model.MemberSK(model.TypeZSet, member)), aws.Bool(false), nil, nil)
+	if err != nil || it == nil || model.ExpiredAt(it, c.nowMs()) {
+		return nil, err
+	}
+	if m, _, ok := model.MemberOf(it); !ok || m != member {
+		return nil, nil // another long member's item (longmember.go)
+	}
+	return it, nil
+}

@@ -257,6 +257,9 @@ func (c *Client) committed(ctx context.Context, k keyCommit) {
 	if g.Typ == model.TypeZSet && g.Adds() {
 		c.waiters.notifyAdded(g.Key)
 	}
+	if g.Typ == model.TypeZSet {
+		c.notedIX(g)
+	}
 	c.rankCommitted(ctx, g, k.counts)
 	if k.unrank {
 		c.setBelief(g.Key, &model.RankBelief{}) // its metadata action removed rk
@@ -268,6 +271,21 @@ func (c *Client) committed(ctx context.Context, k keyCommit) {
 		}
 	}
 	c.rankCreated(ctx, g)
+}
+
+// notedIX is what a committed write of sorted set g tells the next guess (table.memberGuess):
+// the index value a one-member write left, and the members removed.
+// (Members of a key deleted or purged are not forgotten: a guess of
+// them costs a cancelled attempt.)
+func (c *Client) notedIX(g *model.Group) {
+	for _, w := range g.Writes {
+		switch {
+		case w.Action.Delete != nil:
+			c.zixs.forget(g.Key + "\x00" + w.Member)
+		case len(g.Writes) == 1 && w.Ix != nil:
+			c.zixs.note(g.Key+"\x00"+w.Member, w.Ix)
+		}
+	}
 }
 
 // sendAttempt sends one attempt's transaction: through the combiner

@@ -76,6 +76,9 @@ type view interface {
 	rankedDraw(ctx context.Context, key string, count int) ([]Z, bool, error)
 	bucketDraw(ctx context.Context, key string, m model.Meta, n int64, distinct bool) ([]string, bool, error)
 	wait(ctx context.Context, cmd string, timeout time.Duration, keys []string, count int64, op blockOp) (string, []Z, error)
+	// What a one-member sorted-set write assumes of its member before
+	// writing (nil: absent; table.memberGuess).
+	memberGuess(ctx context.Context, key, member string) (model.Item, error)
 }
 
 // table is the view of DynamoDB: c's own table.

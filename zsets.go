@@ -26,6 +26,7 @@ import (
 //
 // Cost: ⌈n/99⌉ TransactWriteItems (2 write units per member plus 2 for the
 // metadata item); a chunk with members already present takes one more.
+// One member: as ZAddArgsIncr.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, err error) {
@@ -39,9 +40,14 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, e
 // ok is false (Redis's nil) when NX, XX, GT or LT prevented the update.
 // Exact under concurrent increments (compare-and-swap, retried).
 //
-// Cost: one TransactWriteItems when the member is new, else two (the first
-// reads the current score); more under contention. With XX, a BatchGetItem
-// first.
+// Cost: one TransactWriteItems when the member is new. An existing one:
+// one when this Client wrote the member last (it assumes the score it
+// left); a GetItem (eventually consistent, 0.5 read unit) and one when its
+// last such write of the key met an existing member; else two (the first,
+// assuming the member new, is cancelled: 4 write units). The re-score
+// itself is 8 write units: the member, its index entry's move and the
+// metadata item (view.memberGuess). More under contention. With XX, a
+// BatchGetItem first.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAddArgsIncr(ctx context.Context, key string, args ZAddArgs) (score float64, ok bool, err error) {
@@ -117,8 +123,11 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 // LT, unchanged) and a compare-and-swap updates its score. With XX it
 // updates in place, the options in the condition: for one member, index
 // order is score order.
-func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
+func (c *Client) zaddWrite(key string, z Z, args ZAddArgs, g *guessed) *model.Write {
 	decide := func(old float64, exists bool) (float64, bool, int64, error) {
+		if g != nil {
+			*g.existed = exists
+		}
 		switch {
 		case !exists && args.XX:
 			return 0, false, 0, nil
@@ -130,6 +139,10 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs) *model.Write {
 			return z.Score, true, 1, nil
 		}
 		return z.Score, true, 0, nil
+	}
+	if !args.XX && g != nil && g.cur != nil {
+		w, _ := c.zWrite(key, z.Member, g.cur, decide) // decide never fails: nil is nothing to write
+		return w
 	}
 	if !args.XX {
 		w := c.putMember(key, model.TypeZSet, z.Member, model.ZsetIX(z.Score, z.Member))
@@ -208,7 +221,9 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		}
 		return score, true, 1, nil
 	}
-	// Optimistically assume the member is new; XX needs to know first.
+	// XX needs to know first. Otherwise the first write assumes the
+	// member new, unless re-scores are what this Client last met on the
+	// key (view.memberGuess).
 	var cur model.Item
 	if args.XX {
 		found, err := c.view().probe(ctx, key, model.TypeZSet, []string{member}, true)
@@ -216,14 +231,29 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 			return 0, false, wrap(cmd, err)
 		}
 		cur = found[member]
+	} else if guess, err := c.view().memberGuess(ctx, key, member); err != nil {
+		return 0, false, wrap(cmd, err)
+	} else {
+		cur = guess
 	}
-	first, err := c.zWrite(key, member, cur, decide)
+	existed := false
+	seen := func(old float64, exists bool) (float64, bool, int64, error) {
+		existed = exists
+		return decide(old, exists)
+	}
+	first, err := c.zWrite(key, member, cur, seen)
+	if (err != nil || first == nil) && cur != nil && !args.XX {
+		// Nothing to write (or not a number), as read: only a write's
+		// conditions can tell (a stale read, a dead key's member).
+		first, err = c.zWrite(key, member, nil, seen)
+	}
 	if err != nil || first == nil {
 		return result, ok, err
 	}
-	if _, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
+	if _, err := c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{first}); err != nil {
 		return 0, false, wrap(cmd, err)
 	}
+	c.noteRescore(key, existed)
 	return result, ok, nil
 }
 
@@ -392,11 +422,16 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 	if err != nil {
 		return 0, err
 	}
+	if len(args.Members) == 1 && !args.XX {
+		// One member: a new score for an existing one reads it first
+		// where this Client meets re-scores, as ZINCRBY (view.memberGuess).
+		return c.zaddOne(ctx, key, args.Members[0], args)
+	}
 	var n int64
 	for _, members := range rounds {
 		writes := make([]*model.Write, 0, len(members))
 		for _, z := range members {
-			writes = append(writes, c.zaddWrite(key, z, args))
+			writes = append(writes, c.zaddWrite(key, z, args, nil))
 		}
 		applied, err := c.transactChunks(ctx, key, model.TypeZSet, writes)
 		n += model.Counted(applied)
@@ -405,4 +440,41 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 		}
 	}
 	return n, nil
+}
+
+// zaddOne is ZADD of one member without XX: its first write re-scores the
+// member as view.memberGuess reads it, or, unread or absent, adds it.
+func (c *Client) zaddOne(ctx context.Context, key string, z Z, args ZAddArgs) (int64, error) {
+	cur, err := c.view().memberGuess(ctx, key, z.Member)
+	if err != nil {
+		return 0, wrap("ZADD", err)
+	}
+	existed := false
+	w := c.zaddWrite(key, z, args, &guessed{cur: cur, existed: &existed})
+	if w == nil { // nothing to write, as read: only a write's conditions can tell (a stale read, a dead key)
+		w = c.zaddWrite(key, z, args, &guessed{existed: &existed})
+	}
+	var applied []*model.Write
+	if w != nil {
+		applied, err = c.transactChunks(ctx, key, model.TypeZSet, []*model.Write{w})
+		if err != nil {
+			return model.Counted(applied), wrap("ZADD", err)
+		}
+	}
+	c.noteRescore(key, existed)
+	return model.Counted(applied), nil
+}
+
+// guessed is what a one-member write knows before writing: the member's
+// item as read (nil: absent or not read), and where to record whether the
+// member turned out to exist.
+type guessed struct {
+	cur     model.Item
+	existed *bool
+}
+
+// noteRescore records, for the next guess (view.memberGuess), whether
+// this Client's last one-member write of key met an existing member.
+func (c *Client) noteRescore(key string, existed bool) {
+	c.rescores.note(key, existed)
 }
