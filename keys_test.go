@@ -2,6 +2,7 @@ package redimo
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -792,4 +793,53 @@ func TestObjectEncoding(t *testing.T) {
 		return nil
 	}))
 	require.Equal(t, []string{"intset", "listpack", "hashtable"}, got)
+}
+
+// TestDelResend: a DEL whose dead mark (its one write) applied but whose
+// response was lost, resent by the SDK after another Client met the dead
+// key and reclaimed it, or reclaimed it and created the key again,
+// replies 1, as its one application did, and deletes nothing more.
+func TestDelResend(t *testing.T) {
+	needDB(t)
+	ctx := context.Background()
+	for _, sc := range []struct {
+		name     string
+		meantime func(t *testing.T, clean *Client, k string)
+		want     []string // the key's members after the DEL
+	}{
+		{"alone", func(*testing.T, *Client, string) {}, nil},
+		{"reclaimed", func(t *testing.T, clean *Client, k string) {
+			returns(t, int64(0))(clean.Del(ctx, k)) // a dead key: missing, its items reclaimed
+		}, nil},
+		{"reclaimed, then created again", func(t *testing.T, clean *Client, k string) {
+			returns(t, int64(1))(clean.SAdd(ctx, k, "after"))
+		}, []string{"after"}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			k := t.Name() + ":" + randomHex(3)
+			h := &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(model.PkValue(k)),
+				dropped: make(chan struct{}), released: make(chan struct{})}
+			c, clean := faultyClient(t, h), cleanClient(t)
+			returns(t, int64(300))(clean.SAdd(ctx, k, numbered("m%03d", 300)...)) // member items
+			var (
+				n    int64
+				err  error
+				done = make(chan struct{})
+			)
+			go func() {
+				defer close(done)
+				n, err = c.Del(ctx, k)
+			}()
+			<-h.dropped // the mark applied; its response is lost, its resend held
+			sc.meantime(t, clean, k)
+			close(h.released)
+			<-done
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n, "DEL's one application deleted the key")
+			got, err := clean.SMembers(ctx, k)
+			require.NoError(t, err)
+			require.ElementsMatch(t, sc.want, got)
+			checkStoredCounts(t, k)
+		})
+	}
 }

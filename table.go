@@ -127,20 +127,22 @@ func (t table) drop(ctx context.Context, key string, m model.Meta) (deleted, cha
 	if m.TTLs > 0 {
 		kill.RequireVersion(m.Ver)
 	}
-	in := kill.Kill().Update(c.st.Table())
-	err = c.st.RetryConflicts(ctx, func() error {
-		_, err := c.st.UpdateItem(ctx, in)
-		return err
-	})
-	var failed *types.ConditionalCheckFailedException
+	// The mark carries a write token in this Client's writer lane
+	// (smallUpdate): a resend of a mark that applied, its response lost,
+	// finds the key dead and its conditions fail, but the token says the
+	// mark was this one. The token stays until the last item goes, and
+	// after it (the deletion keeps the item as a tombstone: reclaim), so
+	// a resend however late still recognises itself.
+	_, err = c.smallUpdate(ctx, key, kill.Kill(), false)
 	switch {
-	case errors.As(err, &failed):
-		return false, true, nil
+	case errors.Is(err, errApplied):
 	case err != nil:
 		return false, false, err
+	default: // refused: the key changed since it was read
+		return false, true, nil
 	}
 	c.seenBig(key, false) // gone: its next SADD starts it small
-	m.Exp = model.DeadExp
+	m.Exp, m.Tokens = model.DeadExp, true
 	return true, false, c.reclaim(ctx, key, m)
 }
 
