@@ -294,7 +294,7 @@ func faultWorkload(t *testing.T, c, clean *Client, p string) []string {
 	require.NoError(t, err)
 	limiter := c.RateLimiter(MaxRateLimit, time.Hour)
 
-	workers, rounds := 8, testenv.Budget(25, 40)
+	workers, rounds := 8, testenv.Budget(15, 40)
 	var (
 		mu                sync.Mutex
 		net               = map[string]int64{} // set: adds − removes per member

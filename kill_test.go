@@ -50,7 +50,7 @@ func init() {
 func TestDelSIGKILL(t *testing.T) {
 	endpoint := testenv.NeedEndpoint(t)
 	// The full suite's 5,000 members under -race: about 2 minutes.
-	n := testenv.Budget(2000, 5000)
+	n := testenv.Budget(1000, 5000)
 	kills := testenv.Budget(2, 4)
 	seed := testenv.Seed(t, 31)
 	ctx := context.Background()

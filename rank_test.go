@@ -116,7 +116,7 @@ func TestRankIndexAgainstRedis(t *testing.T) {
 
 	// One member in stride per round, and both ends: every 23rd in the
 	// full suite, every 47th in the everyday one.
-	stride := testenv.Budget(47, 23)
+	stride := testenv.Budget(97, 23)
 	compare := func(round int) {
 		all, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
 		require.NoError(t, err)

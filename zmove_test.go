@@ -523,7 +523,7 @@ func TestZMoveAgainstRedis(t *testing.T) {
 		}
 		return b
 	}
-	steps := testenv.Budget(100, 1000)
+	steps := testenv.Budget(50, 1000)
 	for step := range steps {
 		src, dst := keys[r.IntN(3)], keys[r.IntN(3)]
 		if r.IntN(10) == 0 {

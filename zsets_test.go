@@ -253,7 +253,7 @@ func TestZConcurrency(t *testing.T) {
 	ctx, c, _, p := setup(t)
 	k := p + "hot"
 	var added atomic.Int64
-	each := testenv.Budget(4, 10)
+	each := testenv.Budget(3, 10)
 	runWorkers(16, func(w int) {
 		for i := range each {
 			_, err := c.ZIncrBy(ctx, k, 1.5, "shared")
