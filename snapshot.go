@@ -17,12 +17,9 @@ import (
 	"github.com/redimo-go/redimo/internal/model"
 )
 
-// apply is transact inside the transaction: each group's key must be of
-// its type (else ErrWrongType, as EXEC answers), each write's condition is judged on
-// the snapshot, a failed one is dropped or replaced by its retry as
-// transact does with the items DynamoDB returns, and the writes that hold
-// change the snapshot. A required write that fails abandons them all; an
-// error leaves the snapshot as it was.
+// write is the table's write (tx.go) on the snapshot: build's groups,
+// once, judged and applied by apply (a snapshot meets no expired key to
+// purge and start again).
 func (s *snapshot) write(ctx context.Context, build func() []*model.Group) (model.TxResult, error) {
 	return s.apply(ctx, build())
 }
@@ -37,6 +34,12 @@ func (s *snapshot) writeChunks(ctx context.Context, key string, typ model.KeyTyp
 // transactions is 1: a transaction commits as one.
 func (s *snapshot) transactions(string, model.KeyType, []*model.Write) int { return 1 }
 
+// apply is transact inside the transaction: each group's key must be of
+// its type (else ErrWrongType, as EXEC answers), each write's condition is judged on
+// the snapshot, a failed one is dropped or replaced by its retry as
+// transact does with the items DynamoDB returns, and the writes that hold
+// change the snapshot. A required write that fails abandons them all; an
+// error leaves the snapshot as it was.
 func (s *snapshot) apply(ctx context.Context, groups []*model.Group) (model.TxResult, error) {
 	type change struct {
 		k   *model.TxKey

@@ -351,9 +351,10 @@ func Token() string {
 	return hex.EncodeToString(b[:])
 }
 
-// ErrOutsideTx is what a Client in transaction mode answers a request
-// that did not go through the seam: a command a transaction cannot hold
-// (SCAN, KEYS, DBSIZE, FLUSHDB, TxPipelined... called on a *Pipeline),
+// ErrOutsideTx is what a transaction's Client answers a request that did
+// not go through its storage view (the root package's view.go): a command
+// a transaction cannot hold (SCAN, KEYS, DBSIZE, FLUSHDB, TxPipelined...
+// called on a *Pipeline),
 // never a write outside the transaction.
 var ErrOutsideTx = errors.New("redimo: this command cannot run inside a transaction (see Pipeliner); nothing was read or written outside it")
 
