@@ -58,6 +58,27 @@ type faulty struct {
 	injected sync.Map // kind → *atomic.Int64
 	tokens   sync.Map // ClientRequestToken → seen before
 	reused   atomic.Int64
+	inflight sync.WaitGroup // requests sent and not yet answered
+}
+
+// settle waits for the requests still on their way: a command whose
+// context ended returns at once, but a request it had sent (or that the
+// slow mode still holds) reaches DynamoDB and applies later.
+func (f *faulty) settle() { f.inflight.Wait() }
+
+// RoundTrip sends r, with a fault of f's mode for f's share of requests.
+// A request once sent is waited for even when its context ends (and then
+// answered with the context's error): the server applies it either way,
+// and settle must know when it has.
+func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.inflight.Add(1)
+	defer f.inflight.Done()
+	resp, err := f.roundTrip(r.WithContext(context.WithoutCancel(r.Context())))
+	if cerr := r.Context().Err(); cerr != nil && err == nil {
+		resp.Body.Close()
+		return nil, cerr
+	}
+	return resp, err
 }
 
 // noteToken counts TransactWriteItems requests that repeat a token (the
@@ -109,7 +130,7 @@ func jsonError(status int, typ, msg string, extra map[string]any) *http.Response
 	}
 }
 
-func (f *faulty) RoundTrip(r *http.Request) (*http.Response, error) {
+func (f *faulty) roundTrip(r *http.Request) (*http.Response, error) {
 	f.noteToken(r)
 	target := r.Header.Get("X-Amz-Target")
 	if rand.Float64() >= f.share || strings.HasSuffix(target, "DescribeTable") {
@@ -637,6 +658,7 @@ func TestDeadlines(t *testing.T) {
 			}
 		}
 	})
+	f.settle() // the requests the deadlines abandoned on their way apply first
 	ctx := context.Background()
 	members, err := c.SMembers(ctx, set)
 	require.NoError(t, err)
