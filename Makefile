@@ -23,13 +23,15 @@ TESTFLAGS   ?=
 BENCHFLAGS  ?= -bench . -benchtime 1x
 FUZZTIME    ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
-GOTESTSUM   ?= $(GO) run gotest.tools/gotestsum@v1.13.0
+GOTESTSUM   ?= .local/bin/gotestsum
+# The root package runs as this many processes side by side in the suites.
+SHARDS      ?= 3
 SERVICES    := scripts/with-services.sh
 # Where the suites write their events (go test -json), read for the list
 # of slowest tests printed at the end.
 TESTJSON    ?= .local/test-events.json
 
-.PHONY: help test test-all bench demo server-demo fuzz lint vet ddb-local clean
+.PHONY: help test test-all slow-tests bench demo server-demo fuzz lint vet ddb-local clean
 
 # The first target is what plain `make` runs: the list above.
 help:
@@ -39,7 +41,8 @@ vet:
 	$(GO) vet ./...
 
 # run-suite runs go test with the environment $(1) and the flags $(2)
-# under the services, then prints the ten slowest tests whatever the
+# under the services (scripts/run-suite.sh: the root package as $(SHARDS)
+# processes side by side), then prints the ten slowest tests whatever the
 # outcome, and exits with the tests' status. The everyday suite draws the
 # run's seed (printed first; REDIMO_TEST_SEED=<seed> make test repeats the
 # run); the full suite keeps each test's fixed seed unless one is given.
@@ -49,23 +52,36 @@ define run-suite
 		export REDIMO_TEST_SEED=$${REDIMO_TEST_SEED:-$$(( (RANDOM << 15 | RANDOM) % 1000000 ))}; \
 		echo "== seed $$REDIMO_TEST_SEED (REDIMO_TEST_SEED=$$REDIMO_TEST_SEED make test repeats this run)"; \
 	fi; \
-	$(1) REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \
-		$(GOTESTSUM) --format pkgname --jsonfile $(TESTJSON) -- -count=1 $(2) $(TESTFLAGS) ./... || status=$$?; \
+	$(1) REDIMO_TEST_REQUIRE=1 SHARDS=$(SHARDS) TESTJSON=$(TESTJSON) GOTESTSUM=$(GOTESTSUM) $(SERVICES) --redis -- \
+		scripts/run-suite.sh -count=1 $(2) $(TESTFLAGS) || status=$$?; \
 	echo "== slowest tests:"; \
 	$(GOTESTSUM) tool slowest --jsonfile $(TESTJSON) --threshold 1s --num 10 || true; \
 	exit $$status
 endef
 
+# gotestsum, built once into .local/bin (the suite runs it several times
+# side by side).
+$(GOTESTSUM):
+	GOBIN=$(abspath $(dir $(GOTESTSUM))) $(GO) install gotest.tools/gotestsum@v1.13.0
+
+# The root package's slowest tests of the last run, which the suite's
+# processes share out first (internal/testenv: SlowTests).
+slow-tests: $(GOTESTSUM)
+	{ echo "# The root package's tests of 1 s or more in the last make test, by make slow-tests."; \
+	  $(GOTESTSUM) tool slowest --jsonfile $(TESTJSON) --threshold 1s | \
+		awk '$$1 == "github.com/redimo-go/redimo" && $$2 !~ /\// { sub(/s$$/, "", $$3); print $$2, $$3 }'; \
+	} > testdata/slow-tests.txt
+
 # The everyday suite: every test, with small budgets and the seed of the
 # run (internal/testenv: Budget, Seed); the heaviest isolated tests run
 # four at a time. No race detector: it would double the time (the full
 # suite has it).
-test: vet
+test: vet $(GOTESTSUM)
 	$(call run-suite,,-parallel 4 -timeout 10m)
 
 # The full suite: the budgets the tests were written with, fixed seeds,
 # and the race detector on every package. CI runs it after make test.
-test-all: vet
+test-all: vet $(GOTESTSUM)
 	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m)
 
 bench:

@@ -66,6 +66,10 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	if err := testenv.Shard(); err != nil { // make test's processes side by side
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	code := m.Run()
 	if report := undeclaredReport(); report != "" {
 		fmt.Fprintln(os.Stderr, report)
