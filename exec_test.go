@@ -654,7 +654,7 @@ func TestExecSetSequence(t *testing.T) {
 // same SADD inside TxPipelined created the metadata item without it:
 // KEYS answered [] where Redis (and the Client's SADD) answer [key].
 func TestExecLongKeyCreatedInExec(t *testing.T) {
-	ctx, c, _, p := setup(t)
+	ctx, c, _, p := setup(t, ownTable(t)) // KEYS below
 	outside := p + "out" + strings.Repeat("k", model.InlineKeyLen+10)
 	inside := p + "in" + strings.Repeat("k", model.InlineKeyLen+10)
 	_, err := c.SAdd(ctx, outside, "a")

@@ -25,11 +25,19 @@ import (
 // freshTable is a client on a table of its own, for commands on every key.
 func freshTable(t *testing.T) (*Client, *counter) {
 	t.Helper()
-	needDB(t)
 	cnt := &counter{db: testDB}
-	c := NewClient(cnt, func(o *Options) { o.TableName = "redimo_ks_" + randomHex(4) })
-	require.NoError(t, c.CreateTable(context.Background()))
-	return c, cnt
+	return NewClient(cnt, ownTable(t)), cnt
+}
+
+// ownTable makes a table for the test alone and is the option that names
+// it: for a test whose commands read every key (KEYS, SCAN, DBSIZE), which
+// on the run's table would read every other test's keys too.
+func ownTable(t *testing.T) func(*Options) {
+	t.Helper()
+	needDB(t)
+	name := "redimo_ks_" + randomHex(4)
+	require.NoError(t, NewClient(testDB, func(o *Options) { o.TableName = name }).CreateTable(context.Background()))
+	return func(o *Options) { o.TableName = name }
 }
 
 func TestKeyspace(t *testing.T) {

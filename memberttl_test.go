@@ -1493,7 +1493,7 @@ type allExpiredKeys struct{ s, z, live, zlive, q, dst, sz string }
 // TestMemberExpiryAllExpiredKey runs each row on keys of its own (a write
 // sweeps the key, which would hide the read paths from later rows).
 func TestMemberExpiryAllExpiredKey(t *testing.T) {
-	ctx, c, p, clock := setupClocked(t)
+	ctx, c, p, clock := setupClocked(t, ownTable(t)) // KEYS and SCAN below
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a pop that loops fails, not hangs
 	defer cancel()
 	makeKeys := func(t *testing.T, row string) allExpiredKeys {
