@@ -1491,9 +1491,10 @@ func TestMemberExpiryZAlgebraWithSetSource(t *testing.T) {
 type allExpiredKeys struct{ s, z, live, zlive, q, dst, sz string }
 
 // TestMemberExpiryAllExpiredKey runs each row on keys of its own (a write
-// sweeps the key, which would hide the read paths from later rows).
+// sweeps the key, which would hide the read paths from later rows), on a
+// table of its own (the rows of KEYS and SCAN read every key).
 func TestMemberExpiryAllExpiredKey(t *testing.T) {
-	ctx, c, p, clock := setupClocked(t, ownTable(t)) // KEYS and SCAN below
+	ctx, c, p, clock := setupClocked(t, ownTable(t))
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a pop that loops fails, not hangs
 	defer cancel()
 	makeKeys := func(t *testing.T, row string) allExpiredKeys {
