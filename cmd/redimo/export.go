@@ -17,7 +17,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,18 +55,8 @@ replacing what Redis held under its name. Ends with a verify pass.
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "redimo export: one destination URL, redis://[user:pass@]host:port[/db]")
-		return 2
-	}
-	src, table, rdb, code := openEnds(ctx, "export", &f, fs.Arg(0), stderr, connect)
-	if code != 0 {
+	src, table, rdb, code := openEnds(ctx, fs, args, "destination", &f, stderr, connect)
+	if rdb == nil {
 		return code
 	}
 	defer rdb.Close()

@@ -190,18 +190,8 @@ a verify pass and a report of what was copied, skipped and what it cost.
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "redimo import: one source URL, redis://[user:pass@]host:port[/db]")
-		return 2
-	}
-	dst, table, src, code := openEnds(ctx, "import", &f, fs.Arg(0), stderr, connect)
-	if code != 0 {
+	dst, table, src, code := openEnds(ctx, fs, args, "source", &f, stderr, connect)
+	if src == nil {
 		return code
 	}
 	defer src.Close()
@@ -1102,11 +1092,24 @@ func showCost(c redimo.Cost) string {
 		c.Dollars(redimo.OnDemandPrices), "the cost model's units")
 }
 
-// openEnds checks f, then opens the two ends of an import or export (cmd)
-// of url: the table's database f.db and the Redis at url, answering PING.
-// code is the command's exit status when they cannot be opened (0: open).
-func openEnds(ctx context.Context, cmd string, f *importFlags, url string, stderr io.Writer, connect func() (*redimo.Client, string, error)) (db *redimo.Client, table string, rdb *redis.Client, code int) {
-	opt, err := redis.ParseURL(url)
+// openEnds parses the command line of an import or export (fs, args),
+// checks f, then opens its two ends: the table's database f.db and the
+// Redis at the one URL the line names (end: "source" or "destination"),
+// answering PING. When they are not opened (rdb nil), code is the
+// command's exit status: 0 after -help, else 1 or 2.
+func openEnds(ctx context.Context, fs *flag.FlagSet, args []string, end string, f *importFlags, stderr io.Writer, connect func() (*redimo.Client, string, error)) (db *redimo.Client, table string, rdb *redis.Client, code int) {
+	cmd := strings.TrimPrefix(fs.Name(), "redimo ")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, "", nil, 0
+		}
+		return nil, "", nil, 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "redimo %s: one %s URL, redis://[user:pass@]host:port[/db]\n", cmd, end)
+		return nil, "", nil, 2
+	}
+	opt, err := redis.ParseURL(fs.Arg(0))
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "redimo %s: %v (a URL such as redis://127.0.0.1:6379/0)\n", cmd, err)
