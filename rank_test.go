@@ -19,6 +19,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// requireRanksInOrder: the ZRANK of each member of key is its place in
+// ZRANGE 0 -1.
+func requireRanksInOrder(t *testing.T, c *Client, key string) {
+	t.Helper()
+	ctx := context.Background()
+	all, err := c.ZRange(ctx, key, 0, -1)
+	require.NoError(t, err)
+	for i, m := range all {
+		r, ok, err := c.ZRank(ctx, key, m)
+		require.NoError(t, err)
+		require.True(t, ok, m)
+		require.EqualValues(t, i, r, m)
+	}
+}
+
 // checkRankItems checks the raw table against the count items' invariant:
 // when the metadata item says ranked, the count items partition the index
 // values (the first from the empty value, each ending where the next
@@ -531,14 +546,7 @@ func TestRankIndexMerges(t *testing.T) {
 		require.Greater(t, ranges[i].N+ranges[i+1].N, int64(4), "ranges %d and %d (of at most 4 together) were merged", i, i+1)
 	}
 	require.LessOrEqual(t, left, 2*int(card)/5+1, "no two adjacent ranges mergeable: pairs hold at least 5")
-	all, err := c.ZRange(ctx, k, 0, -1)
-	require.NoError(t, err)
-	for i, m := range all {
-		r, ok, err := c.ZRank(ctx, k, m)
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, i, r)
-	}
+	requireRanksInOrder(t, c, k)
 	checkStoredCounts(t, p)
 }
 

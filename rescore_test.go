@@ -285,14 +285,7 @@ func TestZRescoreRanked(t *testing.T) {
 		_, err := c.ZIncrBy(ctx, k, 100, m) // to the top: across every range
 		require.NoError(t, err)
 	}
-	all, err := c.ZRange(ctx, k, 0, -1)
-	require.NoError(t, err)
-	for i, m := range all {
-		r, ok, err := c.ZRank(ctx, k, m)
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.EqualValues(t, i, r, m)
-	}
+	requireRanksInOrder(t, c, k)
 	require.True(t, c.belief(k).Ranked, "the re-scores kept the key ranked")
 }
 
