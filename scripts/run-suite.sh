@@ -6,17 +6,22 @@
 #
 #   SHARDS=3 TESTJSON=.local/test-events.json scripts/run-suite.sh -count=1 -timeout 10m
 #
-# The first process runs every package with the root package's first
-# share; the others run the root package's other shares. Each writes its
-# go test -json events; TESTJSON gets them all at the end, for the list of
-# slowest tests and `make slow-tests`. The exit status is the worst of the
-# processes'.
+# The test binaries are built once; then the first process runs every
+# package with the root package's first share, the others the root
+# package's other shares. Each writes its go test -json events; TESTJSON
+# gets them all at the end, for the list of slowest tests and `make
+# slow-tests`. The exit status is the worst of the processes'.
 set -uo pipefail
 
 SHARDS=${SHARDS:-3}
 TESTJSON=${TESTJSON:-.local/test-events.json}
 GOTESTSUM=${GOTESTSUM:?the gotestsum binary}
 mkdir -p "$(dirname "$TESTJSON")"
+
+# Build every test binary once first (run by /bin/true, which runs no
+# test): the processes below would otherwise each compile the root
+# package's tests at the same time.
+go test -exec /bin/true "$@" ./... >/dev/null || exit
 
 pids=()
 for ((i = 1; i <= SHARDS; i++)); do
