@@ -76,12 +76,12 @@ slow-tests: $(GOTESTSUM)
 # run (internal/testenv: Budget, Seed); the heaviest isolated tests run
 # four at a time. No race detector: it would double the time (the full
 # suite has it).
-test: vet $(GOTESTSUM)
+test: $(GOTESTSUM)
 	$(call run-suite,,-parallel 4 -timeout 10m)
 
 # The full suite: the budgets the tests were written with, fixed seeds,
 # and the race detector on every package. CI runs it after make test.
-test-all: vet $(GOTESTSUM)
+test-all: $(GOTESTSUM)
 	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m)
 
 bench:

@@ -917,6 +917,7 @@ func (im *importer) verifyKey(ctx context.Context, k typedKey) (string, int64, e
 		card = pipe.ZCard(ctx, k.key)
 		scored = pipe.ZRandMemberWithScores(ctx, k.key, int(im.flags.sample))
 	}
+	srcAt := time.Now()
 	if _, err := pipe.Exec(ctx); err != nil && !isWrongType(err) {
 		return "", 0, fmt.Errorf("source: %w", err)
 	}
@@ -968,12 +969,15 @@ func (im *importer) verifyKey(ctx context.Context, k typedKey) (string, int64, e
 		}
 		sampled = int64(len(oks))
 	}
+	dstAt := time.Now()
 	dstTTL, err := im.dst.PTTL(ctx, k.key)
 	if err != nil {
 		return "", 0, err
 	}
+	// The TTLs are read at different times (the member checks between):
+	// compare the moments they end, not what was left of them.
 	srcTTL := ttl.Val()
-	if (srcTTL < 0) != (dstTTL < 0) || math.Abs(float64(srcTTL-dstTTL)) > float64(im.flags.tolerance) {
+	if (srcTTL < 0) != (dstTTL < 0) || srcTTL >= 0 && math.Abs(float64(srcAt.Add(srcTTL).Sub(dstAt.Add(dstTTL)))) > float64(im.flags.tolerance) {
 		return fmt.Sprintf("%q: TTL %s in Redis, %s in the table", k.key, showTTL(srcTTL), showTTL(dstTTL)), sampled, nil
 	}
 	return "", sampled, nil
