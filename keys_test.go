@@ -180,7 +180,7 @@ func TestDelWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// The full suite's 3,000 members under -race: about a minute.
-	n := testenv.Budget(400, 3000)
+	n := testenv.Budget(250, 3000)
 	for _, zset := range []bool{false, true} {
 		t.Run(fmt.Sprint("zset=", zset), func(t *testing.T) {
 			c, clean := cleanClient(t), cleanClient(t)

@@ -68,13 +68,14 @@ func runImportCLI(ctx context.Context, args ...string) (stdout, stderr string, c
 	return runCLI(ctx, append([]string{"import"}, args...)...)
 }
 
-// TestImport fills a real redis-server with 200 sets and sorted sets (1
-// member to a few big keys; some with TTLs) and keys of other types,
-// imports them, interrupting the import part-way through a big key, then
-// resumes it; the import's verify pass and the test's own comparison of
-// every member, score and TTL find the table equal to the source. Keys
-// already in the table are made equal too: one with a member the source
-// lacks, one of another type, one with a TTL the source's has not.
+// TestImport fills a real redis-server with 200 sets and sorted sets (100
+// everyday; 1 member to a few big keys; some with TTLs) and keys of other
+// types, imports them, interrupting the import part-way through a big
+// key, then resumes it; the import's verify pass and the test's own
+// comparison of every member, score and TTL find the table equal to the
+// source. Keys already in the table are made equal too: one with a member
+// the source lacks, one of another type, one with a TTL the source's has
+// not.
 func TestImport(t *testing.T) {
 	src, url := importSource(t)
 	dst := tableClient(t)
@@ -92,14 +93,15 @@ func TestImport(t *testing.T) {
 	}
 	var keys []key
 	members := 0
-	for i := range 200 {
+	nkeys := testenv.Budget(100, 200)
+	for i := range nkeys {
 		k := key{name: fmt.Sprintf("%skey%03d", prefix, i), zset: rng.IntN(2) == 0}
 		switch {
 		case i == 0:
 			k.count = big
 		case i < 4:
 			k.count = testenv.Budget(300, 2_000) + rng.IntN(testenv.Budget(300, 3_000))
-		case i < 20:
+		case i < testenv.Budget(12, 20):
 			k.count = testenv.Budget(10, 50) + rng.IntN(testenv.Budget(90, 300))
 		default:
 			k.count = 1 + rng.IntN(20)
@@ -214,7 +216,7 @@ func TestImport(t *testing.T) {
 	first := time.Since(start)
 	require.Equal(t, 1, code, "the first run is interrupted: %s%s", out, stderr)
 	require.Contains(t, stderr, "interrupted; run the same command again to continue (checkpoint "+cpFile+")")
-	require.Regexp(t, `keys \d+/200 .*members/s`, stderr, "the progress bar: keys, members, rate")
+	require.Regexp(t, fmt.Sprintf(`keys \d+/%d .*members/s`, nkeys), stderr, "the progress bar: keys, members, rate")
 	require.Contains(t, stderr, fmt.Sprintf("/%d, ", members), "the survey's total")
 	// Durations as progressbar prints them: 4s, 11m39s, 1h2m3s.
 	require.Regexp(t, `members/s\) \[(\d+[hms])+:(\d+[hms])+\]`, stderr, "the elapsed time and the ETA")
@@ -237,13 +239,13 @@ func TestImport(t *testing.T) {
 	require.Empty(t, stderr)
 	t.Log("\n" + out)
 	require.Contains(t, out, ", in 2 runs")
-	require.Contains(t, out, "keys:     200 copied (")
+	require.Contains(t, out, fmt.Sprintf("keys:     %d copied (", nkeys))
 	require.Contains(t, out, fmt.Sprintf("members:  %d copied", members))
 	require.Contains(t, out, "1 replaced a key of another type in the table")
 	require.Contains(t, out, "1 removed from the table (not in the source)")
 	require.Contains(t, out, "skipped:  11 keys of other types: 3 hash, 3 list, 2 stream, 3 string\n")
 	require.Regexp(t, `DynamoDB: \d+ requests, [\d.e+]+ RCU, [\d.e+]+ WCU, \$[\d.]+ .* for the copy, [\d.]+ WCU a member`, out)
-	require.Contains(t, out, "verify:   OK: 200 keys, cardinalities equal, ")
+	require.Contains(t, out, fmt.Sprintf("verify:   OK: %d keys, cardinalities equal, ", nkeys))
 	_, err = os.Stat(cpFile)
 	require.ErrorIs(t, err, os.ErrNotExist)
 
