@@ -4,7 +4,7 @@
 #
 #   make demo                               a tour: each command, its reply and its cost (RCU/WCU),
 #                                           then redimo-server driven by redis-cli
-#   make test   TESTFLAGS='-run TestSAdd'   vet + the everyday suite: every test, small budgets,
+#   make test   TESTFLAGS='-run TestSAdd'   the everyday suite and vet: every test, small budgets,
 #                                           a new seed each run (DynamoDB Local + redis; 3-4 min)
 #   make test-all                           the full suite: full budgets, fixed seeds, -race (~10 min; CI)
 #   make bench  BENCHFLAGS='-bench SAdd'    benchmarks (DynamoDB Local + redis)
