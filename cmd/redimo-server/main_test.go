@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redimo-go/redimo/internal/testenv"
@@ -84,10 +85,15 @@ func TestServe(t *testing.T) {
 	require.Contains(t, string(body), `redimo_commands_total{command="sadd"} 1`)
 	require.Contains(t, string(body), `redimo_command_latency_seconds_count{command="sadd"} 1`)
 	for _, path := range []string{"/healthz", "/readyz"} {
-		res, err := http.Get(strings.TrimSuffix(metricsURL, "/metrics") + path)
-		require.NoError(t, err)
-		res.Body.Close()
-		require.Equal(t, http.StatusOK, res.StatusCode, path)
+		// As a probe does, asked again while it fails: /readyz's
+		// DescribeTable has 2 s, which a DynamoDB Local busy with the
+		// other tests' transactions can take.
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			res, err := http.Get(strings.TrimSuffix(metricsURL, "/metrics") + path)
+			require.NoError(c, err)
+			res.Body.Close()
+			require.Equal(c, http.StatusOK, res.StatusCode, path)
+		}, 30*time.Second, 100*time.Millisecond)
 	}
 	require.Equal(t, map[string]string{"timeout": "7"}, rdb.ConfigGet(ctx, "timeout").Val(), "--timeout is Redis's timeout")
 	nc, err := net.Dial("tcp", addr)
