@@ -10,6 +10,7 @@ package redimo
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -183,6 +184,32 @@ func (r zrange) limit(offset, count int64) zrange {
 	return r
 }
 
+// pick is the range r of all (a sorted set's members, in order) in Go:
+// EXEC's reader (snapshot.go) and small sorted sets' (smallz.go).
+func (r zrange) pick(all []Z) []Z {
+	if r.empty || r.count == 0 {
+		return nil
+	}
+	if r.rev {
+		all = slices.Clone(all)
+		slices.Reverse(all)
+	}
+	var out []Z
+	skip := r.offset
+	for _, z := range all {
+		switch {
+		case r.keep != nil && !r.keep(z):
+		case skip > 0:
+			skip--
+		case r.count >= 0 && int64(len(out)) >= r.count:
+			return out
+		default:
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
 // read runs a resolved range on key and returns its members with scores,
 // in order, checking the type and expiry in parallel.
 func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
@@ -190,6 +217,12 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	if r.empty || r.count == 0 {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return nil, err
+	}
+	// A small sorted set answers from its metadata item (smallz.go).
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		return r.pick(all), err
+	} else if read {
+		r.checked = true
 	}
 	var out []Z
 	typed := c.typedRead
@@ -237,6 +270,9 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	})
 	if err != nil || m.Typ == model.TypeNone {
 		return nil, err
+	}
+	if m.SmallZ != nil { // small, though this Client last saw it member items
+		return r.pick(zsOf(m.SmallZ)), nil
 	}
 	return out, nil
 }
@@ -298,6 +334,10 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return 0, err
 	}
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		r.count, r.offset = -1, 0
+		return int64(len(r.pick(all))), err
+	}
 	var n int64
 	read := func() (bool, error) {
 		if !r.hasExcl {
@@ -327,6 +367,10 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 	m, err := typed(ctx, key, model.TypeZSet, read)
 	if err != nil || m.Typ == model.TypeNone {
 		return 0, err
+	}
+	if m.SmallZ != nil { // small, though this Client last saw it member items
+		r.count, r.offset = -1, 0
+		return int64(len(r.pick(zsOf(m.SmallZ)))), nil
 	}
 	return n, nil
 }

@@ -124,21 +124,12 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 // updates in place, the options in the condition: for one member, index
 // order is score order.
 func (c *Client) zaddWrite(key string, z Z, args ZAddArgs, g *guessed) *model.Write {
+	zadd := zaddDecide(z, args)
 	decide := func(old float64, exists bool) (float64, bool, int64, error) {
 		if g != nil {
 			*g.existed = exists
 		}
-		switch {
-		case !exists && args.XX:
-			return 0, false, 0, nil
-		case !exists:
-			return z.Score, true, 1, nil
-		case args.NX, args.GT && !(z.Score > old), args.LT && !(z.Score < old), z.Score == old:
-			return 0, false, 0, nil
-		case args.Ch:
-			return z.Score, true, 1, nil
-		}
-		return z.Score, true, 0, nil
+		return zadd(old, exists)
 	}
 	if !args.XX && g != nil && g.cur != nil {
 		w, _ := c.zWrite(key, z.Member, g.cur, decide) // decide never fails: nil is nothing to write
@@ -172,6 +163,25 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs, g *guessed) *model.Wr
 	}
 }
 
+// zaddDecide is ZADD's decision for one member z (without INCR), on
+// either encoding: from the member's score old (when it exists), the
+// score to store, whether to store it, and what it counts in the reply.
+func zaddDecide(z Z, args ZAddArgs) func(old float64, exists bool) (float64, bool, int64, error) {
+	return func(old float64, exists bool) (float64, bool, int64, error) {
+		switch {
+		case !exists && args.XX:
+			return 0, false, 0, nil
+		case !exists:
+			return z.Score, true, 1, nil
+		case args.NX, args.GT && !(z.Score > old), args.LT && !(z.Score < old), z.Score == old:
+			return 0, false, 0, nil
+		case args.Ch:
+			return z.Score, true, 1, nil
+		}
+		return z.Score, true, 0, nil
+	}
+}
+
 // zWrite is the write that takes member from its current item cur (nil:
 // absent) to the score decide returns; nil when decide declines. Its retry
 // decides again from what the item holds then.
@@ -196,12 +206,13 @@ func (c *Client) zWrite(key, member string, cur model.Item, decide func(old floa
 	return w, nil
 }
 
-// incr is ZINCRBY and ZADD INCR: a compare-and-swap on the member's score.
-func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, args ZAddArgs) (float64, bool, error) {
-	var result float64
-	var ok bool
-	decide := func(old float64, exists bool) (float64, bool, int64, error) {
-		ok = false
+// incrDecide is ZINCRBY's (and ZADD INCR's) decision on either encoding:
+// from the member's score old (when it exists), the new score, whether to
+// store it, and what it counts; the reply goes to *result and *ok (false:
+// Redis's nil). The sum is float64's, as Redis's.
+func incrDecide(cmd string, by float64, args ZAddArgs, result *float64, ok *bool) func(old float64, exists bool) (float64, bool, int64, error) {
+	return func(old float64, exists bool) (float64, bool, int64, error) {
+		*ok = false
 		if (exists && args.NX) || (!exists && args.XX) {
 			return 0, false, 0, nil
 		}
@@ -215,11 +226,21 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		if exists && ((args.GT && !(score > old)) || (args.LT && !(score < old))) {
 			return 0, false, 0, nil
 		}
-		result, ok = score, true
+		*result, *ok = score, true
 		if exists && score == old {
 			return 0, false, 0, nil // nothing to write; the reply is the score
 		}
 		return score, true, 1, nil
+	}
+}
+
+// incr is ZINCRBY and ZADD INCR: a compare-and-swap on the member's score.
+func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, args ZAddArgs) (float64, bool, error) {
+	var result float64
+	var ok bool
+	decide := incrDecide(cmd, by, args, &result, &ok)
+	if handled, err := c.smallZIncr(ctx, key, member, decide, args.XX); handled {
+		return result, ok && err == nil, wrap(cmd, err)
 	}
 	// XX needs to know first. Otherwise the first write assumes the
 	// member new, unless re-scores are what this Client last met on the
@@ -269,6 +290,9 @@ func (c *Client) ZRem(ctx context.Context, key string, members ...string) (_ int
 	defer traced.end(&err)
 	if err := c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
+	}
+	if n, handled, err := c.smallZRem(ctx, key, model.Dedupe(members)); handled {
+		return n, wrap("ZREM", err)
 	}
 	return c.remove(ctx, "ZREM", key, model.TypeZSet, members)
 }
@@ -381,6 +405,11 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 	if err != nil {
 		return nil, err
 	}
+	if n > 0 {
+		if popped, handled, err := c.smallZPop(ctx, key, n, rev); handled {
+			return popped, wrap(cmd, err)
+		}
+	}
 	var popped []Z
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
 		want := n - int64(len(popped))
@@ -421,6 +450,9 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 	rounds, err := c.checkZAdd("ZADD", key, args)
 	if err != nil {
 		return 0, err
+	}
+	if n, handled, err := c.smallZAdd(ctx, key, args); handled {
+		return n, wrap("ZADD", err)
 	}
 	if len(args.Members) == 1 && !args.XX {
 		// One member: a new score for an existing one reads it first
