@@ -7,6 +7,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -64,10 +65,14 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 		out, ok := smallAround(all, member, n, rev)
 		return out, ok && err == nil, wrap(cmd, err)
 	}
+	start := time.Now()
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
-	if es := model.SmallZOf(mt); es != nil && err == nil { // small, though last seen member items
+	if es := model.SmallZOf(mt); es != nil && err == nil { // small (smallz.go)
 		out, ok := smallAround(zsOf(es), member, n, rev)
 		return out, ok, nil
+	}
+	if it == nil && err == nil && convertedDuring(c.liveMeta(mt), start) {
+		it, mt, ranges, err = c.rankProbe(ctx, key, member) // the conversion has committed: read again
 	}
 	if err != nil || it == nil {
 		return Around{}, false, wrap(cmd, err)

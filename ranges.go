@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -224,6 +225,7 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	} else if read {
 		r.checked = true
 	}
+	start := time.Now()
 	var out []Z
 	typed := c.typedRead
 	if r.written {
@@ -271,8 +273,12 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	if err != nil || m.Typ == model.TypeNone {
 		return nil, err
 	}
-	if m.SmallZ != nil { // small, though this Client last saw it member items
+	if m.SmallZ != nil { // small (smallz.go)
 		return r.pick(zsOf(m.SmallZ)), nil
+	}
+	if !r.checked && convertedDuring(m, start) {
+		r.checked = true
+		return t.read(ctx, key, r)
 	}
 	return out, nil
 }
@@ -338,6 +344,7 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 		r.count, r.offset = -1, 0
 		return int64(len(r.pick(all))), err
 	}
+	start := time.Now()
 	var n int64
 	read := func() (bool, error) {
 		if !r.hasExcl {
@@ -368,9 +375,13 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 	if err != nil || m.Typ == model.TypeNone {
 		return 0, err
 	}
-	if m.SmallZ != nil { // small, though this Client last saw it member items
+	if m.SmallZ != nil { // small (smallz.go)
 		r.count, r.offset = -1, 0
 		return int64(len(r.pick(zsOf(m.SmallZ)))), nil
 	}
-	return n, nil
+	if convertedDuring(m, start) { // the conversion has committed: count again
+		n = 0
+		_, err = read()
+	}
+	return n, err
 }

@@ -293,14 +293,18 @@ func zOf(seq func(yield func(int, model.ZEntry) bool)) []Z {
 	return out
 }
 
-// smallZRead is a read of key, a sorted set, by a reader that would
-// otherwise query its member items: unless this Client knows key to be
-// member items (knownBig), its metadata item first (one GetItem, typed:
+// smallZRead is the read of key, a sorted set this Client last saw small
+// or missing (knownSmall), by a reader that would otherwise query its
+// member items: its metadata item alone (one GetItem, typed:
 // ErrWrongType). small: key is a small sorted set, all its members in
-// order; else m is key's live metadata (TypeNone: missing), read or not
-// (read false: known big, nothing read).
+// order (none when missing: read and m.Typ TypeNone); else the caller
+// reads as for member items (read: m is key's live metadata, the type
+// checked). A key not seen is read as member items, with the metadata
+// item the reader reads beside them telling a small one (m.SmallZ) and
+// a conversion during the read (convertedDuring): a fresh Client's
+// first read of a key of member items costs nothing more.
 func (c *Client) smallZRead(ctx context.Context, key string) (all []Z, small, read bool, m model.Meta, err error) {
-	if c.knownBig(key) {
+	if !c.knownSmall(key) {
 		return nil, false, false, model.Meta{}, nil
 	}
 	m, err = c.typedMeta(ctx, key, model.TypeZSet) // notes the encoding
@@ -308,6 +312,14 @@ func (c *Client) smallZRead(ctx context.Context, key string) (all []Z, small, re
 		return nil, false, true, m, err
 	}
 	return zsOf(m.SmallZ), true, true, m, nil
+}
+
+// convertedDuring reports whether key, member items as its metadata m
+// (live) shows them, may have been converted from small since start, the
+// time a read of its member items began: that read may have missed them
+// (setProbe says why), and the caller reads again.
+func convertedDuring(m model.Meta, start time.Time) bool {
+	return m.Typ == model.TypeZSet && m.SmallZ == nil && m.Converted >= start.Add(-conversionSkew).UnixMilli()
 }
 
 // zsOf is entries as Zs.

@@ -206,9 +206,13 @@ func (t table) rank(ctx context.Context, key, member string, rev bool) (RankScor
 		rs, ok, _ := smallRank(all, member, rev)
 		return rs, ok, err
 	}
+	start := time.Now()
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
-	if es := model.SmallZOf(mt); es != nil && err == nil { // small, though last seen member items
+	if es := model.SmallZOf(mt); es != nil && err == nil { // small (smallz.go)
 		return smallRank(zsOf(es), member, rev)
+	}
+	if it == nil && err == nil && convertedDuring(c.liveMeta(mt), start) {
+		it, mt, ranges, err = c.rankProbe(ctx, key, member) // the conversion has committed: read again
 	}
 	if err != nil || it == nil {
 		return RankScore{}, false, err
