@@ -101,9 +101,9 @@ func (c *Client) smallFit(key string, have, add []string) bool {
 
 // smallState is a key as a refused small write (or a read) showed it.
 type smallState struct {
-	known   bool     // false: not seen yet (the first, blind, attempt)
-	missing bool     // no live key
-	big     bool     // a set of member items
+	known   bool           // false: not seen yet (the first, blind, attempt)
+	missing bool           // no live key
+	big     bool           // a set of member items
 	members []string       // a small set's members
 	entries []model.ZEntry // a small sorted set's (smallz.go)
 	raw     model.Item

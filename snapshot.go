@@ -291,7 +291,7 @@ func (s *snapshot) smallPop(context.Context, string, int64) ([]string, bool, *mo
 	return nil, false, nil, nil
 }
 func (s *snapshot) smallZ(context.Context, string, bool, zPlan) (bool, error) { return false, nil }
-func (s *snapshot) seek(context.Context, string, *zrange) error { return nil }
+func (s *snapshot) seek(context.Context, string, *zrange) error               { return nil }
 func (s *snapshot) memberGuess(context.Context, string, string) (model.Item, error) {
 	return nil, nil
 }

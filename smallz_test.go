@@ -1,0 +1,362 @@
+package redimo
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/testenv"
+)
+
+// smallZOf is the entries of key's small sorted set as stored, nil when
+// it is not one.
+func smallZOf(t *testing.T, key string) []model.ZEntry {
+	return model.SmallZOf(rawGet(t, model.MetaKey(key)))
+}
+
+// TestSmallZRequestCounts: a small sorted set's writes are one UpdateItem
+// and one write unit, with no member item and no index entry; its reads
+// one GetItem when the Client knows it small (issue 34's goals).
+func TestSmallZRequestCounts(t *testing.T) {
+	t.Parallel() // isolated by its key prefix
+	ctx, c, cnt, p := setup(t)
+	k := p + "q"
+	once := func(what string, f func() error, want map[string]int64, wcu float64) {
+		t.Helper()
+		cnt.reset()
+		require.NoError(t, f(), what)
+		require.Equal(t, want, cnt.byOp, "%s: %s", what, cnt)
+		require.InDelta(t, wcu, cnt.units(), 0.01, "%s: capacity units", what)
+	}
+	write := map[string]int64{"UpdateItem": 1}
+	get := map[string]int64{"GetItem": 1}
+
+	// Creating or emptying the key writes its key-index entry too (by_key).
+	once("ZADD creating the key", func() error { _, err := c.ZAdd(ctx, k, Z{1, "a"}, Z{2, "b"}); return err }, write, 2)
+	once("ZADD of 1 new member", func() error {
+		n, err := c.ZAdd(ctx, k, Z{3, "c"})
+		require.EqualValues(t, 1, n)
+		return err
+	}, write, 1)
+	require.Len(t, rawPartition(t, model.PkValue(k)), 1, "one item: no member item, no index entry")
+	once("ZINCRBY of an existing member", func() error {
+		s, err := c.ZIncrBy(ctx, k, 0.1, "a")
+		require.Equal(t, 1.1, s)
+		return err
+	}, write, 1)
+	once("ZINCRBY again: float64's sum, as Redis's", func() error {
+		s, err := c.ZIncrBy(ctx, k, 0.2, "a")
+		require.Equal(t, 1.1+0.2, s)
+		return err
+	}, write, 1)
+	require.Len(t, rawPartition(t, model.PkValue(k)), 1, "one item: no member item, no index entry")
+	once("ZADD GT CH", func() error {
+		n, err := c.ZAddArgs(ctx, k, ZAddArgs{GT: true, Ch: true, Members: []Z{{5, "b"}, {0, "c"}}})
+		require.EqualValues(t, 1, n)
+		return err
+	}, write, 1)
+	once("ZREM", func() error {
+		n, err := c.ZRem(ctx, k, "c", "nope")
+		require.EqualValues(t, 1, n)
+		return err
+	}, write, 1)
+	once("ZSCORE", func() error {
+		s, ok, err := c.ZScore(ctx, k, "b")
+		require.True(t, ok)
+		require.Equal(t, 5.0, s)
+		return err
+	}, get, 1)
+	once("ZRANK", func() error {
+		r, ok, err := c.ZRank(ctx, k, "b")
+		require.True(t, ok)
+		require.EqualValues(t, 1, r)
+		return err
+	}, get, 1)
+	once("ZRANGE", func() error {
+		zs, err := c.ZRangeWithScores(ctx, k, 0, -1)
+		require.Equal(t, []Z{{1.1 + 0.2, "a"}, {5, "b"}}, zs)
+		return err
+	}, get, 1)
+	once("ZCARD", func() error {
+		n, err := c.ZCard(ctx, k)
+		require.EqualValues(t, 2, n)
+		return err
+	}, get, 1)
+	once("ZCOUNT", func() error {
+		n, err := c.ZCount(ctx, k, "(1", "+inf")
+		require.EqualValues(t, 2, n)
+		return err
+	}, get, 1)
+	once("ZPOPMAX", func() error {
+		zs, err := c.ZPopMax(ctx, k)
+		require.Equal(t, []Z{{5, "b"}}, zs)
+		return err
+	}, write, 1)
+	once("ZADD", func() error { _, err := c.ZAdd(ctx, k, Z{7, "x"}, Z{8, "y"}); return err }, write, 1)
+	once("ZMPOP", func() error {
+		key, zs, err := c.ZMPop(ctx, PopMin, 2, k)
+		require.Equal(t, k, key)
+		require.Equal(t, []Z{{1.1 + 0.2, "a"}, {7, "x"}}, zs)
+		return err
+	}, write, 1)
+	once("ZPOPMIN emptying the key", func() error {
+		zs, err := c.ZPopMin(ctx, k, 5)
+		require.Equal(t, []Z{{8, "y"}}, zs)
+		return err
+	}, write, 2)
+	n, err := c.Exists(ctx, k)
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	// A Client that has not seen the key: its reads find the encoding
+	// beside what they read; its first ZADD assumes the key missing and
+	// plans again from the refusal.
+	_, err = c.ZAdd(ctx, k, Z{1, "a"}, Z{2, "b"})
+	require.NoError(t, err)
+	fresh, fcnt, _ := newTestClient(t)
+	for _, r := range []struct {
+		what string
+		f    func() error
+		most int64
+	}{
+		{"ZSCORE", func() error { _, _, err := fresh.ZScore(ctx, k, "a"); return err }, 1},
+		{"ZADD", func() error { _, err := fresh.ZAdd(ctx, k, Z{3, "c"}); return err }, 2},
+		{"ZADD", func() error { _, err := fresh.ZAdd(ctx, k, Z{4, "d"}); return err }, 1},
+	} {
+		fcnt.reset()
+		require.NoError(t, r.f())
+		require.LessOrEqual(t, fcnt.requests.Load(), r.most, "a fresh Client's %s: %s", r.what, fcnt)
+		t.Logf("a fresh Client's %s: %s", r.what, fcnt)
+	}
+	fresh2, fcnt2, _ := newTestClient(t)
+	fcnt2.reset()
+	zs, err := fresh2.ZRangeWithScores(ctx, k, 0, -1)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}, zs)
+	require.LessOrEqual(t, fcnt2.requests.Load(), int64(2), "a fresh Client's ZRANGE: the Query and the GetItem, in parallel: %s", fcnt2)
+}
+
+// TestSmallZConversion: a small sorted set that outgrows the threshold
+// becomes member items with their index entries, in one transaction,
+// keeping its version token (WATCH does not see the conversion), expiry
+// and members; commands not taught the encoding (ZREMRANGEBYSCORE, ZMOVE,
+// ZEXPIRE, MULTI/EXEC) convert it first and stay exact.
+func TestSmallZConversion(t *testing.T) {
+	t.Parallel() // isolated by its key prefix
+	ctx, c, _, p := setup(t)
+	k := p + "grow"
+	_, err := c.ZAdd(ctx, k, Z{1, "a"}, Z{2, "b"})
+	require.NoError(t, err)
+	_, err = c.Expire(ctx, k, time.Hour)
+	require.NoError(t, err)
+	before := rawGet(t, model.MetaKey(k))
+	require.NotNil(t, model.SmallZOf(before))
+	var zs []Z
+	for i := range 150 {
+		zs = append(zs, Z{Score: float64(i % 13), Member: fmt.Sprintf("member-%03d", i)})
+	}
+	for _, z := range zs {
+		_, err := c.ZAdd(ctx, k, z)
+		require.NoError(t, err)
+	}
+	after := rawGet(t, model.MetaKey(k))
+	require.Nil(t, model.SmallZOf(after), "converted")
+	require.Len(t, rawPartition(t, model.PkValue(k)), 153, "the metadata item and 152 member items")
+	ttl, err := c.TTL(ctx, k)
+	require.NoError(t, err)
+	require.Greater(t, ttl, 59*time.Minute, "the expiry stays")
+	n, err := c.ZCard(ctx, k)
+	require.NoError(t, err)
+	require.EqualValues(t, 152, n)
+	enc, _, err := c.ObjectEncoding(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, "skiplist", enc)
+	checkStoredCounts(t, p)
+
+	// Commands with no small path: each converts, then runs.
+	others := []struct {
+		name string
+		run  func(k string) error
+		want []Z
+	}{
+		{"ZREMRANGEBYSCORE", func(k string) error {
+			n, err := c.ZRemRangeByScore(ctx, k, "2", "3")
+			require.EqualValues(t, 2, n)
+			return err
+		}, []Z{{1, "a"}, {4, "d"}}},
+		{"ZMOVE", func(k string) error {
+			zs, err := c.ZMove(ctx, k, k+":dst", ZMoveArgs{ByScore: true, Min: "2", Max: "2"})
+			require.Equal(t, []Z{{2, "b"}}, zs)
+			return err
+		}, []Z{{1, "a"}, {3, "c"}, {4, "d"}}},
+		{"ZEXPIRE", func(k string) error {
+			_, err := c.ZExpire(ctx, k, time.Hour, ExpireAlways, "a")
+			return err
+		}, []Z{{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}},
+		{"MULTI/EXEC", func(k string) error {
+			return c.TxPipelined(ctx, func(tx Pipeliner) error {
+				_, err := tx.ZIncrBy(ctx, k, 1, "a")
+				return err
+			})
+		}, []Z{{2, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}},
+	}
+	for _, o := range others {
+		k := p + o.name
+		_, err := c.ZAdd(ctx, k, Z{1, "a"}, Z{2, "b"}, Z{3, "c"}, Z{4, "d"})
+		require.NoError(t, err)
+		require.NotNil(t, smallZOf(t, k))
+		require.NoError(t, o.run(k), o.name)
+		got, err := c.ZRangeWithScores(ctx, k, 0, -1)
+		require.NoError(t, err)
+		require.Equal(t, o.want, got, o.name)
+		fresh, _, _ := newTestClient(t)
+		got, err = fresh.ZRangeWithScores(ctx, k, 0, -1)
+		require.NoError(t, err)
+		require.Equal(t, o.want, got, o.name+", read by another Client")
+	}
+	checkStoredCounts(t, p)
+}
+
+// TestSmallZAgainstRedis runs random commands on small sorted sets
+// through two Clients (each writing from what it last saw: the other's
+// writes make it refused and plan again) and compares every reply with
+// redis-server's, then the final states.
+func TestSmallZAgainstRedis(t *testing.T) {
+	t.Parallel() // isolated by its key prefix
+	ctx, c, rdb, p := setupRedis(t)
+	d, _, _ := newTestClient(t)
+	r := rand.New(rand.NewPCG(testenv.Seed(t, 34), 34))
+	keys := []string{p + "k1", p + "k2"}
+	members := []string{"a", "b", "c", "d", "e", "f", "", "long-ish member name"}
+	scores := []float64{0, 1, 1, 2, -3.5, 0.1, 0.2, math.Inf(1), math.Inf(-1)}
+	fs := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	for i := range testenv.Budget(300, 2000) {
+		cl := []*Client{c, d}[r.IntN(2)]
+		k := keys[r.IntN(len(keys))]
+		m := members[r.IntN(len(members))]
+		s := scores[r.IntN(len(scores))]
+		what := fmt.Sprintf("step %d", i)
+		switch r.IntN(12) {
+		case 0, 1, 2:
+			var args ZAddArgs
+			cmd := []any{"ZADD", k}
+			switch r.IntN(5) {
+			case 0:
+				args.NX, cmd = true, append(cmd, "NX")
+			case 1:
+				args.XX, cmd = true, append(cmd, "XX")
+			case 2:
+				args.GT, cmd = true, append(cmd, "GT")
+			case 3:
+				args.LT, cmd = true, append(cmd, "LT")
+			}
+			if r.IntN(2) == 0 {
+				args.Ch, cmd = true, append(cmd, "CH")
+			}
+			for range 1 + r.IntN(3) {
+				z := Z{Score: scores[r.IntN(len(scores))], Member: members[r.IntN(len(members))]}
+				args.Members = append(args.Members, z)
+				cmd = append(cmd, fs(z.Score), z.Member)
+			}
+			got, err := cl.ZAddArgs(ctx, k, args)
+			want, werr := rdb.Do(ctx, cmd...).Int64()
+			require.Equal(t, werr == nil, err == nil, "%s %v: %v / %v", what, cmd, err, werr)
+			require.Equal(t, want, got, "%s %v", what, cmd)
+		case 3, 4:
+			got, err := cl.ZIncrBy(ctx, k, s, m)
+			want, werr := rdb.ZIncrBy(ctx, k, s, m).Result()
+			require.Equal(t, werr == nil, err == nil, "%s ZINCRBY %s %v %q: %v / %v", what, k, s, m, err, werr)
+			if err == nil {
+				require.Equal(t, want, got, "%s ZINCRBY %s %v %q", what, k, s, m)
+			}
+		case 5:
+			m2 := members[r.IntN(len(members))]
+			got, err := cl.ZRem(ctx, k, m, m2)
+			require.NoError(t, err)
+			require.Equal(t, rdb.ZRem(ctx, k, m, m2).Val(), got, "%s ZREM %q %q", what, m, m2)
+		case 6:
+			n := int64(r.IntN(3))
+			var got []Z
+			var want []redis.Z
+			var err error
+			if r.IntN(2) == 0 {
+				got, err = cl.ZPopMin(ctx, k, n)
+				want = rdb.ZPopMin(ctx, k, n).Val()
+			} else {
+				got, err = cl.ZPopMax(ctx, k, n)
+				want = rdb.ZPopMax(ctx, k, n).Val()
+			}
+			require.NoError(t, err)
+			require.Equal(t, len(want), len(got), what)
+			for j := range got {
+				require.Equal(t, Z{Score: want[j].Score, Member: want[j].Member.(string)}, got[j], what)
+			}
+		case 7:
+			start := int64(r.IntN(3)) - 1
+			got, err := cl.ZRangeWithScores(ctx, k, start, -1)
+			require.NoError(t, err)
+			want := rdb.ZRangeWithScores(ctx, k, start, -1).Val()
+			require.Len(t, got, len(want), what)
+			for j := range got {
+				require.Equal(t, Z{Score: want[j].Score, Member: want[j].Member.(string)}, got[j], what)
+			}
+		case 8:
+			lo, hi := []string{"-inf", "(0", "1", "(1"}[r.IntN(4)], []string{"+inf", "2", "(2"}[r.IntN(3)]
+			got, err := cl.ZCount(ctx, k, lo, hi)
+			require.NoError(t, err)
+			require.Equal(t, rdb.ZCount(ctx, k, lo, hi).Val(), got, "%s ZCOUNT %s %s", what, lo, hi)
+			zs, err := cl.ZRevRangeByScoreWithScores(ctx, k, &ZRangeBy{Min: lo, Max: hi})
+			require.NoError(t, err)
+			want := rdb.ZRevRangeByScoreWithScores(ctx, k, &redis.ZRangeBy{Min: lo, Max: hi}).Val()
+			require.Len(t, zs, len(want), what)
+		case 9:
+			rank, ok, err := cl.ZRevRank(ctx, k, m)
+			require.NoError(t, err)
+			want, werr := rdb.ZRevRank(ctx, k, m).Result()
+			require.Equal(t, werr == nil, ok, what)
+			require.Equal(t, want, rank, what)
+			sc, ok, err := cl.ZScore(ctx, k, m)
+			require.NoError(t, err)
+			wsc, werr := rdb.ZScore(ctx, k, m).Result()
+			require.Equal(t, werr == nil, ok, what)
+			require.Equal(t, wsc, sc, what)
+			n, err := cl.ZCard(ctx, k)
+			require.NoError(t, err)
+			require.Equal(t, rdb.ZCard(ctx, k).Val(), n, what)
+		case 10:
+			var got []Z
+			for z, err := range cl.ZScan(ctx, k, "") {
+				require.NoError(t, err)
+				got = append(got, z)
+			}
+			want := rdb.ZCard(ctx, k).Val()
+			require.Len(t, got, int(want), what)
+			enc, _, err := cl.ObjectEncoding(ctx, k)
+			require.NoError(t, err)
+			if want > 0 {
+				require.Equal(t, rdb.ObjectEncoding(ctx, k).Val(), enc, what)
+			}
+		case 11:
+			if r.IntN(4) == 0 {
+				_, err := cl.Del(ctx, k)
+				require.NoError(t, err)
+				rdb.Del(ctx, k)
+			}
+		}
+		requireSameZSet(t, ctx, []*Client{c, d}[r.IntN(2)], rdb, k, what)
+	}
+	for _, k := range keys {
+		requireSameZSet(t, ctx, c, rdb, k)
+		if e := smallZOf(t, k); e != nil {
+			require.True(t, model.SmallZFit(k, e))
+		}
+	}
+	checkStoredCounts(t, p)
+}
