@@ -1,9 +1,12 @@
 package redimo
 
 import (
+	"context"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -359,4 +362,158 @@ func TestSmallZAgainstRedis(t *testing.T) {
 		}
 	}
 	checkStoredCounts(t, p)
+}
+
+// TestSmallZResend: a small sorted set's write whose response was lost,
+// resent after another Client deleted the key, purged it, flushed the
+// database, converted it, re-scored the member or wrote the key 120
+// times, applies once and replies as its one application did (its write
+// token, in its writer lane: smallset.go).
+func TestSmallZResend(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	type scenario struct {
+		name    string
+		setup   []Z
+		op      string // "zadd" (m 1), "zincrby" (m by 5), "zrem" (m), "zpopmin"
+		reply   float64
+		db      int
+		between func(t *testing.T, c *Client, k string)
+		want    []Z // nil: missing
+	}
+	writes := func(c *Client, k string, n int) error {
+		for i := range n {
+			var err error
+			if m := fmt.Sprint("x", i/2%7); i%2 == 0 {
+				_, err = c.ZAdd(ctx, k, Z{float64(i), m})
+			} else {
+				_, err = c.ZRem(ctx, k, m)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	del := func(t *testing.T, c *Client, k string) {
+		n, err := c.Del(ctx, k)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, n, "the lost write applied")
+	}
+	var big []Z
+	for i := range 120 {
+		big = append(big, Z{float64(i), fmt.Sprintf("big%03d", i)})
+	}
+	scenarios := []scenario{
+		{name: "DEL", op: "zadd", reply: 1, between: del},
+		{name: "DEL then ZADD", op: "zadd", reply: 1, between: func(t *testing.T, c *Client, k string) {
+			del(t, c, k)
+			_, err := c.ZAdd(ctx, k, Z{2, "b"})
+			require.NoError(t, err)
+		}, want: []Z{{2, "b"}}},
+		{name: "120 writes", op: "zadd", reply: 1, between: func(t *testing.T, c *Client, k string) {
+			require.NoError(t, writes(c, k, 120))
+		}, want: []Z{{1, "m"}}},
+		{name: "re-scored", op: "zincrby", reply: 5, between: func(t *testing.T, c *Client, k string) {
+			s, err := c.ZIncrBy(ctx, k, 10, "m")
+			require.NoError(t, err)
+			require.Equal(t, 15.0, s, "the lost write applied")
+		}, want: []Z{{15, "m"}}},
+		{name: "conversion", op: "zadd", reply: 1, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.ZAdd(ctx, k, big...)
+			require.NoError(t, err)
+			require.Nil(t, smallZOf(t, k))
+		}, want: append([]Z{big[0], big[1], {1, "m"}}, big[2:]...)},
+		{name: "purge", op: "zadd", reply: 1, between: func(t *testing.T, c *Client, k string) {
+			_, err := c.PExpire(ctx, k, time.Millisecond)
+			require.NoError(t, err)
+			time.Sleep(5 * time.Millisecond)
+			n, err := c.Del(ctx, k) // purges it: expired, it is not deleted
+			require.NoError(t, err)
+			require.Zero(t, n)
+		}},
+		{name: "FLUSHDB", op: "zadd", reply: 1, db: 13, between: func(t *testing.T, c *Client, k string) {
+			require.NoError(t, c.FlushDB(ctx))
+		}},
+		{name: "ZREM: re-added", op: "zrem", reply: 1, setup: []Z{{1, "a"}, {1, "m"}}, between: func(t *testing.T, c *Client, k string) {
+			n, err := c.ZAdd(ctx, k, Z{2, "m"})
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n, "the lost ZREM applied")
+		}, want: []Z{{1, "a"}, {2, "m"}}},
+		{name: "ZPOPMIN emptying: re-created", op: "zpopmin", reply: 1, setup: []Z{{1, "m"}}, between: func(t *testing.T, c *Client, k string) {
+			n, err := c.ZAdd(ctx, k, Z{3, "m"})
+			require.NoError(t, err)
+			require.EqualValues(t, 1, n, "the lost ZPOPMIN applied")
+		}, want: []Z{{3, "m"}}},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			k := t.Name() + ":" + randomHex(3)
+			pk := model.PkValue(k)
+			if sc.db > 0 {
+				pk[0] = byte(sc.db) // db.go
+			}
+			h := &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(pk),
+				dropped: make(chan struct{}), released: make(chan struct{})}
+			c, clean := faultyClient(t, h), cleanClient(t)
+			if sc.db > 0 {
+				var err error
+				c, err = c.WithDB(sc.db)
+				require.NoError(t, err)
+				clean, err = clean.WithDB(sc.db)
+				require.NoError(t, err)
+			}
+			if len(sc.setup) > 0 {
+				_, err := clean.ZAdd(ctx, k, sc.setup...)
+				require.NoError(t, err)
+			}
+			var (
+				reply float64
+				err   error
+				done  = make(chan struct{})
+			)
+			go func() {
+				defer close(done)
+				var n int64
+				switch sc.op {
+				case "zadd":
+					n, err = c.ZAdd(ctx, k, Z{1, "m"})
+					reply = float64(n)
+				case "zincrby":
+					reply, err = c.ZIncrBy(ctx, k, 5, "m")
+				case "zrem":
+					n, err = c.ZRem(ctx, k, "m")
+					reply = float64(n)
+				case "zpopmin":
+					var zs []Z
+					zs, err = c.ZPopMin(ctx, k)
+					reply = float64(len(zs))
+					if len(zs) == 1 && zs[0] != (Z{1, "m"}) {
+						err = fmt.Errorf("popped %v", zs[0])
+					}
+				}
+			}()
+			select {
+			case <-h.dropped:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the write's response was never dropped")
+			}
+			sc.between(t, clean, k)
+			close(h.released)
+			<-done
+			require.NoError(t, err)
+			require.Equal(t, sc.reply, reply, "the reply of the write's one application")
+			require.GreaterOrEqual(t, h.n.Load(), int32(2), "the write was resent")
+			got, err := clean.ZRangeWithScores(ctx, k, 0, -1)
+			require.NoError(t, err)
+			if len(got) == 0 {
+				got = nil
+			}
+			require.Equal(t, sc.want, got, "the state")
+			card, err := clean.ZCard(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, len(sc.want), card)
+		})
+	}
 }

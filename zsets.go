@@ -7,6 +7,7 @@ package redimo
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -509,4 +510,77 @@ type guessed struct {
 // this Client's last one-member write of key met an existing member.
 func (c *Client) noteRescore(key string, existed bool) {
 	c.rescores.note(key, existed)
+}
+
+// The commands on small sorted sets (smallz.go): each a plan of the
+// entries, by the decision its member-item path takes.
+
+// smallZAdd is ZADD (without INCR) on the small encoding: members applied
+// in the order given, as Redis does, each by zaddDecide.
+func (c *Client) smallZAdd(ctx context.Context, key string, args ZAddArgs) (n int64, handled bool, err error) {
+	handled, err = c.view().smallZ(ctx, key, args.XX, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		m, change := zEntries(cur), false
+		n = 0
+		for _, z := range args.Members {
+			old, exists := m[z.Member]
+			score, apply, count, _ := zaddDecide(z, args)(old, exists) // it never fails
+			n += count
+			if apply {
+				m[z.Member], change = score, true
+			}
+		}
+		return sortedZ(m), change, nil
+	})
+	return n, handled, err
+}
+
+// smallZIncr is ZINCRBY and ZADD INCR on the small encoding: decide is
+// incrDecide's.
+func (c *Client) smallZIncr(ctx context.Context, key, member string, decide func(old float64, exists bool) (float64, bool, int64, error), xx bool) (handled bool, err error) {
+	return c.view().smallZ(ctx, key, xx, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		m := zEntries(cur)
+		old, exists := m[member]
+		score, apply, _, err := decide(old, exists)
+		if err != nil || !apply {
+			return nil, false, err
+		}
+		m[member] = score
+		return sortedZ(m), true, nil
+	})
+}
+
+// smallZRem is ZREM of members (distinct) on the small encoding.
+func (c *Client) smallZRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
+	handled, err = c.view().smallZ(ctx, key, true, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		n = 0
+		next := slices.DeleteFunc(slices.Clone(cur), func(e model.ZEntry) bool {
+			if slices.Contains(members, e.Member) {
+				n++
+				return true
+			}
+			return false
+		})
+		return next, n > 0, nil
+	})
+	return n, handled, err
+}
+
+// smallZPop is ZPOPMIN (ZPOPMAX with rev) of count members on the small
+// encoding.
+func (c *Client) smallZPop(ctx context.Context, key string, count int64, rev bool) (popped []Z, handled bool, err error) {
+	handled, err = c.view().smallZ(ctx, key, true, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		k := int(min(count, int64(len(cur))))
+		popped = nil
+		if k == 0 {
+			return nil, false, nil
+		}
+		next := slices.Clone(cur)
+		if rev {
+			next, popped = next[:len(next)-k], zOf(slices.Backward(next[len(next)-k:]))
+		} else {
+			next, popped = next[k:], zOf(slices.All(next[:k]))
+		}
+		return next, true, nil
+	})
+	return popped, handled, err
 }
