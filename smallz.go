@@ -93,7 +93,9 @@ type zPlan func(cur []model.ZEntry) (next []model.ZEntry, change bool, err error
 // entries even on a key it may assume missing (ZREM, pops).
 func (t table) smallZ(ctx context.Context, key string, read bool, plan zPlan) (handled bool, err error) {
 	c := t.c
-	if c.knownBig(key) {
+	if c.knownBig(key) || c.opts.DisableSmallSortedSets && !c.knownSmall(key) {
+		// Member items, or a key this Client does not make small: should
+		// it be small, transact converts it (metaAction).
 		return false, nil
 	}
 	var st smallState
@@ -117,11 +119,11 @@ func (t table) smallZ(ctx context.Context, key string, read bool, plan zPlan) (h
 		cur := st.entries
 		next, change, err := plan(cur)
 		switch {
-		case err != nil:
+		case err != nil && fresh:
 			return true, err
 		case !change && fresh:
 			return true, nil
-		case !change: // the entries as kept or assumed: read them
+		case !change || err != nil: // the entries as kept or assumed: read them
 			st, err = c.readZState(ctx, key)
 			fresh = true
 			return false, err
