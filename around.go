@@ -7,7 +7,6 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -65,7 +64,7 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 		out, ok := smallAround(all, member, n, rev)
 		return out, ok && err == nil, wrap(cmd, err)
 	}
-	start := time.Now()
+	start := c.readStart(key)
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
 	if es := model.SmallZOf(mt); es != nil && err == nil { // small (smallz.go)
 		out, ok := smallAround(zsOf(es), member, n, rev)

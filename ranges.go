@@ -12,7 +12,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -225,7 +224,7 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	} else if read {
 		r.checked = true
 	}
-	start := time.Now()
+	start := c.readStart(key)
 	var out []Z
 	typed := c.typedRead
 	if r.written {
@@ -344,7 +343,7 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 		r.count, r.offset = -1, 0
 		return int64(len(r.pick(all))), err
 	}
-	start := time.Now()
+	start := c.readStart(key)
 	var n int64
 	read := func() (bool, error) {
 		if !r.hasExcl {

@@ -3,7 +3,6 @@ package redimo
 import (
 	"bytes"
 	"context"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -186,7 +185,7 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
 		return int64(len(r.pick(all))), err // a small sorted set (smallz.go)
 	}
-	start := time.Now()
+	start := c.readStart(key)
 	var (
 		n    int64
 		more map[string]types.AttributeValue

@@ -246,12 +246,27 @@ func (c *Client) smallZRead(ctx context.Context, key string) (all []Z, small, re
 	return zsOf(m.SmallZ), true, true, m, nil
 }
 
+// readStart is when a read of key's member items began, and whether this
+// Client knew key to be member items then (a key of member items does not
+// turn small while it lives).
+type readStart struct {
+	at     time.Time
+	wasBig bool
+}
+
+func (c *Client) readStart(key string) readStart {
+	return readStart{at: time.Now(), wasBig: c.knownBig(key)}
+}
+
 // convertedDuring reports whether key, member items as its metadata m
-// (live) shows them, may have been converted from small since start, the
-// time a read of its member items began: that read may have missed them
-// (setProbe says why), and the caller reads again.
-func convertedDuring(m model.Meta, start time.Time) bool {
-	return m.Typ == model.TypeZSet && m.SmallZ == nil && m.Converted >= start.Add(-conversionSkew).UnixMilli()
+// (live) shows them, may have been converted from small during a read of
+// its member items that began at s: the read may have missed them
+// (setProbe says why: the conversion records its time, and clocks may
+// differ by conversionSkew), and the caller reads again. Only for a
+// Client that did not know the key as member items when the read began:
+// once per key and Client, in the minutes after a conversion.
+func convertedDuring(m model.Meta, s readStart) bool {
+	return !s.wasBig && m.Typ == model.TypeZSet && m.SmallZ == nil && m.Converted >= s.at.Add(-conversionSkew).UnixMilli()
 }
 
 // zsOf is entries as Zs.

@@ -206,7 +206,7 @@ func (t table) rank(ctx context.Context, key, member string, rev bool) (RankScor
 		rs, ok, _ := smallRank(all, member, rev)
 		return rs, ok, err
 	}
-	start := time.Now()
+	start := c.readStart(key)
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
 	if es := model.SmallZOf(mt); es != nil && err == nil { // small (smallz.go)
 		return smallRank(zsOf(es), member, rev)
