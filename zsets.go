@@ -25,9 +25,12 @@ import (
 // does (the reply counts each occurrence that adds or, with CH, changes);
 // such a call is atomic per round of distinct members, not as a whole.
 //
-// Cost: ⌈n/99⌉ TransactWriteItems (2 write units per member plus 2 for the
-// metadata item); a chunk with members already present takes one more.
-// One member: as ZAddArgsIncr.
+// Cost: on a small sorted set (at most 99 members within about 640
+// bytes, kept in its metadata item: smallz.go), one UpdateItem, 1 write
+// unit (one more, refused, when another Client wrote the key since this
+// one last did). Otherwise ⌈n/99⌉ TransactWriteItems (2 write units per
+// member plus 2 for the metadata item); a chunk with members already
+// present takes one more. One member: as ZAddArgsIncr.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, err error) {
@@ -41,7 +44,8 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, e
 // ok is false (Redis's nil) when NX, XX, GT or LT prevented the update.
 // Exact under concurrent increments (compare-and-swap, retried).
 //
-// Cost: one TransactWriteItems when the member is new. An existing one:
+// Cost: on a small sorted set, as ZAdd's. Otherwise one
+// TransactWriteItems when the member is new. An existing one:
 // one when this Client wrote the member last (it assumes the score it
 // left); a GetItem (eventually consistent, 0.5 read unit) and one when its
 // last such write of the key met an existing member; else two (the first,
@@ -282,8 +286,10 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 // ZRem removes members and returns how many were members, as Redis's ZREM.
 // Removing the last member deletes the key. Exact and chunked like ZAdd.
 //
-// Cost: ⌈n/99⌉ TransactWriteItems, 2 write units per removed member plus 2;
-// a chunk with absent members, or that empties the key, takes one more.
+// Cost: on a small sorted set, one UpdateItem, 1 write unit (a GetItem
+// first when this Client has not written the key). Otherwise ⌈n/99⌉
+// TransactWriteItems, 2 write units per removed member plus 2; a chunk
+// with absent members, or that empties the key, takes one more.
 //
 // [ZREM]: https://redis.io/docs/latest/commands/zrem/
 func (c *Client) ZRem(ctx context.Context, key string, members ...string) (_ int64, err error) {
@@ -318,7 +324,8 @@ func (c *Client) ZCard(ctx context.Context, key string) (_ int64, err error) {
 // (Redis's nil). As Redis's ZSCORE.
 //
 // Cost: one BatchGetItem of the member and the metadata item (type and
-// expiry), 2 read units.
+// expiry), 2 read units; one GetItem of a sorted set this Client last saw
+// small (smallz.go), 1 read unit.
 //
 // [ZSCORE]: https://redis.io/docs/latest/commands/zscore/
 func (c *Client) ZScore(ctx context.Context, key, member string) (score float64, ok bool, err error) {
@@ -364,9 +371,11 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 // Options.MaxAttempts rounds (then the members popped so far with
 // ErrContention). Emptying the key deletes it.
 //
-// Cost: per round, one Query of the index reading count members and
-// ⌈count/99⌉ TransactWriteItems; a GetItem instead of the transactions
-// when the key has no member (missing, or of another type).
+// Cost: on a small sorted set, one UpdateItem (a GetItem first when this
+// Client has not written the key). Otherwise, per round, one Query of the
+// index reading count members and ⌈count/99⌉ TransactWriteItems; a
+// GetItem instead of the transactions when the key has no member
+// (missing, or of another type).
 //
 // [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
 func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) (_ []Z, err error) {
