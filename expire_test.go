@@ -429,9 +429,12 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 			// Two clients, as two app servers: the late write's and the
 			// others' (one client would queue the others' writes behind
 			// its own held transaction on the key).
-			// Member items: a small set's SADD is one UpdateItem whose
-			// condition includes the key's expiry (smallset.go).
-			opts := func(o *Options) { o.TableName = testTable; o.Now = clock.Now; o.DisableSmallSets = true }
+			// Member items: a small set's SADD, and a small sorted set's
+			// ZADD, is one UpdateItem whose condition includes the key's
+			// expiry (smallset.go, smallz.go).
+			opts := func(o *Options) {
+				o.TableName, o.Now, o.DisableSmallSets, o.DisableSmallSortedSets = testTable, clock.Now, true, true
+			}
 			late, c := NewClient(h, opts), NewClient(h, opts)
 			ctx := context.Background()
 			k := p + "k"

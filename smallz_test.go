@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -516,4 +517,87 @@ func TestSmallZResend(t *testing.T) {
 			require.EqualValues(t, len(sc.want), card)
 		})
 	}
+}
+
+// TestSmallZWaiters: ten blocked BZPOPMINs on a key that becomes a small
+// sorted set, from the waiters' Client and from another: every waiter
+// gets a member, first come first served, from one pop of ten (one
+// UpdateItem; the ZADD from the same Client is one more).
+func TestSmallZWaiters(t *testing.T) {
+	needDB(t)
+	for _, same := range []bool{true, false} {
+		t.Run(map[bool]string{true: "same Client", false: "another Client"}[same], func(t *testing.T) {
+			c, cnt, _ := newTestClient(t)
+			producer := c
+			if !same {
+				producer, _, _ = newTestClient(t)
+			}
+			k := t.Name() + ":" + randomHex(3)
+			wait := startPops(t, c, 10, 30*time.Second, k)
+			var zs []Z
+			for i := range 10 {
+				zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("job%d", i)})
+			}
+			cnt.reset()
+			_, err := producer.ZAdd(context.Background(), k, zs...)
+			require.NoError(t, err)
+			require.NotNil(t, smallZOf(t, k), "a small sorted set")
+			res := wait()
+			for i, r := range res {
+				require.NoError(t, r.err)
+				require.True(t, r.ok, "waiter %d timed out", i)
+				require.Equal(t, ZWithKey{Z: zs[i], Key: k}, r.z, "waiter %d (first come, first served)", i)
+			}
+			cnt.mu.Lock()
+			ops := maps.Clone(cnt.byOp)
+			cnt.mu.Unlock()
+			t.Logf("the waiters' Client from the ZADD on: %v", ops)
+			require.LessOrEqual(t, ops["UpdateItem"], int64(btoi(same)+2), "one pop for the ten (and at most one refused attempt)")
+			require.Zero(t, ops["TransactWriteItems"])
+			n, err := c.Exists(context.Background(), k)
+			require.NoError(t, err)
+			require.Zero(t, n, "emptied")
+		})
+	}
+}
+
+// TestSmallZWatch: WATCH sees a small sorted set's writes (each stores a
+// new version token) and not its conversion, which changes no member.
+func TestSmallZWatch(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	other, _, _ := newTestClient(t)
+	k := p + "w"
+	_, err := c.ZAdd(ctx, k, Z{1, "a"})
+	require.NoError(t, err)
+	incr := func(w *Tx) error {
+		return w.TxPipelined(ctx, func(tx Pipeliner) error {
+			_, err := tx.ZIncrBy(ctx, k, 1, "a")
+			return err
+		})
+	}
+	// Another Client's write between WATCH and EXEC: the EXEC fails.
+	err = c.Watch(ctx, func(w *Tx) error {
+		_, err := other.ZIncrBy(ctx, k, 10, "a")
+		require.NoError(t, err)
+		return incr(w)
+	}, k)
+	require.ErrorIs(t, err, ErrTxFailed)
+	// A conversion between WATCH and EXEC (other's ZADD of members that do
+	// not fit): the members other added change the key, and WATCH sees
+	// that; the conversion alone is not a change.
+	var big []Z
+	for i := range 120 {
+		big = append(big, Z{float64(i), fmt.Sprintf("big%03d", i)})
+	}
+	err = c.Watch(ctx, func(w *Tx) error {
+		_, err := other.ZAdd(ctx, k, big...)
+		require.NoError(t, err)
+		return incr(w)
+	}, k)
+	require.ErrorIs(t, err, ErrTxFailed)
+	// Nothing between: it commits.
+	require.NoError(t, c.Watch(ctx, incr, k))
+	s, _, err := c.ZScore(ctx, k, "a")
+	require.NoError(t, err)
+	require.Equal(t, 12.0, s)
 }
