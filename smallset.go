@@ -644,12 +644,13 @@ func smallItems(key string, members []string) []model.Item {
 	return out
 }
 
-// smallDel is DEL of a small set: one TransactWriteItems emptying its
+// smallDel is DEL of a small set or sorted set: one TransactWriteItems emptying its
 // metadata item while it is a live small set, which keeps its write
 // tokens (model.Tombstone; its ClientRequestToken makes a resend
 // harmless). handled is false when it is (now) not one (missing, expired
 // or converted meanwhile).
 func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled bool, err error) {
+	c.zitems.forget(key)
 	err = c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Tombstone(time.Now().UnixMilli()).Action(c.st.Table())})
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) {
