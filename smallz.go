@@ -362,3 +362,16 @@ func (c *Client) smallZItems(ctx context.Context, key, prefix string, query iter
 		}
 	}
 }
+
+// keptCard is the count of key, a small sorted set, as this Client's last
+// write of it left it (Client.zitems; 0: none kept, or not live).
+func keptCard(c *Client, key string) int64 {
+	it, ok := c.zitems.get(key)
+	if !ok {
+		return 0
+	}
+	if m := c.liveMeta(it); m.Typ == model.TypeZSet && m.SmallZ != nil {
+		return m.Card
+	}
+	return 0
+}
