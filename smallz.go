@@ -310,7 +310,7 @@ func (c *Client) smallZProbe(ctx context.Context, key string, members []string, 
 			}
 		}
 		return found, true, nil
-	case withMeta && m.Typ != model.TypeZSet:
+	case m.Typ != model.TypeZSet: // missing (or, unchecked without withMeta, of another type)
 		return map[string]model.Item{}, true, nil
 	case found == nil: // known small, now member items
 		return nil, false, nil
