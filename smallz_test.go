@@ -601,3 +601,81 @@ func TestSmallZWatch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 12.0, s)
 }
+
+// TestSmallZCancelledAtEveryStep: a small sorted set's write whose
+// caller's context ends at any request (the write in flight included)
+// applied once or not at all, and once when it replied. Run with the
+// context cancelled at request 1, 2, ... until the command completes
+// before the cancel, from a Client that wrote the key last and from one
+// that has not seen it. (Pops: TestPopsCancelledAtEveryStep, whose
+// sources are small sorted sets.)
+func TestSmallZCancelledAtEveryStep(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	for _, seen := range []bool{true, false} {
+		for _, cmd := range []string{"ZINCRBY", "ZADD", "ZREM"} {
+			t.Run(fmt.Sprintf("%s/seen=%v", cmd, seen), func(t *testing.T) {
+				h := &cancelAt{next: http.DefaultTransport}
+				clean := cleanClient(t)
+				for step := 1; ; step++ {
+					require.Less(t, step, 20, "the command never completed before its cancel")
+					c := faultyClient(t, h)
+					k := fmt.Sprintf("%s:%d:%s", t.Name(), step, randomHex(3))
+					writer := clean
+					if seen {
+						writer = c
+					}
+					_, err := writer.ZAdd(ctx, k, Z{1, "a"}, Z{2, "m"})
+					require.NoError(t, err)
+					cctx, cancel := context.WithCancel(ctx)
+					h.arm(step, cancel)
+					var applied bool
+					switch cmd {
+					case "ZINCRBY":
+						var s float64
+						s, err = c.ZIncrBy(cctx, k, 5, "m")
+						applied = err == nil
+						if applied {
+							require.Equal(t, 7.0, s)
+						}
+					case "ZADD":
+						var n int64
+						n, err = c.ZAdd(cctx, k, Z{3, "new"})
+						applied = err == nil
+						if applied {
+							require.EqualValues(t, 1, n)
+						}
+					case "ZREM":
+						var n int64
+						n, err = c.ZRem(cctx, k, "m")
+						applied = err == nil
+						if applied {
+							require.EqualValues(t, 1, n)
+						}
+					}
+					h.step.Store(0)
+					cancel()
+					reached := h.n.Load() >= int32(step)
+					got, rerr := clean.ZRangeWithScores(ctx, k, 0, -1)
+					require.NoError(t, rerr)
+					after := map[string][]Z{
+						"ZINCRBY": {{1, "a"}, {7, "m"}}, "ZADD": {{1, "a"}, {2, "m"}, {3, "new"}}, "ZREM": {{1, "a"}},
+					}[cmd]
+					if applied {
+						require.Equal(t, after, got, "step %d: applied once", step)
+					} else {
+						// Cancelled: applied once or not at all, as Redis's
+						// command whose connection dropped (only pops, which
+						// return what they remove, go on to their answer).
+						require.Contains(t, [][]Z{{{1, "a"}, {2, "m"}}, after}, got, "step %d: %v", step, err)
+					}
+					if !reached {
+						require.NoError(t, err)
+						return
+					}
+				}
+			})
+		}
+	}
+}
