@@ -62,11 +62,15 @@ package redimo
 // converts back while it lives.
 //
 // Reads. Every read of a sorted set's members goes through the view
-// (table.read, count, rank, probe, memberItems) or reads the metadata
-// item before querying (ExpiringSet, ZRankAround): unless this Client
-// knows the key to be member items (knownBig), it reads the metadata item
-// first and answers a small key from it, in Go (pick: the selection
-// EXEC's snapshot runs).
+// (table.read, count, rank, probe, memberItems) or sees the metadata
+// item with what it queries (ExpiringSet, ZRankAround, ZCOUNT): a key
+// this Client last saw small is read with one GetItem of its metadata
+// item (smallZRead); a key it has not seen is read as member items, and
+// the metadata item read with them (in parallel, in the same
+// BatchGetItem, or first for memberItems) tells a small key, which then answers from it
+// (convertedDuring covers a conversion during the read); a key it knows
+// as member items is read as before. A small key's answer is computed in
+// Go (pick: the selection EXEC's snapshot runs).
 
 import (
 	"context"
@@ -101,8 +105,15 @@ func (t table) smallZ(ctx context.Context, key string, read bool, plan zPlan) (h
 	var st smallState
 	fresh := false // st is exact now: read strongly consistent, or a refusal's
 	if it, ok := c.zitems.get(key); ok {
-		if st, err = c.classifyAs(ctx, key, it, model.TypeZSet); err != nil {
-			return true, err
+		// Kept: a small sorted set or a missing key as this Client last
+		// saw it. Should it now mean anything else (another type), only
+		// the key as it is may say so.
+		if st, err = c.classifyAs(ctx, key, it, model.TypeZSet); err != nil || st.big {
+			c.zitems.forget(key)
+			if st, err = c.readZState(ctx, key); err != nil {
+				return true, err
+			}
+			fresh = true
 		}
 	} else if read {
 		if st, err = c.readZState(ctx, key); err != nil {
@@ -161,8 +172,10 @@ func (t table) smallZ(ctx context.Context, key string, read bool, plan zPlan) (h
 			c.zitems.forget(key)
 			return true, err
 		}
-		c.zitems.note(key, now)
 		st, err = c.classifyAs(ctx, key, now, model.TypeZSet)
+		if err == nil && !st.big {
+			c.zitems.note(key, now) // small or missing: kept for the next write
+		}
 		fresh = true
 		return false, err
 	})

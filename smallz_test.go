@@ -679,3 +679,48 @@ func TestSmallZCancelledAtEveryStep(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallZKeptItem: what a Client kept of a key from its last write is
+// a hint, never an answer: another Client's DEL and re-creation, as
+// another type or as a sorted set again, is what the next write meets.
+func TestSmallZKeptItem(t *testing.T) {
+	ctx, c, _, p := setup(t)
+	other, _, _ := newTestClient(t)
+	k := p + "k"
+	_, err := other.SAdd(ctx, k, "x")
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, k, Z{1, "a"})
+	require.ErrorIs(t, err, ErrWrongType, "a set")
+	_, err = other.Del(ctx, k)
+	require.NoError(t, err)
+	_, err = other.ZAdd(ctx, k, Z{1, "a"})
+	require.NoError(t, err)
+	n, err := c.ZAdd(ctx, k, Z{2, "b"})
+	require.NoError(t, err, "a sorted set again")
+	require.EqualValues(t, 1, n)
+	_, err = other.Del(ctx, k)
+	require.NoError(t, err)
+	_, err = other.SAdd(ctx, k, "x")
+	require.NoError(t, err)
+	_, err = c.ZIncrBy(ctx, k, 1, "b")
+	require.ErrorIs(t, err, ErrWrongType, "a set again, though c kept its sorted set")
+	_, err = other.Del(ctx, k)
+	require.NoError(t, err)
+	_, err = c.ZAdd(ctx, k, Z{1, "b"})
+	require.NoError(t, err)
+	_, err = other.Del(ctx, k)
+	require.NoError(t, err)
+	n, err = c.ZRem(ctx, k, "b")
+	require.NoError(t, err)
+	require.Zero(t, n, "missing, though c kept its sorted set")
+	_, err = c.ZAdd(ctx, k, Z{1, "b"})
+	require.NoError(t, err)
+	_, err = other.ZAdd(ctx, k, Z{5, "b"})
+	require.NoError(t, err)
+	n, err = c.ZAddArgs(ctx, k, ZAddArgs{GT: true, Ch: true, Members: []Z{{3, "b"}}})
+	require.NoError(t, err)
+	require.Zero(t, n, "GT against the score as it is (5), not as c kept it (1)")
+	zs, err := c.ZPopMin(ctx, k)
+	require.NoError(t, err)
+	require.Equal(t, []Z{{5, "b"}}, zs)
+}
