@@ -60,7 +60,19 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 	if n < 0 || n > MaxAround {
 		return Around{}, false, argError(cmd, "n", strconv.FormatInt(n, 10), ErrOutOfRange)
 	}
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		out, ok := smallAround(all, member, n, rev)
+		return out, ok && err == nil, wrap(cmd, err)
+	}
+	start := c.readStart(key)
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
+	if es := model.SmallZOf(mt); es != nil && err == nil { // small (smallz.go)
+		out, ok := smallAround(zsOf(es), member, n, rev)
+		return out, ok, nil
+	}
+	if it == nil && err == nil && convertedDuring(c.liveMeta(mt), start) {
+		it, mt, ranges, err = c.rankProbe(ctx, key, member) // the conversion has committed: read again
+	}
 	if err != nil || it == nil {
 		return Around{}, false, wrap(cmd, err)
 	}
@@ -119,4 +131,20 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 	out := Around{Rank: rank, First: rank - int64(len(before))}
 	out.Members = append(append(append(out.Members, before...), me), after...)
 	return out, true, nil
+}
+
+// smallAround is around on all, a small sorted set's members in order
+// (smallz.go).
+func smallAround(all []Z, member string, n int64, rev bool) (Around, bool) {
+	if rev {
+		all = slices.Clone(all)
+		slices.Reverse(all)
+	}
+	i := slices.IndexFunc(all, func(z Z) bool { return z.Member == member })
+	if i < 0 {
+		return Around{}, false
+	}
+	first := max(0, int64(i)-n)
+	last := min(int64(len(all)), int64(i)+n+1)
+	return Around{Rank: int64(i), First: first, Members: slices.Clone(all[first:last])}, true
 }

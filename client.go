@@ -115,6 +115,10 @@ type Options struct {
 	// written (a write that needs member items converts them). For
 	// comparisons (benchmarks); default false.
 	DisableSmallSets bool
+	// DisableSmallSortedSets is DisableSmallSets for sorted sets
+	// (smallz.go): the sorted sets this client creates and grows are
+	// member items with their index entries, as before. Default false.
+	DisableSmallSortedSets bool
 	// Now is the clock of key expiry, member expiry and rate limits.
 	// Default time.Now. All clients of one table should have clocks in
 	// sync (NTP): an expiry or a window is judged by the clock of the
@@ -193,6 +197,10 @@ type shared struct {
 	// next write of the key removes (smallset.go).
 	lanes       lanes
 	staleTokens keyCache[[]string]
+	// zitems is the metadata item of each small sorted set as this
+	// Client's last write of it left it (ALL_NEW) or a refusal showed it:
+	// the next write plans from it without a read (smallz.go).
+	zitems keyCache[model.Item]
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates

@@ -38,8 +38,9 @@ func slowClient(t *testing.T, d time.Duration, optFns ...func(*Options)) (*Clien
 	plain, _, p := newTestClient(t)
 	s := &slowTx{DynamoDBAPI: plain.st.DB, d: d}
 	// Write combining shares transactions: the sets here are member
-	// items, whatever their size (smallset.go).
-	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
+	// items, whatever their size (smallset.go), and so are the sorted sets
+	// (smallz.go).
+	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true; o.DisableSmallSortedSets = true }}, optFns...)
 	return NewClient(s, opts...), s, p
 }
 
@@ -382,8 +383,9 @@ func heldClient(t *testing.T, delay time.Duration, optFns ...func(*Options)) (*C
 	plain, _, p := newTestClient(t)
 	r := &heldTx{DynamoDBAPI: plain.st.DB, delay: delay}
 	// Write combining shares transactions: the sets here are member
-	// items, whatever their size (smallset.go).
-	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true }}, optFns...)
+	// items, whatever their size (smallset.go), and so are the sorted sets
+	// (smallz.go).
+	opts := append([]func(*Options){func(o *Options) { o.TableName = testTable; o.DisableSmallSets = true; o.DisableSmallSortedSets = true }}, optFns...)
 	return NewClient(r, opts...), r, p
 }
 
@@ -997,7 +999,12 @@ func TestCombineBatchLimits(t *testing.T) {
 	plain, _, p := newTestClient(t)
 	r := &heldTx{DynamoDBAPI: plain.st.DB}
 	l := &limitsTx{DynamoDBAPI: r}
-	c := NewClient(l, func(o *Options) { o.TableName = testTable; o.MaxTransactions = 1; o.DisableSmallSets = true })
+	c := NewClient(l, func(o *Options) {
+		o.TableName = testTable
+		o.MaxTransactions = 1
+		o.DisableSmallSets = true
+		o.DisableSmallSortedSets = true
+	})
 	ctx := context.Background()
 	release := r.holdSAdd(t, c, p)
 	var added [3]atomic.Int64

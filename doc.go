@@ -87,11 +87,16 @@
 //	sm, sb     BS, N metadata item of a small set (at most 99 members within
 //	                 about 640 bytes): its members and their bytes; such a
 //	                 set has no member items (smallset.go)
+//	zm         B     metadata item of a small sorted set (at most 99
+//	                 members, entries within about 640 bytes): its members
+//	                 and scores in order; no member items, no index
+//	                 entries (smallz.go)
 //	wt, w.*    N, B  metadata item: wt (1) marks an item holding write
 //	                 tokens; w.<writer><lane> is one writer lane's last
 //	                 single-item write token, by which a resent write knows
 //	                 itself (smallset.go)
-//	cs         N     metadata item of a set converted from small: when (ms)
+//	cs         N     metadata item of a set or sorted set converted from
+//	                 small: when (ms)
 //	gc         N     metadata item of a deleted key kept for its write
 //	                 tokens: Unix seconds after which DynamoDB's TTL may
 //	                 delete it

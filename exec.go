@@ -391,9 +391,9 @@ func (s *snapshot) use(ctx context.Context, key string, raw model.Item) error {
 				return err
 			}
 			swept = true
-		} else if m.Small != nil && !m.Expired(s.base.nowMs()) {
-			// A small set (smallset.go) becomes member items, which the
-			// snapshot reads and the commit writes.
+		} else if (m.Small != nil || m.SmallZ != nil) && !m.Expired(s.base.nowMs()) {
+			// A small set (smallset.go) or sorted set (smallz.go) becomes
+			// member items, which the snapshot reads and the commit writes.
 			if err := s.base.convert(ctx, key, raw); err != nil {
 				return err
 			}

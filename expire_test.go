@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -312,6 +313,18 @@ func checkStoredCounts(t testing.TB, prefix string) {
 			// A small set's members are in its metadata item (smallset.go),
 			// with their byte count.
 			s.members += int64(len(m.Small))
+			// So are a small sorted set's (smallz.go), in order, distinct.
+			s.members += int64(len(m.SmallZ))
+			distinct := map[string]bool{}
+			for _, e := range m.SmallZ {
+				distinct[e.Member] = true
+			}
+			if !slices.IsSortedFunc(m.SmallZ, model.CompareZ) || len(distinct) != len(m.SmallZ) {
+				t.Errorf("%q: small sorted set out of order: %v", key, m.SmallZ)
+			}
+			if m.SmallZ != nil && m.Small != nil {
+				t.Errorf("%q: both small encodings", key)
+			}
 			if sb, _ := it[model.AttrSmallLen].(*types.AttributeValueMemberN); m.Small != nil && (sb == nil || sb.Value != strconv.Itoa(model.SmallBytes(m.Small))) {
 				t.Errorf("%q: small set of %d bytes, sb %v", key, model.SmallBytes(m.Small), sb)
 			}
@@ -416,9 +429,12 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 			// Two clients, as two app servers: the late write's and the
 			// others' (one client would queue the others' writes behind
 			// its own held transaction on the key).
-			// Member items: a small set's SADD is one UpdateItem whose
-			// condition includes the key's expiry (smallset.go).
-			opts := func(o *Options) { o.TableName = testTable; o.Now = clock.Now; o.DisableSmallSets = true }
+			// Member items: a small set's SADD, and a small sorted set's
+			// ZADD, is one UpdateItem whose condition includes the key's
+			// expiry (smallset.go, smallz.go).
+			opts := func(o *Options) {
+				o.TableName, o.Now, o.DisableSmallSets, o.DisableSmallSortedSets = testTable, clock.Now, true, true
+			}
 			late, c := NewClient(h, opts), NewClient(h, opts)
 			ctx := context.Background()
 			k := p + "k"

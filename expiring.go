@@ -121,6 +121,15 @@ func (e *ExpiringSet) write(ctx context.Context, cmd string, writes []*model.Wri
 // expired returns up to limit members whose expiry is at or before now
 // (limit 0: all).
 func (e *ExpiringSet) expired(ctx context.Context, now float64, limit int) ([]string, error) {
+	if all, small, _, _, err := e.c.smallZRead(ctx, e.key); err != nil || small { // smallz.go
+		var out []string
+		for _, z := range all {
+			if z.Score <= now && (limit == 0 || len(out) < limit) {
+				out = append(out, z.Member)
+			}
+		}
+		return out, err
+	}
 	return e.c.queryMembers(ctx, e.c.scoreQuery(e.key, math.Inf(-1), now), model.TypeZSet, limit, limit)
 }
 
@@ -234,6 +243,9 @@ func (e *ExpiringSet) Card(ctx context.Context) (_ int64, err error) {
 	if m.Typ == model.TypeNone {
 		n = 0
 	}
+	if m.SmallZ != nil { // a small sorted set (smallz.go): its live members are in m
+		n = int64(len(liveEntries(m.SmallZ, e.now())))
+	}
 	return n, wrap("EXPCARD", err)
 }
 
@@ -248,9 +260,18 @@ func (e *ExpiringSet) Members(ctx context.Context) iter.Seq2[string, error] {
 			yield("", err)
 			return
 		}
-		if m, err := e.c.typedMeta(ctx, e.key, model.TypeZSet); err != nil || m.Typ == model.TypeNone {
+		m, err := e.c.typedMeta(ctx, e.key, model.TypeZSet)
+		if err != nil || m.Typ == model.TypeNone {
 			if err != nil {
 				yield("", wrap("EXPMEMBERS", err))
+			}
+			return
+		}
+		if m.SmallZ != nil { // a small sorted set (smallz.go)
+			for _, z := range liveEntries(m.SmallZ, e.now()) {
+				if !yield(z.Member, nil) {
+					return
+				}
 			}
 			return
 		}
@@ -319,4 +340,14 @@ func (e *ExpiringSet) Sweep(ctx context.Context) (_ int64, err error) {
 	}
 	applied, err := e.c.transactChunks(ctx, e.key, model.TypeZSet, writes)
 	return model.Counted(applied), wrap("EXPSWEEP", err)
+}
+
+// liveEntries is the entries of a small sorted set (in order) that have
+// not expired at now: those scored after it.
+func liveEntries(entries []model.ZEntry, now float64) []model.ZEntry {
+	i := 0
+	for i < len(entries) && entries[i].Score <= now {
+		i++
+	}
+	return entries[i:]
 }

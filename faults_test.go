@@ -224,15 +224,25 @@ func TestFaults(t *testing.T) {
 	// Sorted sets with count items (rank.go) from 8 members, ranges of at
 	// most 4: "zpop" is built before the workers start, "zset" by the
 	// workers' ZRANKs.
-	workload := func(t *testing.T, c, clean *Client, p string) []string {
-		c.ranks.max, c.ranks.min = 4, 8
-		clean.ranks.max, clean.ranks.min = 4, 8
-		return faultWorkload(t, c, clean, p)
+	// Both encodings of sorted sets: member items, and small sorted sets
+	// in one item (smallz.go), which have no count items.
+	for _, small := range []bool{false, true} {
+		t.Run(map[bool]string{false: "member items", true: "small sorted sets"}[small], func(t *testing.T) {
+			workload := func(t *testing.T, c, clean *Client, p string) []string {
+				c.ranks.max, c.ranks.min = 4, 8
+				clean.ranks.max, clean.ranks.min = 4, 8
+				c.opts.DisableSmallSortedSets, clean.opts.DisableSmallSortedSets = !small, !small
+				return faultWorkload(t, c, clean, p)
+			}
+			faultMatrix(t, []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts, slow}, workload, func(t *testing.T, clean *Client, p string) {
+				if small {
+					return
+				}
+				require.Positive(t, checkRankItems(t, clean, p+"zset"), "zset was ranked by the workers' ZRANKs")
+				checkRankItems(t, clean, p+"zpop") // 0 when popped empty
+			})
+		})
 	}
-	faultMatrix(t, []faultMode{dropResponse, appliedThen5, serverError, throttling, conflicts, slow}, workload, func(t *testing.T, clean *Client, p string) {
-		require.Positive(t, checkRankItems(t, clean, p+"zset"), "zset was ranked by the workers' ZRANKs")
-		checkRankItems(t, clean, p+"zpop") // 0 when popped empty
-	})
 }
 
 // faultMatrix runs workload through a Client whose transport injects each

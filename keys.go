@@ -586,7 +586,7 @@ func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) 
 		if m.Expired(c.nowMs()) { // already gone for Redis; reclaim its items
 			return true, c.view().purge(ctx, key, m)
 		}
-		if m.Small != nil {
+		if m.Small != nil || m.SmallZ != nil {
 			var handled bool
 			deleted, handled, err = c.smallDel(ctx, key)
 			return handled, err // not handled: it changed meanwhile, read it again

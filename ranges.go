@@ -10,6 +10,7 @@ package redimo
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -183,6 +184,32 @@ func (r zrange) limit(offset, count int64) zrange {
 	return r
 }
 
+// pick is the range r of all (a sorted set's members, in order) in Go:
+// EXEC's reader (snapshot.go) and small sorted sets' (smallz.go).
+func (r zrange) pick(all []Z) []Z {
+	if r.empty || r.count == 0 {
+		return nil
+	}
+	if r.rev {
+		all = slices.Clone(all)
+		slices.Reverse(all)
+	}
+	var out []Z
+	skip := r.offset
+	for _, z := range all {
+		switch {
+		case r.keep != nil && !r.keep(z):
+		case skip > 0:
+			skip--
+		case r.count >= 0 && int64(len(out)) >= r.count:
+			return out
+		default:
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
 // read runs a resolved range on key and returns its members with scores,
 // in order, checking the type and expiry in parallel.
 func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
@@ -191,6 +218,13 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return nil, err
 	}
+	// A small sorted set answers from its metadata item (smallz.go).
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		return r.pick(all), err
+	} else if read {
+		r.checked = true
+	}
+	start := c.readStart(key)
 	var out []Z
 	typed := c.typedRead
 	if r.written {
@@ -237,6 +271,13 @@ func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
 	})
 	if err != nil || m.Typ == model.TypeNone {
 		return nil, err
+	}
+	if m.SmallZ != nil { // small (smallz.go)
+		return r.pick(zsOf(m.SmallZ)), nil
+	}
+	if !r.checked && convertedDuring(m, start) {
+		r.checked = true
+		return t.read(ctx, key, r)
 	}
 	return out, nil
 }
@@ -298,6 +339,11 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
 		return 0, err
 	}
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		r.count, r.offset = -1, 0
+		return int64(len(r.pick(all))), err
+	}
+	start := c.readStart(key)
 	var n int64
 	read := func() (bool, error) {
 		if !r.hasExcl {
@@ -328,5 +374,13 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 	if err != nil || m.Typ == model.TypeNone {
 		return 0, err
 	}
-	return n, nil
+	if m.SmallZ != nil { // small (smallz.go)
+		r.count, r.offset = -1, 0
+		return int64(len(r.pick(zsOf(m.SmallZ)))), nil
+	}
+	if convertedDuring(m, start) { // the conversion has committed: count again
+		n = 0
+		_, err = read()
+	}
+	return n, err
 }

@@ -191,10 +191,12 @@ func TestRankBuildUnderFaults(t *testing.T) {
 			client := func() *Client {
 				c := faultyClient(t, &faulty{next: http.DefaultTransport, mode: mode, share: 0.2})
 				c.ranks.max, c.ranks.min = 10, minimum
+				c.opts.DisableSmallSortedSets = true // member items: ranks (smallz.go)
 				return c
 			}
 			adder, a, b := client(), client(), client()
 			clean := cleanClient(t)
+			clean.opts.DisableSmallSortedSets = true
 			ctx := context.Background()
 			k := t.Name() + ":" + randomHex(3) + ":board"
 			var zs []Z

@@ -182,6 +182,10 @@ func (c *Client) lexCountRanked(ctx context.Context, key string, lo, hi model.Le
 // range of a ranked key, at most two Queries COUNT of at most a range
 // each, in parallel.
 func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error) {
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		return int64(len(r.pick(all))), err // a small sorted set (smallz.go)
+	}
+	start := c.readStart(key)
 	var (
 		n    int64
 		more map[string]types.AttributeValue
@@ -208,6 +212,10 @@ func (c *Client) zcount(ctx context.Context, key string, r zrange) (int64, error
 		return 0, err
 	case m.Typ == model.TypeNone:
 		return 0, nil
+	case m.SmallZ != nil: // small (smallz.go)
+		return int64(len(r.pick(zsOf(m.SmallZ)))), nil
+	case convertedDuring(m, start): // the count may have missed the members: count again
+		return c.view().count(ctx, key, r)
 	case len(more) == 0:
 		return n, nil
 	}

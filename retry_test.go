@@ -86,8 +86,10 @@ func refuseTaken(actions []map[string]json.RawMessage) *http.Response {
 func refusedClient(answer func([]map[string]json.RawMessage) *http.Response, attempts int) (*Client, *refuser) {
 	r := &refuser{answer: answer}
 	db := local.Client(testEndpoint, attrChecker{next: r}, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
-	// Member items: the refusals are of transactions (smallset.go).
-	return NewClient(db, func(o *Options) { o.TableName, o.MaxAttempts, o.DisableSmallSets = testTable, attempts, true }), r
+	// Member items: the refusals are of transactions (smallset.go, smallz.go).
+	return NewClient(db, func(o *Options) {
+		o.TableName, o.MaxAttempts, o.DisableSmallSets, o.DisableSmallSortedSets = testTable, attempts, true, true
+	}), r
 }
 
 // The retry policy (internal/store): a command that keeps losing, to conflicts,
@@ -95,7 +97,7 @@ func refusedClient(answer func([]map[string]json.RawMessage) *http.Response, att
 // Options.MaxAttempts attempts, then returns ErrContention and has written
 // nothing.
 func TestRetryPolicy(t *testing.T) {
-	ctx, clean, _, p := setup(t, func(o *Options) { o.DisableSmallSets = true })
+	ctx, clean, _, p := setup(t, func(o *Options) { o.DisableSmallSets = true; o.DisableSmallSortedSets = true })
 	members := []string{"a", "b", "c", "d", "e"}
 	for _, tc := range []struct {
 		name   string
@@ -163,7 +165,7 @@ func TestRetryPolicy(t *testing.T) {
 // ShardedSet.Pop runs out as SPop does: ErrContention, after
 // Options.MaxAttempts attempts.
 func TestShardedPopContention(t *testing.T) {
-	ctx, clean, _, p := setup(t, func(o *Options) { o.DisableSmallSets = true })
+	ctx, clean, _, p := setup(t, func(o *Options) { o.DisableSmallSets = true; o.DisableSmallSortedSets = true })
 	_, err := clean.ShardedSet(p+"s", 4).Add(ctx, "a", "b", "c", "d", "e", "f", "g", "h")
 	require.NoError(t, err)
 	c, r := refusedClient(refuseTaken, 3)

@@ -133,7 +133,7 @@ func (l *metricsLog) take() []Request {
 func TestMetrics(t *testing.T) {
 	var log metricsLog
 	// Member items (small sets: TestSmallSetRequests).
-	ctx, c, cnt, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true })
+	ctx, c, cnt, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true; o.DisableSmallSortedSets = true })
 	for _, tc := range []struct {
 		command string
 		run     func() error
@@ -197,7 +197,7 @@ func TestPricedUnits(t *testing.T) {
 	var log metricsLog
 	// Member items: the units of member-item writes (small sets:
 	// TestSmallSetRequests).
-	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true })
+	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true; o.DisableSmallSortedSets = true })
 	// one checks the command's last request (before it, a ZADD's first
 	// try may be cancelled).
 	one := func(what string, wcu, rcu float64) {
@@ -258,7 +258,7 @@ func TestPricedUnits(t *testing.T) {
 // BatchGetItem.
 func TestPricedMissingReads(t *testing.T) {
 	var log metricsLog
-	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true })
+	ctx, c, _, k := setup(t, func(o *Options) { o.Metrics = log.record; o.DisableSmallSets = true; o.DisableSmallSortedSets = true })
 	_, err := c.SAdd(ctx, k+"s", "a")
 	require.NoError(t, err)
 	log.take()

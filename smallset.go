@@ -101,10 +101,11 @@ func (c *Client) smallFit(key string, have, add []string) bool {
 
 // smallState is a key as a refused small write (or a read) showed it.
 type smallState struct {
-	known   bool     // false: not seen yet (the first, blind, attempt)
-	missing bool     // no live key
-	big     bool     // a set of member items
-	members []string // a small set's members
+	known   bool           // false: not seen yet (the first, blind, attempt)
+	missing bool           // no live key
+	big     bool           // a set of member items
+	members []string       // a small set's members
+	entries []model.ZEntry // a small sorted set's (smallz.go)
 	raw     model.Item
 }
 
@@ -148,7 +149,9 @@ var errApplied = errors.New("applied")
 // smallUpdate sends w as one UpdateItem carrying a write token in one of
 // this Client's writer lanes (model.WriteToken) and, with version, a new
 // version token. It returns errApplied when the write applied (also when
-// a resend found its own token), else the item as the refusal showed it.
+// a resend found its own token) with the item as the write left it (nil
+// after a resend: other writes may have followed), else the item as the
+// refusal showed it.
 func (c *Client) smallUpdate(ctx context.Context, key string, w *model.MetaWrite, version bool) (model.Item, error) {
 	if version {
 		w.NewVersion()
@@ -177,9 +180,11 @@ func (c *Client) smallUpdate(ctx context.Context, key string, w *model.MetaWrite
 		switch {
 		case err == nil:
 			c.noteTokens(key, out.Attributes, lane)
+			now = out.Attributes
 			return errApplied
 		case errors.As(err, &failed) && model.HoldsToken(failed.Item, lane, tok):
 			c.noteTokens(key, failed.Item, lane)
+			now = nil
 			return errApplied // a resend of the write that applied
 		case errors.As(err, &failed):
 			c.noteTokens(key, failed.Item, "")
@@ -242,6 +247,12 @@ func (l *lanes) take(key string) (attr string, release func()) {
 // members have all expired swept (both are then missing), a live key of
 // another type is ErrWrongType.
 func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (smallState, error) {
+	return c.classifyAs(ctx, key, it, model.TypeSet)
+}
+
+// classifyAs is smallClassify for a command on keys of type typ: a small
+// sorted set's entries are in st.entries.
+func (c *Client) classifyAs(ctx context.Context, key string, it model.Item, typ model.KeyType) (smallState, error) {
 	st := smallState{known: true, raw: it}
 	m := model.DecodeMeta(it)
 	if e, ok := model.EmptiedByPurge(it); ok {
@@ -251,7 +262,7 @@ func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (
 		st.missing = true
 		return st, c.view().purge(ctx, key, m)
 	}
-	m, err := c.ofType(ctx, key, m, model.TypeSet)
+	m, err := c.ofType(ctx, key, m, typ)
 	switch {
 	case err != nil:
 		return st, err
@@ -259,6 +270,8 @@ func (c *Client) smallClassify(ctx context.Context, key string, it model.Item) (
 		st.missing = true
 	case m.Small != nil:
 		st.members = m.Small
+	case m.SmallZ != nil:
+		st.entries = m.SmallZ
 	default:
 		st.big = true
 	}
@@ -314,6 +327,8 @@ func (c *Client) noteEncoding(key string, m model.Meta) {
 	switch m.Typ {
 	case model.TypeSet:
 		c.seenBig(key, m.Small == nil)
+	case model.TypeZSet:
+		c.seenBig(key, m.SmallZ == nil)
 	case model.TypeNone:
 		c.seenBig(key, false)
 	}
@@ -437,13 +452,16 @@ func (t table) smallPop(ctx context.Context, key string, count int64) (popped []
 // again). The count, type, expiry, key-index entry, write tokens and
 // version token stay: no member changes.
 func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
-	members := model.SmallMembers(it)
-	if members == nil {
+	members, entries := model.SmallMembers(it), model.SmallZOf(it)
+	if members == nil && entries == nil {
 		return nil
 	}
-	actions := make([]types.TransactWriteItem, 0, len(members)+1)
+	actions := make([]types.TransactWriteItem, 0, len(members)+len(entries)+1)
 	for _, m := range members {
 		actions = append(actions, c.putMember(key, model.TypeSet, m, nil).Rendered(0, false))
+	}
+	for _, e := range entries { // a small sorted set (smallz.go): each member with its index entry
+		actions = append(actions, c.putMember(key, model.TypeZSet, e.Member, model.ZsetIX(e.Score, e.Member)).Rendered(0, false))
 	}
 	w := model.NewMetaWrite(key).RequireSmall(true).RequireVersion(model.BytesAttr(it, model.AttrVer)).Unsmall(time.Now().UnixMilli())
 	err := c.st.SendTx(ctx, append(actions, w.Action(c.st.Table())))
@@ -452,6 +470,7 @@ func (c *Client) convert(ctx context.Context, key string, it model.Item) error {
 		return nil // changed meanwhile: the caller plans again from a fresh read
 	}
 	c.seenBig(key, err == nil)
+	c.zitems.forget(key)
 	return err
 }
 
@@ -625,12 +644,13 @@ func smallItems(key string, members []string) []model.Item {
 	return out
 }
 
-// smallDel is DEL of a small set: one TransactWriteItems emptying its
+// smallDel is DEL of a small set or sorted set: one TransactWriteItems emptying its
 // metadata item while it is a live small set, which keeps its write
 // tokens (model.Tombstone; its ClientRequestToken makes a resend
 // harmless). handled is false when it is (now) not one (missing, expired
 // or converted meanwhile).
 func (c *Client) smallDel(ctx context.Context, key string) (deleted, handled bool, err error) {
+	c.zitems.forget(key)
 	err = c.st.SendTx(ctx, []types.TransactWriteItem{model.NewMetaWrite(key).RequireSmall(true).RequireLive(c.nowMs()).Tombstone(time.Now().UnixMilli()).Action(c.st.Table())})
 	var cancelled *types.TransactionCanceledException
 	if errors.As(err, &cancelled) {

@@ -196,23 +196,7 @@ func (s *snapshot) read(ctx context.Context, key string, r zrange) ([]Z, error) 
 	if err != nil {
 		return nil, err
 	}
-	if r.rev {
-		slices.Reverse(all)
-	}
-	var out []Z
-	skip := r.offset
-	for _, z := range all {
-		switch {
-		case r.keep != nil && !r.keep(z):
-		case skip > 0:
-			skip--
-		case r.count >= 0 && int64(len(out)) >= r.count:
-			return out, nil
-		default:
-			out = append(out, z)
-		}
-	}
-	return out, nil
+	return r.pick(all), nil
 }
 
 // rank is Client.rank inside the transaction: member's place in the
@@ -306,7 +290,8 @@ func (s *snapshot) smallRem(context.Context, string, []string) (int64, bool, err
 func (s *snapshot) smallPop(context.Context, string, int64) ([]string, bool, *model.Meta, error) {
 	return nil, false, nil, nil
 }
-func (s *snapshot) seek(context.Context, string, *zrange) error { return nil }
+func (s *snapshot) smallZ(context.Context, string, bool, zPlan) (bool, error) { return false, nil }
+func (s *snapshot) seek(context.Context, string, *zrange) error               { return nil }
 func (s *snapshot) memberGuess(context.Context, string, string) (model.Item, error) {
 	return nil, nil
 }

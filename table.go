@@ -28,6 +28,11 @@ func (t table) probe(ctx context.Context, key string, typ model.KeyType, members
 	if typ == model.TypeSet {
 		return c.setProbe(ctx, key, members, withMeta)
 	}
+	if !c.knownBig(key) { // small, missing or not seen: the metadata item too (smallz.go)
+		if found, done, err := c.smallZProbe(ctx, key, members, withMeta); done || err != nil {
+			return found, err
+		}
+	}
 	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
 	found, it, err := c.probeItems(ctx, key, typ, members, withMeta && !lazy)
 	if err != nil {
@@ -47,6 +52,10 @@ func (t table) probe(ctx context.Context, key string, typ model.KeyType, members
 			return nil, err
 		}
 		alive = m.Typ == typ
+		if m.SmallZ != nil { // small, though this Client last saw it member items
+			found, _, err := c.smallZProbe(ctx, key, members, true)
+			return found, err
+		}
 	}
 	if !alive {
 		return map[string]model.Item{}, nil
@@ -90,8 +99,11 @@ func (c *Client) probeItems(ctx context.Context, key string, typ model.KeyType, 
 func (t table) memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error] {
 	c := t.c
 	items := c.query(ctx, model.MemberQuery(key, typ, prefix), 0)
-	if typ == model.TypeSet { // a small set's members are in its metadata item
+	switch {
+	case typ == model.TypeSet: // a small set's members are in its metadata item
 		items = membersOnly(c.view().setItems(ctx, key))
+	case !c.knownBig(key): // so are a small sorted set's (smallz.go): read it first
+		items = c.smallZItems(ctx, key, prefix, items)
 	}
 	if prefix == "" || (typ == model.TypeZSet && len(prefix) <= model.InlineMemberLen) {
 		return items
@@ -190,7 +202,18 @@ func (t table) removeExpiry(ctx context.Context, key, cond string) (bool, model.
 // else counted.
 func (t table) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
 	c := t.c
+	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
+		rs, ok, _ := smallRank(all, member, rev)
+		return rs, ok, err
+	}
+	start := c.readStart(key)
 	it, mt, ranges, err := c.rankProbe(ctx, key, member)
+	if es := model.SmallZOf(mt); es != nil && err == nil { // small (smallz.go)
+		return smallRank(zsOf(es), member, rev)
+	}
+	if it == nil && err == nil && convertedDuring(c.liveMeta(mt), start) {
+		it, mt, ranges, err = c.rankProbe(ctx, key, member) // the conversion has committed: read again
+	}
 	if err != nil || it == nil {
 		return RankScore{}, false, err
 	}

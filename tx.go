@@ -189,7 +189,7 @@ func (c *Client) judgeMeta(ctx context.Context, a *attempt, out txOutcome, confl
 				}
 				return false, &wrongTypeError{key: g.Key}
 			}
-			if model.SmallMembers(r.Item) != nil { // a small set: its members become items first
+			if model.SmallMembers(r.Item) != nil || model.SmallZOf(r.Item) != nil { // a small set or sorted set: its members become items first
 				small[g.Key] = r.Item
 				continue
 			}
@@ -249,11 +249,12 @@ type keyCommit struct {
 func (c *Client) committed(ctx context.Context, k keyCommit) {
 	g := k.g
 	switch {
-	case model.DeletesKey(k.meta) && g.Typ != model.TypeZSet: // its next SADD starts it small
+	case model.DeletesKey(k.meta): // its next SADD or ZADD starts it small
 		c.seenBig(g.Key, false)
-	case g.Typ == model.TypeSet && k.meta.Update != nil: // a set of member items
+	case k.meta.Update != nil: // a key of member items
 		c.seenBig(g.Key, true)
 	}
+	c.zitems.forget(g.Key)
 	if g.Typ == model.TypeZSet && g.Adds() {
 		c.waiters.notifyAdded(g.Key)
 	}
@@ -337,9 +338,9 @@ func (c *Client) metaAction(g *model.Group) types.TransactWriteItem {
 	// WATCH compares, and its key-index attributes (model.MetaWrite).
 	m := model.NewMetaWrite(g.Key).RequireLive(c.nowMs())
 	c.rankGuard(g, d, m)
-	if g.Typ == model.TypeSet { // member items need a set of member items: transact converts a small one
-		m.RequireSmall(false)
-	}
+	// Member items need a key of member items: transact converts a small
+	// set or sorted set (smallset.go, smallz.go).
+	m.RequireSmall(false)
 	changes := func() *model.MetaWrite {
 		m.NewVersion()
 		// Members given or rid of an expiry change mn (memberttl.go); a key
@@ -420,7 +421,8 @@ func (t table) purge(ctx context.Context, key string, m model.Meta) error {
 	c := t.c
 	// Gone: its next SADD starts it small.
 	c.seenBig(key, false)
-	if m.Small != nil { // its only item
+	c.zitems.forget(key)
+	if m.Small != nil || m.SmallZ != nil { // its only item
 		return c.smallPurge(ctx, key, m.Exp)
 	}
 	err := c.st.RetryConflicts(ctx, func() error {

@@ -71,6 +71,8 @@ type view interface {
 	smallAdd(ctx context.Context, key string, members []string) (n int64, handled bool, err error)
 	smallRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error)
 	smallPop(ctx context.Context, key string, count int64) (popped []string, handled bool, read *model.Meta, err error)
+	// The small sorted-set encoding (smallz.go): a command's plan on it.
+	smallZ(ctx context.Context, key string, read bool, plan zPlan) (handled bool, err error)
 	seek(ctx context.Context, key string, r *zrange) error
 	rankedCount(r zrange, ranked func(zrange) (int64, bool, error)) (int64, bool, error)
 	rankedDraw(ctx context.Context, key string, count int) ([]Z, bool, error)

@@ -81,10 +81,12 @@ func TestBZPopTenWaitersOneZAdd(t *testing.T) {
 	for _, same := range []bool{true, false} {
 		t.Run(map[bool]string{true: "same Client", false: "another Client"}[same], func(t *testing.T) {
 			cnt := &counter{db: db}
-			c := NewClient(cnt, func(o *Options) { o.TableName = testTable })
+			// Member items: the pop's Query and transaction are counted
+			// (a small sorted set's: TestSmallZWaiters).
+			c := NewClient(cnt, func(o *Options) { o.TableName = testTable; o.DisableSmallSortedSets = true })
 			producer := c
 			if !same {
-				producer = NewClient(db, func(o *Options) { o.TableName = testTable })
+				producer = NewClient(db, func(o *Options) { o.TableName = testTable; o.DisableSmallSortedSets = true })
 			}
 			k := t.Name() + ":" + randomHex(3)
 			wait := startPops(t, c, 10, 30*time.Second, k)
@@ -135,6 +137,15 @@ type gatedDB struct {
 
 func newGatedDB(db DynamoDBAPI) *gatedDB {
 	return &gatedDB{DynamoDBAPI: db, entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// UpdateItem: a small sorted set's pop (smallz.go) is one.
+func (g *gatedDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if g.first.CompareAndSwap(false, true) {
+		close(g.entered)
+		<-g.release
+	}
+	return g.DynamoDBAPI.UpdateItem(ctx, in, o...)
 }
 
 func (g *gatedDB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -257,7 +268,9 @@ func TestBZPopTimeoutReadsOnceMore(t *testing.T) {
 // its other key. (internal/server's TestServerBlockedPopsTogether checks
 // the same against redis-server.)
 func TestBZPopMixedWaiters(t *testing.T) {
-	ctx, c, cnt, p := setup(t)
+	// Member items: the pops' Queries are counted (small sorted sets:
+	// TestSmallZWaiters).
+	ctx, c, cnt, p := setup(t, func(o *Options) { o.DisableSmallSortedSets = true })
 	k, k2 := p+"k", p+"k2"
 	type mres struct {
 		key string

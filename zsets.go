@@ -7,6 +7,7 @@ package redimo
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,9 +25,12 @@ import (
 // does (the reply counts each occurrence that adds or, with CH, changes);
 // such a call is atomic per round of distinct members, not as a whole.
 //
-// Cost: ⌈n/99⌉ TransactWriteItems (2 write units per member plus 2 for the
-// metadata item); a chunk with members already present takes one more.
-// One member: as ZAddArgsIncr.
+// Cost: on a small sorted set (at most 99 members within about 640
+// bytes, kept in its metadata item: smallz.go), one UpdateItem, 1 write
+// unit (one more, refused, when another Client wrote the key since this
+// one last did). Otherwise ⌈n/99⌉ TransactWriteItems (2 write units per
+// member plus 2 for the metadata item); a chunk with members already
+// present takes one more. One member: as ZAddArgsIncr.
 //
 // [ZADD]: https://redis.io/docs/latest/commands/zadd/
 func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, err error) {
@@ -40,7 +44,8 @@ func (c *Client) ZAdd(ctx context.Context, key string, members ...Z) (_ int64, e
 // ok is false (Redis's nil) when NX, XX, GT or LT prevented the update.
 // Exact under concurrent increments (compare-and-swap, retried).
 //
-// Cost: one TransactWriteItems when the member is new. An existing one:
+// Cost: on a small sorted set, as ZAdd's. Otherwise one
+// TransactWriteItems when the member is new. An existing one:
 // one when this Client wrote the member last (it assumes the score it
 // left); a GetItem (eventually consistent, 0.5 read unit) and one when its
 // last such write of the key met an existing member; else two (the first,
@@ -124,21 +129,12 @@ func (c *Client) checkZAdd(cmd, key string, args ZAddArgs) ([][]Z, error) {
 // updates in place, the options in the condition: for one member, index
 // order is score order.
 func (c *Client) zaddWrite(key string, z Z, args ZAddArgs, g *guessed) *model.Write {
+	zadd := zaddDecide(z, args)
 	decide := func(old float64, exists bool) (float64, bool, int64, error) {
 		if g != nil {
 			*g.existed = exists
 		}
-		switch {
-		case !exists && args.XX:
-			return 0, false, 0, nil
-		case !exists:
-			return z.Score, true, 1, nil
-		case args.NX, args.GT && !(z.Score > old), args.LT && !(z.Score < old), z.Score == old:
-			return 0, false, 0, nil
-		case args.Ch:
-			return z.Score, true, 1, nil
-		}
-		return z.Score, true, 0, nil
+		return zadd(old, exists)
 	}
 	if !args.XX && g != nil && g.cur != nil {
 		w, _ := c.zWrite(key, z.Member, g.cur, decide) // decide never fails: nil is nothing to write
@@ -172,6 +168,25 @@ func (c *Client) zaddWrite(key string, z Z, args ZAddArgs, g *guessed) *model.Wr
 	}
 }
 
+// zaddDecide is ZADD's decision for one member z (without INCR), on
+// either encoding: from the member's score old (when it exists), the
+// score to store, whether to store it, and what it counts in the reply.
+func zaddDecide(z Z, args ZAddArgs) func(old float64, exists bool) (float64, bool, int64, error) {
+	return func(old float64, exists bool) (float64, bool, int64, error) {
+		switch {
+		case !exists && args.XX:
+			return 0, false, 0, nil
+		case !exists:
+			return z.Score, true, 1, nil
+		case args.NX, args.GT && !(z.Score > old), args.LT && !(z.Score < old), z.Score == old:
+			return 0, false, 0, nil
+		case args.Ch:
+			return z.Score, true, 1, nil
+		}
+		return z.Score, true, 0, nil
+	}
+}
+
 // zWrite is the write that takes member from its current item cur (nil:
 // absent) to the score decide returns; nil when decide declines. Its retry
 // decides again from what the item holds then.
@@ -196,12 +211,13 @@ func (c *Client) zWrite(key, member string, cur model.Item, decide func(old floa
 	return w, nil
 }
 
-// incr is ZINCRBY and ZADD INCR: a compare-and-swap on the member's score.
-func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, args ZAddArgs) (float64, bool, error) {
-	var result float64
-	var ok bool
-	decide := func(old float64, exists bool) (float64, bool, int64, error) {
-		ok = false
+// incrDecide is ZINCRBY's (and ZADD INCR's) decision on either encoding:
+// from the member's score old (when it exists), the new score, whether to
+// store it, and what it counts; the reply goes to *result and *ok (false:
+// Redis's nil). The sum is float64's, as Redis's.
+func incrDecide(cmd string, by float64, args ZAddArgs, result *float64, ok *bool) func(old float64, exists bool) (float64, bool, int64, error) {
+	return func(old float64, exists bool) (float64, bool, int64, error) {
+		*ok = false
 		if (exists && args.NX) || (!exists && args.XX) {
 			return 0, false, 0, nil
 		}
@@ -215,11 +231,21 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 		if exists && ((args.GT && !(score > old)) || (args.LT && !(score < old))) {
 			return 0, false, 0, nil
 		}
-		result, ok = score, true
+		*result, *ok = score, true
 		if exists && score == old {
 			return 0, false, 0, nil // nothing to write; the reply is the score
 		}
 		return score, true, 1, nil
+	}
+}
+
+// incr is ZINCRBY and ZADD INCR: a compare-and-swap on the member's score.
+func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, args ZAddArgs) (float64, bool, error) {
+	var result float64
+	var ok bool
+	decide := incrDecide(cmd, by, args, &result, &ok)
+	if handled, err := c.smallZIncr(ctx, key, member, decide, args.XX); handled {
+		return result, ok && err == nil, wrap(cmd, err)
 	}
 	// XX needs to know first. Otherwise the first write assumes the
 	// member new, unless re-scores are what this Client last met on the
@@ -260,8 +286,10 @@ func (c *Client) incr(ctx context.Context, cmd, key, member string, by float64, 
 // ZRem removes members and returns how many were members, as Redis's ZREM.
 // Removing the last member deletes the key. Exact and chunked like ZAdd.
 //
-// Cost: ⌈n/99⌉ TransactWriteItems, 2 write units per removed member plus 2;
-// a chunk with absent members, or that empties the key, takes one more.
+// Cost: on a small sorted set, one UpdateItem, 1 write unit (a GetItem
+// first when this Client has not written the key). Otherwise ⌈n/99⌉
+// TransactWriteItems, 2 write units per removed member plus 2; a chunk
+// with absent members, or that empties the key, takes one more.
 //
 // [ZREM]: https://redis.io/docs/latest/commands/zrem/
 func (c *Client) ZRem(ctx context.Context, key string, members ...string) (_ int64, err error) {
@@ -269,6 +297,9 @@ func (c *Client) ZRem(ctx context.Context, key string, members ...string) (_ int
 	defer traced.end(&err)
 	if err := c.checkKeyMembers("ZREM", key, members); err != nil {
 		return 0, err
+	}
+	if n, handled, err := c.smallZRem(ctx, key, model.Dedupe(members)); handled {
+		return n, wrap("ZREM", err)
 	}
 	return c.remove(ctx, "ZREM", key, model.TypeZSet, members)
 }
@@ -293,7 +324,8 @@ func (c *Client) ZCard(ctx context.Context, key string) (_ int64, err error) {
 // (Redis's nil). As Redis's ZSCORE.
 //
 // Cost: one BatchGetItem of the member and the metadata item (type and
-// expiry), 2 read units.
+// expiry), 2 read units; one GetItem of a sorted set this Client last saw
+// small (smallz.go), 1 read unit.
 //
 // [ZSCORE]: https://redis.io/docs/latest/commands/zscore/
 func (c *Client) ZScore(ctx context.Context, key, member string) (score float64, ok bool, err error) {
@@ -339,9 +371,11 @@ func (c *Client) ZMScore(ctx context.Context, key string, members ...string) (sc
 // Options.MaxAttempts rounds (then the members popped so far with
 // ErrContention). Emptying the key deletes it.
 //
-// Cost: per round, one Query of the index reading count members and
-// ⌈count/99⌉ TransactWriteItems; a GetItem instead of the transactions
-// when the key has no member (missing, or of another type).
+// Cost: on a small sorted set, one UpdateItem (a GetItem first when this
+// Client has not written the key). Otherwise, per round, one Query of the
+// index reading count members and ⌈count/99⌉ TransactWriteItems; a
+// GetItem instead of the transactions when the key has no member
+// (missing, or of another type).
 //
 // [ZPOPMIN]: https://redis.io/docs/latest/commands/zpopmin/
 func (c *Client) ZPopMin(ctx context.Context, key string, count ...int64) (_ []Z, err error) {
@@ -380,6 +414,11 @@ func (c *Client) pop(ctx context.Context, cmd, key string, rev bool, count []int
 	n, err := popCount(cmd, count)
 	if err != nil {
 		return nil, err
+	}
+	if n > 0 {
+		if popped, handled, err := c.smallZPop(ctx, key, n, rev); handled {
+			return popped, wrap(cmd, err)
+		}
 	}
 	var popped []Z
 	err = c.st.Attempts(ctx, false, func() (bool, error) {
@@ -421,6 +460,9 @@ func (c *Client) ZAddArgs(ctx context.Context, key string, args ZAddArgs) (_ int
 	rounds, err := c.checkZAdd("ZADD", key, args)
 	if err != nil {
 		return 0, err
+	}
+	if n, handled, err := c.smallZAdd(ctx, key, args); handled {
+		return n, wrap("ZADD", err)
 	}
 	if len(args.Members) == 1 && !args.XX {
 		// One member: a new score for an existing one reads it first
@@ -477,4 +519,77 @@ type guessed struct {
 // this Client's last one-member write of key met an existing member.
 func (c *Client) noteRescore(key string, existed bool) {
 	c.rescores.note(key, existed)
+}
+
+// The commands on small sorted sets (smallz.go): each a plan of the
+// entries, by the decision its member-item path takes.
+
+// smallZAdd is ZADD (without INCR) on the small encoding: members applied
+// in the order given, as Redis does, each by zaddDecide.
+func (c *Client) smallZAdd(ctx context.Context, key string, args ZAddArgs) (n int64, handled bool, err error) {
+	handled, err = c.view().smallZ(ctx, key, args.XX, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		m, change := zEntries(cur), false
+		n = 0
+		for _, z := range args.Members {
+			old, exists := m[z.Member]
+			score, apply, count, _ := zaddDecide(z, args)(old, exists) // it never fails
+			n += count
+			if apply {
+				m[z.Member], change = score, true
+			}
+		}
+		return sortedZ(m), change, nil
+	})
+	return n, handled, err
+}
+
+// smallZIncr is ZINCRBY and ZADD INCR on the small encoding: decide is
+// incrDecide's.
+func (c *Client) smallZIncr(ctx context.Context, key, member string, decide func(old float64, exists bool) (float64, bool, int64, error), xx bool) (handled bool, err error) {
+	return c.view().smallZ(ctx, key, xx, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		m := zEntries(cur)
+		old, exists := m[member]
+		score, apply, _, err := decide(old, exists)
+		if err != nil || !apply {
+			return nil, false, err
+		}
+		m[member] = score
+		return sortedZ(m), true, nil
+	})
+}
+
+// smallZRem is ZREM of members (distinct) on the small encoding.
+func (c *Client) smallZRem(ctx context.Context, key string, members []string) (n int64, handled bool, err error) {
+	handled, err = c.view().smallZ(ctx, key, true, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		n = 0
+		next := slices.DeleteFunc(slices.Clone(cur), func(e model.ZEntry) bool {
+			if slices.Contains(members, e.Member) {
+				n++
+				return true
+			}
+			return false
+		})
+		return next, n > 0, nil
+	})
+	return n, handled, err
+}
+
+// smallZPop is ZPOPMIN (ZPOPMAX with rev) of count members on the small
+// encoding.
+func (c *Client) smallZPop(ctx context.Context, key string, count int64, rev bool) (popped []Z, handled bool, err error) {
+	handled, err = c.view().smallZ(ctx, key, true, func(cur []model.ZEntry) ([]model.ZEntry, bool, error) {
+		k := int(min(count, int64(len(cur))))
+		popped = nil
+		if k == 0 {
+			return nil, false, nil
+		}
+		next := slices.Clone(cur)
+		if rev {
+			next, popped = next[:len(next)-k], zOf(slices.Backward(next[len(next)-k:]))
+		} else {
+			next, popped = next[k:], zOf(slices.All(next[:k]))
+		}
+		return next, true, nil
+	})
+	return popped, handled, err
 }

@@ -13,6 +13,9 @@
 //	small.go     small sets in one item: their members in the metadata
 //	             item, the size threshold, write tokens per writer lane
 //	             (WriteToken, HoldsToken, StaleTokens), conversion
+//	smallz.go    small sorted sets in one item: their entries (score and
+//	             member, in order) in one binary attribute, the size
+//	             threshold, the items they stand for
 //	glob.go      Redis's glob patterns (MATCH, KEYS)
 //	ranges.go    score and lex bounds, ZUNION/ZINTER's aggregation
 //	write.go     writes as data: a Write is one member item's change with

@@ -98,6 +98,9 @@ const (
 	// A small set's metadata item (small.go).
 	AttrSmall    = "sm" // its members
 	AttrSmallLen = "sb" // the bytes its members take
+	// A small sorted set's metadata item (smallz.go): its members and
+	// scores, encoded in one binary value.
+	AttrSmallZ = "zm"
 	// Write tokens (small.go): the marker that a metadata item holds
 	// some, each writer lane's attribute (its name AttrLanePrefix + the
 	// lane), and the time after which an item that holds nothing else may
@@ -155,6 +158,7 @@ var Attributes = []struct{ Name, Typ, Holds string }{
 	{AttrMemTTL, "N", "metadata: number of stored members with an expiry"},
 	{AttrSmall, "BS", "metadata of a small set: its members"},
 	{AttrSmallLen, "N", "metadata of a small set: bytes of its members"},
+	{AttrSmallZ, "B", "metadata of a small sorted set: its members and scores"},
 	{AttrWriteTok, "N", "metadata: 1 when the item holds write tokens"},
 	{AttrLanePrefix, "B", "metadata: w.<writer><lane>, a writer lane's last write token"},
 	{AttrGC, "N", "metadata of a deleted key kept for its write tokens: when it may go (DynamoDB TTL)"},
@@ -327,6 +331,12 @@ type Meta struct {
 	Ranked bool
 	// Small: a small set's members (small.go); nil for any other key.
 	Small []string
+	// SmallZ: a small sorted set's members in order (smallz.go); nil
+	// for any other key.
+	SmallZ []ZEntry
+	// Converted: when a small set or sorted set became member items
+	// (Unix ms; 0: never, or not read).
+	Converted int64
 	// Tokens: the item holds write tokens (AttrWriteTok), which a
 	// deletion keeps (MetaWrite.DeleteKey).
 	Tokens bool
@@ -364,6 +374,10 @@ func DecodeMeta(it Item) Meta {
 	m.Ver = BytesAttr(it, AttrVer)
 	_, m.Ranked = it[AttrRanked]
 	m.Small = SmallMembers(it)
+	m.SmallZ = SmallZOf(it)
+	if v, ok := it[AttrConverted].(*types.AttributeValueMemberN); ok {
+		m.Converted, _ = strconv.ParseInt(v.Value, 10, 64)
+	}
 	_, m.Tokens = it[AttrWriteTok]
 	if m.Card <= 0 {
 		return Meta{Typ: TypeNone}
@@ -468,7 +482,7 @@ func Dedupe(members []string) []string {
 var MetaProjection = struct {
 	Expr  *string
 	Names map[string]string
-}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #rb, #sm, #wt"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked, "#rb": AttrBuild, "#sm": AttrSmall, "#wt": AttrWriteTok}}
+}{aws.String("#pk, #t, #n, #x, #mn, #v, #rk, #rb, #sm, #zm, #cs, #wt"), map[string]string{"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#mn": AttrMemTTL, "#v": AttrVer, "#rk": AttrRanked, "#rb": AttrBuild, "#sm": AttrSmall, "#zm": AttrSmallZ, "#cs": AttrConverted, "#wt": AttrWriteTok}}
 
 // MemberQuery is the Query of the member items of key of type typ whose
 // member may start with prefix (every member, for a set: see SkPrefix).

@@ -45,7 +45,7 @@ type MetaWrite struct {
 var metaNames = map[string]string{
 	"#pk": AttrPK, "#t": AttrType, "#n": AttrCard, "#x": AttrExp, "#xt": AttrExpTok,
 	"#v": AttrVer, "#mn": AttrMemTTL, "#rk": AttrRanked, "#ks": AttrKS, "#kh": AttrKH, "#kk": AttrKey,
-	"#sm": AttrSmall, "#sb": AttrSmallLen, "#wt": AttrWriteTok, "#gc": AttrGC, "#cs": AttrConverted,
+	"#sm": AttrSmall, "#sb": AttrSmallLen, "#zm": AttrSmallZ, "#wt": AttrWriteTok, "#gc": AttrGC, "#cs": AttrConverted,
 	"#rb": AttrBuild, "#j": AttrJourn,
 }
 

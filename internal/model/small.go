@@ -94,13 +94,13 @@ func (m *MetaWrite) requireEach(members []string, cond func(v string) string) *M
 	return m
 }
 
-// RequireSmall requires the key to be a small set (or, with false, not
-// to be one).
+// RequireSmall requires the key to be a small set or small sorted set
+// (smallz.go), or, with false, neither.
 func (m *MetaWrite) RequireSmall(small bool) *MetaWrite {
 	if small {
-		return m.Require("attribute_exists(#sm)")
+		return m.Require("attribute_exists(#sm) OR attribute_exists(#zm)")
 	}
-	return m.Require("attribute_not_exists(#sm)")
+	return m.Require("attribute_not_exists(#sm) AND attribute_not_exists(#zm)")
 }
 
 // RequireAbsentMembers requires none of members in the small set (true
@@ -147,7 +147,7 @@ func (m *MetaWrite) RemoveSmall(members []string) *MetaWrite {
 // table has TTL on AttrGC, CreateTable sets it); a later write of the
 // key fills it again (SetType removes AttrGC).
 func (m *MetaWrite) Tombstone(now int64) *MetaWrite {
-	m.removes = append(m.removes, "#t", "#n", "#sm", "#sb", "#ks", "#kh", "#kk", "#x", "#xt", "#mn", "#rk")
+	m.removes = append(m.removes, "#t", "#n", "#sm", "#sb", "#zm", "#ks", "#kh", "#kk", "#x", "#xt", "#mn", "#rk")
 	m.set("#gc = :gc", ":gc", Num((now+TokenHorizon.Milliseconds())/1000+1))
 	return m.set("#v = :v", ":v", Bin(VersionToken()))
 }
@@ -175,7 +175,7 @@ func (m *MetaWrite) DeleteKey(tokens bool, now int64) *MetaWrite {
 // are items now (the conversion, at now, Unix ms, which it records:
 // ConvertedSince).
 func (m *MetaWrite) Unsmall(now int64) *MetaWrite {
-	m.removes = append(m.removes, "#sm", "#sb")
+	m.removes = append(m.removes, "#sm", "#sb", "#zm")
 	return m.set("#cs = :cs", ":cs", Num(now))
 }
 
