@@ -2,7 +2,6 @@ package redimo
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -825,23 +824,14 @@ func TestDelResend(t *testing.T) {
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			k := t.Name() + ":" + randomHex(3)
-			h := &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(model.PkValue(k)),
-				dropped: make(chan struct{}), released: make(chan struct{})}
-			c, clean := faultyClient(t, h), cleanClient(t)
+			h, c, clean := resendRig(t, k, 0)
 			returns(t, int64(300))(clean.SAdd(ctx, k, numbered("m%03d", 300)...)) // member items
 			var (
-				n    int64
-				err  error
-				done = make(chan struct{})
+				n   int64
+				err error
 			)
-			go func() {
-				defer close(done)
-				n, err = c.Del(ctx, k)
-			}()
-			<-h.dropped // the mark applied; its response is lost, its resend held
-			sc.meantime(t, clean, k)
-			close(h.released)
-			<-done
+			// The mark applies; its response is lost, its resend held.
+			h.run(t, func() { n, err = c.Del(ctx, k) }, func() { sc.meantime(t, clean, k) })
 			require.NoError(t, err)
 			require.EqualValues(t, 1, n, "DEL's one application deleted the key")
 			got, err := clean.SMembers(ctx, k)

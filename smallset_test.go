@@ -575,6 +575,47 @@ type holdResend struct {
 	released chan struct{}
 }
 
+// resendRig is a Client whose first UpdateItem of key k, on database db
+// (0: the default), applies and loses its response, its resend held
+// (holdResend), and a clean Client on the same database.
+func resendRig(t *testing.T, k string, db int) (h *holdResend, c, clean *Client) {
+	t.Helper()
+	pk := model.PkValue(k)
+	if db > 0 {
+		pk[0] = byte(db) // db.go
+	}
+	h = &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(pk),
+		dropped: make(chan struct{}), released: make(chan struct{})}
+	c, clean = faultyClient(t, h), cleanClient(t)
+	if db > 0 {
+		var err error
+		c, err = c.WithDB(db)
+		require.NoError(t, err)
+		clean, err = clean.WithDB(db)
+		require.NoError(t, err)
+	}
+	return h, c, clean
+}
+
+// run runs write, and meantime once write's first UpdateItem has lost its
+// response; then it lets the resend go and waits for write to return.
+func (h *holdResend) run(t *testing.T, write, meantime func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		write()
+	}()
+	select {
+	case <-h.dropped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write's response was never dropped")
+	}
+	meantime()
+	close(h.released)
+	<-done
+}
+
 func (h *holdResend) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".UpdateItem") && r.Body != nil {
 		body, _ := io.ReadAll(r.Body)
@@ -692,31 +733,16 @@ func TestSmallSetResend(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			k := t.Name() + ":" + randomHex(3)
-			pk := model.PkValue(k)
-			if sc.db > 0 {
-				pk[0] = byte(sc.db) // db.go
-			}
-			h := &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(pk),
-				dropped: make(chan struct{}), released: make(chan struct{})}
-			c, clean := faultyClient(t, h), cleanClient(t)
-			if sc.db > 0 {
-				var err error
-				c, err = c.WithDB(sc.db)
-				require.NoError(t, err)
-				clean, err = clean.WithDB(sc.db)
-				require.NoError(t, err)
-			}
+			h, c, clean := resendRig(t, k, sc.db)
 			if len(sc.setup) > 0 {
 				_, err := clean.SAdd(ctx, k, sc.setup...)
 				require.NoError(t, err)
 			}
 			var (
-				n    int64
-				err  error
-				done = make(chan struct{})
+				n   int64
+				err error
 			)
-			go func() {
-				defer close(done)
+			h.run(t, func() {
 				switch {
 				case sc.pop:
 					var ms []string
@@ -730,15 +756,7 @@ func TestSmallSetResend(t *testing.T) {
 				default:
 					n, err = c.SAdd(ctx, k, "m")
 				}
-			}()
-			select {
-			case <-h.dropped:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the write's response was never dropped")
-			}
-			sc.between(t, clean, k)
-			close(h.released)
-			<-done
+			}, func() { sc.between(t, clean, k) })
 			require.NoError(t, err)
 			require.EqualValues(t, 1, n, "the reply of the write's one application")
 			require.GreaterOrEqual(t, h.n.Load(), int32(2), "the write was resent")

@@ -2,7 +2,6 @@ package redimo
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"math"
@@ -451,20 +450,7 @@ func TestSmallZResend(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			k := t.Name() + ":" + randomHex(3)
-			pk := model.PkValue(k)
-			if sc.db > 0 {
-				pk[0] = byte(sc.db) // db.go
-			}
-			h := &holdResend{next: http.DefaultTransport, pk: base64.StdEncoding.EncodeToString(pk),
-				dropped: make(chan struct{}), released: make(chan struct{})}
-			c, clean := faultyClient(t, h), cleanClient(t)
-			if sc.db > 0 {
-				var err error
-				c, err = c.WithDB(sc.db)
-				require.NoError(t, err)
-				clean, err = clean.WithDB(sc.db)
-				require.NoError(t, err)
-			}
+			h, c, clean := resendRig(t, k, sc.db)
 			if len(sc.setup) > 0 {
 				_, err := clean.ZAdd(ctx, k, sc.setup...)
 				require.NoError(t, err)
@@ -472,10 +458,8 @@ func TestSmallZResend(t *testing.T) {
 			var (
 				reply float64
 				err   error
-				done  = make(chan struct{})
 			)
-			go func() {
-				defer close(done)
+			h.run(t, func() {
 				var n int64
 				switch sc.op {
 				case "zadd":
@@ -494,15 +478,7 @@ func TestSmallZResend(t *testing.T) {
 						err = fmt.Errorf("popped %v", zs[0])
 					}
 				}
-			}()
-			select {
-			case <-h.dropped:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the write's response was never dropped")
-			}
-			sc.between(t, clean, k)
-			close(h.released)
-			<-done
+			}, func() { sc.between(t, clean, k) })
 			require.NoError(t, err)
 			require.Equal(t, sc.reply, reply, "the reply of the write's one application")
 			require.GreaterOrEqual(t, h.n.Load(), int32(2), "the write was resent")
