@@ -90,7 +90,7 @@ var txScript = []string{
 	"SMOVE {sa} {sb} a", "ZMPOP 2 {none} {za} MAX COUNT 2", "EXPIRE {sb} 100", "RENAME {sb} {sc}", "TTL {sc}", "EXISTS {sb}",
 	"RENAMENX {sc} {sa}", "COPY {sc} {sd} REPLACE", "SCARD {sd}", "TTL {sd}", "RENAME {none} {x}", "SINTERSTORE {za} {sa}", "TYPE {za}",
 	"SINTERSTORE {sa} {zb}", "SCARD {sa}", "EXEC",
-	"SCARD {sa}", "SCARD {sc}", "TTL {sc}", "TYPE {za}", "ZRANGE {zd} 0 -1 WITHSCORES", "ZRANGE {zr} 0 -1 WITHSCORES", "EXISTS {x} {sb}",
+	"SCARD {sa}", "SCARD {sc}", "≈TTL {sc}", "TYPE {za}", "ZRANGE {zd} 0 -1 WITHSCORES", "ZRANGE {zr} 0 -1 WITHSCORES", "EXISTS {x} {sb}",
 	"DEL {sa} {sb} {sc} {sd} {za} {zb} {zd} {zr}",
 	// WATCH conflicts from another connection.
 	"SADD {w} x", "WATCH {w}", "@SADD {w} y", "MULTI", "SADD {w} z", "EXEC", "SCARD {w}",
