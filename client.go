@@ -201,6 +201,10 @@ type shared struct {
 	// Client's last write of it left it (ALL_NEW) or a refusal showed it:
 	// the next write plans from it without a read (smallz.go).
 	zitems keyCache[model.Item]
+	// zgate lets one write of each small sorted set of this Client be in
+	// flight at a time (smallz.go: smallZ), as the combiner does for
+	// transactions.
+	zgate keyGate
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates

@@ -18,6 +18,7 @@ require (
 	go.opentelemetry.io/otel/sdk v1.40.0
 	go.opentelemetry.io/otel/trace v1.40.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/sync v0.17.0
 )
 
 require (

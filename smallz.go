@@ -78,11 +78,13 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/store"
+	"golang.org/x/sync/semaphore"
 )
 
 // zPlan is a command on a small sorted set: from its entries as seen (nil:
@@ -103,6 +105,11 @@ func (t table) smallZ(ctx context.Context, key string, read bool, plan zPlan) (h
 		// it be small, transact converts it (metaAction).
 		return false, nil
 	}
+	leave, err := c.zgate.enter(ctx, key)
+	if err != nil {
+		return true, err
+	}
+	defer leave()
 	var st smallState
 	fresh := false // st is exact now: read strongly consistent, or a refusal's
 	if it, ok := c.zitems.get(key); ok {
@@ -130,10 +137,11 @@ func (t table) smallZ(ctx context.Context, key string, read bool, plan zPlan) (h
 			return true, nil
 		}
 		// Every write of a small sorted set is conditioned on the set's
-		// version, so writers of one key race: the first retry goes at
+		// version, so writers of one key in other Clients race (this
+		// Client's go one at a time: zgate): the first retry goes at
 		// once (it plans from the fresh item), later ones back off with
-		// jitter, else a hot key's writers retry in lockstep and one may
-		// lose every round (16 writers, 100 rounds: TestZConcurrency).
+		// jitter, else they retry in lockstep and one may lose every
+		// round.
 		if lost >= 2 {
 			if err := store.Sleep(ctx, lost-1); err != nil {
 				return true, err
@@ -400,4 +408,47 @@ func keptCard(c *Client, key string) int64 {
 		return m.Card
 	}
 	return 0
+}
+
+// keyGate admits one holder per key at a time, in the order they came
+// (golang.org/x/sync/semaphore is FIFO); a waiter whose ctx ends leaves.
+// smallZ holds it for its whole compare-and-swap loop: the goroutines of
+// one Client writing one small sorted set would otherwise race on its
+// version token, each refused write costing a write unit and one of them
+// possibly losing every round (TestZConcurrency: 16 writers of one key).
+type keyGate struct {
+	mu   sync.Mutex
+	held map[string]*gateEntry
+}
+
+type gateEntry struct {
+	sem  *semaphore.Weighted
+	refs int // holders and waiters
+}
+
+// enter waits for key's turn and returns the function that ends it.
+func (g *keyGate) enter(ctx context.Context, key string) (leave func(), err error) {
+	g.mu.Lock()
+	if g.held == nil {
+		g.held = map[string]*gateEntry{}
+	}
+	e := g.held[key]
+	if e == nil {
+		e = &gateEntry{sem: semaphore.NewWeighted(1)}
+		g.held[key] = e
+	}
+	e.refs++
+	g.mu.Unlock()
+	done := func() {
+		g.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(g.held, key)
+		}
+		g.mu.Unlock()
+	}
+	if err := e.sem.Acquire(ctx, 1); err != nil {
+		done()
+		return nil, err
+	}
+	return func() { e.sem.Release(1); done() }, nil
 }

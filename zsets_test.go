@@ -254,7 +254,16 @@ func TestZConcurrency(t *testing.T) {
 	k := p + "hot"
 	var added atomic.Int64
 	each := testenv.Budget(3, 10)
+	// 16 writers in 4 Clients: each Client's writers of the key take
+	// turns (a small sorted set's writes) or share transactions, and the
+	// Clients race.
+	clients := []*Client{c}
+	for len(clients) < 4 {
+		o, _, _ := newTestClient(t)
+		clients = append(clients, o)
+	}
 	runWorkers(16, func(w int) {
+		c := clients[w%len(clients)]
 		for i := range each {
 			_, err := c.ZIncrBy(ctx, k, 1.5, "shared")
 			require.NoError(t, err)
