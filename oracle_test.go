@@ -658,7 +658,7 @@ func TestOracleRedis(t *testing.T) {
 // transactions of 99 members and several query pages.
 func TestOracleRedisBig(t *testing.T) {
 	t.Parallel() // isolated by its key prefix: runs beside the other heavy tests
-	runDifferential(t, envInt("REDIMO_ORACLE_BIG_SEQS", testenv.Budget(6, 24)), envInt("REDIMO_ORACLE_BIG_LEN", 50), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), true)
+	runDifferential(t, envInt("REDIMO_ORACLE_BIG_SEQS", testenv.Budget(3, 24)), envInt("REDIMO_ORACLE_BIG_LEN", 50), envInt("REDIMO_ORACLE_SEED", int(testenv.Seed(t, 0))), true)
 }
 
 // runDifferential runs seqs random sequences of length commands, from seed

@@ -432,7 +432,7 @@ func TestZMoveConcurrent(t *testing.T) {
 	for i := range n {
 		want[fmt.Sprintf("m%03d", i)] = float64(i)
 	}
-	rounds := testenv.Budget(25, 100)
+	rounds := testenv.Budget(12, 100)
 	var mu sync.Mutex
 	net := map[string]int{} // moves a→b minus b→a, by member
 	note := func(zs []Z, toB bool) {

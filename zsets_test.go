@@ -404,7 +404,7 @@ func TestZRequestCounts(t *testing.T) {
 	t.Logf("ZADD 1000 new members: %s", cnt)
 
 	// A board past model.RankMin, so that ranks read count items.
-	size := testenv.Budget(3_000, 10_000)
+	size := testenv.Budget(2_200, 10_000)
 	_, err = c.ZAdd(ctx, k, players(1000, size, 100)...)
 	require.NoError(t, err)
 

@@ -83,7 +83,7 @@ func TestImport(t *testing.T) {
 	prefix := "imp:" + randomHex(4) + ":"
 	cleanKeys(t, src, dst, prefix)
 	rng := rand.New(rand.NewPCG(testenv.Seed(t, 32), 0))
-	big := testenv.Budget(600, 20_000)
+	big := testenv.Budget(300, 20_000)
 
 	type key struct {
 		name  string
@@ -100,7 +100,7 @@ func TestImport(t *testing.T) {
 		case i == 0:
 			k.count = big
 		case i < 4:
-			k.count = testenv.Budget(300, 2_000) + rng.IntN(testenv.Budget(300, 3_000))
+			k.count = testenv.Budget(150, 2_000) + rng.IntN(testenv.Budget(150, 3_000))
 		case i < testenv.Budget(12, 20):
 			k.count = testenv.Budget(10, 50) + rng.IntN(testenv.Budget(90, 300))
 		default:
@@ -407,7 +407,7 @@ func TestExport(t *testing.T) {
 	prefix := "impexp:" + randomHex(4) + ":"
 	cleanKeys(t, src, dst, prefix)
 	var big []string
-	for i := range testenv.Budget(700, 5_000) {
+	for i := range testenv.Budget(300, 5_000) {
 		big = append(big, "m"+strconv.Itoa(i))
 	}
 	_, err := dst.SAdd(ctx, prefix+"big", big...)
