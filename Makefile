@@ -24,8 +24,11 @@ BENCHFLAGS  ?= -bench . -benchtime 1x
 FUZZTIME    ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@latest
 GOTESTSUM   ?= .local/bin/gotestsum
-# The root package runs as this many processes side by side in the suites.
+GOTESTSUM_PKG := gotest.tools/gotestsum@v1.13.0
+# The root package runs as this many processes side by side in the suites,
+# on this many DynamoDB Locals (1 or 2: scripts/run-suite.sh).
 SHARDS      ?= 3
+DDB_INSTANCES ?= 2
 SERVICES    := scripts/with-services.sh
 # Where the suites write their events (go test -json), read for the list
 # of slowest tests printed at the end.
@@ -52,7 +55,7 @@ define run-suite
 		export REDIMO_TEST_SEED=$${REDIMO_TEST_SEED:-$$(( (RANDOM << 15 | RANDOM) % 1000000 ))}; \
 		echo "== seed $$REDIMO_TEST_SEED (REDIMO_TEST_SEED=$$REDIMO_TEST_SEED make test repeats this run)"; \
 	fi; \
-	$(1) REDIMO_TEST_REQUIRE=1 SHARDS=$(SHARDS) TESTJSON=$(TESTJSON) GOTESTSUM=$(GOTESTSUM) $(SERVICES) --redis -- \
+	$(1) REDIMO_TEST_REQUIRE=1 SHARDS=$(SHARDS) DDB_INSTANCES=$(DDB_INSTANCES) TESTJSON=$(TESTJSON) GOTESTSUM=$(GOTESTSUM) GOTESTSUM_PKG=$(GOTESTSUM_PKG) $(SERVICES) --redis -- \
 		scripts/run-suite.sh -count=1 $(2) $(TESTFLAGS) || status=$$?; \
 	echo "== slowest tests:"; \
 	$(GOTESTSUM) tool slowest --jsonfile $(TESTJSON) --threshold 1s --num 10 || true; \
@@ -60,9 +63,9 @@ define run-suite
 endef
 
 # gotestsum, built once into .local/bin (the suite runs it several times
-# side by side).
+# side by side; scripts/run-suite.sh builds it beside the test binaries).
 $(GOTESTSUM):
-	GOBIN=$(abspath $(dir $(GOTESTSUM))) $(GO) install gotest.tools/gotestsum@v1.13.0
+	GOBIN=$(abspath $(dir $(GOTESTSUM))) $(GO) install $(GOTESTSUM_PKG)
 
 # The root package's slowest tests of the last run, which the suite's
 # processes share out first (internal/testenv: SlowTests).
@@ -76,12 +79,12 @@ slow-tests: $(GOTESTSUM)
 # run (internal/testenv: Budget, Seed); the heaviest isolated tests run
 # four at a time. No race detector: it would double the time (the full
 # suite has it).
-test: $(GOTESTSUM)
+test:
 	$(call run-suite,,-parallel 4 -timeout 10m)
 
 # The full suite: the budgets the tests were written with, fixed seeds,
 # and the race detector on every package. CI runs it after make test.
-test-all: $(GOTESTSUM)
+test-all:
 	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m)
 
 bench:

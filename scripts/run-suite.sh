@@ -8,7 +8,9 @@
 #
 # The test binaries are built once; then one process runs every other
 # package (two at a time, as go test does), SHARDS processes a share of
-# the root package's tests each, and go vet runs beside them. Each test
+# the root package's tests each, and go vet runs beside them. With
+# DDB_INSTANCES=2 (make's default) a second DynamoDB Local serves the
+# other packages and the last share, in one process. Each test
 # process writes its go test -json events; TESTJSON gets them all at the
 # end, for the list of slowest tests and `make slow-tests`. The exit
 # status is the worst of the processes'.
@@ -23,16 +25,39 @@ mkdir -p "$(dirname "$TESTJSON")"
 # test): the processes below would otherwise each compile the root
 # package's tests at the same time. The build runs go vet's default
 # checks; the whole of go vet runs beside the tests.
+# gotestsum (GOTESTSUM_PKG), when not built yet, is built meanwhile.
+install=
+if [[ ! -x $GOTESTSUM ]]; then
+	mkdir -p "$(dirname "$GOTESTSUM")"
+	GOBIN=$(cd "$(dirname "$GOTESTSUM")" && pwd) go install "${GOTESTSUM_PKG:?the gotestsum module@version}" &
+	install=$!
+fi
 go test -exec /bin/true "$@" ./... >/dev/null || exit
+if [[ -n $install ]]; then
+	wait "$install" || exit
+fi
 
 root=$(go list .)
 others=$(go list ./... | grep -vxF "$root")
 pids=()
 go vet ./... &
 pids+=($!)
-"$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.0" -- "$@" $others &
+# With DDB_INSTANCES=2 the other packages and the root package's last
+# share run in one process on a second DynamoDB Local: one instance
+# serves its requests about one at a time, on one core of the two.
+last=$SHARDS
+if [[ ${DDB_INSTANCES:-1} == 2 ]]; then
+	# Three packages at a time, the longest first: the root share,
+	# internal/server, cmd/redimo.
+	REDIMO_TEST_SHARD=$SHARDS/$SHARDS scripts/with-services.sh -- \
+		"$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.0" -- "$@" -p 3 \
+		. ./internal/server ./cmd/redimo $others &
+	last=$((SHARDS - 1))
+else
+	"$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.0" -- "$@" $others &
+fi
 pids+=($!)
-for ((i = 1; i <= SHARDS; i++)); do
+for ((i = 1; i <= last; i++)); do
 	REDIMO_TEST_SHARD=$i/$SHARDS "$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.$i" -- "$@" . &
 	pids+=($!)
 done
@@ -40,7 +65,7 @@ status=0
 for pid in "${pids[@]}"; do
 	wait "$pid" || status=$?
 done
-for ((i = 0; i <= SHARDS; i++)); do
+for ((i = 0; i <= last; i++)); do
 	cat "$TESTJSON.$i"
 	rm -f "$TESTJSON.$i"
 done >"$TESTJSON"

@@ -138,8 +138,8 @@ start_ddb() {
   dir=$(ddb_jar_dir)
   port_in_use "$port" && die "port $port is already in use"
   log "starting DynamoDB Local on 127.0.0.1:$port (log: $tmp/dynamodb.log)"
-  (cd "$dir" && exec java ${DDB_JAVA_OPTS:-} -Djava.library.path="$dir/DynamoDBLocal_lib" -jar "$dir/DynamoDBLocal.jar" \
-    -inMemory -sharedDb ${DDB_FLAGS:-} -port "$port") >"$tmp/dynamodb.log" 2>&1 &
+  (cd "$dir" && exec java -Djava.library.path="$dir/DynamoDBLocal_lib" -jar "$dir/DynamoDBLocal.jar" \
+    -inMemory -sharedDb -port "$port") >"$tmp/dynamodb.log" 2>&1 &
   pid=$!
   pids+=("$pid") names+=("DynamoDB Local")
   # Any HTTP answer (even an error status) means it is up.

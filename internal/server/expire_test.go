@@ -50,7 +50,13 @@ func TestExpiryCommands(t *testing.T) {
 		{[]any{"EXISTS", k}, int64(0)},
 	}
 	for _, step := range script {
-		require.Equal(t, step.want, do(step.args...), "%v", step.args)
+		got := do(step.args...)
+		// A TTL may have lost its second by the time it is read, on a
+		// busy machine (Redis rounds the milliseconds left).
+		if ttl, ok := step.want.(int64); ok && step.args[0] == "TTL" && ttl > 0 && got == ttl-1 {
+			continue
+		}
+		require.Equal(t, step.want, got, "%v", step.args)
 	}
 	// PEXPIRE / PTTL in milliseconds.
 	require.Equal(t, int64(1), do("SADD", k, "a"))
