@@ -25,6 +25,11 @@ mkdir -p "$(dirname "$TESTJSON")"
 # test): the processes below would otherwise each compile the root
 # package's tests at the same time. The build runs go vet's default
 # checks; the whole of go vet runs beside the tests.
+# Every go test below runs with these flags: go vet runs whole beside the
+# tests (so not go test's subset of it as well), and test binaries carry
+# no DWARF (11 s less building from an empty cache, of 86).
+set -- -vet=off -ldflags=-w "$@"
+
 # gotestsum (GOTESTSUM_PKG), when not built yet, is built meanwhile.
 install=
 if [[ ! -x $GOTESTSUM ]]; then
