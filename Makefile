@@ -4,9 +4,10 @@
 #
 #   make demo                               a tour: each command, its reply and its cost (RCU/WCU),
 #                                           then redimo-server driven by redis-cli
-#   make test   TESTFLAGS='-run TestSAdd'   the everyday suite and vet: every test, small budgets,
-#                                           a new seed each run (DynamoDB Local + redis; 3-4 min)
-#   make test-all                           the full suite: full budgets, fixed seeds, -race (~10 min; CI)
+#   make test   TESTFLAGS='-run TestSAdd'   the everyday suite: every test, small budgets, a new seed
+#                                           each run, go test's vet checks (DynamoDB Local + redis; ~4 min)
+#   make test-all                           the full suite: full budgets, fixed seeds, -race, go vet
+#                                           (~12 min; CI)
 #   make bench  BENCHFLAGS='-bench SAdd'    benchmarks (DynamoDB Local + redis)
 #   make server-demo                        redimo-server on DynamoDB Local, driven by redis-cli
 #   make fuzz   FUZZTIME=1m                 every Fuzz* target of the root package
@@ -44,7 +45,7 @@ vet:
 	$(GO) vet ./...
 
 # run-suite runs go test with the environment $(1) and the flags $(2)
-# under the services (scripts/run-suite.sh: the root package as $(SHARDS)
+# (and, with $(3) = 1, go vet beside it) under the services (scripts/run-suite.sh: the root package as $(SHARDS)
 # processes side by side), then prints the ten slowest tests whatever the
 # outcome, and exits with the tests' status. The everyday suite draws the
 # run's seed (printed first; REDIMO_TEST_SEED=<seed> make test repeats the
@@ -55,7 +56,7 @@ define run-suite
 		export REDIMO_TEST_SEED=$${REDIMO_TEST_SEED:-$$(( (RANDOM << 15 | RANDOM) % 1000000 ))}; \
 		echo "== seed $$REDIMO_TEST_SEED (REDIMO_TEST_SEED=$$REDIMO_TEST_SEED make test repeats this run)"; \
 	fi; \
-	$(1) REDIMO_TEST_REQUIRE=1 SHARDS=$(SHARDS) DDB_INSTANCES=$(DDB_INSTANCES) TESTJSON=$(TESTJSON) GOTESTSUM=$(GOTESTSUM) GOTESTSUM_PKG=$(GOTESTSUM_PKG) $(SERVICES) --redis -- \
+	$(1) REDIMO_TEST_REQUIRE=1 VET=$(3) SHARDS=$(SHARDS) DDB_INSTANCES=$(DDB_INSTANCES) TESTJSON=$(TESTJSON) GOTESTSUM=$(GOTESTSUM) GOTESTSUM_PKG=$(GOTESTSUM_PKG) $(SERVICES) --redis -- \
 		scripts/run-suite.sh -count=1 $(2) $(TESTFLAGS) || status=$$?; \
 	echo "== slowest tests:"; \
 	$(GOTESTSUM) tool slowest --jsonfile $(TESTJSON) --threshold 1s --num 10 || true; \
@@ -80,12 +81,12 @@ slow-tests: $(GOTESTSUM)
 # four at a time. No race detector: it would double the time (the full
 # suite has it).
 test:
-	$(call run-suite,,-parallel 4 -timeout 10m)
+	$(call run-suite,,-parallel 4 -timeout 10m,0)
 
 # The full suite: the budgets the tests were written with, fixed seeds,
 # and the race detector on every package. CI runs it after make test.
 test-all:
-	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m)
+	$(call run-suite,REDIMO_TEST_THOROUGH=1,-race -parallel 4 -timeout 30m,1)
 
 bench:
 	REDIMO_TEST_REQUIRE=1 $(SERVICES) --redis -- \

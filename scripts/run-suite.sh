@@ -8,7 +8,7 @@
 #
 # The test binaries are built once; then one process runs every other
 # package (two at a time, as go test does), SHARDS processes a share of
-# the root package's tests each, and go vet runs beside them. With
+# the root package's tests each, and go vet (VET=1) beside them. With
 # DDB_INSTANCES=2 (make's default) a second DynamoDB Local serves the
 # other packages and the last share, in one process. Each test
 # process writes its go test -json events; TESTJSON gets them all at the
@@ -25,10 +25,14 @@ mkdir -p "$(dirname "$TESTJSON")"
 # test): the processes below would otherwise each compile the root
 # package's tests at the same time. The build runs go vet's default
 # checks; the whole of go vet runs beside the tests.
-# Every go test below runs with these flags: go vet runs whole beside the
-# tests (so not go test's subset of it as well), and test binaries carry
-# no DWARF (11 s less building from an empty cache, of 86).
-set -- -vet=off -ldflags=-w "$@"
+# Every go test below runs with these flags: test binaries carry no
+# DWARF (less linking). With VET=1 (make test-all) go vet runs whole
+# beside the tests, so not go test's subset of its checks as well; else
+# (make test) go test's subset runs as the binaries are built.
+set -- -ldflags=-w "$@"
+if [[ ${VET:-1} == 1 ]]; then
+	set -- -vet=off "$@"
+fi
 
 # gotestsum (GOTESTSUM_PKG), when not built yet, is built meanwhile.
 install=
@@ -45,8 +49,10 @@ fi
 root=$(go list .)
 others=$(go list ./... | grep -vxF "$root")
 pids=()
-go vet ./... &
-pids+=($!)
+if [[ ${VET:-1} == 1 ]]; then
+	go vet ./... &
+	pids+=($!)
+fi
 # With DDB_INSTANCES=2 the other packages and the root package's last
 # share run in one process on a second DynamoDB Local: one instance
 # serves its requests about one at a time, on one core of the two.
