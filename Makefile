@@ -5,7 +5,7 @@
 #   make demo                               a tour: each command, its reply and its cost (RCU/WCU),
 #                                           then redimo-server driven by redis-cli
 #   make test   TESTFLAGS='-run TestSAdd'   the everyday suite: every test, small budgets, a new seed
-#                                           each run, go test's vet checks (DynamoDB Local + redis; ~4 min)
+#                                           each run (DynamoDB Local + redis; ~4 min; vet: make lint)
 #   make test-all                           the full suite: full budgets, fixed seeds, -race, go vet
 #                                           (~12 min; CI)
 #   make bench  BENCHFLAGS='-bench SAdd'    benchmarks (DynamoDB Local + redis)

@@ -21,53 +21,58 @@ TESTJSON=${TESTJSON:-.local/test-events.json}
 GOTESTSUM=${GOTESTSUM:?the gotestsum binary}
 mkdir -p "$(dirname "$TESTJSON")"
 
-# Build every test binary once first (run by /bin/true, which runs no
-# test): the processes below would otherwise each compile the root
-# package's tests at the same time. The build runs go vet's default
-# checks; the whole of go vet runs beside the tests.
-# Every go test below runs with these flags: test binaries carry no
-# DWARF (less linking). With VET=1 (make test-all) go vet runs whole
-# beside the tests, so not go test's subset of its checks as well; else
-# (make test) go test's subset runs as the binaries are built.
-set -- -ldflags=-w "$@"
-if [[ ${VET:-1} == 1 ]]; then
-	set -- -vet=off "$@"
+# Every go test below runs with -vet=off (make test-all, VET=1, runs the
+# whole of go vet beside the tests; make test none: `make lint` has it)
+# and -ldflags=-w (test binaries without DWARF: less linking).
+set -- -vet=off -ldflags=-w "$@"
+root=$(go list .)
+others=$(go list ./... | grep -vxF "$root")
+
+# With DDB_INSTANCES=2 the other packages and the root package's last
+# share run in one process on a second DynamoDB Local (one instance
+# serves its requests about one at a time, on one core of the two). It
+# starts now, beside the build, and runs its tests once the build is
+# done ($ready.ok; $ready.failed: it stops).
+pids=()
+last=$SHARDS
+ready=$(mktemp -u)
+trap 'rm -f "$ready".*' EXIT
+if [[ ${DDB_INSTANCES:-1} == 2 ]]; then
+	# Three packages at a time, the longest first: the root share,
+	# internal/server, cmd/redimo.
+	REDIMO_TEST_SHARD=$SHARDS/$SHARDS scripts/with-services.sh -- bash -c \
+		'until [[ -e $0.ok || -e $0.failed ]]; do sleep 0.2; done; [[ -e $0.ok ]] && exec "$@"' "$ready" \
+		"$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.0" -- "$@" -p 3 \
+		. ./internal/server ./cmd/redimo $others &
+	pids+=($!)
+	last=$((SHARDS - 1))
 fi
 
-# gotestsum (GOTESTSUM_PKG), when not built yet, is built meanwhile.
+# Build every test binary once first (run by /bin/true, which runs no
+# test): the processes below would otherwise each compile the root
+# package's tests at the same time. gotestsum (GOTESTSUM_PKG), when not
+# built yet, is built meanwhile.
 install=
 if [[ ! -x $GOTESTSUM ]]; then
 	mkdir -p "$(dirname "$GOTESTSUM")"
 	GOBIN=$(cd "$(dirname "$GOTESTSUM")" && pwd) go install "${GOTESTSUM_PKG:?the gotestsum module@version}" &
 	install=$!
 fi
-go test -exec /bin/true "$@" ./... >/dev/null || exit
-if [[ -n $install ]]; then
-	wait "$install" || exit
+if ! go test -exec /bin/true "$@" ./... >/dev/null || { [[ -n $install ]] && ! wait "$install"; }; then
+	touch "$ready.failed"
+	wait
+	exit 1
 fi
+touch "$ready.ok"
 
-root=$(go list .)
-others=$(go list ./... | grep -vxF "$root")
-pids=()
 if [[ ${VET:-1} == 1 ]]; then
 	go vet ./... &
 	pids+=($!)
 fi
-# With DDB_INSTANCES=2 the other packages and the root package's last
-# share run in one process on a second DynamoDB Local: one instance
-# serves its requests about one at a time, on one core of the two.
-last=$SHARDS
-if [[ ${DDB_INSTANCES:-1} == 2 ]]; then
-	# Three packages at a time, the longest first: the root share,
-	# internal/server, cmd/redimo.
-	REDIMO_TEST_SHARD=$SHARDS/$SHARDS scripts/with-services.sh -- \
-		"$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.0" -- "$@" -p 3 \
-		. ./internal/server ./cmd/redimo $others &
-	last=$((SHARDS - 1))
-else
+if [[ ${DDB_INSTANCES:-1} != 2 ]]; then
 	"$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.0" -- "$@" $others &
+	pids+=($!)
 fi
-pids+=($!)
 for ((i = 1; i <= last; i++)); do
 	REDIMO_TEST_SHARD=$i/$SHARDS "$GOTESTSUM" --format pkgname --jsonfile "$TESTJSON.$i" -- "$@" . &
 	pids+=($!)
