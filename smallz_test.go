@@ -699,3 +699,56 @@ func TestSmallZKeptItem(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []Z{{5, "b"}}, zs)
 }
+
+// TestKeyGate: smallZ's gate gives a key's turns in arrival order, one
+// at a time; a waiter whose context ends leaves without a turn; other keys
+// do not wait; nothing stays behind once every holder has left.
+func TestKeyGate(t *testing.T) {
+	var g keyGate
+	ctx := context.Background()
+	waiting := func(n int) func() bool { // holders and waiters of "k"
+		return func() bool {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return g.held["k"] != nil && g.held["k"].refs == n
+		}
+	}
+	leave, err := g.enter(ctx, "k")
+	require.NoError(t, err)
+
+	cctx, cancel := context.WithCancel(ctx)
+	gone := make(chan error)
+	go func() {
+		_, err := g.enter(cctx, "k")
+		gone <- err
+	}()
+	require.Eventually(t, waiting(2), 5*time.Second, time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-gone, context.Canceled)
+	require.True(t, waiting(1)(), "the cancelled waiter left")
+
+	other, err := g.enter(ctx, "other")
+	require.NoError(t, err, "another key does not wait")
+	other()
+
+	turns := make(chan int, 3)
+	for i := range 3 {
+		go func() {
+			l, err := g.enter(ctx, "k")
+			if err == nil {
+				turns <- i
+				l()
+			}
+		}()
+		require.Eventually(t, waiting(i+2), 5*time.Second, time.Millisecond, "waiter %d queued", i)
+	}
+	leave()
+	for want := range 3 {
+		require.Equal(t, want, <-turns, "turns in arrival order")
+	}
+	require.Eventually(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.held) == 0
+	}, 5*time.Second, time.Millisecond, "nothing left behind")
+}
