@@ -25,10 +25,15 @@ package redimo
 // 1.5 trials. Trials are taken in the order they are drawn, each
 // independent of the others, none dropped; what is planned is only which
 // buckets are read ahead of them. A round draws the trials the members
-// still needed take on average, and half as many again when the first
-// fit one round of Queries (these are read with them when they fit it
-// too; a trial whose bucket is not read waits for the next round); reads
-// their buckets, joining neighbours into
+// still needed take on average, and half as many again; it reads the
+// buckets of as many of the first of them as fit one round of Queries
+// (at least those of the trials expected; a trial whose bucket is not
+// read waits for the next round). A later round that needs only a few
+// members draws the trials that get them but with odds below 10⁻⁴ and
+// reads as many as fit a quarter of the Queries: SRANDMEMBER 10 of
+// 10,000 members takes a second round in about 1 call of 20, of one or
+// two Queries, and a third almost never. The buckets are read joining
+// neighbours into
 // one Query where that costs few read units (planArcs: a Query costs at
 // least a read unit, a bucket of ~200 members 2 to 4); then takes the
 // trials in order, and draws on while new trials land in buckets already
@@ -109,7 +114,7 @@ func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, disti
 //
 // Trials are drawn in order and taken in that order, each independent
 // of the others; only which buckets are read ahead of them is planned
-// (planArcs): a round draws the trials it expects to need, reads their
+// (planRound): a round draws the trials it may need, reads their
 // buckets (joined into a few Queries when that costs few more read
 // units), then takes them in order, and goes on drawing while the new
 // trials land in buckets already read (they cost nothing). The first
@@ -119,29 +124,31 @@ func (c *Client) randomFromWhole(ctx context.Context, key string, n int64, disti
 func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, b int, n int64, distinct bool, read map[uint64][]string) (out []string, ok bool, err error) {
 	chosen := map[string]bool{}
 	limit := model.TrialCap(card, b)
+	hit := float64(card) / math.Ldexp(1, b) / float64(limit) // a trial's odds of a member
+	round := max(c.opts.Parallelism, 1)
+	few := max(round/4, 1)
 	var pending []uint64 // trials drawn, not yet taken, in order
 	draw := func() uint64 { return rand.Uint64() >> (64 - b) }
-	for range model.MaxRandRounds {
+	for r := range model.MaxRandRounds {
 		need := n - int64(len(out))
 		expected := min(model.ExpectedTrials(card, b, need), 512)
-		for int64(len(pending)) < expected {
+		// A margin of trials, read too when their buckets join the
+		// Queries of one round: the round then rarely falls short.
+		target, least, queries := expected*3/2, expected, round
+		if r > 0 && expected <= int64(2*few) {
+			// The few members an earlier round fell short of: the trials
+			// that get them but with odds below randShortOdds, as many
+			// as fit a quarter of the Queries (at least one).
+			p := hit
+			if distinct {
+				p *= 1 - float64(len(chosen))/float64(card)
+			}
+			target, least, queries = max(expected, model.SureTrials(need, p, randShortOdds, 512)), 1, few
+		}
+		for int64(len(pending)) < target {
 			pending = append(pending, draw())
 		}
-		arcs, fits := c.planArcs(card, b, unread(pending, read))
-		if fits {
-			// A margin of trials, read too when their buckets join the
-			// Queries of one round: the round then rarely falls short.
-			// They are drawn after that choice and taken in order like
-			// any other (those whose buckets are not read wait for the
-			// next round), so no trial is dropped or chosen by where it
-			// landed.
-			for int64(len(pending)) < expected*3/2 {
-				pending = append(pending, draw())
-			}
-			if more, fit := c.planArcs(card, b, unread(pending, read)); fit {
-				arcs = more
-			}
-		}
+		arcs := planRound(card, b, pending, int(least), queries, read)
 		if over, err := c.readArcs(ctx, key, b, limit, arcs, read); err != nil || over {
 			return nil, false, err
 		}
@@ -180,6 +187,28 @@ func (c *Client) randomFromBuckets(ctx context.Context, key string, card int64, 
 	return nil, false, nil
 }
 
+// randShortOdds bounds the odds that a round after the first falls
+// short of the few members it needs, when their buckets fit its Queries:
+// each round costs a round trip.
+const randShortOdds = 1e-4
+
+// planRound chooses the buckets a round reads: those of the longest run
+// of pending's first trials (at least the first least) that fits
+// queries Queries (planArcs), else those of the first least. Trials are
+// taken in order, so a bucket read for a later trial is read ahead of
+// it, never for a trial the round skips; the trials whose buckets are
+// not read wait for the next round.
+func planRound(card int64, b int, pending []uint64, least, queries int, read map[uint64][]string) []arc {
+	least = min(least, len(pending))
+	for k := len(pending); k > least; k-- {
+		if arcs, fits := planArcs(card, b, unread(pending[:k], read), queries); fits {
+			return arcs
+		}
+	}
+	arcs, _ := planArcs(card, b, unread(pending[:least], read), queries)
+	return arcs
+}
+
 // isRead reports whether bucket j is in read (empty buckets are there
 // with no members).
 func isRead(read map[uint64][]string, j uint64) bool {
@@ -208,11 +237,11 @@ type arc struct{ lo, hi uint64 }
 // joining neighbours across a short gap costs little or nothing. Gaps
 // are joined shortest first: always when that costs no read unit (a
 // unit is model.EntriesPerUnit members), and while the arcs are more
-// than one round of Options.Parallelism Queries, as long as the plan
+// than one round of Queries (round of them), as long as the plan
 // costs at most twice the read units of one Query a bucket and three
 // quarters of those of reading the whole set. fits reports that the plan
 // is one round.
-func (c *Client) planArcs(card int64, b int, buckets []uint64) (arcs []arc, fits bool) {
+func planArcs(card int64, b int, buckets []uint64, round int) (arcs []arc, fits bool) {
 	for _, j := range buckets {
 		arcs = append(arcs, arc{j, j})
 	}
@@ -225,7 +254,6 @@ func (c *Client) planArcs(card int64, b int, buckets []uint64) (arcs []arc, fits
 		total += units(a)
 	}
 	budget := min(2*total, math.Ceil(float64(card)*3/4/model.EntriesPerUnit))
-	round := max(c.opts.Parallelism, 1)
 	for len(arcs) > 1 {
 		k := 0 // the shortest gap: between arcs k and k+1
 		for i := range len(arcs) - 1 {

@@ -44,6 +44,32 @@ func ExpectedTrials(card int64, b int, n int64) int64 {
 	return math.MaxInt64
 }
 
+// SureTrials is the least number of trials that draw need members with
+// probability at least 1-eps, when each succeeds with probability p
+// (Binomial(t, p) ≥ need): at least need, at most limit (limit when even
+// that many fall short more often).
+func SureTrials(need int64, p, eps float64, limit int64) int64 {
+	if need <= 0 || p <= 0 {
+		return min(max(need, 0), limit)
+	}
+	if p >= 1 {
+		return min(need, limit)
+	}
+	lp, lq := math.Log(p), math.Log1p(-p)
+	for t := max(need, int64(float64(need)/p)); t < limit; t++ {
+		// P(X < need) for X ~ Binomial(t, p), term by term in log space.
+		short, l := 0.0, float64(t)*lq // l: log P(X = k)
+		for k := int64(0); k < need; k++ {
+			short += math.Exp(l)
+			l += math.Log(float64(t-k)) - math.Log(float64(k+1)) + lp - lq
+		}
+		if short <= eps {
+			return t
+		}
+	}
+	return limit
+}
+
 // TrialUnits is about the read units of a Query of one bucket of a set of
 // card members in 2^b buckets: at least 1.
 func TrialUnits(card int64, b int) float64 {
