@@ -102,12 +102,11 @@ type Options struct {
 	// others' round trips (BENCHMARKS.md, BenchmarkManyKeysModel).
 	MaxTransactions int
 	// DisableKeyExpiry declares that no key of the table ever has an
-	// expiry: Expire and its kin fail with ErrKeyExpiryDisabled, and reads
-	// that do not otherwise read a key's metadata item skip it when they
-	// find members (a wrong type still shows in the members' sort keys):
-	// ZRevRange's top 10 is then one Query instead of a Query and a
-	// GetItem in parallel, and a found SIsMember/ZScore member one read
-	// unit instead of two. Default false: Redis's key expiry works.
+	// expiry: Expire and its kin fail with ErrKeyExpiryDisabled. Reads
+	// still read a key's metadata item beside the members they find: a
+	// DEL marks the key dead in one write and reclaims its members after,
+	// so a member item alone does not show a live key. Default false:
+	// Redis's key expiry works.
 	DisableKeyExpiry bool
 	// DisableSmallSets turns off the small-set encoding for the sets this
 	// client creates and grows (smallset.go): every member is an item, as

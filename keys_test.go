@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/redimo-go/redimo/internal/model"
 	"github.com/redimo-go/redimo/internal/testenv"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -840,4 +841,70 @@ func TestDelResend(t *testing.T) {
 			checkStoredCounts(t, k)
 		})
 	}
+}
+
+// TestDelWholeWithoutKeyExpiry: a DEL whose reclaim was cut short leaves
+// the key gone for a Client with Options.DisableKeyExpiry too, whose
+// reads skip the metadata item when they find members: ZSCORE, ZRANGE,
+// ZREVRANGE, ZCARD, SISMEMBER, SMEMBERS and SCARD see no member of it.
+func TestDelWholeWithoutKeyExpiry(t *testing.T) {
+	ctx := context.Background()
+	clean := cleanClient(t)
+	lazy, _, _ := newTestClient(t, func(o *Options) { o.DisableKeyExpiry = true })
+	h := &cancelAt{next: http.DefaultTransport}
+	cut := faultyClient(t, h)
+	p := t.Name() + ":" + randomHex(3) + ":"
+	ms := numbered("m%05d", 250)
+	zs := make([]Z, len(ms))
+	for i, m := range ms {
+		zs[i] = Z{float64(i), m}
+	}
+	z, s := p+"z", p+"s"
+	_, err := clean.ZAdd(ctx, z, zs...)
+	require.NoError(t, err)
+	_, err = clean.SAdd(ctx, s, ms...)
+	require.NoError(t, err)
+	// The reader has seen both keys big: it knows their encodings.
+	_, _, err = lazy.ZScore(ctx, z, "m00007")
+	require.NoError(t, err)
+	_, err = lazy.SIsMember(ctx, s, "m00007")
+	require.NoError(t, err)
+	for _, k := range []string{z, s} {
+		// Cut at the first request after the mark: the reclaim's first.
+		for step := 2; ; step++ {
+			cctx, cancel := context.WithCancel(ctx)
+			h.arm(step, cancel)
+			_, err := cut.Del(cctx, k)
+			h.step.Store(0)
+			cancel()
+			n, err2 := clean.Exists(ctx, k)
+			require.NoError(t, err2)
+			if n == 0 {
+				require.Error(t, err, "cut before its reclaim ended")
+				break
+			}
+			require.Less(t, step, 5, "DEL never applied")
+		}
+	}
+	score, ok, err := lazy.ZScore(ctx, z, "m00007")
+	require.NoError(t, err)
+	assert.False(t, ok, "ZSCORE found %v in a deleted key", score)
+	r, err := lazy.ZRange(ctx, z, 0, 9)
+	require.NoError(t, err)
+	assert.Empty(t, r, "ZRANGE of a deleted key")
+	r, err = lazy.ZRevRange(ctx, z, 0, 9)
+	require.NoError(t, err)
+	assert.Empty(t, r, "ZREVRANGE of a deleted key")
+	n, err := lazy.ZCard(ctx, z)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	in, err := lazy.SIsMember(ctx, s, "m00007")
+	require.NoError(t, err)
+	assert.False(t, in, "SISMEMBER of a deleted key")
+	all, err := lazy.SMembers(ctx, s)
+	require.NoError(t, err)
+	assert.Empty(t, all)
+	n, err = lazy.SCard(ctx, s)
+	require.NoError(t, err)
+	require.Zero(t, n)
 }

@@ -121,31 +121,11 @@ func (t table) metas(ctx context.Context, keys []string) ([]model.Meta, error) {
 // more request, no more latency), for reads that do not otherwise see the
 // metadata: the type and the key's expiry decide what read found. When the
 // key is missing or expired, m.typ is model.TypeNone and read's outcome must be
-// ignored by the caller. read reports whether it found members: with
-// Options.DisableKeyExpiry, the metadata is read only when it found none.
+// ignored by the caller. A member found is no sign of a live key, with
+// Options.DisableKeyExpiry too: a DEL marks the key dead in one write and
+// reclaims its members after (TestDelWholeWithoutKeyExpiry), and a count
+// of the index counts set members as well.
 func (c *Client) typedRead(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
-	if c.opts.DisableKeyExpiry {
-		return c.typedReadLazy(ctx, key, typ, read)
-	}
-	return c.typedReadParallel(ctx, key, typ, read)
-}
-
-// typedReadLazy is typedRead reading the metadata item only when read
-// found nothing: for reads whose finds are judged otherwise (without key
-// expiry, a member found is of a live key; a pop's write checks the type
-// and liveness it then relies on).
-func (c *Client) typedReadLazy(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
-	found, err := read()
-	if err != nil || found {
-		return model.Meta{Typ: typ}, err
-	}
-	return c.typedMeta(ctx, key, typ)
-}
-
-// typedReadParallel is typedRead reading the metadata item in parallel whatever the
-// options: for reads that cannot see the type of what they found (a Select
-// COUNT query of the index counts set members as well).
-func (c *Client) typedReadParallel(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
 	done := make(chan struct{})
 	var merr error
 	ctx = c.labelled(ctx)
@@ -162,6 +142,17 @@ func (c *Client) typedReadParallel(ctx context.Context, key string, typ model.Ke
 		return m, nil
 	}
 	return m, err
+}
+
+// typedReadLazy is typedRead reading the metadata item only when read
+// found nothing: for reads whose finds are judged otherwise (a pop's
+// write checks the type and liveness it then relies on).
+func (c *Client) typedReadLazy(ctx context.Context, key string, typ model.KeyType, read func() (bool, error)) (m model.Meta, err error) {
+	found, err := read()
+	if err != nil || found {
+		return model.Meta{Typ: typ}, err
+	}
+	return c.typedMeta(ctx, key, typ)
 }
 
 // typedMetas is metas failing with ErrWrongType when a key holds another

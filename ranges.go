@@ -363,14 +363,7 @@ func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
 		}
 		return n > 0, nil
 	}
-	typed := c.typedRead
-	if r.in.IndexName != nil {
-		// Set members are in the index too, and a count cannot tell them
-		// apart: the metadata item must tell the type even when members
-		// were counted.
-		typed = c.typedReadParallel
-	}
-	m, err := typed(ctx, key, model.TypeZSet, read)
+	m, err := c.typedRead(ctx, key, model.TypeZSet, read)
 	if err != nil || m.Typ == model.TypeNone {
 		return 0, err
 	}

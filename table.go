@@ -28,39 +28,18 @@ func (t table) probe(ctx context.Context, key string, typ model.KeyType, members
 	if typ == model.TypeSet {
 		return c.setProbe(ctx, key, members, withMeta)
 	}
-	if !c.knownBig(key) { // small, missing or not seen: the metadata item too (smallz.go)
+	// With the metadata item, or when key may be small: one BatchGetItem
+	// of the metadata item and the members, or the metadata item alone
+	// when key is known small (smallZProbe). A member item found is no
+	// sign of a live key: a DEL marks the key dead in one write and
+	// reclaims its members after (TestDelWholeWithoutKeyExpiry).
+	if withMeta || !c.knownBig(key) {
 		if found, done, err := c.smallZProbe(ctx, key, members, withMeta); done || err != nil {
 			return found, err
 		}
 	}
-	lazy := withMeta && c.opts.DisableKeyExpiry // read the metadata only if a member is missing
-	found, it, err := c.probeItems(ctx, key, typ, members, withMeta && !lazy)
-	if err != nil {
-		return nil, err
-	}
-	alive := true
-	switch {
-	case withMeta && !lazy:
-		m, err := c.ofType(ctx, key, c.liveMeta(it), typ)
-		if err != nil {
-			return nil, err
-		}
-		alive = m.Typ == typ
-	case lazy && len(found) < len(members):
-		m, err := c.typedMeta(ctx, key, typ)
-		if err != nil {
-			return nil, err
-		}
-		alive = m.Typ == typ
-		if m.SmallZ != nil { // small, though this Client last saw it member items
-			found, _, err := c.smallZProbe(ctx, key, members, true)
-			return found, err
-		}
-	}
-	if !alive {
-		return map[string]model.Item{}, nil
-	}
-	return found, nil
+	found, _, err := c.probeItems(ctx, key, typ, members, false)
+	return found, err
 }
 
 // probeItems reads the items of members in key (of type typ), and with
