@@ -21,6 +21,12 @@ import (
 // other packages' tests that run beside them.
 const EnvShard = "REDIMO_TEST_SHARD"
 
+// EnvShardBeside, set to a number of seconds, is the other work that runs
+// beside the last share on its DynamoDB Local (scripts/run-suite.sh: the
+// other packages, with DDB_INSTANCES=2): Shard deals that share as much
+// less. Every process of the run must see the same value.
+const EnvShardBeside = "REDIMO_TEST_SHARD_BESIDE"
+
 // SlowTests is the file, in a package's directory, of its slowest tests
 // and their seconds in the everyday suite ("TestName 12.3" a line), which
 // Shard spreads first so that the shares take about as long. `make
@@ -51,8 +57,14 @@ func Shard() error {
 	if err != nil {
 		return err
 	}
+	beside := 0.0
+	if v := os.Getenv(EnvShardBeside); v != "" {
+		if beside, err = strconv.ParseFloat(v, 64); err != nil || beside < 0 {
+			return fmt.Errorf("%s=%q: want seconds", EnvShardBeside, v)
+		}
+	}
 	var others []string
-	for s, share := range Shares(names, weights, n) {
+	for s, share := range Shares(names, weights, n, beside) {
 		if s != i-1 {
 			others = append(others, share...)
 		}
@@ -82,9 +94,10 @@ func parseShard(spec string) (i, n int, err error) {
 
 // Shares deals names into n shares of about equal seconds: the slowest
 // first, each to the share with the fewest seconds so far (ties to the
-// lower share), names without a weight at half a second. The same names
-// and weights give the same shares in every process.
-func Shares(names []string, weights map[string]float64, n int) [][]string {
+// lower share), names without a weight at half a second. The last share
+// starts with beside seconds (other work beside it). The same names,
+// weights and beside give the same shares in every process.
+func Shares(names []string, weights map[string]float64, n int, beside float64) [][]string {
 	weight := func(name string) float64 {
 		if w, ok := weights[name]; ok {
 			return w
@@ -97,6 +110,7 @@ func Shares(names []string, weights map[string]float64, n int) [][]string {
 	})
 	shares := make([][]string, n)
 	load := make([]float64, n)
+	load[n-1] = beside
 	for _, name := range names {
 		s := slices.Index(load, slices.Min(load))
 		shares[s] = append(shares[s], name)
