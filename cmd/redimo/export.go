@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"time"
 
@@ -132,31 +131,19 @@ replacing what Redis held under its name. Ends with a verify pass.
 	if !f.verify {
 		return 0
 	}
-	var mismatches []string
 	before := im.tallied()
-	err = parallel(ctx, f.parallel, func(yield func(typedKey) bool) error {
+	mismatches, err := im.verifyKeys(ctx, f.parallel, func(yield func(typedKey) bool) error {
 		for _, k := range exported {
 			if !yield(k) {
 				break
 			}
 		}
 		return nil
-	}, func(k typedKey) error {
-		diff, sampled, err := im.verifyKey(ctx, k)
-		mu.Lock()
-		defer mu.Unlock()
-		im.cp.Stats.VerifyKeys++
-		im.cp.Stats.VerifySampled += sampled
-		if diff != "" {
-			mismatches = append(mismatches, diff)
-		}
-		return err
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "redimo export: verify:", err)
 		return 1
 	}
-	sort.Strings(mismatches)
 	fmt.Fprintf(stdout, "          %s for the verify pass\n", showCost(minus(im.tallied(), before)))
 	im.reportVerify(mismatches)
 	if len(mismatches) > 0 {

@@ -864,11 +864,7 @@ func minus(a, b redimo.Cost) redimo.Cost {
 // SCAN pass) with the table, flags.parallel keys at once, and returns
 // the differences found.
 func (im *importer) verifyAll(ctx context.Context) ([]string, error) {
-	var (
-		mu         sync.Mutex
-		mismatches []string
-	)
-	err := parallel(ctx, im.flags.parallel, func(yield func(typedKey) bool) error {
+	return im.verifyKeys(ctx, im.flags.parallel, func(yield func(typedKey) bool) error {
 		var cursor uint64
 		for {
 			page, next, err := im.scanPage(ctx, cursor)
@@ -884,7 +880,17 @@ func (im *importer) verifyAll(ctx context.Context) ([]string, error) {
 				return nil
 			}
 		}
-	}, func(k typedKey) error {
+	})
+}
+
+// verifyKeys compares the keys that keys yields with the table
+// (verifyKey), n at once, and returns the differences found, sorted.
+func (im *importer) verifyKeys(ctx context.Context, n int, keys func(yield func(typedKey) bool) error) ([]string, error) {
+	var (
+		mu         sync.Mutex
+		mismatches []string
+	)
+	err := parallel(ctx, n, keys, func(k typedKey) error {
 		diff, sampled, err := im.verifyKey(ctx, k)
 		mu.Lock()
 		defer mu.Unlock()

@@ -118,7 +118,10 @@ func transactPut(ctx context.Context, db *dynamodb.Client, items ...types.Transa
 func inFlightClient(t *testing.T) (*Model, *dynamodb.Client) {
 	cfg := quiet()
 	cfg.NoConflicts = false
-	cfg.TransactLatency = 400 * time.Millisecond
+	// Long enough for the requests a test sends while the transaction is
+	// in flight, on a loaded machine: at 400 ms make test saw one
+	// TransactGetItems arrive after the commit.
+	cfg.TransactLatency = 2 * time.Second
 	return client(t, cfg)
 }
 
