@@ -114,6 +114,13 @@ func rawKey(t *testing.T, key string) (card int64, members map[string]model.Item
 	t.Helper()
 	members = map[string]model.Item{}
 	for _, it := range rawPartition(t, model.PkValue(key)) {
+		if sk := model.BytesAttr(it, model.AttrSK); len(sk) > 0 && sk[0] == model.RankPrefix {
+			// A count item (rank.go: a sorted set gets them once a write
+			// takes it to model.RankMin members), not a member. Counted
+			// as one, it failed TestExpiringSetFaults about once in 60
+			// runs: the expiring set reached the minimum in some.
+			continue
+		}
 		if m, _, ok := model.MemberOf(it); ok {
 			members[m] = it
 		} else {
