@@ -145,10 +145,15 @@ func (c *client) send(raw []byte) {
 	require.NoError(c.tb, err)
 }
 
-// read returns the next reply's bytes.
+// read returns the next reply's bytes. The server writes a pipeline's
+// replies once it has read the whole pipeline's commands and run them, so
+// the first reply of 100 commands waits for all of them: under make
+// test-all's load (-race, both DynamoDB Locals busy) that took over 20 s
+// once (TestDifferentialPipelined). Two minutes still end a hang well
+// inside the package's timeout.
 func (c *client) read() []byte {
 	c.tb.Helper()
-	_ = c.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = c.nc.SetReadDeadline(time.Now().Add(2 * time.Minute))
 	raw, _, err := c.r.ReadRawReply()
 	require.NoError(c.tb, err)
 	return raw
