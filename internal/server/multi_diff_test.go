@@ -244,16 +244,20 @@ func TestExecCost(t *testing.T) {
 func TestServerWatchSeesChanges(t *testing.T) {
 	onBothServers(t, "watch", func(addr, p string) {
 		a, o := dial(t, addr), dial(t, addr)
+		ttl := 200 * time.Millisecond // the expiring key's: TTL in a line
 		do := func(lines ...string) {
 			for _, line := range lines {
-				if line == "sleep" {
-					time.Sleep(400 * time.Millisecond)
+				if line == "sleep" { // until the expiring key has expired
+					time.Sleep(2 * ttl)
 					continue
 				}
 				args := strings.Fields(line)
 				for i, a := range args {
-					if a == "k" || a == "src" || a == "none" { // the keys
+					switch a {
+					case "k", "src", "none": // the keys
 						args[i] = p + a
+					case "TTL":
+						args[i] = fmt.Sprint(ttl.Milliseconds())
 					}
 				}
 				o.do(args...)
@@ -264,7 +268,7 @@ func TestServerWatchSeesChanges(t *testing.T) {
 			want            string
 		}{
 			{[]string{"SADD k a"}, []string{"SREM k a", "SADD k a"}, "*-1\r\n"},
-			{[]string{"SADD k a", "PEXPIRE k 200"}, []string{"sleep"}, "*-1\r\n"},
+			{[]string{"SADD k a", "PEXPIRE k TTL"}, []string{"sleep"}, "*-1\r\n"},
 			{[]string{"SADD k a"}, []string{"SADD src b", "RENAME src k"}, "*-1\r\n"},
 			{[]string{"SADD k a"}, []string{"SADD src b", "COPY src k REPLACE"}, "*-1\r\n"},
 			{[]string{"SADD k a"}, []string{"SADD k a", "PERSIST k", "DEL none"}, "*1\r\n+PONG\r\n"},
@@ -277,10 +281,12 @@ func TestServerWatchSeesChanges(t *testing.T) {
 			if c.between[0] == "sleep" {
 				// The key must still be live when watched: on a busy
 				// machine its 200 ms may be over by then (and Redis too
-				// then lets EXEC pass). Watched live, it expires in the
-				// sleep.
+				// then lets EXEC pass; make test-all once missed it five
+				// times in a row), so each try doubles it. Watched live,
+				// it expires in the sleep.
 				for try := 0; o.do("PTTL", p+"k") == ":-2\r\n"; try++ {
-					require.Less(t, try, 5, "the key expired before WATCH every time")
+					require.Less(t, try, 5, "the key expired before WATCH every time (last TTL %v)", ttl)
+					ttl *= 2
 					require.Equal(t, "+OK\r\n", a.do("UNWATCH"))
 					do("DEL k src")
 					do(c.before...)
