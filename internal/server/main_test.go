@@ -166,10 +166,11 @@ func (c *client) do(args ...string) string {
 	return string(c.read())
 }
 
-// readAll returns everything until the server closes the connection.
+// readAll returns everything until the server closes the connection
+// (within 2 minutes, as read's replies).
 func (c *client) readAll() string {
 	c.tb.Helper()
-	_ = c.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = c.nc.SetReadDeadline(time.Now().Add(2 * time.Minute))
 	var b strings.Builder
 	buf := make([]byte, 4096)
 	for {
