@@ -16,18 +16,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// DynamoDBAPI is the set of DynamoDB operations redimo calls. A
+// DynamoDBAPI is the set of DynamoDB operations redimo calls: GetItem,
+// Query, BatchGetItem, TransactWriteItems, UpdateItem, DescribeTable and
+// CreateTable, each with the signature of *dynamodb.Client's method of the
+// name (their one declaration is internal/store's API). A
 // *dynamodb.Client satisfies it, and so does a user's wrapper around one
 // (tracing, metrics, request counting).
-type DynamoDBAPI interface {
-	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
-	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-}
+type DynamoDBAPI interface{ store.API }
 
 var _ DynamoDBAPI = (*dynamodb.Client)(nil)
 

@@ -667,9 +667,9 @@ func (g *gen) setCard() op {
 		return c.SDiffCard(ctx, l, ks...)
 	}, redis: func(ctx context.Context, rdb *redis.Client) (any, error) {
 		if l < 0 {
-			return rdb.Do(ctx, toAny(cat([]string{"SINTERCARD"}, args[1:]...))...).Result()
+			return rdb.Do(ctx, anys(cat([]string{"SINTERCARD"}, args[1:]...)...)...).Result()
 		}
-		ms, err := rdb.Do(ctx, toAny(cat([]string{map[bool]string{true: "SUNION", false: "SDIFF"}[union]}, ks...))...).StringSlice()
+		ms, err := rdb.Do(ctx, anys(cat([]string{map[bool]string{true: "SUNION", false: "SDIFF"}[union]}, ks...)...)...).StringSlice()
 		if err != nil {
 			return nil, err
 		}
@@ -727,13 +727,13 @@ func countModel(args []string, first, n int) func(context.Context, *redis.Client
 				err = rdb.Set(ctx, cp, "x", 0).Err()
 			}
 			if err == nil && len(ms) > 0 {
-				err = rdb.SAdd(ctx, cp, toAny(ms)...).Err()
+				err = rdb.SAdd(ctx, cp, anys(ms...)...).Err()
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
-		return rdb.Do(ctx, toAny(rewritten)...).Result()
+		return rdb.Do(ctx, anys(rewritten...)...).Result()
 	}
 }
 
@@ -1008,7 +1008,7 @@ func (g *gen) transaction() op {
 		var rcmds []*redis.Cmd
 		_, err := conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			for _, o := range ops {
-				rcmds = append(rcmds, p.Do(ctx, toAny(o.args)...))
+				rcmds = append(rcmds, p.Do(ctx, anys(o.args...)...))
 			}
 			return nil
 		})

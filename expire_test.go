@@ -439,17 +439,7 @@ func TestPurgeRaceLateWrite(t *testing.T) {
 			ctx := context.Background()
 			k := p + "k"
 			addWith := func(c *Client, members ...string) int64 {
-				var n int64
-				var err error
-				if typ == model.TypeSet {
-					n, err = c.SAdd(ctx, k, members...)
-				} else {
-					zs := make([]Z, len(members))
-					for i, m := range members {
-						zs[i] = Z{Score: float64(i), Member: m}
-					}
-					n, err = c.ZAdd(ctx, k, zs...)
-				}
+				n, err := addAll(ctx, c, k, typ == model.TypeZSet, members...)
 				require.NoError(t, err)
 				return n
 			}

@@ -194,7 +194,7 @@ func TestGlobMatchRedis(t *testing.T) {
 	key := "glob:" + randomHex(4)
 	long := strings.Repeat("a", 1010)
 	members := append(slices.Clone(globCandidates), long)
-	require.NoError(t, rdb.SAdd(ctx, key, toAny(members)...).Err())
+	require.NoError(t, rdb.SAdd(ctx, key, anys(members...)...).Err())
 	defer rdb.Del(ctx, key)
 
 	patterns := []string{"", "*", "**", "***", "*?", "?*", "[a-\xff]", "[\xff-a]", "[\x80-\xff]", "[a-]", "[a-]b]", "[]a]", "[^]", "[^", "[", `\`, `[\`, `a\`, `\*`, `[\]]`, `[a\-c]`, "[^a-b]*",

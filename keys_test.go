@@ -13,13 +13,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/redimo-go/redimo/internal/model"
-	"github.com/redimo-go/redimo/internal/testenv"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // freshTable is a client on a table of its own, for commands on every key.
@@ -186,17 +186,7 @@ func TestDelWhole(t *testing.T) {
 			c, clean := cleanClient(t), cleanClient(t)
 			p := t.Name() + ":" + randomHex(3) + ":"
 			fill := func(k string) {
-				ms := numbered("m%05d", n)
-				var err error
-				if zset {
-					zs := make([]Z, len(ms))
-					for i, m := range ms {
-						zs[i] = Z{float64(i), m}
-					}
-					_, err = clean.ZAdd(ctx, k, zs...)
-				} else {
-					_, err = clean.SAdd(ctx, k, ms...)
-				}
+				_, err := addAll(ctx, clean, k, zset, numbered("m%05d", n)...)
 				require.NoError(t, err)
 			}
 			card := func(k string) (int64, bool) {
@@ -855,10 +845,7 @@ func TestDelWholeWithoutKeyExpiry(t *testing.T) {
 	cut := faultyClient(t, h)
 	p := t.Name() + ":" + randomHex(3) + ":"
 	ms := numbered("m%05d", 250)
-	zs := make([]Z, len(ms))
-	for i, m := range ms {
-		zs[i] = Z{float64(i), m}
-	}
+	zs := byIndex(ms)
 	z, s := p+"z", p+"s"
 	_, err := clean.ZAdd(ctx, z, zs...)
 	require.NoError(t, err)
@@ -907,4 +894,39 @@ func TestDelWholeWithoutKeyExpiry(t *testing.T) {
 	n, err = lazy.SCard(ctx, s)
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// BenchmarkDelCost: the requests and capacity units of DEL of a 10,000-
+// member set and sorted set (issue 31: DEL marks the key dead in one
+// write, then reclaims its items), on DynamoDB Local, as DynamoDB reported
+// them (ReturnConsumedCapacity):
+//
+//	make bench BENCHFLAGS='-bench DelCost -benchtime 1x'
+func BenchmarkDelCost(b *testing.B) {
+	ctx := context.Background()
+	const n = 10000
+	for _, zset := range []bool{false, true} {
+		name := "set"
+		if zset {
+			name = "zset"
+		}
+		b.Run(name, func(b *testing.B) {
+			var requests, units float64
+			for range b.N {
+				c, cnt, p := newTestClient(b)
+				k := p + "big"
+				if _, err := addAll(ctx, c, k, zset, numbered("m%05d", n)...); err != nil {
+					b.Fatal(err)
+				}
+				cnt.reset()
+				if d, err := c.Del(ctx, k); err != nil || d != 1 {
+					b.Fatal(d, err)
+				}
+				requests += float64(cnt.requests.Load())
+				units += cnt.units()
+			}
+			b.ReportMetric(requests/float64(b.N), "requests/DEL")
+			b.ReportMetric(units/float64(b.N), "units/DEL")
+		})
+	}
 }

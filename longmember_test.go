@@ -10,10 +10,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/redimo-go/redimo/internal/model"
-	"github.com/redimo-go/redimo/internal/testenv"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redimo-go/redimo/internal/model"
+	"github.com/redimo-go/redimo/internal/testenv"
 )
 
 // longTestMembers are longMembers plus a run of 30 members of about 60 KB
@@ -51,7 +52,7 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 	// Sets.
 	n, err := c.SAdd(ctx, s, members...)
 	require.NoError(t, err)
-	same("SADD", n, rdb.SAdd(ctx, s, toAny(members)...).Val())
+	same("SADD", n, rdb.SAdd(ctx, s, anys(members...)...).Val())
 	n, err = c.SAdd(ctx, s, members[3], members[10]) // already there
 	require.NoError(t, err)
 	same("SADD again", n, int64(0))
@@ -149,10 +150,10 @@ func TestLongMembersAgainstRedis(t *testing.T) {
 	rem := []string{members[1], members[len(longMembers)+7], members[len(longMembers)+7] + "?", "nope"}
 	n, err = c.ZRem(ctx, z, rem...)
 	require.NoError(t, err)
-	same("ZREM", n, rdb.ZRem(ctx, z, toAny(rem)...).Val())
+	same("ZREM", n, rdb.ZRem(ctx, z, anys(rem...)...).Val())
 	n, err = c.SRem(ctx, s, rem...)
 	require.NoError(t, err)
-	same("SREM", n, rdb.SRem(ctx, s, toAny(rem)...).Val())
+	same("SREM", n, rdb.SRem(ctx, s, anys(rem...)...).Val())
 	compareRanges("after ZREM")
 	lo, hi := "["+members[len(longMembers)+3][:model.InlineMemberLen], "("+members[len(longMembers)+20]
 	n, err = c.ZRemRangeByLex(ctx, z2, lo, hi)
@@ -276,4 +277,66 @@ func abbrev(v any) string {
 		i = j
 	}
 	return b.String()
+}
+
+// BenchmarkLongMembers measures what members over 1015 bytes cost against
+// short ones: requests, items read and capacity (as DynamoDB Local
+// reports it) per command, for members of 100, 2,000 and 100,000 bytes.
+func BenchmarkLongMembers(b *testing.B) {
+	for _, size := range []int{100, 2000, 100_000} {
+		ctx, c, cnt, p := setup(b)
+		member := func(i int) string {
+			head := fmt.Sprintf("m%07d-", i)
+			return head + strings.Repeat("x", size-len(head))
+		}
+		z := p + "z"
+		var zs []Z
+		for i := range 100 {
+			zs = append(zs, Z{Score: float64(i % 10), Member: member(i)})
+		}
+		if _, err := c.ZAdd(ctx, z, zs...); err != nil {
+			b.Fatal(err)
+		}
+		name := fmt.Sprintf("%dB", size)
+		next := 1000
+		b.Run(name+"/SAdd10", func(b *testing.B) {
+			report(b, cnt, func() {
+				ms := make([]string, 10)
+				for i := range ms {
+					ms[i], next = member(next), next+1
+				}
+				if n, err := c.SAdd(ctx, p+"s", ms...); err != nil || n != 10 {
+					b.Fatal(n, err)
+				}
+			})
+		})
+		b.Run(name+"/SIsMember", func(b *testing.B) {
+			report(b, cnt, func() {
+				if ok, err := c.SIsMember(ctx, p+"s", member(1000)); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			})
+		})
+		b.Run(name+"/ZRange0to99", func(b *testing.B) {
+			report(b, cnt, func() {
+				if r, err := c.ZRangeWithScores(ctx, z, 0, 99); err != nil || len(r) != 100 {
+					b.Fatal(len(r), err)
+				}
+			})
+		})
+		b.Run(name+"/ZRevRangeTop10", func(b *testing.B) {
+			report(b, cnt, func() {
+				if r, err := c.ZRevRangeWithScores(ctx, z, 0, 9); err != nil || len(r) != 10 {
+					b.Fatal(len(r), err)
+				}
+			})
+		})
+		b.Run(name+"/ZRank", func(b *testing.B) {
+			report(b, cnt, func() {
+				if _, ok, err := c.ZRank(ctx, z, member(55)); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			})
+		})
+	}
 }

@@ -383,6 +383,24 @@ func numbered(format string, n int) []string {
 	return out
 }
 
+// byIndex scores each member by its index: ms[i] scored i.
+func byIndex(ms []string) []Z {
+	out := make([]Z, len(ms))
+	for i, m := range ms {
+		out[i] = Z{Score: float64(i), Member: m}
+	}
+	return out
+}
+
+// addAll adds ms to k: SADD, or with zset ZADD with each member scored
+// by its index.
+func addAll(ctx context.Context, c *Client, k string, zset bool, ms ...string) (int64, error) {
+	if zset {
+		return c.ZAdd(ctx, k, byIndex(ms)...)
+	}
+	return c.SAdd(ctx, k, ms...)
+}
+
 // runWorkers runs work(0) … work(n-1) concurrently and waits for them all.
 func runWorkers(n int, work func(w int)) {
 	startWorkers(n, work)()

@@ -66,10 +66,10 @@ func TestOracleRedisThroughServer(t *testing.T) {
 				skipped["lex range over members of different scores (unspecified in Redis)"]++
 				continue
 			}
-			got, err := srv.Do(ctx, toAny(o.args)...).Result()
+			got, err := srv.Do(ctx, anys(o.args...)...).Result()
 			if o.special != nil { // random replies: check them, and mirror SPOP on Redis
 				if err != nil {
-					if w := canon(nil, rdb.Do(ctx, toAny(o.args)...).Err(), ordered); w != canon(nil, err, ordered) {
+					if w := canon(nil, rdb.Do(ctx, anys(o.args...)...).Err(), ordered); w != canon(nil, err, ordered) {
 						fail(fmt.Sprintf("server %s, redis %s", canon(nil, err, ordered), w))
 					}
 					continue
@@ -85,7 +85,7 @@ func TestOracleRedisThroughServer(t *testing.T) {
 				}
 				continue
 			}
-			want, werr := rdb.Do(ctx, toAny(o.args)...).Result()
+			want, werr := rdb.Do(ctx, anys(o.args...)...).Result()
 			if o.skip != "" {
 				skipped[o.skip]++
 				continue

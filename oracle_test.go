@@ -52,7 +52,7 @@ func (o op) onRedis(ctx context.Context, rdb *redis.Client) (any, error) {
 	if o.redis != nil {
 		return o.redis(ctx, rdb)
 	}
-	return rdb.Do(ctx, toAny(o.args)...).Result()
+	return rdb.Do(ctx, anys(o.args...)...).Result()
 }
 
 type replyKind int
@@ -365,28 +365,36 @@ func (g *gen) next() op {
 }
 
 func (g *gen) zadd(k string) op {
+	args, cmd := randomZAdd(g.r, k, func() Z { return Z{oracleScores[g.r.IntN(len(oracleScores))], g.member()} })
+	return op{args: cmd, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZAddArgs(ctx, k, args) }}
+}
+
+// randomZAdd draws a ZADD of key k for the random differential tests:
+// none or one of NX, XX, GT and LT, CH a third of the time, and 1 to 3
+// members drawn by member. It returns the arguments and the command as
+// redis-server takes it.
+func randomZAdd(r *rand.Rand, k string, member func() Z) (ZAddArgs, []string) {
 	var args ZAddArgs
-	flags := []string{}
-	switch g.r.IntN(6) {
+	cmd := []string{"ZADD", k}
+	switch r.IntN(6) {
 	case 1:
-		args.NX, flags = true, append(flags, "NX")
+		args.NX, cmd = true, append(cmd, "NX")
 	case 2:
-		args.XX, flags = true, append(flags, "XX")
+		args.XX, cmd = true, append(cmd, "XX")
 	case 3:
-		args.GT, flags = true, append(flags, "GT")
+		args.GT, cmd = true, append(cmd, "GT")
 	case 4:
-		args.LT, flags = true, append(flags, "LT")
+		args.LT, cmd = true, append(cmd, "LT")
 	}
-	if g.r.IntN(3) == 0 {
-		args.Ch, flags = true, append(flags, "CH")
+	if r.IntN(3) == 0 {
+		args.Ch, cmd = true, append(cmd, "CH")
 	}
-	cmd := cat([]string{"ZADD", k}, flags...)
-	for range 1 + g.r.IntN(3) {
-		z := Z{Score: oracleScores[g.r.IntN(len(oracleScores))], Member: g.member()}
+	for range 1 + r.IntN(3) {
+		z := member()
 		args.Members = append(args.Members, z)
 		cmd = append(cmd, fmtScore(z.Score), z.Member)
 	}
-	return op{args: cmd, redimo: func(ctx context.Context, c *Client) (any, error) { return c.ZAddArgs(ctx, k, args) }}
+	return args, cmd
 }
 
 func (g *gen) zstore(k string) op {
@@ -471,18 +479,10 @@ func popCheck(k string, n int64) func(context.Context, *redis.Client, any) (any,
 			return nil, err
 		}
 		if gs, _ := got.([]string); len(gs) > 0 {
-			return nil, rdb.SRem(ctx, k, toAny(gs)...).Err()
+			return nil, rdb.SRem(ctx, k, anys(gs...)...).Err()
 		}
 		return nil, nil
 	}
-}
-
-func toAny(s []string) []any {
-	out := make([]any, len(s))
-	for i, x := range s {
-		out[i] = x
-	}
-	return out
 }
 
 // canon renders a reply (from either side) as a comparable string: errors
@@ -530,7 +530,7 @@ func canonZero(v any, err error, kind replyKind, zero bool) string {
 		}
 		return strconv.Quote(v)
 	case []string:
-		return canonList(toAny(v), kind, zero)
+		return canonList(anys(v...), kind, zero)
 	case []bool:
 		out := make([]any, len(v))
 		for i, b := range v {

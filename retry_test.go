@@ -139,10 +139,7 @@ func TestRetryPolicy(t *testing.T) {
 				key := fmt.Sprintf("%s%s:%d", p, tc.name, attempts)
 				_, err := clean.SAdd(ctx, key, members...)
 				require.NoError(t, err)
-				zs := make([]Z, len(members))
-				for i, m := range members {
-					zs[i] = Z{float64(i), m}
-				}
+				zs := byIndex(members)
 				_, err = clean.ZAdd(ctx, key+"z", zs...)
 				require.NoError(t, err)
 

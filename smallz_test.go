@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
@@ -239,7 +238,6 @@ func TestSmallZAgainstRedis(t *testing.T) {
 	keys := []string{p + "k1", p + "k2"}
 	members := []string{"a", "b", "c", "d", "e", "f", "", "long-ish member name"}
 	scores := []float64{0, 1, 1, 2, -3.5, 0.1, 0.2, math.Inf(1), math.Inf(-1)}
-	fs := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	for i := range testenv.Budget(300, 2000) {
 		cl := []*Client{c, d}[r.IntN(2)]
 		k := keys[r.IntN(len(keys))]
@@ -248,26 +246,8 @@ func TestSmallZAgainstRedis(t *testing.T) {
 		what := fmt.Sprintf("step %d", i)
 		switch r.IntN(12) {
 		case 0, 1, 2:
-			var args ZAddArgs
-			cmd := []any{"ZADD", k}
-			switch r.IntN(5) {
-			case 0:
-				args.NX, cmd = true, append(cmd, "NX")
-			case 1:
-				args.XX, cmd = true, append(cmd, "XX")
-			case 2:
-				args.GT, cmd = true, append(cmd, "GT")
-			case 3:
-				args.LT, cmd = true, append(cmd, "LT")
-			}
-			if r.IntN(2) == 0 {
-				args.Ch, cmd = true, append(cmd, "CH")
-			}
-			for range 1 + r.IntN(3) {
-				z := Z{Score: scores[r.IntN(len(scores))], Member: members[r.IntN(len(members))]}
-				args.Members = append(args.Members, z)
-				cmd = append(cmd, fs(z.Score), z.Member)
-			}
+			args, zadd := randomZAdd(r, k, func() Z { return Z{scores[r.IntN(len(scores))], members[r.IntN(len(members))]} })
+			cmd := anys(zadd...)
 			got, err := cl.ZAddArgs(ctx, k, args)
 			want, werr := rdb.Do(ctx, cmd...).Int64()
 			require.Equal(t, werr == nil, err == nil, "%s %v: %v / %v", what, cmd, err, werr)
@@ -510,10 +490,7 @@ func TestSmallZWaiters(t *testing.T) {
 			}
 			k := t.Name() + ":" + randomHex(3)
 			wait := startPops(t, c, 10, 30*time.Second, k)
-			var zs []Z
-			for i := range 10 {
-				zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("job%d", i)})
-			}
+			zs := byIndex(numbered("job%d", 10))
 			cnt.reset()
 			_, err := producer.ZAdd(context.Background(), k, zs...)
 			require.NoError(t, err)

@@ -90,10 +90,7 @@ func TestBZPopTenWaitersOneZAdd(t *testing.T) {
 			}
 			k := t.Name() + ":" + randomHex(3)
 			wait := startPops(t, c, 10, 30*time.Second, k)
-			var zs []Z
-			for i := range 10 {
-				zs = append(zs, Z{Score: float64(i), Member: fmt.Sprintf("job%d", i)})
-			}
+			zs := byIndex(numbered("job%d", 10))
 			cnt.reset()
 			t0 := time.Now()
 			_, err := producer.ZAdd(context.Background(), k, zs...)

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redimo-go/redimo"
 	"github.com/redimo-go/redimo/internal/server"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -21,11 +20,8 @@ import (
 // while its table answers and 503 once the table is deleted; both 503
 // once Shutdown has begun.
 func TestHealth(t *testing.T) {
-	needDB(t)
 	ctx := context.Background()
-	table := "redimo_server_health_" + randomHex(4)
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = table })
-	require.NoError(t, db.CreateTable(ctx))
+	table, db := freshTable(t, "health")
 	ts := startServer(t, nil, server.Config{Client: db})
 	hs := httptest.NewServer(ts.HealthHandler())
 	defer hs.Close()

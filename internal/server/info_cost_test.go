@@ -27,12 +27,8 @@ func infoRequests(ts *testServer) int64 {
 // counts the keys of every database (16 shards of the key index each),
 // then reuses the figures for keyspaceTTL.
 func TestInfoIsCheap(t *testing.T) {
-	needDB(t)
 	ctx := context.Background()
-	db := redimo.NewClient(testDB, func(o *redimo.Options) {
-		o.TableName, o.Metrics = "redimo_server_info_"+randomHex(4), server.Record
-	})
-	require.NoError(t, db.CreateTable(ctx))
+	_, db := freshTable(t, "info", func(o *redimo.Options) { o.Metrics = server.Record })
 	ts := startServer(t, nil, server.Config{Client: db})
 	rdb := redis.NewClient(&redis.Options{Addr: ts.addr})
 	defer rdb.Close()

@@ -17,16 +17,12 @@ import (
 // invalidated by a write through the other (EXEC replies nil); what one
 // writes, the other reads.
 func TestTwoInstances(t *testing.T) {
-	needDB(t)
 	ctx := context.Background()
-	table := "redimo_server_two_" + randomHex(4)
-	newClient := func() *redimo.Client {
-		return redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = table })
-	}
-	require.NoError(t, newClient().CreateTable(ctx))
-	a := redis.NewClient(&redis.Options{Addr: startServer(t, nil, server.Config{Client: newClient()}).addr, ReadTimeout: -1})
+	table, one := freshTable(t, "two")
+	other := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = table })
+	a := redis.NewClient(&redis.Options{Addr: startServer(t, nil, server.Config{Client: one}).addr, ReadTimeout: -1})
 	defer a.Close()
-	b := redis.NewClient(&redis.Options{Addr: startServer(t, nil, server.Config{Client: newClient()}).addr})
+	b := redis.NewClient(&redis.Options{Addr: startServer(t, nil, server.Config{Client: other}).addr})
 	defer b.Close()
 
 	// A blocking pop on a, served by b.

@@ -82,13 +82,22 @@ type testServer struct {
 	done chan error
 }
 
+// freshTable makes a table of its own for the test, named for tag, and
+// returns its name and a Client on it (optFns set more of its Options).
+func freshTable(tb testing.TB, tag string, optFns ...func(*redimo.Options)) (string, *redimo.Client) {
+	tb.Helper()
+	needDB(tb)
+	table := "redimo_server_" + tag + "_" + randomHex(4)
+	db := redimo.NewClient(testDB, append([]func(*redimo.Options){func(o *redimo.Options) { o.TableName = table }}, optFns...)...)
+	require.NoError(tb, db.CreateTable(context.Background()))
+	return table, db
+}
+
 // freshServer starts a server on a table of its own, named for tag, made
 // for the test.
 func freshServer(tb testing.TB, tag string) *testServer {
 	tb.Helper()
-	needDB(tb)
-	db := redimo.NewClient(testDB, func(o *redimo.Options) { o.TableName = "redimo_server_" + tag + "_" + randomHex(4) })
-	require.NoError(tb, db.CreateTable(context.Background()))
+	_, db := freshTable(tb, tag)
 	return startServer(tb, nil, server.Config{Client: db})
 }
 
