@@ -3,6 +3,7 @@ package redimo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -28,50 +29,57 @@ func TestZRescoreRequests(t *testing.T) {
 	_, err := c.ZAdd(ctx, k, players(0, 200, 10)...)
 	require.NoError(t, err)
 
-	measure := func(member string, by, want float64) (int64, map[string]int64, Cost) {
+	// step is one ZINCRBY: the member, the increment and the score it
+	// makes, then the requests and units it must cost (rcu < 0: not
+	// checked).
+	type step struct {
+		what      string
+		member    string
+		by, score float64
+		requests  int64
+		wcu, rcu  float64
+		ops       map[string]int64 // nil: not checked
+	}
+	run := func(s step) {
+		t.Helper()
 		cnt.reset()
 		tally.Take()
-		s, err := c.ZIncrBy(ctx, k, by, member)
+		got, err := c.ZIncrBy(ctx, k, s.by, s.member)
 		require.NoError(t, err)
-		require.EqualValues(t, want, s)
+		require.EqualValues(t, s.score, got, s.what)
+		cost := tally.Take()
 		cnt.mu.Lock()
-		defer cnt.mu.Unlock()
-		ops := map[string]int64{}
-		for op, n := range cnt.byOp {
-			ops[op] = n
+		ops := maps.Clone(cnt.byOp)
+		cnt.mu.Unlock()
+		t.Logf("%s: %d requests %v, %.2f RCU, %.2f WCU", s.what, cnt.requests.Load(), ops, cost.ReadUnits, cost.WriteUnits)
+		require.EqualValues(t, s.requests, cnt.requests.Load(), s.what)
+		require.EqualValues(t, s.wcu, cost.WriteUnits, s.what)
+		if s.rcu >= 0 {
+			require.EqualValues(t, s.rcu, cost.ReadUnits, s.what)
 		}
-		return cnt.requests.Load(), ops, tally.Take()
+		if s.ops != nil {
+			require.Equal(t, s.ops, ops, s.what)
+		}
 	}
-	n, ops, cost := measure("p00042", 5, 7)
-	t.Logf("first ZINCRBY of an existing member: %d requests %v, %.2f RCU, %.2f WCU", n, ops, cost.ReadUnits, cost.WriteUnits)
-	require.EqualValues(t, 2, n)
-	require.EqualValues(t, 12, cost.WriteUnits, "a cancelled put (4) and the re-score (8)")
-
-	n, ops, cost = measure("p00043", 5, 8)
-	t.Logf("next ZINCRBY of an existing member: %d requests %v, %.2f RCU, %.2f WCU", n, ops, cost.ReadUnits, cost.WriteUnits)
-	require.EqualValues(t, 2, n)
-	require.Equal(t, map[string]int64{"GetItem": 1, "TransactWriteItems": 1}, ops)
-	require.EqualValues(t, 8, cost.WriteUnits, "the member (2), its index entry's move (4), the metadata item (2)")
-	require.EqualValues(t, 0.5, cost.ReadUnits)
-
-	// A new member on such a key: the read, then the put (6 units: the
-	// member, its new index entry, the metadata item).
-	n, ops, cost = measure("new", 3, 3)
-	t.Logf("ZINCRBY of a new member after re-scores: %d requests %v, %.2f RCU, %.2f WCU", n, ops, cost.ReadUnits, cost.WriteUnits)
-	require.EqualValues(t, 2, n)
-	require.EqualValues(t, 6, cost.WriteUnits)
-	// ... after which the next increment assumes new again: 1 request.
-	n, _, _ = measure("new2", 3, 3)
-	require.EqualValues(t, 1, n)
-
-	// A member this Client wrote last: its own index value, no read.
-	n, ops, cost = measure("p00043", 1, 9)
-	t.Logf("ZINCRBY of a member this Client wrote last: %d requests %v, %.2f RCU, %.2f WCU", n, ops, cost.ReadUnits, cost.WriteUnits)
-	require.EqualValues(t, 1, n)
-	require.EqualValues(t, 8, cost.WriteUnits)
-	n, _, cost = measure("new", 1, 4)
-	require.EqualValues(t, 1, n)
-	require.EqualValues(t, 8, cost.WriteUnits)
+	readWrite := map[string]int64{"GetItem": 1, "TransactWriteItems": 1}
+	for _, s := range []step{
+		// The first assumes the member new: a cancelled put (4), then
+		// the re-score (8).
+		{what: "first ZINCRBY of an existing member", member: "p00042", by: 5, score: 7, requests: 2, wcu: 12, rcu: -1},
+		// Then the member is read first: the member (2), its index
+		// entry's move (4), the metadata item (2).
+		{what: "next ZINCRBY of an existing member", member: "p00043", by: 5, score: 8, requests: 2, wcu: 8, rcu: 0.5, ops: readWrite},
+		// A new member on such a key: the read, then the put (the
+		// member, its new index entry, the metadata item)...
+		{what: "ZINCRBY of a new member after re-scores", member: "new", by: 3, score: 3, requests: 2, wcu: 6, rcu: -1},
+		// ... after which the next increment assumes new again.
+		{what: "the next new member", member: "new2", by: 3, score: 3, requests: 1, wcu: 6, rcu: -1},
+		// A member this Client wrote last: its own index value, no read.
+		{what: "ZINCRBY of a member this Client wrote last", member: "p00043", by: 1, score: 9, requests: 1, wcu: 8, rcu: -1},
+		{what: "another it wrote last", member: "new", by: 1, score: 4, requests: 1, wcu: 8, rcu: -1},
+	} {
+		run(s)
+	}
 	cnt.reset()
 	_, err = c.ZAdd(ctx, k, Z{Score: 42, Member: "new2"}) // ZADD of one member: the same
 	require.NoError(t, err)
@@ -81,10 +89,7 @@ func TestZRescoreRequests(t *testing.T) {
 	// attempt (the read, as re-scores are what the key last met).
 	_, err = c.ZRem(ctx, k, "new")
 	require.NoError(t, err)
-	n, _, cost = measure("new", 2, 2)
-	require.EqualValues(t, 2, n)
-	require.EqualValues(t, 6, cost.WriteUnits)
-	require.EqualValues(t, 0.5, cost.ReadUnits)
+	run(step{what: "a member this Client removed", member: "new", by: 2, score: 2, requests: 2, wcu: 6, rcu: 0.5})
 }
 
 // hookGet runs hook once, after the first GetItem (the re-score's read of

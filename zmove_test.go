@@ -796,12 +796,21 @@ func BenchmarkZMove(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	keys := func(name string) (string, string) { // fresh keys for every run of a sub-benchmark
+	// keys makes two fresh sorted sets for a run of a sub-benchmark and
+	// returns the first and a function giving both as (from, to), the
+	// direction alternating.
+	keys := func(name string) (string, func() (string, string)) {
 		name += ":" + randomHex(3)
 		a, z := p+name+":a", p+name+":b"
 		fill(a)
 		fill(z)
-		return a, z
+		i := 0
+		return a, func() (string, string) {
+			if i++; i%2 == 0 {
+				return z, a
+			}
+			return a, z
+		}
 	}
 	txPerOp := func(b *testing.B) {
 		cnt.mu.Lock()
@@ -811,13 +820,9 @@ func BenchmarkZMove(b *testing.B) {
 	}
 	for _, count := range []int64{1, 10, 49} {
 		b.Run(fmt.Sprintf("ZMove/count=%d", count), func(b *testing.B) {
-			src, dst := keys(fmt.Sprintf("zmove%d", count))
-			i := 0
+			_, next := keys(fmt.Sprintf("zmove%d", count))
 			report(b, cnt, func() {
-				from, to := src, dst
-				if i++; i%2 == 0 {
-					from, to = dst, src
-				}
+				from, to := next()
 				if zs, err := c.ZMove(ctx, from, to, ZMoveArgs{Order: PopMin, Count: count}); err != nil || int64(len(zs)) != count {
 					b.Fatal(len(zs), err)
 				}
@@ -825,13 +830,9 @@ func BenchmarkZMove(b *testing.B) {
 			txPerOp(b)
 		})
 		b.Run(fmt.Sprintf("baseline-ZPopMin+ZAdd/count=%d", count), func(b *testing.B) {
-			src, dst := keys(fmt.Sprintf("pop%d", count))
-			i := 0
+			_, next := keys(fmt.Sprintf("pop%d", count))
 			report(b, cnt, func() {
-				from, to := src, dst
-				if i++; i%2 == 0 {
-					from, to = dst, src
-				}
+				from, to := next()
 				zs, err := c.ZPopMin(ctx, from, count)
 				if err != nil || int64(len(zs)) != count {
 					b.Fatal(len(zs), err)
@@ -844,14 +845,10 @@ func BenchmarkZMove(b *testing.B) {
 		})
 	}
 	b.Run("ZMoveMember/1", func(b *testing.B) {
-		src, dst := keys("member")
-		i := 0
+		src, next := keys("member")
 		report(b, cnt, func() {
-			from, to := src, dst
+			from, to := next()
 			m := src[len(p):] + "-050"
-			if i++; i%2 == 0 {
-				from, to = dst, src
-			}
 			if zs, err := c.ZMoveMember(ctx, from, to, ZMoveMemberArgs{Members: []string{m}}); err != nil || len(zs) != 1 {
 				b.Fatal(len(zs), err)
 			}
