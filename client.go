@@ -199,6 +199,10 @@ type shared struct {
 	// flight at a time (smallz.go: smallZ), as the combiner does for
 	// transactions.
 	zgate keyGate
+	// readCheck is how long a read may take before it is checked against
+	// the key's metadata item (live.go: leased): readLease, which tests
+	// that count requests exactly raise (main_test.go).
+	readCheck time.Duration
 }
 
 // NewClient returns a Client over db. It does no I/O; CreateTable creates
@@ -239,7 +243,7 @@ func NewClient(db DynamoDBAPI, optFns ...func(*Options)) *Client {
 	if o.MaxTransactions < 0 {
 		o.MaxTransactions = DefaultMaxTransactions
 	}
-	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName), lanes: lanes{writer: model.NewWriterID()}}}
+	c := &Client{opts: o, shared: &shared{caps: capsOf(o.TableName), lanes: lanes{writer: model.NewWriterID()}, readCheck: readLease}}
 	if o.TracerProvider != nil {
 		c.tracer = o.TracerProvider.Tracer(tracerName)
 	}

@@ -235,10 +235,14 @@ func (e *ExpiringSet) Card(ctx context.Context) (_ int64, err error) {
 		return 0, err
 	}
 	var n int64
-	m, err := e.c.typedRead(ctx, e.key, model.TypeZSet, func() (bool, error) {
-		var err error
-		n, err = e.c.queryCount(ctx, e.live(e.now()))
-		return n > 0, err
+	var m model.Meta
+	err = e.c.leased(ctx, e.key, func() (err error) {
+		m, err = e.c.typedRead(ctx, e.key, model.TypeZSet, func() (bool, error) {
+			var err error
+			n, err = e.c.queryCount(ctx, e.live(e.now()))
+			return n > 0, err
+		})
+		return err
 	})
 	if m.Typ == model.TypeNone {
 		n = 0

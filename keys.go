@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -330,7 +331,7 @@ func (c *Client) FlushDB(ctx context.Context) (err error) {
 		if err != nil {
 			return wrap("FLUSHDB", err)
 		}
-		if err := c.st.Parallel(len(found), func(i int) error {
+		if err := c.view().each(len(found), func(i int) error {
 			_, err := c.del(ctx, found[i].Key)
 			return err
 		}); err != nil {
@@ -550,7 +551,10 @@ func (c *Client) keyStats(ctx context.Context) (KeyspaceStats, error) {
 // equal to the member items (a purge, tx.go). A DEL cut short after the
 // mark (a crash, a timeout) has deleted the key: the next client to write
 // it, or DEL or FLUSHDB it, reclaims what is left. A small set (its one
-// item) goes in one write.
+// item) goes in one write. The reclaim deletes nothing until 0.5 s after the
+// mark (readLease: a read that found the key live just before the mark
+// may still be reading its members), so DEL of a key of member items
+// answers after 0.5 s at least.
 //
 // Cost per existing key: 1 GetItem + 1 UpdateItem (1 write unit) + Query
 // of its members (1 read unit per 4 KB) + ⌈members/99⌉ TransactWriteItems
@@ -564,17 +568,18 @@ func (c *Client) Del(ctx context.Context, keys ...string) (_ int64, err error) {
 	if err := checkKeyList("DEL", keys); err != nil {
 		return 0, err
 	}
-	var n int64
-	for _, key := range model.Dedupe(keys) {
-		deleted, err := c.del(ctx, key)
+	// The keys go several at a time, as FLUSHDB's (view.each): each
+	// reclaim waits out the read lease.
+	keys = model.Dedupe(keys)
+	var n atomic.Int64
+	err = c.view().each(len(keys), func(i int) error {
+		deleted, err := c.del(ctx, keys[i])
 		if deleted {
-			n++
+			n.Add(1)
 		}
-		if err != nil {
-			return n, wrap("DEL", err)
-		}
-	}
-	return n, nil
+		return err
+	})
+	return n.Load(), wrap("DEL", err)
 }
 
 func (c *Client) del(ctx context.Context, key string) (deleted bool, err error) {

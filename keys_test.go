@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -927,6 +928,130 @@ func BenchmarkDelCost(b *testing.B) {
 			}
 			b.ReportMetric(requests/float64(b.N), "requests/DEL")
 			b.ReportMetric(units/float64(b.N), "units/DEL")
+		})
+	}
+}
+
+// queryHold holds the nth Query of its Client (1: the first) until release
+// is closed; the others go at once.
+type queryHold struct {
+	DynamoDBAPI
+	n       int32
+	seen    atomic.Int32
+	release chan struct{}
+}
+
+func (h *queryHold) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if h.seen.Add(1) == h.n {
+		<-h.release
+	}
+	return h.DynamoDBAPI.Query(ctx, in, o...)
+}
+
+// reclaimSignal closes deleting once its Client's first TransactWriteItems
+// (a DEL's first reclaim transaction) has answered, and listing when it
+// sends its first Query after an UpdateItem (the reclaim's listing of the
+// members, after the mark).
+type reclaimSignal struct {
+	DynamoDBAPI
+	marked               atomic.Bool
+	deleting, listing    chan struct{}
+	deleteOnce, listOnce sync.Once
+}
+
+func (r *reclaimSignal) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := r.DynamoDBAPI.UpdateItem(ctx, in, o...)
+	r.marked.Store(true)
+	return out, err
+}
+
+func (r *reclaimSignal) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if r.marked.Load() {
+		r.listOnce.Do(func() { close(r.listing) })
+	}
+	return r.DynamoDBAPI.Query(ctx, in, o...)
+}
+
+func (r *reclaimSignal) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	out, err := r.DynamoDBAPI.TransactWriteItems(ctx, in, o...)
+	r.deleteOnce.Do(func() { close(r.deleting) })
+	return out, err
+}
+
+// TestDelLease: a read that found the key live before a DEL's mark and
+// whose member read DynamoDB served later (the Query sent with the
+// metadata read, or a later page, held back) returns the whole key or
+// nothing, never the part the reclaim left:
+//   - held until the reclaim's first deletion answered (so the read took
+//     longer than readLease): the read is checked against the metadata
+//     item and runs again (leased); before that check, ZRANGE returned
+//     401 of 500 members and SMEMBERS one page of two;
+//   - held until half the lease after the reclaim began listing: its
+//     deletions wait out the lease, so the read, within it, saw them all
+//     (without the wait, ZRANGE returned part of them).
+func TestDelLease(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	opts := func(o *Options) { o.TableName = testTable }
+	long := strings.Repeat("x", 900) // 1,300 such members: two pages
+	for _, sc := range []struct {
+		name    string
+		zset    bool
+		n       int
+		member  string
+		page    int32 // the reader's Query held
+		pastEnd bool  // held past the reclaim's first deletion, or just after its listing
+	}{
+		{name: "ZRANGE past the lease", zset: true, n: 500, page: 1, pastEnd: true},
+		{name: "SMEMBERS second page past the lease", n: 1300, member: long, page: 2, pastEnd: true},
+		{name: "ZRANGE within the lease", zset: true, n: 1000, page: 1},
+		{name: "SMEMBERS second page within the lease", n: 1300, member: long, page: 2},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			k := t.Name() + ":" + randomHex(3)
+			ms := numbered(sc.member+"%05d", sc.n)
+			_, err := addAll(ctx, cleanClient(t), k, sc.zset, ms...)
+			require.NoError(t, err)
+			hold := &queryHold{DynamoDBAPI: testDB, n: sc.page, release: make(chan struct{})}
+			sig := &reclaimSignal{DynamoDBAPI: testDB, deleting: make(chan struct{}), listing: make(chan struct{})}
+			reader, deleter := NewClient(hold, opts), NewClient(sig, opts)
+			got := make(chan []string, 1)
+			go func() {
+				var read []string
+				var err error
+				if sc.zset {
+					read, err = reader.ZRange(ctx, k, 0, -1)
+				} else {
+					read, err = reader.SMembers(ctx, k)
+				}
+				assert.NoError(t, err)
+				got <- read
+			}()
+			for hold.seen.Load() < sc.page { // the reader's read is under way
+				time.Sleep(time.Millisecond)
+			}
+			go func() {
+				if sc.pastEnd {
+					<-sig.deleting
+				} else {
+					// Without the lease, the reclaim deletes members
+					// within this time.
+					<-sig.listing
+					time.Sleep(readLease / 2)
+				}
+				close(hold.release)
+			}()
+			deleted, err := deleter.Del(ctx, k)
+			require.NoError(t, err)
+			require.EqualValues(t, 1, deleted)
+			read := <-got
+			if sc.pastEnd {
+				require.Zero(t, len(read), "the read ended after the DEL began deleting: it sees the key gone")
+			} else {
+				require.Equal(t, sc.n, len(read), "the read found the key before the DEL's deletions")
+			}
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/redimo-go/redimo/internal/model"
@@ -67,6 +68,48 @@ func (t table) metaOf(ctx context.Context, key string, consistent *bool) (model.
 	m := model.DecodeMeta(it)
 	c.noteEncoding(key, m) // what SADD's first write needs (smallset.go)
 	return m, nil
+}
+
+// readLease is how long a read of a key may take and still trust the
+// items it read together. reclaim deletes no item of a key marked dead (a
+// DEL, a purge) until this long after the mark returned: a read that
+// answered within it, having read the key live, read every member before
+// any such deletion, though DynamoDB reads the items of a BatchGetItem or a
+// Query one by one (read-committed, not one snapshot) and a request of a
+// read sent with another can be served later (TestDelLease).
+const readLease = 500 * time.Millisecond
+
+// leased runs read, a read of key that judges the member items it reads by
+// the metadata item read with them, and returns its outcome when it took
+// at most readLease (reclaim waits that long; c.readCheck). A slower read (a retried or
+// throttled request, a key of many pages) may have met a DEL's deletions
+// after finding the key live: it runs again between two strongly
+// consistent reads of the metadata item, and stands when both show the
+// same key (type, expiry, version token: no write or mark came between);
+// after Options.MaxAttempts keys changed under it, ErrContention, as
+// liveCard. read must start afresh each time (it assigns its results).
+func (c *Client) leased(ctx context.Context, key string, read func() error) error {
+	start := time.Now()
+	if err := read(); err != nil || time.Since(start) <= c.readCheck {
+		return err
+	}
+	for range c.opts.MaxAttempts {
+		before, err := c.view().metaOf(ctx, key, aws.Bool(true))
+		if err != nil {
+			return err
+		}
+		if err := read(); err != nil {
+			return err
+		}
+		after, err := c.view().metaOf(ctx, key, aws.Bool(true))
+		if err != nil {
+			return err
+		}
+		if after.Typ == before.Typ && after.Exp == before.Exp && string(after.Ver) == string(before.Ver) && after.Card == before.Card {
+			return nil
+		}
+	}
+	return ErrContention
 }
 
 // typedMeta is getMeta failing with ErrWrongType when key holds another type than typ.

@@ -211,8 +211,18 @@ func (r zrange) pick(all []Z) []Z {
 }
 
 // read runs a resolved range on key and returns its members with scores,
-// in order, checking the type and expiry in parallel.
-func (t table) read(ctx context.Context, key string, r zrange) ([]Z, error) {
+// in order, checking the type and expiry in parallel; a read slower than
+// readLease is checked against the metadata item (leased).
+func (t table) read(ctx context.Context, key string, r zrange) (out []Z, err error) {
+	err = t.c.leased(ctx, key, func() (err error) {
+		out, err = t.readOnce(ctx, key, r)
+		return err
+	})
+	return out, err
+}
+
+// readOnce is one try of read.
+func (t table) readOnce(ctx context.Context, key string, r zrange) ([]Z, error) {
 	c := t.c
 	if r.empty || r.count == 0 {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)
@@ -332,8 +342,18 @@ func (c *Client) rankRange(ctx context.Context, key string, start, stop int64, r
 	return r, nil
 }
 
-// count counts a resolved range's members, checking type and expiry.
-func (t table) count(ctx context.Context, key string, r zrange) (int64, error) {
+// count counts a resolved range's members, checking type and expiry (a
+// slow count: leased).
+func (t table) count(ctx context.Context, key string, r zrange) (n int64, err error) {
+	err = t.c.leased(ctx, key, func() (err error) {
+		n, err = t.countOnce(ctx, key, r)
+		return err
+	})
+	return n, err
+}
+
+// countOnce is one try of count.
+func (t table) countOnce(ctx context.Context, key string, r zrange) (int64, error) {
 	c := t.c
 	if r.empty {
 		_, err := c.typedMeta(ctx, key, model.TypeZSet)

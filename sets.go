@@ -151,11 +151,18 @@ func (c *Client) SMembers(ctx context.Context, key string) (_ []string, err erro
 	ctx, traced := c.command(ctx, "SMembers")
 	defer traced.end(&err)
 	var out []string
-	for m, err := range c.SScan(ctx, key, "") {
-		if err != nil {
-			return nil, wrap("SMEMBERS", err)
+	err = c.leased(ctx, key, func() error { // a set of many pages: leased
+		out = out[:0]
+		for m, err := range c.SScan(ctx, key, "") {
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
 		}
-		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("SMEMBERS", err)
 	}
 	slices.Sort(out)
 	return out, nil

@@ -310,3 +310,13 @@ func (s *snapshot) bucketDraw(context.Context, string, model.Meta, int64, bool) 
 func (s *snapshot) wait(ctx context.Context, cmd string, _ time.Duration, keys []string, count int64, op blockOp) (string, []Z, error) {
 	return s.tc.mpop(ctx, cmd, keys, count, op.take)
 }
+
+// each is one after another: the snapshot's maps are not shared.
+func (s *snapshot) each(n int, f func(i int) error) error {
+	for i := range n {
+		if err := f(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -22,8 +22,19 @@ import (
 // and returns them with their items. withMeta also reads the metadata item:
 // a missing or expired key then has no members, and a key of another type
 // fails with ErrWrongType. Without it, the caller knows the key is live.
-// A set: setProbe (smallset.go), one request whatever its encoding.
-func (t table) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
+// A set: setProbe (smallset.go), one request whatever its encoding. A
+// probe slower than readLease is checked against the metadata item
+// (leased).
+func (t table) probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (found map[string]model.Item, err error) {
+	err = t.c.leased(ctx, key, func() (err error) {
+		found, err = t.probeOnce(ctx, key, typ, members, withMeta)
+		return err
+	})
+	return found, err
+}
+
+// probeOnce is one try of probe.
+func (t table) probeOnce(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error) {
 	c := t.c
 	if typ == model.TypeSet {
 		return c.setProbe(ctx, key, members, withMeta)
@@ -134,7 +145,7 @@ func (t table) drop(ctx context.Context, key string, m model.Meta) (deleted, cha
 	}
 	c.seenBig(key, false) // gone: its next SADD starts it small
 	m.Exp, m.Tokens = model.DeadExp, true
-	return true, false, c.reclaim(ctx, key, m)
+	return true, false, c.reclaim(ctx, key, m, time.Now().Add(readLease)) // the key went with the mark
 }
 
 // setExpiry gives key the expiry at (Unix ms, to come) when it exists, is
@@ -178,8 +189,17 @@ func (t table) removeExpiry(ctx context.Context, key, cond string) (bool, model.
 
 // rank is member's rank in key, a sorted set, and its score, from the
 // member's item and the count items (rankFrom) when the key has them,
-// else counted.
-func (t table) rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
+// else counted (a slow one: leased).
+func (t table) rank(ctx context.Context, key, member string, rev bool) (rs RankScore, ok bool, err error) {
+	err = t.c.leased(ctx, key, func() (err error) {
+		rs, ok, err = t.rankOnce(ctx, key, member, rev)
+		return err
+	})
+	return rs, ok, err
+}
+
+// rankOnce is one try of rank.
+func (t table) rankOnce(ctx context.Context, key, member string, rev bool) (RankScore, bool, error) {
 	c := t.c
 	if all, small, read, m, err := c.smallZRead(ctx, key); err != nil || small || (read && m.Typ == model.TypeNone) {
 		rs, ok, _ := smallRank(all, member, rev)

@@ -436,14 +436,29 @@ func (t table) purge(ctx context.Context, key string, m model.Meta) error {
 	if err != nil {
 		return err
 	}
-	return c.reclaim(ctx, key, m)
+	// Readers judged the key live until its expiry (by their clocks, as
+	// this one's judged it expired); a key a DEL marked dead (cut short,
+	// found by this purge) was live until a moment this Client does not
+	// know, so the lease runs from now.
+	leaseEnds := time.Now().Add(readLease)
+	if expired := time.UnixMilli(m.Exp).Add(readLease); m.Exp != model.DeadExp && expired.Before(leaseEnds) {
+		leaseEnds = expired
+	}
+	return c.reclaim(ctx, key, m, leaseEnds)
 }
 
 // reclaim deletes the items of key, marked dead (model.DeadExp) by a purge
 // or a DEL, m as read before the mark: purge says how.
-func (c *Client) reclaim(ctx context.Context, key string, m model.Meta) error {
+//
+// Its first deletion waits until leaseEnds, readLease after the key
+// stopped being live (the listing runs meanwhile): a read that found the
+// key live and answered within the lease has read every member (leased).
+func (c *Client) reclaim(ctx context.Context, key string, m model.Meta, leaseEnds time.Time) error {
 	var batch []types.TransactWriteItem
 	flush := func(final bool) error {
+		if err := store.SleepFor(ctx, time.Until(leaseEnds)); err != nil {
+			return err
+		}
 		k := int64(len(batch))
 		guard := model.NewMetaWrite(key).RequireExpiry(model.DeadExp).RequireCard(">=", k).AddCard(-k)
 		if final {

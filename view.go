@@ -55,6 +55,11 @@ type view interface {
 	purge(ctx context.Context, key string, m model.Meta) error
 	drop(ctx context.Context, key string, m model.Meta) (deleted, changed bool, err error)
 
+	// each runs f for 0 … n-1 and returns the first error: the table
+	// several at a time (Options.Parallelism: a multi-key DEL, whose
+	// reclaims each wait out the read lease), a snapshot one after another.
+	each(n int, f func(i int) error) error
+
 	// What the storage is: whether the table has member expiry's indexes;
 	// whether m's members may carry expiries m does not count (zmove.go);
 	// whether a set m describes is of member items (OBJECT ENCODING).
@@ -117,3 +122,5 @@ func (c *Client) frozen() *Client {
 	f.opts.Now = func() time.Time { return at }
 	return &f
 }
+
+func (t table) each(n int, f func(i int) error) error { return t.c.st.Parallel(n, f) }

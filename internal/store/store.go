@@ -371,8 +371,16 @@ func (s *Store) RetryConflicts(ctx context.Context, op func() error) error {
 // when ctx ends first.
 func Sleep(ctx context.Context, attempt int) error {
 	d := 5 * time.Millisecond << min(attempt, 7)
-	d = min(d, 500*time.Millisecond)
-	t := time.NewTimer(jitter(d))
+	return SleepFor(ctx, jitter(min(d, 500*time.Millisecond)))
+}
+
+// SleepFor waits d (none when d ≤ 0), or returns ctx's error when ctx
+// ends first.
+func SleepFor(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
