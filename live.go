@@ -81,17 +81,31 @@ const readLease = 500 * time.Millisecond
 
 // leased runs read, a read of key that judges the member items it reads by
 // the metadata item read with them, and returns its outcome when it took
-// at most readLease (reclaim waits that long; c.readCheck). A slower read (a retried or
-// throttled request, a key of many pages) may have met a DEL's deletions
-// after finding the key live: it runs again between two strongly
-// consistent reads of the metadata item, and stands when both show the
-// same key (type, expiry, version token: no write or mark came between);
-// after Options.MaxAttempts keys changed under it, ErrContention, as
-// liveCard. read must start afresh each time (it assigns its results).
+// at most c.readCheck (readLease: reclaim waits that long). A slower read
+// (a retried or throttled request, a stalled process, a key of many pages)
+// may have met a DEL's or a purge's deletions after finding the key live:
+// it runs again between two strongly consistent reads of the metadata
+// item, and stands when both show the key in the same life (live with the
+// same type and expiry, or not live), as no reclaim can then have deleted
+// from the key it read (other writes meanwhile are seen as a multi-page
+// read sees them: item by item). A key that changes life under every
+// attempt is ErrContention after Options.MaxAttempts, as liveCard. read
+// must start afresh each time (it assigns its results).
 func (c *Client) leased(ctx context.Context, key string, read func() error) error {
 	start := time.Now()
 	if err := read(); err != nil || time.Since(start) <= c.readCheck {
 		return err
+	}
+	type life struct {
+		typ model.KeyType
+		exp int64
+	}
+	now := c.nowMs()
+	lifeOf := func(m model.Meta) life {
+		if m = m.Live(now); m.Typ == model.TypeNone {
+			return life{}
+		}
+		return life{m.Typ, m.Exp}
 	}
 	for range c.opts.MaxAttempts {
 		before, err := c.view().metaOf(ctx, key, aws.Bool(true))
@@ -105,7 +119,7 @@ func (c *Client) leased(ctx context.Context, key string, read func() error) erro
 		if err != nil {
 			return err
 		}
-		if after.Typ == before.Typ && after.Exp == before.Exp && string(after.Ver) == string(before.Ver) && after.Card == before.Card {
+		if lifeOf(before) == lifeOf(after) {
 			return nil
 		}
 	}
