@@ -1001,6 +1001,7 @@ func TestDelLease(t *testing.T) {
 	for _, sc := range []struct {
 		name    string
 		zset    bool
+		union   bool // SUNION of the set alone, not SMEMBERS
 		n       int
 		member  string
 		page    int32 // the reader's Query held
@@ -1008,6 +1009,7 @@ func TestDelLease(t *testing.T) {
 	}{
 		{name: "ZRANGE past the lease", zset: true, n: 500, page: 1, pastEnd: true},
 		{name: "SMEMBERS second page past the lease", n: 1300, member: long, page: 2, pastEnd: true},
+		{name: "SUNION second page past the lease", union: true, n: 1300, member: long, page: 2, pastEnd: true},
 		{name: "ZRANGE within the lease", zset: true, n: 1000, page: 1},
 		{name: "SMEMBERS second page within the lease", n: 1300, member: long, page: 2},
 	} {
@@ -1026,9 +1028,12 @@ func TestDelLease(t *testing.T) {
 				var read []string
 				var err error
 				began := time.Now()
-				if sc.zset {
+				switch {
+				case sc.zset:
 					read, err = reader.ZRange(ctx, k, 0, -1)
-				} else {
+				case sc.union:
+					read, err = reader.SUnion(ctx, k)
+				default:
 					read, err = reader.SMembers(ctx, k)
 				}
 				assert.NoError(t, err)

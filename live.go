@@ -9,6 +9,7 @@ package redimo
 import (
 	"context"
 	"errors"
+	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -389,15 +390,38 @@ func (c *Client) ofType(ctx context.Context, key string, m model.Meta, types ...
 
 // members returns every member of key of type typ, in member (byte) order:
 // a set's are sorted after the read, which returns them in the order of
-// their hashes.
-func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]string, error) {
-	var out []string
-	for it, err := range c.view().memberItems(ctx, key, typ, "") {
-		if err != nil {
-			return nil, err
+// their hashes. A set's Query reads its metadata item first: a key gone
+// since the caller judged it (deleted, expired) has no members, one of
+// another type now is ErrWrongType (each key at its own moment), and a
+// read slower than the lease is checked (leased).
+func (c *Client) members(ctx context.Context, key string, typ model.KeyType) (out []string, err error) {
+	items := func() iter.Seq2[model.Item, error] { return c.view().memberItems(ctx, key, typ, "") }
+	if typ == model.TypeSet {
+		items = func() iter.Seq2[model.Item, error] { return c.view().setItems(ctx, key) }
+	}
+	err = c.leased(ctx, key, func() error {
+		out = out[:0]
+		for it, err := range items() {
+			if err != nil {
+				return err
+			}
+			m, _, ok := model.MemberOf(it)
+			if !ok { // the metadata item
+				switch lm := c.liveMeta(it); {
+				case lm.Typ == model.TypeNone:
+					out = nil
+					return nil
+				case lm.Typ != typ:
+					return ErrWrongType
+				}
+				continue
+			}
+			out = append(out, m)
 		}
-		m, _, _ := model.MemberOf(it)
-		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if typ == model.TypeSet {
 		slices.Sort(out)
