@@ -1105,3 +1105,38 @@ func TestSlowReadUnderWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Subset(t, got, ms)
 }
+
+// TestDelLeaseAlgebra: SDIFF a b reads a's members, then probes b for
+// them. With a's read held until a DEL of b has begun deleting, b's probe
+// judges b by its own metadata item (gone), not by the one SDIFF read
+// first (live): the reply is a whole (b gone), never a minus part of b.
+func TestDelLeaseAlgebra(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	opts := func(o *Options) { o.TableName = testTable }
+	p := t.Name() + ":" + randomHex(3) + ":"
+	a, b := p+"a", p+"b"
+	clean := cleanClient(t)
+	ms := numbered("m%05d", 1000)
+	_, err := clean.SAdd(ctx, a, ms[:300]...)
+	require.NoError(t, err)
+	_, err = clean.SAdd(ctx, b, ms...)
+	require.NoError(t, err)
+	hold := &queryHold{DynamoDBAPI: testDB, n: 1, release: make(chan struct{})}
+	sig := &reclaimSignal{DynamoDBAPI: testDB, deleting: make(chan struct{}), listing: make(chan struct{})}
+	reader, deleter := NewClient(hold, opts), NewClient(sig, opts)
+	got := make(chan []string, 1)
+	go func() {
+		diff, err := reader.SDiff(ctx, a, b)
+		assert.NoError(t, err)
+		got <- diff
+	}()
+	for hold.seen.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	go func() { <-sig.deleting; close(hold.release) }()
+	_, err = deleter.Del(ctx, b)
+	require.NoError(t, err)
+	require.Len(t, <-got, 300, "b gone: all of a")
+}

@@ -487,7 +487,7 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 	others = slices.DeleteFunc(others, func(k string) bool { return k == keys[order[0]] })
 
 	var found int64
-	batch := make([]string, 0, 100)
+	batch := make([]string, 0, 99) // and the metadata item: one BatchGetItem of 100 keys per probe
 	flush := func() error {
 		cand, err := c.probeAll(ctx, others, batch, true)
 		if err != nil {
@@ -593,7 +593,7 @@ func (c *Client) SDiff(ctx context.Context, keys ...string) (_ []string, err err
 				drop[m] = true
 			}
 		} else {
-			present, err := c.view().probe(ctx, k, model.TypeSet, cand, false)
+			present, err := c.view().probe(ctx, k, model.TypeSet, cand, true)
 			if err != nil {
 				return nil, wrap("SDIFF", err)
 			}
@@ -743,7 +743,7 @@ func (c *Client) SDiffCard(ctx context.Context, limit int64, keys ...string) (_ 
 		}
 	}
 	var n int64
-	batch := make([]string, 0, 100)
+	batch := make([]string, 0, 99) // and the metadata item: one BatchGetItem of 100 keys per probe
 	flush := func() error {
 		cand, err := c.probeAll(ctx, probed, slices.DeleteFunc(batch, func(m string) bool { return drop[m] }), false)
 		if err != nil {
@@ -901,7 +901,7 @@ func (c *Client) probeAll(ctx context.Context, keys, cand []string, in bool) ([]
 		if len(cand) == 0 {
 			break
 		}
-		present, err := c.view().probe(ctx, k, model.TypeSet, cand, false)
+		present, err := c.view().probe(ctx, k, model.TypeSet, cand, true)
 		if err != nil {
 			return nil, err
 		}

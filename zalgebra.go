@@ -136,7 +136,7 @@ func (c *Client) probeScores(ctx context.Context, s model.Source, acc map[string
 			candidates = append(candidates, m)
 		}
 		var err error
-		if found, err = c.view().probe(ctx, s.Key, s.M.Typ, candidates, false); err != nil {
+		if found, err = c.view().probe(ctx, s.Key, s.M.Typ, candidates, true); err != nil {
 			return nil, err
 		}
 	}
