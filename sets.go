@@ -686,7 +686,7 @@ func (c *Client) SUnionCard(ctx context.Context, limit int64, keys ...string) (_
 // repeated among the others. Without limit, as SDiff. With limit, as SDiff
 // but stopping early: the other sets smaller than the first are read
 // whole (a Query each, 1 read unit per 4 KB), the first set is read (Query
-// pages of up to 1 MB) and checked 100 members at a time, each batch's
+// pages of up to 1 MB) and checked 99 members at a time, each batch's
 // survivors probed in the larger other sets (a BatchGetItem, 1 read unit
 // a member), until limit members are counted.
 //
