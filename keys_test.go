@@ -1001,7 +1001,7 @@ func TestDelLease(t *testing.T) {
 	for _, sc := range []struct {
 		name    string
 		zset    bool
-		union   bool // SUNION of the set alone, not SMEMBERS
+		union   bool // SUNION or ZUNION of the key alone, not SMEMBERS or ZRANGE
 		n       int
 		member  string
 		page    int32 // the reader's Query held
@@ -1010,6 +1010,7 @@ func TestDelLease(t *testing.T) {
 		{name: "ZRANGE past the lease", zset: true, n: 500, page: 1, pastEnd: true},
 		{name: "SMEMBERS second page past the lease", n: 1300, member: long, page: 2, pastEnd: true},
 		{name: "SUNION second page past the lease", union: true, n: 1300, member: long, page: 2, pastEnd: true},
+		{name: "ZUNION past the lease", zset: true, union: true, n: 500, page: 1, pastEnd: true},
 		{name: "ZRANGE within the lease", zset: true, n: 1000, page: 1},
 		{name: "SMEMBERS second page within the lease", n: 1300, member: long, page: 2},
 	} {
@@ -1029,6 +1030,8 @@ func TestDelLease(t *testing.T) {
 				var err error
 				began := time.Now()
 				switch {
+				case sc.zset && sc.union:
+					read, err = reader.ZUnion(ctx, ZStore{Keys: []string{k}})
 				case sc.zset:
 					read, err = reader.ZRange(ctx, k, 0, -1)
 				case sc.union:

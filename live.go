@@ -9,7 +9,6 @@ package redimo
 import (
 	"context"
 	"errors"
-	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -390,41 +389,49 @@ func (c *Client) ofType(ctx context.Context, key string, m model.Meta, types ...
 
 // members returns every member of key of type typ, in member (byte) order:
 // a set's are sorted after the read, which returns them in the order of
-// their hashes. A set's Query reads its metadata item first: a key gone
-// since the caller judged it (deleted, expired) has no members, one of
-// another type now is ErrWrongType (each key at its own moment), and a
-// read slower than the lease is checked (leased).
-func (c *Client) members(ctx context.Context, key string, typ model.KeyType) (out []string, err error) {
-	items := func() iter.Seq2[model.Item, error] { return c.view().memberItems(ctx, key, typ, "") }
-	if typ == model.TypeSet {
-		items = func() iter.Seq2[model.Item, error] { return c.view().setItems(ctx, key) }
-	}
-	err = c.leased(ctx, key, func() error {
-		out = out[:0]
-		for it, err := range items() {
-			if err != nil {
-				return err
-			}
-			m, _, ok := model.MemberOf(it)
-			if !ok { // the metadata item
-				switch lm := c.liveMeta(it); {
-				case lm.Typ == model.TypeNone:
-					out = nil
-					return nil
-				case lm.Typ != typ:
-					return ErrWrongType
-				}
-				continue
-			}
-			out = append(out, m)
-		}
-		return nil
-	})
-	if err != nil {
+// their hashes. It reads the key whole (wholeItems): a key gone since the
+// caller judged it has no members, one of another type now is
+// ErrWrongType (each key at its own moment).
+func (c *Client) members(ctx context.Context, key string, typ model.KeyType) ([]string, error) {
+	its, now, err := c.wholeItems(ctx, key, typ)
+	switch {
+	case err != nil:
 		return nil, err
+	case now != typ && now != model.TypeNone:
+		return nil, ErrWrongType
 	}
+	out := model.MapSlice(its, func(it model.Item) string { m, _, _ := model.MemberOf(it); return m })
 	if typ == model.TypeSet {
 		slices.Sort(out)
 	}
 	return out, nil
+}
+
+// wholeItems reads the member items of key, which its caller judged of
+// type typ, with its metadata item: one Query, the metadata item first
+// (keyItems), no more requests than the members' alone. It returns them
+// with the type the metadata item shows now (model.TypeNone and no items
+// for a key gone since: deleted or expired), and is leased: a read slower
+// than the lease is checked. Inside a transaction, the snapshot's members
+// and typ.
+func (c *Client) wholeItems(ctx context.Context, key string, typ model.KeyType) (its []model.Item, now model.KeyType, err error) {
+	err = c.leased(ctx, key, func() error {
+		its, now = its[:0], typ
+		for it, err := range c.view().keyItems(ctx, key, typ) {
+			if err != nil {
+				return err
+			}
+			if _, _, ok := model.MemberOf(it); ok {
+				if now == typ {
+					its = append(its, it)
+				}
+				continue
+			}
+			if now = c.liveMeta(it).Typ; now != typ { // the metadata item
+				its = nil
+			}
+		}
+		return nil
+	})
+	return its, now, err
 }

@@ -190,7 +190,7 @@ func (c *Client) SScan(ctx context.Context, key, match string) iter.Seq2[string,
 			yield("", err)
 			return
 		}
-		items := c.view().setItems(ctx, key) // the metadata item first, for the type check
+		items := c.view().keyItems(ctx, key, model.TypeSet) // the metadata item first, for the type check
 		for it, err := range items {
 			if err != nil {
 				yield("", wrap("SSCAN", err))

@@ -587,17 +587,18 @@ func smallFound(key string, small, members []string) map[string]model.Item {
 	return found
 }
 
-// setItems yields the items of the set at key: its metadata item first
-// (when it has one), then its member items, or, for a small set, the
-// member items its metadata item stands for. One Query: the metadata
-// item (sk 0x00) sorts before every set member ('s'...).
-func (t table) setItems(ctx context.Context, key string) iter.Seq2[model.Item, error] {
+// keyItems yields the items of key, of type typ: its metadata item first
+// (when it has one), then its member items, or, for a small set or sorted
+// set, the member items its metadata item stands for. One Query: the
+// metadata item (sk 0x00) sorts before every member ('s'..., 'z'...), and
+// a sorted set's count items (0xFF...) after the bound.
+func (t table) keyItems(ctx context.Context, key string, typ model.KeyType) iter.Seq2[model.Item, error] {
 	c := t.c
 	in := &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :end"),
 		ExpressionAttributeNames: map[string]string{"#pk": model.AttrPK, "#sk": model.AttrSK},
 		ExpressionAttributeValues: model.Item{
-			":pk": model.Bin(model.PkValue(key)), ":end": model.Bin([]byte{model.MemberPrefix(model.TypeSet) + 1}),
+			":pk": model.Bin(model.PkValue(key)), ":end": model.Bin([]byte{model.MemberPrefix(typ) + 1}),
 		},
 	}
 	return func(yield func(model.Item, error) bool) {
@@ -605,16 +606,23 @@ func (t table) setItems(ctx context.Context, key string) iter.Seq2[model.Item, e
 			if !yield(it, err) || err != nil {
 				return
 			}
-			if ms := model.SmallMembers(it); ms != nil {
-				// Member items after it come from a conversion that
-				// committed after the read of the metadata item.
-				for _, s := range smallItems(key, ms) {
-					if !yield(s, nil) {
-						return
-					}
-				}
-				return
+			var small []model.Item
+			switch ms, es := model.SmallMembers(it), model.SmallZOf(it); {
+			case ms != nil:
+				small = smallItems(key, ms)
+			case es != nil:
+				small = model.SmallZItems(key, es)
+			default:
+				continue
 			}
+			// Member items after it come from a conversion that committed
+			// after the read of the metadata item.
+			for _, s := range small {
+				if !yield(s, nil) {
+					return
+				}
+			}
+			return
 		}
 	}
 }

@@ -221,9 +221,9 @@ func (s *snapshot) rank(ctx context.Context, key, member string, rev bool) (Rank
 	return RankScore{}, false, nil
 }
 
-// setItems is memberItems of a set: the type checked, no metadata item.
-func (s *snapshot) setItems(ctx context.Context, key string) iter.Seq2[model.Item, error] {
-	return s.memberItems(ctx, key, model.TypeSet, "")
+// keyItems is memberItems: the type checked, no metadata item.
+func (s *snapshot) keyItems(ctx context.Context, key string, typ model.KeyType) iter.Seq2[model.Item, error] {
+	return s.memberItems(ctx, key, typ, "")
 }
 
 // metas is metaOf of each of keys.

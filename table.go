@@ -91,7 +91,7 @@ func (t table) memberItems(ctx context.Context, key string, typ model.KeyType, p
 	items := c.query(ctx, model.MemberQuery(key, typ, prefix), 0)
 	switch {
 	case typ == model.TypeSet: // a small set's members are in its metadata item
-		items = membersOnly(c.view().setItems(ctx, key))
+		items = membersOnly(c.view().keyItems(ctx, key, model.TypeSet))
 	case !c.knownBig(key): // so are a small sorted set's (smallz.go): read it first
 		items = c.smallZItems(ctx, key, prefix, items)
 	}

@@ -33,11 +33,11 @@ type view interface {
 	liveCount(ctx context.Context, key string, typ model.KeyType) (int64, error)
 
 	// Reads of members: some by name (probe), all in order (memberItems;
-	// setItems: a set's, after its metadata item when it has one),
+	// keyItems: after the key's metadata item when it has one),
 	// a sorted-set range (read, count) and a member's rank.
 	probe(ctx context.Context, key string, typ model.KeyType, members []string, withMeta bool) (map[string]model.Item, error)
 	memberItems(ctx context.Context, key string, typ model.KeyType, prefix string) iter.Seq2[model.Item, error]
-	setItems(ctx context.Context, key string) iter.Seq2[model.Item, error]
+	keyItems(ctx context.Context, key string, typ model.KeyType) iter.Seq2[model.Item, error]
 	read(ctx context.Context, key string, r zrange) ([]Z, error)
 	count(ctx context.Context, key string, r zrange) (int64, error)
 	rank(ctx context.Context, key, member string, rev bool) (RankScore, bool, error)

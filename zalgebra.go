@@ -101,12 +101,20 @@ func (c *Client) load(ctx context.Context, s model.Source, read model.KeyReads) 
 	}
 	its, ok := read[s.Key]
 	if !ok {
-		for it, err := range c.view().memberItems(ctx, s.Key, s.M.Typ, "") {
-			if err != nil {
-				return nil, err
-			}
-			its = append(its, it)
+		var now model.KeyType
+		var err error
+		if its, now, err = c.wholeItems(ctx, s.Key, s.M.Typ); err != nil {
+			return nil, err
 		}
+		if now != s.M.Typ && now != model.TypeNone { // of the other type since: as it is now
+			typ := now
+			if its, now, err = c.wholeItems(ctx, s.Key, typ); err != nil {
+				return nil, err
+			} else if now != typ {
+				return nil, ErrContention
+			}
+		}
+		s.M.Typ = now // none: gone since, no members
 		read[s.Key] = its
 	}
 	for _, it := range its {

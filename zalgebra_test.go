@@ -183,8 +183,10 @@ func TestAlgebraZDuplicateKeysReadTwice(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, redisZ(t, want), nonNil(got), op)
 	}
-	// Each reads z once: N items and the metadata.
-	require.Equal(t, map[string]int64{"ZUNION": n + 1, "ZINTER": n + 1, "ZDIFF": n + 1}, reads, "items read")
+	// Each reads z once: N items, the metadata, and the metadata again in
+	// the members' Query (wholeItems: z judged as the Query found it, not
+	// deleted meanwhile): its few hundred bytes join the Query's read units.
+	require.Equal(t, map[string]int64{"ZUNION": n + 2, "ZINTER": n + 2, "ZDIFF": n + 2}, reads, "items read")
 }
 
 // Not fixed (in the session note, with figures): ZINTERCARD with LIMIT
