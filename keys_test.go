@@ -1002,6 +1002,8 @@ func TestDelLease(t *testing.T) {
 		name    string
 		zset    bool
 		union   bool // SUNION or ZUNION of the key alone, not SMEMBERS or ZRANGE
+		inter   bool // SINTER of the key with itself
+		full    bool // in the full suite only (testenv.Thorough)
 		n       int
 		member  string
 		page    int32 // the reader's Query held
@@ -1009,11 +1011,15 @@ func TestDelLease(t *testing.T) {
 	}{
 		{name: "ZRANGE past the lease", zset: true, n: 500, page: 1, pastEnd: true},
 		{name: "SMEMBERS second page past the lease", n: 1300, member: long, page: 2, pastEnd: true},
-		{name: "SUNION second page past the lease", union: true, n: 1300, member: long, page: 2, pastEnd: true},
+		{name: "SUNION second page past the lease", union: true, n: 1300, member: long, page: 2, pastEnd: true, full: true},
 		{name: "ZUNION past the lease", zset: true, union: true, n: 500, page: 1, pastEnd: true},
+		{name: "SINTER second page past the lease", inter: true, n: 1300, member: long, page: 2, pastEnd: true},
 		{name: "ZRANGE within the lease", zset: true, n: 1000, page: 1},
-		{name: "SMEMBERS second page within the lease", n: 1300, member: long, page: 2},
+		{name: "SMEMBERS second page within the lease", n: 1300, member: long, page: 2, full: true},
 	} {
+		if sc.full && !testenv.Thorough() {
+			continue
+		}
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			k := t.Name() + ":" + randomHex(3)
@@ -1036,6 +1042,8 @@ func TestDelLease(t *testing.T) {
 					read, err = reader.ZRange(ctx, k, 0, -1)
 				case sc.union:
 					read, err = reader.SUnion(ctx, k)
+				case sc.inter:
+					read, err = reader.SInter(ctx, k, k)
 				default:
 					read, err = reader.SMembers(ctx, k)
 				}

@@ -428,7 +428,7 @@ func (c *Client) SInter(ctx context.Context, keys ...string) (_ []string, err er
 	ctx, traced := c.command(ctx, "SInter")
 	defer traced.end(&err)
 	var out []string
-	err = c.inter(ctx, "SINTER", keys, 0, func(m string) { out = append(out, m) })
+	err = c.inter(ctx, "SINTER", keys, 0, func(m string) { out = append(out, m) }, func() { out = out[:0] })
 	slices.Sort(out) // in byte order, as the other set replies
 	return out, err
 }
@@ -448,7 +448,7 @@ func (c *Client) SInterCard(ctx context.Context, limit int64, keys ...string) (_
 		return 0, argError("SINTERCARD", "limit", strconv.FormatInt(limit, 10), ErrOutOfRange)
 	}
 	var n int64
-	err = c.inter(ctx, "SINTERCARD", keys, limit, func(string) { n++ })
+	err = c.inter(ctx, "SINTERCARD", keys, limit, func(string) { n++ }, func() { n = 0 })
 	return n, err
 }
 
@@ -469,8 +469,11 @@ func (c *Client) setMetas(ctx context.Context, cmd string, keys []string) ([]mod
 }
 
 // inter streams the intersection of the sets at keys to fn, stopping after
-// limit members when limit > 0.
-func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int64, fn func(string)) error {
+// limit members when limit > 0. The smallest set's Query reads its
+// metadata item first: a set gone since setMetas read it makes the
+// intersection empty. A read slower than the lease runs again (leased),
+// after restart has forgotten what fn was given.
+func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int64, fn func(string), restart func()) error {
 	ms, err := c.setMetas(ctx, cmd, keys)
 	if err != nil {
 		return err
@@ -483,8 +486,9 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return int(ms[a].Card - ms[b].Card) })
+	smallest := keys[order[0]]
 	others := model.Dedupe(model.MapSlice(order[1:], func(i int) string { return keys[i] }))
-	others = slices.DeleteFunc(others, func(k string) bool { return k == keys[order[0]] })
+	others = slices.DeleteFunc(others, func(k string) bool { return k == smallest })
 
 	var found int64
 	batch := make([]string, 0, 99) // and the metadata item: one BatchGetItem of 100 keys per probe
@@ -503,22 +507,36 @@ func (c *Client) inter(ctx context.Context, cmd string, keys []string, limit int
 		batch = batch[:0]
 		return nil
 	}
-	for it, err := range c.view().memberItems(ctx, keys[order[0]], model.TypeSet, "") {
-		if err != nil {
-			return wrap(cmd, err)
-		}
-		m, _, _ := model.MemberOf(it)
-		batch = append(batch, m)
-		if len(batch) == cap(batch) {
-			if err := flush(); err != nil {
-				return wrap(cmd, err)
+	err = c.leased(ctx, smallest, func() error {
+		restart()
+		found, batch = 0, batch[:0]
+		for it, err := range c.view().keyItems(ctx, smallest, model.TypeSet) {
+			if err != nil {
+				return err
 			}
-			if limit > 0 && found >= limit {
-				return nil
+			m, _, ok := model.MemberOf(it)
+			if !ok { // the metadata item
+				switch lm := c.liveMeta(it); {
+				case lm.Typ == model.TypeNone: // gone since
+					return nil
+				case lm.Typ != model.TypeSet:
+					return ErrWrongType
+				}
+				continue
+			}
+			batch = append(batch, m)
+			if len(batch) == cap(batch) {
+				if err := flush(); err != nil {
+					return err
+				}
+				if limit > 0 && found >= limit {
+					return nil
+				}
 			}
 		}
-	}
-	return wrap(cmd, flush())
+		return flush()
+	})
+	return wrap(cmd, err)
 }
 
 // SUnion returns the members of the union of the sets at keys, in no
