@@ -952,7 +952,8 @@ func (h *queryHold) Query(ctx context.Context, in *dynamodb.QueryInput, o ...fun
 }
 
 // reclaimSignal closes deleting once its Client's first TransactWriteItems
-// (a DEL's first reclaim transaction) has answered, and listing when it
+// after an UpdateItem (a DEL's or a purge's mark, then its first reclaim
+// transaction) has answered, and listing when it
 // sends its first Query after an UpdateItem (the reclaim's listing of the
 // members, after the mark).
 type reclaimSignal struct {
@@ -976,8 +977,11 @@ func (r *reclaimSignal) Query(ctx context.Context, in *dynamodb.QueryInput, o ..
 }
 
 func (r *reclaimSignal) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	marked := r.marked.Load()
 	out, err := r.DynamoDBAPI.TransactWriteItems(ctx, in, o...)
-	r.deleteOnce.Do(func() { close(r.deleting) })
+	if marked {
+		r.deleteOnce.Do(func() { close(r.deleting) })
+	}
 	return out, err
 }
 
@@ -1051,9 +1055,7 @@ func TestDelLease(t *testing.T) {
 				took = time.Since(began)
 				got <- read
 			}()
-			for hold.seen.Load() < sc.page { // the reader's read is under way
-				time.Sleep(time.Millisecond)
-			}
+			require.Eventually(t, func() bool { return hold.seen.Load() >= sc.page }, time.Minute, time.Millisecond, "the reader's read under way")
 			go func() {
 				if sc.pastEnd {
 					<-sig.deleting
@@ -1143,11 +1145,71 @@ func TestDelLeaseAlgebra(t *testing.T) {
 		assert.NoError(t, err)
 		got <- diff
 	}()
-	for hold.seen.Load() < 1 {
-		time.Sleep(time.Millisecond)
-	}
+	require.Eventually(t, func() bool { return hold.seen.Load() >= 1 }, time.Minute, time.Millisecond, "SDIFF's read of a under way")
 	go func() { <-sig.deleting; close(hold.release) }()
 	_, err = deleter.Del(ctx, b)
 	require.NoError(t, err)
 	require.Len(t, <-got, 300, "b gone: all of a")
+}
+
+// TestExpiryLease: TestDelLease for a key that expires while a read of it
+// runs, purged by the write that meets it expired. The purge's deletions
+// wait until the lease has passed since the expiry, so a read that found
+// the key live and ended within the lease read it whole; one held past
+// the purge's first deletion is checked and finds it gone.
+func TestExpiryLease(t *testing.T) {
+	needDB(t)
+	t.Parallel()
+	ctx := context.Background()
+	opts := func(o *Options) { o.TableName = testTable }
+	for _, pastEnd := range []bool{false, true} {
+		t.Run(fmt.Sprint("pastEnd=", pastEnd), func(t *testing.T) {
+			t.Parallel()
+			k := t.Name() + ":" + randomHex(3)
+			const n = 1000
+			clean := cleanClient(t)
+			_, err := addAll(ctx, clean, k, true, numbered("m%05d", n)...)
+			require.NoError(t, err)
+			hold := &queryHold{DynamoDBAPI: testDB, n: 1, release: make(chan struct{})}
+			sig := &reclaimSignal{DynamoDBAPI: testDB, deleting: make(chan struct{}), listing: make(chan struct{})}
+			reader, writer := NewClient(hold, opts), NewClient(sig, opts)
+			got := make(chan []string, 1)
+			var took time.Duration
+			go func() {
+				began := time.Now()
+				read, err := reader.ZRange(ctx, k, 0, -1)
+				assert.NoError(t, err)
+				took = time.Since(began)
+				got <- read
+			}()
+			require.Eventually(t, func() bool { return hold.seen.Load() >= 1 }, time.Minute, time.Millisecond, "the reader's Query")
+			// The reader found the key live; it expires now, while its
+			// Query is held.
+			expires := time.Now().Add(100 * time.Millisecond)
+			ok, err := clean.PExpireAt(ctx, k, expires)
+			require.NoError(t, err)
+			require.True(t, ok)
+			go func() {
+				if pastEnd {
+					<-sig.deleting
+				} else {
+					<-sig.listing
+					time.Sleep(readLease / 4)
+				}
+				close(hold.release)
+			}()
+			time.Sleep(time.Until(expires) + 20*time.Millisecond)
+			added, err := writer.ZAdd(ctx, k, Z{1, "new"}) // meets the key expired: purges it
+			require.NoError(t, err)
+			require.EqualValues(t, 1, added)
+			read := <-got
+			require.Contains(t, []int{0, n}, len(read), "the key whole or gone")
+			switch {
+			case pastEnd:
+				require.Zero(t, len(read), "the read ended after the purge began deleting: it sees the key gone")
+			case took <= readLease:
+				require.Equal(t, n, len(read), "the read, within the lease, found the key before the purge's deletions")
+			}
+		})
+	}
 }

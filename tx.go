@@ -437,14 +437,14 @@ func (t table) purge(ctx context.Context, key string, m model.Meta) error {
 		return err
 	}
 	// Readers judged the key live until its expiry (by their clocks, as
-	// this one's judged it expired); a key a DEL marked dead (cut short,
-	// found by this purge) was live until a moment this Client does not
-	// know, so the lease runs from now.
-	leaseEnds := time.Now().Add(readLease)
-	if expired := time.UnixMilli(m.Exp).Add(readLease); m.Exp != model.DeadExp && expired.Before(leaseEnds) {
-		leaseEnds = expired
+	// this one judged it expired: Options.Now); a key a DEL marked dead
+	// (cut short, found by this purge) was live until a moment this Client
+	// does not know, so the lease runs from now.
+	left := readLease
+	if m.Exp != model.DeadExp {
+		left = min(left, readLease-time.Duration(c.nowMs()-m.Exp)*time.Millisecond)
 	}
-	return c.reclaim(ctx, key, m, leaseEnds)
+	return c.reclaim(ctx, key, m, time.Now().Add(left))
 }
 
 // reclaim deletes the items of key, marked dead (model.DeadExp) by a purge
