@@ -98,6 +98,12 @@ func (c *Client) around(ctx context.Context, cmd, key, member string, n int64, r
 			if err != nil {
 				return err
 			}
+			if int64(len(*out)) == n {
+				// The query can yield more than its limit: it reads a run
+				// of long members sharing their stored prefix whole, to
+				// put it in member order (longmember.go).
+				break
+			}
 			m, t, _ := model.MemberOf(it)
 			if t != model.TypeZSet {
 				return ErrWrongType
